@@ -1,0 +1,144 @@
+// Package schemas embeds the JSON Schemas (draft 2020-12) of every request
+// and response xflex accepts or produces, compiles them once, and validates
+// decoded documents against them, reporting each violation by JSON pointer.
+//
+// Files are named PROBLEM.request.json and PROBLEM.response.json; shared
+// definitions live in common.json and are referenced as
+// "common.json#/$defs/NAME". Every schema's $id is
+// "https://xflex.dev/schemas/FILE" so references resolve inside the set.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+//go:embed *.json
+var files embed.FS
+
+// BaseURL prefixes every schema file name to form its $id.
+const BaseURL = "https://xflex.dev/schemas/"
+
+// Set is the compiled, read-only schema set. Safe for concurrent use.
+type Set struct {
+	raw      map[string][]byte
+	compiled map[string]*jsonschema.Schema
+}
+
+// Violation is one schema violation.
+type Violation struct {
+	Pointer string
+	Message string
+}
+
+// Load reads and compiles every embedded schema.
+func Load() (*Set, error) {
+	s := &Set{raw: map[string][]byte{}, compiled: map[string]*jsonschema.Schema{}}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	entries, err := fs.ReadDir(files, ".")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		b, err := files.ReadFile(e.Name())
+		if err != nil {
+			return nil, err
+		}
+		s.raw[e.Name()] = b
+		if err := c.AddResource(BaseURL+e.Name(), bytes.NewReader(b)); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", e.Name(), err)
+		}
+	}
+	for _, name := range s.Names() {
+		sch, err := c.Compile(BaseURL + name)
+		if err != nil {
+			return nil, fmt.Errorf("compile schema %s: %w", name, err)
+		}
+		s.compiled[name] = sch
+	}
+	return s, nil
+}
+
+// Names lists the schema file names, sorted.
+func (s *Set) Names() []string {
+	out := make([]string, 0, len(s.raw))
+	for n := range s.raw {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Raw returns a schema's bytes as embedded. name may omit ".json".
+func (s *Set) Raw(name string) ([]byte, bool) {
+	if !strings.HasSuffix(name, ".json") {
+		name += ".json"
+	}
+	b, ok := s.raw[name]
+	return b, ok
+}
+
+// Compile reports whether name exists and compiled.
+func (s *Set) Compile(name string) error {
+	if _, ok := s.compiled[name]; !ok {
+		return fmt.Errorf("no schema %q in schemas/", name)
+	}
+	return nil
+}
+
+// Validate checks a document decoded with json.Number numbers (see
+// solver.DecodeAny) against the named schema and returns every leaf
+// violation, ordered by pointer then message so output is deterministic.
+func (s *Set) Validate(name string, doc any) []Violation {
+	sch, ok := s.compiled[name]
+	if !ok {
+		return []Violation{{Pointer: "", Message: fmt.Sprintf("no schema %q", name)}}
+	}
+	err := sch.Validate(doc)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Violation{{Pointer: "", Message: err.Error()}}
+	}
+	var out []Violation
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, Violation{Pointer: e.InstanceLocation, Message: e.Message})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Pointer != out[j].Pointer {
+			return out[i].Pointer < out[j].Pointer
+		}
+		return out[i].Message < out[j].Message
+	})
+	// Drop exact duplicates (oneOf branches often repeat a message).
+	dedup := out[:0]
+	for i, v := range out {
+		if i > 0 && v == out[i-1] {
+			continue
+		}
+		dedup = append(dedup, v)
+	}
+	return dedup
+}

@@ -1,0 +1,16 @@
+// Package problems assembles the list of problems the xflex binary serves.
+// It is the one place that imports every solver subpackage; the HTTP API and
+// the CLI receive the list from here instead of reading a global registry.
+package problems
+
+import (
+	"github.com/xflex/xflex/solver"
+)
+
+// All returns every problem, in the order they are listed in help output.
+// Each solver subpackage contributes one line: pkg.Problem().
+func All() []solver.Problem {
+	return []solver.Problem{
+		// problem list: one line per solver subpackage, e.g. cmmf.Problem(),
+	}
+}

@@ -1,0 +1,191 @@
+package solver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/xflex/xflex/schemas"
+)
+
+// DefaultBudget is the budget of a request that names none (issue #2).
+const DefaultBudget = 2000 * time.Millisecond
+
+// Runner takes raw request bodies through validation, solving and wrapping.
+// The HTTP API and `xflex solve` both use it, so they answer byte for byte
+// the same for the same input.
+type Runner struct {
+	problems map[string]Problem
+	order    []string
+	schemas  *schemas.Set
+	// MaxBudget caps every request's budget_ms (server flag --max-budget).
+	MaxBudget time.Duration
+}
+
+// NewRunner builds a runner over the given problems. It compiles every
+// problem's request schema up front so a broken schema fails at start-up,
+// not on the first request.
+func NewRunner(problems []Problem, maxBudget time.Duration) (*Runner, error) {
+	set, err := schemas.Load()
+	if err != nil {
+		return nil, fmt.Errorf("load schemas: %w", err)
+	}
+	r := &Runner{problems: map[string]Problem{}, schemas: set, MaxBudget: maxBudget}
+	for _, p := range problems {
+		if _, dup := r.problems[p.Name]; dup {
+			return nil, fmt.Errorf("problem %q registered twice", p.Name)
+		}
+		if err := set.Compile(p.RequestSchema); err != nil {
+			return nil, fmt.Errorf("problem %s: %w", p.Name, err)
+		}
+		r.problems[p.Name] = p
+		r.order = append(r.order, p.Name)
+	}
+	return r, nil
+}
+
+// Problems lists the registered problems in registration order.
+func (r *Runner) Problems() []Problem {
+	out := make([]Problem, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.problems[n])
+	}
+	return out
+}
+
+// Lookup finds a problem by API name or CLI name.
+func (r *Runner) Lookup(name string) (Problem, bool) {
+	if p, ok := r.problems[name]; ok {
+		return p, true
+	}
+	for _, p := range r.problems {
+		if p.Command() == name {
+			return p, true
+		}
+	}
+	return Problem{}, false
+}
+
+// Schemas exposes the embedded schema set.
+func (r *Runner) Schemas() *schemas.Set { return r.schemas }
+
+// common are the fields every request may carry.
+type common struct {
+	BudgetMS *int64 `json:"budget_ms"`
+	Seed     *int64 `json:"seed"`
+}
+
+// Run solves one request. The returned error is always an *Error.
+func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, error) {
+	start := time.Now()
+	p, ok := r.Lookup(name)
+	if !ok {
+		return nil, &Error{Kind: KindUnknownProblem, Detail: fmt.Sprintf("unknown problem %q", name)}
+	}
+	doc, err := DecodeAny(raw)
+	if err != nil {
+		return nil, &Error{Kind: KindMalformed, Detail: err.Error(), Err: err}
+	}
+	if vs := r.schemas.Validate(p.RequestSchema, doc); len(vs) > 0 {
+		out := make([]Violation, len(vs))
+		for i, v := range vs {
+			out[i] = Violation{Pointer: v.Pointer, Message: v.Message}
+		}
+		return nil, &Error{Kind: KindSchema, Detail: fmt.Sprintf("request does not match schema %s", p.RequestSchema), Violations: out}
+	}
+	var c common
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, &Error{Kind: KindMalformed, Detail: err.Error(), Err: err}
+	}
+	opts := Options{Budget: DefaultBudget, Start: start}
+	if c.BudgetMS != nil {
+		opts.Budget = time.Duration(*c.BudgetMS) * time.Millisecond
+	}
+	if r.MaxBudget > 0 && opts.Budget > r.MaxBudget {
+		opts.Budget = r.MaxBudget
+	}
+	if c.Seed != nil {
+		opts.Seed = *c.Seed
+	}
+	sum, err := CanonicalHash(doc)
+	if err != nil {
+		return nil, &Error{Kind: KindInternal, Detail: "hash input", Err: err}
+	}
+	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
+	defer cancel()
+	result, meta, err := p.Solve(sctx, raw, opts)
+	if err != nil {
+		var xe *Error
+		if errors.As(err, &xe) {
+			return nil, xe
+		}
+		if ctx.Err() != nil {
+			return nil, &Error{Kind: KindCanceled, Detail: "request canceled", Err: err}
+		}
+		return nil, &Error{Kind: KindInternal, Detail: err.Error(), Err: err}
+	}
+	meta.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+	meta.Version = Version
+	meta.InputSHA256 = sum
+	meta.BudgetMS = opts.Budget.Milliseconds()
+	meta.Seed = opts.Seed
+	if meta.Status == "" {
+		meta.Status = StatusFeasible
+	}
+	return &Response{Result: result, Meta: meta}, nil
+}
+
+// DecodeAny parses JSON into generic values with json.Number for numbers
+// (so validation sees exact values) and rejects trailing data.
+func DecodeAny(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("malformed JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("malformed JSON: trailing data after the top-level value")
+	}
+	return v, nil
+}
+
+// CanonicalHash is the hex SHA-256 of the canonical form of a decoded JSON
+// document: object keys sorted, no insignificant white space, numbers as
+// written. budget_ms is left out at the top level because it changes how
+// long the solver may run, not the instance.
+func CanonicalHash(doc any) (string, error) {
+	if m, ok := doc.(map[string]any); ok {
+		c := make(map[string]any, len(m))
+		for k, v := range m {
+			if k != "budget_ms" {
+				c[k] = v
+			}
+		}
+		doc = c
+	}
+	b, err := json.Marshal(doc) // encoding/json sorts map keys
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}
+
+// Decode strictly decodes a validated request into a problem's own type.
+// Unknown fields are an error: the schema should already have refused them,
+// so one here means the schema and the Go type disagree.
+func Decode(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &Error{Kind: KindInvalid, Detail: "decode request: " + err.Error(), Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,260 @@
+// Package solver holds what every xflex problem shares: the response envelope
+// and its metadata, solve options (budget, seed), the typed errors that the
+// HTTP layer and the CLI map to status codes, and the Runner that takes raw
+// JSON through schema validation, decoding, solving and wrapping.
+//
+// Each problem lives in its own subpackage (solver/cmmf, solver/flex, ...)
+// and exposes a Problem value built by a constructor, never a package-level
+// registry: the list of problems a binary serves is assembled explicitly in
+// solver/problems.
+package solver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Version is the xflex version reported in every response's meta and by
+// `xflex version`. It is overridden at link time with -ldflags -X.
+var Version = "0.1.0-dev"
+
+// Status is the outcome of a solve, reported as meta.status.
+type Status string
+
+const (
+	// StatusOptimal: the result is proven optimal (within the tolerance the
+	// solver documents).
+	StatusOptimal Status = "optimal"
+	// StatusFeasible: the result is valid but not proven optimal; bound and
+	// gap say how far from optimal it can be.
+	StatusFeasible Status = "feasible"
+	// StatusTimeout: the budget ran out; the result is the best found so far.
+	StatusTimeout Status = "timeout"
+	// StatusInfeasible: the instance has no valid solution.
+	StatusInfeasible Status = "infeasible"
+)
+
+// Meta is the metadata block of every response.
+type Meta struct {
+	Status Status `json:"status"`
+	// Objective, Bound and Gap are set where they apply. Gap is relative:
+	// |objective-bound| / max(|objective|, tiny).
+	Objective *float64 `json:"objective,omitempty"`
+	Bound     *float64 `json:"bound,omitempty"`
+	Gap       *float64 `json:"gap,omitempty"`
+	ElapsedMS float64  `json:"elapsed_ms"`
+	// Solver names the algorithm (and backend) that produced the result,
+	// e.g. "cmmf/flow" or "xsize/ptas+cbc".
+	Solver      string `json:"solver"`
+	Version     string `json:"version"`
+	InputSHA256 string `json:"input_sha256"`
+	BudgetMS    int64  `json:"budget_ms"`
+	Seed        int64  `json:"seed"`
+	// Notes carries short human-readable remarks (e.g. which candidate won,
+	// why a fallback was used). Deterministic for a given input and seed.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// SetObjective records the objective value.
+func (m *Meta) SetObjective(v float64) { m.Objective = finitePtr(v) }
+
+// SetBound records a proven bound on the optimum and, when an objective is
+// set, the relative gap between them.
+func (m *Meta) SetBound(bound float64) {
+	m.Bound = finitePtr(bound)
+	if m.Objective != nil && m.Bound != nil {
+		m.Gap = finitePtr(RelGap(*m.Objective, *m.Bound))
+	}
+}
+
+// RelGap is |obj-bound| / max(|obj|, |bound|, GapFloor): the relative gap
+// convention used across xflex.
+func RelGap(obj, bound float64) float64 {
+	den := math.Max(math.Max(math.Abs(obj), math.Abs(bound)), GapFloor)
+	return math.Abs(obj-bound) / den
+}
+
+// GapFloor keeps a relative gap finite when both objective and bound are
+// zero; 1e-9 is below any objective scale xflex reports.
+const GapFloor = 1e-9
+
+func finitePtr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Response is the envelope every solve returns: {"result": ..., "meta": ...}.
+type Response struct {
+	Result any  `json:"result"`
+	Meta   Meta `json:"meta"`
+}
+
+// Options are the per-request knobs every problem accepts.
+type Options struct {
+	// Budget is the wall-clock budget for the solve. The Runner also puts it
+	// on the context as a deadline; anytime solvers should check ctx and
+	// return their best answer with StatusTimeout when it passes.
+	Budget time.Duration
+	// Seed drives every random choice; same input and seed, same output.
+	Seed int64
+	// Start is when the solve began (for elapsed/remaining computations).
+	Start time.Time
+}
+
+// Remaining is the budget left at now, never negative.
+func (o Options) Remaining() time.Duration {
+	r := o.Budget - time.Since(o.Start)
+	if r < 0 {
+		return 0
+	}
+	return r
+}
+
+// SolveFunc solves one problem. raw is the request body, already validated
+// against the problem's request schema. The function decodes it into the
+// problem's own request type, checks semantics (returning *Error with
+// KindInvalid and JSON pointers for anything wrong), solves, and returns the
+// result (a JSON-marshalable value) and meta. The Runner fills ElapsedMS,
+// Version, InputSHA256, BudgetMS and Seed; the problem fills the rest.
+type SolveFunc func(ctx context.Context, raw json.RawMessage, opts Options) (any, Meta, error)
+
+// GenerateFunc builds a random instance (as a request value) from a seed and
+// problem-specific string parameters (e.g. "users": "100").
+type GenerateFunc func(seed int64, params map[string]string) (any, error)
+
+// Problem describes one solvable problem.
+type Problem struct {
+	// Name is the CLI name and the URL path under /v1/ (e.g. "cmmf",
+	// "tetris/assign"); CLIName, when set, overrides the CLI name
+	// (e.g. "tetris-assign").
+	Name    string
+	CLIName string
+	// RequestSchema and ResponseSchema are file names in schemas/ (e.g.
+	// "cmmf.request.json").
+	RequestSchema  string
+	ResponseSchema string
+	// Summary is a one-line description for `xflex help` and the README.
+	Summary  string
+	Solve    SolveFunc
+	Generate GenerateFunc
+}
+
+// Command returns the name used on the command line.
+func (p Problem) Command() string {
+	if p.CLIName != "" {
+		return p.CLIName
+	}
+	return strings.ReplaceAll(p.Name, "/", "-")
+}
+
+// Kind classifies errors so every front end maps them the same way.
+type Kind string
+
+const (
+	// KindMalformed: the body is not JSON (HTTP 400).
+	KindMalformed Kind = "malformed"
+	// KindSchema: the JSON violates the request schema (HTTP 422).
+	KindSchema Kind = "schema"
+	// KindInvalid: the JSON is schema-valid but semantically invalid:
+	// unknown or duplicate names, contradictory bounds (HTTP 422).
+	KindInvalid Kind = "invalid"
+	// KindInfeasible: the instance admits no solution (HTTP 422).
+	KindInfeasible Kind = "infeasible"
+	// KindTooLarge: the body exceeds the size limit (HTTP 413).
+	KindTooLarge Kind = "too_large"
+	// KindUnknownProblem: no such problem (HTTP 404).
+	KindUnknownProblem Kind = "unknown_problem"
+	// KindCanceled: the caller went away (HTTP 499-style; logged only).
+	KindCanceled Kind = "canceled"
+	// KindInternal: a bug or a backend failure (HTTP 500).
+	KindInternal Kind = "internal"
+)
+
+// Violation is one problem with the input, located by a JSON pointer
+// (RFC 6901) into the request body.
+type Violation struct {
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+// Error is the typed error every problem returns for bad input or
+// infeasibility. Detail is a human-readable summary; Violations locate each
+// issue.
+type Error struct {
+	Kind       Kind
+	Detail     string
+	Violations []Violation
+	Err        error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(string(e.Kind))
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Detail)
+	}
+	for _, v := range e.Violations {
+		fmt.Fprintf(&b, "; %s: %s", v.Pointer, v.Message)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Invalid builds a KindInvalid error with one violation.
+func Invalid(pointer, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	return &Error{Kind: KindInvalid, Detail: msg, Violations: []Violation{{Pointer: pointer, Message: msg}}}
+}
+
+// Infeasible builds a KindInfeasible error with a reason and optional
+// pointers to the items responsible.
+func Infeasible(reason string, vs ...Violation) *Error {
+	return &Error{Kind: KindInfeasible, Detail: reason, Violations: vs}
+}
+
+// Violations accumulates semantic problems so a request gets all of them
+// reported at once rather than one per round trip.
+type Violations []Violation
+
+// Add records one violation.
+func (vs *Violations) Add(pointer, format string, args ...any) {
+	*vs = append(*vs, Violation{Pointer: pointer, Message: fmt.Sprintf(format, args...)})
+}
+
+// Err returns nil when empty, otherwise a KindInvalid *Error.
+func (vs Violations) Err() error {
+	if len(vs) == 0 {
+		return nil
+	}
+	detail := vs[0].Message
+	if len(vs) > 1 {
+		detail = fmt.Sprintf("%s (and %d more)", detail, len(vs)-1)
+	}
+	return &Error{Kind: KindInvalid, Detail: detail, Violations: []Violation(vs)}
+}
+
+// Ptr builds a JSON pointer from path segments, escaping ~ and / per RFC 6901.
+// Ptr("users", 3, "weight") == "/users/3/weight".
+func Ptr(segs ...any) string {
+	var b strings.Builder
+	for _, s := range segs {
+		b.WriteByte('/')
+		str := fmt.Sprint(s)
+		str = strings.ReplaceAll(str, "~", "~0")
+		str = strings.ReplaceAll(str, "/", "~1")
+		b.WriteString(str)
+	}
+	return b.String()
+}
