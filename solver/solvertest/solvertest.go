@@ -1,0 +1,85 @@
+// Package solvertest has helpers for testing problems end to end through the
+// same Runner the HTTP API and CLI use: schema validation of the request,
+// solving, schema validation of the response, and determinism.
+package solvertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"testing"
+
+	"github.com/xflex/xflex/solver"
+)
+
+// elapsed matches the only field allowed to differ between two runs.
+var elapsed = regexp.MustCompile(`"elapsed_ms":[0-9.eE+-]+`)
+
+// Run solves raw through a Runner holding only p and returns the response
+// marshalled to JSON, or the *solver.Error.
+func Run(t testing.TB, p solver.Problem, raw []byte) ([]byte, *solver.Error) {
+	t.Helper()
+	r, err := solver.NewRunner([]solver.Problem{p}, 0)
+	if err != nil {
+		t.Fatalf("NewRunner: %v", err)
+	}
+	resp, err := r.Run(context.Background(), p.Name, raw)
+	if err != nil {
+		xe, ok := err.(*solver.Error)
+		if !ok {
+			t.Fatalf("Run returned %T, want *solver.Error: %v", err, err)
+		}
+		return nil, xe
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatalf("marshal response: %v", err)
+	}
+	return b, nil
+}
+
+// Check runs raw twice, fails the test on any error, validates the response
+// against p.ResponseSchema, checks that both runs are byte-identical apart
+// from meta.elapsed_ms, and returns the decoded response.
+func Check(t testing.TB, p solver.Problem, raw []byte) map[string]any {
+	t.Helper()
+	a, xe := Run(t, p, raw)
+	if xe != nil {
+		t.Fatalf("solve failed: %v", xe)
+	}
+	b, xe := Run(t, p, raw)
+	if xe != nil {
+		t.Fatalf("second solve failed: %v", xe)
+	}
+	if !bytes.Equal(elapsed.ReplaceAll(a, nil), elapsed.ReplaceAll(b, nil)) {
+		t.Fatalf("two runs of the same input differ:\n%s\n%s", a, b)
+	}
+	r, _ := solver.NewRunner(nil, 0)
+	doc, err := solver.DecodeAny(a)
+	if err != nil {
+		t.Fatalf("response is not JSON: %v", err)
+	}
+	if vs := r.Schemas().Validate(p.ResponseSchema, doc); len(vs) > 0 {
+		t.Fatalf("response violates %s: %+v\n%s", p.ResponseSchema, vs, a)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(a, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ExpectError runs raw and fails unless it is rejected with the given kind;
+// it returns the error for further checks (e.g. on Violations' pointers).
+func ExpectError(t testing.TB, p solver.Problem, raw []byte, kind solver.Kind) *solver.Error {
+	t.Helper()
+	_, xe := Run(t, p, raw)
+	if xe == nil {
+		t.Fatalf("expected a %s error, got success", kind)
+	}
+	if xe.Kind != kind {
+		t.Fatalf("expected a %s error, got %s: %v", kind, xe.Kind, xe)
+	}
+	return xe
+}

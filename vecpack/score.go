@@ -1,0 +1,74 @@
+// Package vecpack is xflex's multi-dimensional vector packing toolkit:
+// placement scores, greedy packers, local search, and the λ search X-Select
+// builds on. Vectors are []float64 of one length d (one entry per resource),
+// normalised by the caller where a score needs comparable units.
+//
+// This file holds the placement scores shared by X-Select and Tetris. Each
+// score answers "how good is it to put item (demand) on a bin with this free
+// capacity"; larger is better, and -Inf means it does not fit.
+package vecpack
+
+import "math"
+
+// FitTol absorbs float round-off when comparing a demand with free capacity:
+// capacities are sums of at most ~1e6 terms of magnitude ≤ 1e6, so 1e-9
+// relative is far above accumulated error and far below any real size.
+const FitTol = 1e-9
+
+// Fits reports whether demand ≤ free componentwise (with FitTol slack).
+func Fits(demand, free []float64) bool {
+	for i, d := range demand {
+		if d > free[i]+FitTol*math.Max(1, math.Abs(free[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// Alignment is Tetris's packing score: the dot product of the demand and
+// the bin's free capacity (both in the caller's normalised units). It
+// favours bins whose free space is large in the dimensions the item needs.
+func Alignment(demand, free []float64) float64 {
+	if !Fits(demand, free) {
+		return math.Inf(-1)
+	}
+	s := 0.0
+	for i, d := range demand {
+		s += d * free[i]
+	}
+	return s
+}
+
+// L2Residual scores a placement by minus the Euclidean norm of the free
+// capacity left afterwards: the best fit in the L2 sense.
+func L2Residual(demand, free []float64) float64 {
+	if !Fits(demand, free) {
+		return math.Inf(-1)
+	}
+	s := 0.0
+	for i, d := range demand {
+		r := free[i] - d
+		s += r * r
+	}
+	return -math.Sqrt(s)
+}
+
+// SizeSum is the sum of an item's (normalised) coordinates, the key of
+// first-fit decreasing by sum.
+func SizeSum(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+// SizeProduct is the product of an item's (normalised) coordinates, the key
+// of first-fit decreasing by product.
+func SizeProduct(v []float64) float64 {
+	p := 1.0
+	for _, x := range v {
+		p *= x
+	}
+	return p
+}
