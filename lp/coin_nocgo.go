@@ -1,0 +1,7 @@
+//go:build !cgo
+
+package lp
+
+func coinAvailable() bool { return false }
+
+func coinBackend() Backend { return nil }

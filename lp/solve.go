@@ -1,0 +1,171 @@
+package lp
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// Backend names accepted by Options.Backend and BackendByName.
+const (
+	BackendCoin   = "coin"
+	BackendNative = "native"
+)
+
+// Backends lists the backends compiled into this binary, the default first:
+// "coin" (when built with cgo) and "native" (always).
+func Backends() []string {
+	var names []string
+	if coinAvailable() {
+		names = append(names, BackendCoin)
+	}
+	return names
+}
+
+// DefaultBackend is the name Solve uses when Options.Backend is empty.
+func DefaultBackend() string { return Backends()[0] }
+
+// BackendByName returns the named backend ("" selects the default). It
+// returns an error wrapping ErrNoBackend for a backend that is unknown or not
+// compiled in (e.g. "coin" with CGO_ENABLED=0).
+func BackendByName(name string) (Backend, error) {
+	if name == "" {
+		name = DefaultBackend()
+	}
+	switch name {
+	case BackendCoin:
+		if b := coinBackend(); b != nil {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %q (available: %v)", ErrNoBackend, name, Backends())
+}
+
+// Solve solves m with the backend named by opts.Backend (default: "coin"
+// when built with cgo, else "native").
+//
+// Solve returns an error only for an invalid model (see Model.Validate) or an
+// unavailable backend. Everything about the problem itself is reported in
+// Solution.Status: infeasible, unbounded, or a limit reached. An expired or
+// cancelled context is treated like the time limit: the result is Feasible
+// with the best incumbent found so far, or TimeLimit without one.
+func Solve(ctx context.Context, m *Model, opts Options) (*Solution, error) {
+	b, err := BackendByName(opts.Backend)
+	if err != nil {
+		return nil, err
+	}
+	return b.Solve(ctx, m, opts)
+}
+
+// boundTol is the slack allowed when deciding trivially that crossed bounds
+// or an empty row make a model infeasible; it matches the primal feasibility
+// tolerance of both backends (CLP's default primal tolerance is 1e-7).
+const boundTol = 1e-7
+
+// prepare runs the checks every backend shares before it touches the
+// engine: model validation, an expired context, crossed bounds and models
+// with no columns. done reports that sol is final.
+func prepare(ctx context.Context, m *Model, backend string) (sol *Solution, done bool, err error) {
+	if m == nil {
+		return nil, true, fmt.Errorf("lp: nil model")
+	}
+	if err := m.Validate(); err != nil {
+		return nil, true, err
+	}
+	if ctx.Err() != nil {
+		return &Solution{Status: TimeLimit, Objective: math.NaN(), Bound: math.NaN(), Backend: backend}, true, nil
+	}
+	infeasible := &Solution{Status: Infeasible, Objective: math.NaN(), Bound: math.NaN(), Backend: backend}
+	for _, v := range m.Vars {
+		if v.Lower > v.Upper+boundTol || math.IsInf(v.Lower, 1) || math.IsInf(v.Upper, -1) {
+			return infeasible, true, nil
+		}
+		if v.Integer && math.Floor(v.Upper+boundTol) < math.Ceil(v.Lower-boundTol) {
+			return infeasible, true, nil
+		}
+	}
+	for _, r := range m.Rows {
+		if r.Lower > r.Upper+boundTol || math.IsInf(r.Lower, 1) || math.IsInf(r.Upper, -1) {
+			return infeasible, true, nil
+		}
+	}
+	if len(m.Vars) == 0 {
+		// Every row activity is 0.
+		for _, r := range m.Rows {
+			if r.Lower > boundTol || r.Upper < -boundTol {
+				return infeasible, true, nil
+			}
+		}
+		sol := &Solution{Status: Optimal, Objective: m.ObjOffset, Bound: m.ObjOffset, X: []float64{}, ReducedCosts: []float64{}, Backend: backend}
+		if !m.IsMIP() {
+			sol.RowDuals = make([]float64, len(m.Rows))
+		}
+		return sol, true, nil
+	}
+	return nil, false, nil
+}
+
+// objective returns c·x + offset.
+func objective(m *Model, x []float64) float64 {
+	s := m.ObjOffset
+	for j, v := range m.Vars {
+		s += v.Cost * x[j]
+	}
+	return s
+}
+
+// csc is a model's constraint matrix in compressed sparse column form with
+// duplicate entries summed and explicit zeros dropped.
+type csc struct {
+	start []int32 // len = columns+1
+	index []int32 // row indices
+	value []float64
+}
+
+func buildCSC(m *Model) csc {
+	n := len(m.Vars)
+	// Merge duplicates per row first (rows are short), then bucket by column.
+	type entry struct {
+		row int32
+		val float64
+	}
+	cols := make([][]entry, n)
+	pos := make(map[int]int)
+	for i, r := range m.Rows {
+		clear(pos)
+		var es []struct {
+			col int
+			val float64
+		}
+		for k, j := range r.Index {
+			if p, ok := pos[j]; ok {
+				es[p].val += r.Coef[k]
+				continue
+			}
+			pos[j] = len(es)
+			es = append(es, struct {
+				col int
+				val float64
+			}{j, r.Coef[k]})
+		}
+		for _, e := range es {
+			if e.val != 0 {
+				cols[e.col] = append(cols[e.col], entry{int32(i), e.val})
+			}
+		}
+	}
+	var c csc
+	c.start = make([]int32, n+1)
+	for j := range cols {
+		c.start[j+1] = c.start[j] + int32(len(cols[j]))
+	}
+	c.index = make([]int32, 0, c.start[n])
+	c.value = make([]float64, 0, c.start[n])
+	for _, col := range cols {
+		for _, e := range col {
+			c.index = append(c.index, e.row)
+			c.value = append(c.value, e.val)
+		}
+	}
+	return c
+}
