@@ -39,7 +39,11 @@ type Violation struct {
 }
 
 // Load reads and compiles every embedded schema.
-func Load() (*Set, error) {
+func Load() (*Set, error) { return LoadWith(nil) }
+
+// LoadWith compiles the embedded schemas plus extra ones (file name to
+// bytes), which tests use to register schemas of test-only problems.
+func LoadWith(extra map[string][]byte) (*Set, error) {
 	s := &Set{raw: map[string][]byte{}, compiled: map[string]*jsonschema.Schema{}}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
@@ -59,6 +63,12 @@ func Load() (*Set, error) {
 		s.raw[e.Name()] = b
 		if err := c.AddResource(BaseURL+e.Name(), bytes.NewReader(b)); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", e.Name(), err)
+		}
+	}
+	for name, b := range extra {
+		s.raw[name] = b
+		if err := c.AddResource(BaseURL+name, bytes.NewReader(b)); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
 		}
 	}
 	for _, name := range s.Names() {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"time"
 
 	"github.com/xflex/xflex/schemas"
@@ -36,6 +37,12 @@ func NewRunner(problems []Problem, maxBudget time.Duration) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load schemas: %w", err)
 	}
+	return NewRunnerWithSchemas(problems, maxBudget, set)
+}
+
+// NewRunnerWithSchemas is NewRunner over a given schema set (tests use it
+// to add schemas of test-only problems).
+func NewRunnerWithSchemas(problems []Problem, maxBudget time.Duration, set *schemas.Set) (*Runner, error) {
 	r := &Runner{problems: map[string]Problem{}, schemas: set, MaxBudget: maxBudget}
 	for _, p := range problems {
 		if _, dup := r.problems[p.Name]; dup {
@@ -119,7 +126,7 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 	}
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
-	result, meta, err := p.Solve(sctx, raw, opts)
+	result, meta, err := safeSolve(sctx, p, raw, opts)
 	if err != nil {
 		var xe *Error
 		if errors.As(err, &xe) {
@@ -139,6 +146,18 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 		meta.Status = StatusFeasible
 	}
 	return &Response{Result: result, Meta: meta}, nil
+}
+
+// safeSolve runs p.Solve and turns a panic into a KindInternal error, so a
+// bug in one solver never takes down the server or the CLI.
+func safeSolve(ctx context.Context, p Problem, raw []byte, opts Options) (result any, meta Meta, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &Error{Kind: KindInternal, Detail: fmt.Sprintf("panic in %s solver: %v", p.Name, v),
+				Err: fmt.Errorf("panic: %v\n%s", v, debug.Stack())}
+		}
+	}()
+	return p.Solve(ctx, raw, opts)
 }
 
 // DecodeAny parses JSON into generic values with json.Number for numbers

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scale := fs.String("scale", "small", "small (seconds) or full (the issue's sizes)")
+	if len(args) < 1 {
+		fmt.Fprintf(stderr, "usage: xflex bench PROBLEM [--scale small|full]\nproblems: %s\n", strings.Join(benchNames(), ", "))
+		return 2
+	}
+	name := args[0]
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if *scale != "small" && *scale != "full" {
+		fmt.Fprintf(stderr, "xflex bench: --scale must be small or full\n")
+		return 2
+	}
+	for _, r := range benchReports() {
+		if r.Problem == name {
+			if err := r.Run(ctx, stdout, *scale); err != nil {
+				fmt.Fprintf(stderr, "xflex bench %s: %v\n", name, err)
+				return 1
+			}
+			return 0
+		}
+	}
+	fmt.Fprintf(stderr, "xflex bench: no report for %q; have: %s\n", name, strings.Join(benchNames(), ", "))
+	return 2
+}
+
+func benchNames() []string {
+	var out []string
+	for _, r := range benchReports() {
+		out = append(out, r.Problem)
+	}
+	return out
+}

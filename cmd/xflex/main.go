@@ -1,0 +1,69 @@
+// Command xflex is the single xflex binary:
+//
+//	xflex serve [--addr HOST:PORT] [flags]   run the HTTP API
+//	xflex solve PROBLEM FILE|-               solve one request, print the response JSON
+//	xflex gen PROBLEM --seed N [--k v ...]   print a random instance
+//	xflex bench PROBLEM [--scale small|full] print the quality and speed table
+//	xflex problems                           list the problems
+//	xflex version                            print version information
+//
+// `xflex solve` prints exactly the body POST /v1/PROBLEM returns: the
+// response JSON on success (exit 0), the problem+json document on failure
+// (exit 1 for bad input or infeasibility, 2 for usage errors, 3 for internal
+// errors).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `xflex: offline optimization and packing for cluster schedulers
+
+usage:
+  xflex serve [--addr HOST:PORT] [--max-budget DUR] [--max-concurrent N] [--max-body BYTES]
+  xflex solve PROBLEM FILE|-        solve a request (same JSON as POST /v1/PROBLEM)
+  xflex gen PROBLEM --seed N [--PARAM VALUE ...]
+  xflex bench PROBLEM [--scale small|full]
+  xflex problems
+  xflex version
+`
+
+// run is main without the process: testable end to end.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
+	case "solve":
+		return cmdSolve(ctx, args[1:], stdin, stdout, stderr)
+	case "gen":
+		return cmdGen(args[1:], stdout, stderr)
+	case "bench":
+		return cmdBench(ctx, args[1:], stdout, stderr)
+	case "problems":
+		return cmdProblems(stdout, stderr)
+	case "version", "--version", "-v":
+		return cmdVersion(stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "xflex: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/xflex/xflex/httpapi"
+)
+
+// serveConfig are the `xflex serve` flags.
+type serveConfig struct {
+	addr            string
+	maxBudget       time.Duration
+	maxBody         int64
+	maxConcurrent   int
+	queueWait       time.Duration
+	shutdownTimeout time.Duration
+	logFormat       string
+}
+
+func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
+	var c serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address HOST:PORT")
+	fs.DurationVar(&c.maxBudget, "max-budget", 60*time.Second, "cap on any request's budget_ms")
+	fs.Int64Var(&c.maxBody, "max-body", 16<<20, "maximum request body in bytes (413 beyond)")
+	fs.IntVar(&c.maxConcurrent, "max-concurrent", 0, "simultaneous solves (0: number of CPUs)")
+	fs.DurationVar(&c.queueWait, "queue-wait", time.Second, "how long an excess request waits for a solve slot before 503")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 90*time.Second, "how long shutdown waits for in-flight solves")
+	fs.StringVar(&c.logFormat, "log-format", "json", "access log format: json or console")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	return c, nil
+}
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, err := parseServe(args, stderr)
+	if err != nil {
+		return 2
+	}
+	var out io.Writer = stdout
+	if c.logFormat == "console" {
+		out = zerolog.ConsoleWriter{Out: stdout, TimeFormat: time.RFC3339}
+	}
+	log := zerolog.New(out).With().Timestamp().Logger()
+	runner, err := newRunner(c.maxBudget)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: %v\n", err)
+		return 3
+	}
+	api := httpapi.New(httpapi.Config{
+		MaxBodyBytes: c.maxBody, MaxConcurrent: c.maxConcurrent, QueueWait: c.queueWait,
+	}, runner, log)
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: listen %s: %v\n", c.addr, err)
+		return 1
+	}
+	srv := &http.Server{
+		Handler:           api.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// No WriteTimeout: a solve may legitimately run up to --max-budget.
+		IdleTimeout: 120 * time.Second,
+	}
+	log.Info().Str("addr", ln.Addr().String()).Str("version", httpapi.VersionInfo()["version"].(string)).Msg("xflex serving")
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(stderr, "xflex: serve: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	// Graceful shutdown: stop accepting, report draining, let in-flight
+	// solves finish (their own budgets bound them), then exit.
+	api.SetDraining()
+	log.Info().Msg("shutting down: draining in-flight solves")
+	sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "xflex: shutdown: %v\n", err)
+		return 1
+	}
+	log.Info().Msg("stopped")
+	_ = os.Stdout.Sync()
+	return 0
+}

@@ -1,0 +1,93 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/rs/zerolog"
+)
+
+type ctxKey int
+
+const requestIDKey ctxKey = 0
+
+// RequestID returns the request id stored by the requestID middleware.
+func RequestID(ctx context.Context) string {
+	s, _ := ctx.Value(requestIDKey).(string)
+	return s
+}
+
+// validID accepts a caller-supplied X-Request-Id only if it is short and
+// plain, so it is safe to log and echo.
+var validID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// requestID takes X-Request-Id from the caller when it is sane, otherwise
+// makes a random one, and echoes it in the response.
+func requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !validID.MatchString(id) {
+			var b [8]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+	})
+}
+
+// accessLog writes one zerolog line per request with id, method, path,
+// status, bytes and duration.
+func accessLog(log zerolog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+			next.ServeHTTP(ww, r)
+			status := ww.Status()
+			if status == 0 {
+				status = http.StatusOK
+			}
+			ev := log.Info()
+			if status >= 500 {
+				ev = log.Error()
+			}
+			ev.Str("request_id", RequestID(r.Context())).
+				Str("method", r.Method).
+				Str("path", r.URL.Path).
+				Int("status", status).
+				Int("bytes", ww.BytesWritten()).
+				Float64("duration_ms", float64(time.Since(start).Microseconds())/1000).
+				Str("remote", r.RemoteAddr).
+				Msg("request")
+		})
+	}
+}
+
+// recoverer turns a panic in a handler into a 500 problem document and a
+// log entry with the stack; the server keeps serving.
+func recoverer(log zerolog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				if v := recover(); v != nil {
+					if v == http.ErrAbortHandler {
+						panic(v)
+					}
+					log.Error().Str("request_id", RequestID(r.Context())).
+						Str("panic", fmt.Sprint(v)).Bytes("stack", debug.Stack()).Msg("panic")
+					simpleProblem(w, r, http.StatusInternalServerError, "internal", "Internal error",
+						"the server hit a bug; the request id locates the server log entry")
+				}
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
+}

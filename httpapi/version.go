@@ -1,0 +1,5 @@
+package httpapi
+
+import "github.com/xflex/xflex/lp"
+
+func lpBackends() []string { return lp.Backends() }
