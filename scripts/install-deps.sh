@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what xflex needs to build and test on Debian/Ubuntu: a C toolchain
+# and pkg-config for cgo, COIN-OR CLP/CBC (the LP/MIP backend), and a Go
+# toolchain new enough for go.mod. Uses sudo when not root. Idempotent: it
+# installs only what is missing.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+need_apt=()
+for pkg in coinor-libcbc-dev coinor-libclp-dev pkg-config gcc libc6-dev git ca-certificates; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    need_apt+=("$pkg")
+  fi
+done
+
+# Go: use the one on PATH or /usr/local/go; otherwise Debian's golang-go,
+# which (Go >= 1.21) fetches the toolchain go.mod asks for by itself.
+if ! command -v go >/dev/null 2>&1; then
+  if [ -x /usr/local/go/bin/go ]; then
+    export PATH="/usr/local/go/bin:$PATH"
+  else
+    need_apt+=(golang-go)
+  fi
+fi
+
+if [ "${#need_apt[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${need_apt[*]}" >&2
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if ! pkg-config --exists cbc clp; then
+  echo "install-deps: pkg-config cannot find cbc/clp after installing coinor-libcbc-dev" >&2
+  exit 1
+fi
+go version >&2
