@@ -1,0 +1,284 @@
+// Package flow is xflex's network-flow toolkit: Dinic's maximum flow over
+// float64 or int64 capacities, residual reachability (the two sides of a
+// minimum cut, and the set of nodes that can still push flow to the sink),
+// and minimum-cost flow by successive shortest paths with potentials.
+//
+// CMMF (solver/cmmf) is the main client: its parametric max-flow rounds ask
+// "can every user get its level?" (is the max flow saturating?) and "which
+// users cannot grow?" (which nodes cannot reach the sink in the residual
+// network?), and its replan step asks for the allocation that keeps the most
+// machines where they are (a min-cost flow).
+//
+// Capacities are generic over int64 and float64. Integer networks are exact.
+// Float networks treat a residual capacity at or below Network.Eps as zero;
+// see DefaultRelTol for how Eps is chosen.
+package flow
+
+import "math"
+
+// Number is the capacity type of a network.
+type Number interface{ ~int64 | ~float64 }
+
+// DefaultRelTol scales a float network's zero tolerance: Eps is
+// DefaultRelTol times the largest capacity added (at least 1). Augmenting
+// along a path subtracts and adds capacities of magnitude at most that
+// maximum, so each operation errs by at most one ulp of it (2.2e-16
+// relative); 1e-11 leaves room for ~10^4 accumulated operations per edge
+// while staying far below any meaningful amount of a machine.
+const DefaultRelTol = 1e-11
+
+// relTol returns DefaultRelTol as a non-constant: converting a constant to
+// the type parameter would not compile for int64 networks.
+func relTol() float64 { return DefaultRelTol }
+
+// Network is a directed graph with capacities, stored as paired arcs (arc
+// 2k is the k-th added edge, 2k+1 its reverse). The zero value is unusable;
+// build one with NewNetwork.
+type Network[T Number] struct {
+	n     int
+	head  []int32 // first arc out of each node, -1 if none
+	next  []int32 // next arc out of the same tail
+	to    []int32
+	cap   []T // residual capacity of each arc
+	orig  []T // original capacity of forward arcs (reverse arcs: 0)
+	level []int32
+	iter  []int32
+	queue []int32
+	path  []int32
+	// Eps: residual capacities ≤ Eps count as saturated. Zero for int64
+	// networks; for float64 networks it is kept at DefaultRelTol times the
+	// largest capacity (at least 1) unless the caller sets it after the
+	// last AddEdge.
+	Eps    T
+	maxCap T
+	float  bool
+}
+
+// NewNetwork returns an empty network on n nodes, numbered 0..n-1.
+func NewNetwork[T Number](n int) *Network[T] {
+	g := &Network[T]{n: n, head: make([]int32, n)}
+	for i := range g.head {
+		g.head[i] = -1
+	}
+	var probe T = 1
+	probe /= 2
+	g.float = probe != 0
+	if g.float {
+		g.Eps = T(relTol())
+	}
+	return g
+}
+
+// N is the number of nodes.
+func (g *Network[T]) N() int { return g.n }
+
+// AddNode appends a node and returns its index.
+func (g *Network[T]) AddNode() int {
+	g.head = append(g.head, -1)
+	g.n++
+	return g.n - 1
+}
+
+// AddEdge adds an arc u→v with capacity c ≥ 0 and returns its edge id.
+// A capacity of +Inf is allowed for float networks (it is never the
+// bottleneck and does not enter the tolerance).
+func (g *Network[T]) AddEdge(u, v int, c T) int {
+	id := len(g.to) / 2
+	g.addArc(u, v, c)
+	g.addArc(v, u, 0)
+	g.orig[2*id] = c
+	if g.float && !math.IsInf(float64(c), 1) && c > g.maxCap {
+		g.maxCap = c
+		g.Eps = T(relTol() * math.Max(1, float64(c)))
+	}
+	return id
+}
+
+func (g *Network[T]) addArc(u, v int, c T) {
+	g.to = append(g.to, int32(v))
+	g.cap = append(g.cap, c)
+	g.orig = append(g.orig, 0)
+	g.next = append(g.next, g.head[u])
+	g.head[u] = int32(len(g.to) - 1)
+}
+
+// Edges is the number of edges added.
+func (g *Network[T]) Edges() int { return len(g.to) / 2 }
+
+// Flow is the flow currently on edge id.
+func (g *Network[T]) Flow(id int) T { return g.orig[2*id] - g.cap[2*id] }
+
+// Cap is the capacity of edge id.
+func (g *Network[T]) Cap(id int) T { return g.orig[2*id] }
+
+// Endpoints returns the tail and head of edge id.
+func (g *Network[T]) Endpoints(id int) (u, v int) {
+	return int(g.to[2*id+1]), int(g.to[2*id])
+}
+
+// SetCap changes the capacity of edge id and removes all flow from the
+// network (call MaxFlow again afterwards).
+func (g *Network[T]) SetCap(id int, c T) {
+	g.orig[2*id] = c
+	if g.float && !math.IsInf(float64(c), 1) && c > g.maxCap {
+		g.maxCap = c
+		g.Eps = T(relTol() * math.Max(1, float64(c)))
+	}
+	g.ClearFlow()
+}
+
+// ClearFlow resets every arc to its original capacity.
+func (g *Network[T]) ClearFlow() {
+	for a := range g.cap {
+		g.cap[a] = g.orig[a]
+	}
+}
+
+// MaxFlow pushes a maximum flow from s to t on top of the current flow
+// (Dinic: BFS level graph, then blocking flow by DFS with current-arc
+// pointers) and returns the amount added.
+func (g *Network[T]) MaxFlow(s, t int) T {
+	if s == t {
+		return 0
+	}
+	if cap(g.level) < g.n {
+		g.level = make([]int32, g.n)
+		g.iter = make([]int32, g.n)
+		g.queue = make([]int32, 0, g.n)
+	}
+	g.level = g.level[:g.n]
+	g.iter = g.iter[:g.n]
+	var total T
+	for g.bfs(s, t) {
+		copy(g.iter, g.head)
+		for {
+			f := g.dfs(s, t, inf[T]())
+			if f <= g.Eps {
+				break
+			}
+			total += f
+		}
+	}
+	return total
+}
+
+func inf[T Number]() T {
+	var probe T = 1
+	probe /= 2
+	if probe != 0 {
+		return T(math.Inf(1))
+	}
+	return T(math.MaxInt64)
+}
+
+func (g *Network[T]) bfs(s, t int) bool {
+	for i := range g.level {
+		g.level[i] = -1
+	}
+	g.level[s] = 0
+	q := append(g.queue[:0], int32(s))
+	for h := 0; h < len(q); h++ {
+		u := q[h]
+		for a := g.head[u]; a >= 0; a = g.next[a] {
+			v := g.to[a]
+			if g.cap[a] > g.Eps && g.level[v] < 0 {
+				g.level[v] = g.level[u] + 1
+				q = append(q, v)
+			}
+		}
+	}
+	g.queue = q
+	return g.level[t] >= 0
+}
+
+// dfs finds one augmenting path in the level graph (iteratively, so deep
+// graphs cannot overflow the stack) and pushes its bottleneck, at most f.
+func (g *Network[T]) dfs(s, t int, f T) T {
+	// path holds the arcs of the current partial path.
+	path := g.path[:0]
+	defer func() { g.path = path[:0] }()
+	u := int32(s)
+	for {
+		if int(u) == t {
+			// Bottleneck.
+			b := f
+			for _, a := range path {
+				if g.cap[a] < b {
+					b = g.cap[a]
+				}
+			}
+			for _, a := range path {
+				g.cap[a] -= b
+				g.cap[a^1] += b
+			}
+			return b
+		}
+		advanced := false
+		for ; g.iter[u] >= 0; g.iter[u] = g.next[g.iter[u]] {
+			a := g.iter[u]
+			v := g.to[a]
+			if g.cap[a] > g.Eps && g.level[v] == g.level[u]+1 {
+				path = append(path, a)
+				u = v
+				advanced = true
+				break
+			}
+		}
+		if advanced {
+			continue
+		}
+		// Dead end: retreat and remove u from the level graph.
+		g.level[u] = -1
+		if len(path) == 0 {
+			return 0
+		}
+		a := path[len(path)-1]
+		path = path[:len(path)-1]
+		u = g.to[a^1]
+		g.iter[u] = g.next[g.iter[u]]
+	}
+}
+
+// ReachableFrom marks the nodes reachable from s through arcs with residual
+// capacity above Eps. After MaxFlow(s, t) the marked nodes are the source
+// side of a minimum s-t cut (the smallest such side).
+func (g *Network[T]) ReachableFrom(s int) []bool {
+	seen := make([]bool, g.n)
+	seen[s] = true
+	q := []int32{int32(s)}
+	for h := 0; h < len(q); h++ {
+		u := q[h]
+		for a := g.head[u]; a >= 0; a = g.next[a] {
+			v := g.to[a]
+			if !seen[v] && g.cap[a] > g.Eps {
+				seen[v] = true
+				q = append(q, v)
+			}
+		}
+	}
+	return seen
+}
+
+// CanReach marks the nodes that can reach t through arcs with residual
+// capacity above Eps. After MaxFlow(s, t), a node that cannot reach t cannot
+// receive more flow from anywhere without some other node receiving less:
+// this is the saturation test CMMF uses instead of one LP per user.
+func (g *Network[T]) CanReach(t int) []bool {
+	seen := make([]bool, g.n)
+	seen[t] = true
+	q := []int32{int32(t)}
+	for h := 0; h < len(q); h++ {
+		v := q[h]
+		// Arc a enters v from u = to[a^1] when a^1 leaves v; its residual
+		// capacity is cap[a].
+		for b := g.head[v]; b >= 0; b = g.next[b] {
+			a := b ^ 1
+			u := g.to[b]
+			if !seen[u] && g.cap[a] > g.Eps {
+				seen[u] = true
+				q = append(q, u)
+			}
+		}
+	}
+	return seen
+}
