@@ -82,11 +82,6 @@ func (c coin) Solve(ctx context.Context, m *Model, opts Options) (*Solution, err
 	return sol, nil
 }
 
-// limitSolution is the result when the limit is hit without an incumbent.
-func limitSolution(backend string) *Solution {
-	return &Solution{Status: TimeLimit, Objective: math.NaN(), Bound: math.NaN(), Backend: backend}
-}
-
 // coinInput is the model in COIN-OR's column-major layout. It lives in Go
 // memory: the C interfaces copy it during load and keep no pointer to it,
 // and it contains no Go pointers, so passing it follows the cgo rules.

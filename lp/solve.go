@@ -19,7 +19,7 @@ func Backends() []string {
 	if coinAvailable() {
 		names = append(names, BackendCoin)
 	}
-	return names
+	return append(names, BackendNative)
 }
 
 // DefaultBackend is the name Solve uses when Options.Backend is empty.
@@ -33,6 +33,8 @@ func BackendByName(name string) (Backend, error) {
 		name = DefaultBackend()
 	}
 	switch name {
+	case BackendNative:
+		return nativeBackend{}, nil
 	case BackendCoin:
 		if b := coinBackend(); b != nil {
 			return b, nil
@@ -103,6 +105,11 @@ func prepare(ctx context.Context, m *Model, backend string) (sol *Solution, done
 		return sol, true, nil
 	}
 	return nil, false, nil
+}
+
+// limitSolution is the result when the limit is hit without an incumbent.
+func limitSolution(backend string) *Solution {
+	return &Solution{Status: TimeLimit, Objective: math.NaN(), Bound: math.NaN(), Backend: backend}
 }
 
 // objective returns c·x + offset.
