@@ -1,0 +1,459 @@
+package fairshare
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/xflex/xflex/solver"
+)
+
+// Problem returns the fairshare problem for the runner.
+func Problem() solver.Problem {
+	return solver.Problem{
+		Name:           "fairshare",
+		RequestSchema:  "fairshare.request.json",
+		ResponseSchema: "fairshare.response.json",
+		Summary:        "Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers",
+		Solve:          Solve,
+		Generate:       Generate,
+	}
+}
+
+// params are the request's options with defaults applied.
+type params struct {
+	policy    string
+	criterion string
+	alpha     float64
+	integer   bool
+	selection string // as requested ("" = the policy's default)
+	trials    int
+	tie       string
+	backend   string
+	seed      int64
+}
+
+// defaultSelection is each progressive-filling policy's server selection
+// when the request names none: rrr for DRF and TSF (the Mesos default the
+// paper evaluates them under), joint for PS-DSF and rPS-DSF (as [17]
+// defines PS-DSF); BF-DRF always uses best fit.
+func defaultSelection(policy string) string {
+	switch policy {
+	case PolicyDRF, PolicyTSF:
+		return SelectRRR
+	case PolicyPSDSF, PolicyRPSDSF:
+		return SelectJoint
+	}
+	return ""
+}
+
+func isFill(policy string) bool {
+	switch policy {
+	case PolicyDRF, PolicyTSF, PolicyPSDSF, PolicyRPSDSF, PolicyBFDRF:
+		return true
+	}
+	return false
+}
+
+// Solve implements solver.SolveFunc.
+func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
+	var req Request
+	if err := solver.Decode(raw, &req); err != nil {
+		return nil, solver.Meta{}, err
+	}
+	in, err := build(&req)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	p := params{policy: req.Policy, criterion: req.Criterion, alpha: 1, selection: req.Selection,
+		trials: req.Trials, tie: req.TieBreak, backend: req.LPBackend, seed: opts.Seed}
+	if p.criterion == "" {
+		p.criterion = CriterionTasks
+	}
+	if req.Alpha != nil {
+		p.alpha = *req.Alpha
+	}
+	if req.Integer != nil {
+		p.integer = *req.Integer
+	}
+	if p.trials < 1 {
+		p.trials = 1
+	}
+	if p.tie == "" {
+		p.tie = TiePaper
+	}
+	var meta solver.Meta
+	res, err := solveOne(ctx, in, p, &meta)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	if req.Compare {
+		for _, pol := range comparePolicies(req.Selection) {
+			q := p
+			q.policy, q.selection = pol[0], pol[1]
+			var sub solver.Meta
+			r, err := solveOne(ctx, in, q, &sub)
+			if err != nil {
+				return nil, solver.Meta{}, err
+			}
+			res.Compare = append(res.Compare, r)
+			if sub.Status == solver.StatusTimeout {
+				meta.Status = solver.StatusTimeout
+			}
+		}
+	}
+	return res, meta, nil
+}
+
+// comparePolicies lists what compare runs: the three exact optima, every
+// progressive-filling policy under both server selections (or only the
+// requested one), and BF-DRF.
+func comparePolicies(sel string) [][2]string {
+	out := [][2]string{{PolicyMMF, ""}, {PolicyPF, ""}, {PolicyEfficiency, ""}}
+	for _, pol := range []string{PolicyDRF, PolicyTSF, PolicyPSDSF, PolicyRPSDSF} {
+		for _, s := range []string{SelectRRR, SelectJoint} {
+			if sel == "" || sel == s {
+				out = append(out, [2]string{pol, s})
+			}
+		}
+	}
+	return append(out, [2]string{PolicyBFDRF, ""})
+}
+
+// solveOne runs one policy and fills meta.
+func solveOne(ctx context.Context, in *instance, p params, meta *solver.Meta) (*Result, error) {
+	start := time.Now()
+	var res *Result
+	var err error
+	if isFill(p.policy) {
+		res, err = runFill(ctx, in, p, meta)
+	} else {
+		res, err = runExact(ctx, in, p, meta)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Status = string(meta.Status)
+	res.Objective, res.Bound, res.Gap = meta.Objective, meta.Bound, meta.Gap
+	// Per-policy wall time, for side-by-side comparison; like meta's
+	// elapsed_ms it is the one field allowed to differ between runs.
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	res.ElapsedMS = &ms
+	return res, nil
+}
+
+// alloc is an allocation: per framework, tasks per server (request index).
+type alloc []map[int]float64
+
+func (in *instance) result(p params, a alloc) *Result {
+	R := len(in.resources)
+	res := &Result{Policy: p.policy, Criterion: p.criterion, Integer: p.integer || isFill(p.policy), Unused: map[string][]float64{}}
+	if isFill(p.policy) {
+		res.Criterion = ""
+		if p.policy != PolicyBFDRF {
+			res.Selection = p.selection
+		}
+	}
+	used := make([]float64, len(in.servers)*R)
+	coef := make([]float64, len(in.fws))
+	for n := range in.fws {
+		if p.criterion != CriterionGeneric {
+			coef[n] = in.criterionCoef(p.criterion, n, 0)
+		}
+	}
+	pf := 0.0
+	pfFinite := true
+	for n, f := range in.fws {
+		fr := FrameworkResult{Name: f.name, ByServer: map[string]float64{}}
+		for _, j := range sortedInts(a[n]) {
+			v := a[n][j]
+			if v <= 0 {
+				continue
+			}
+			fr.ByServer[in.servers[j].name] = v
+			fr.Total += v
+			if p.criterion == CriterionGeneric {
+				fr.Share += in.criterionCoef(p.criterion, n, j) * v
+			}
+			for r, d := range f.d {
+				used[j*R+r] += d * v
+			}
+		}
+		if p.criterion != CriterionGeneric {
+			fr.Share = coef[n] * fr.Total
+		}
+		res.TotalTasks += fr.Total
+		res.Efficiency += f.phi * fr.Total
+		if fr.Total > 0 {
+			g, _ := gAlpha(p.alpha, fr.Total)
+			pf += f.phi * g
+		} else if p.alpha >= 1 {
+			pfFinite = false
+		}
+		res.Frameworks = append(res.Frameworks, fr)
+	}
+	if pfFinite {
+		res.PFObjective = &pf
+	}
+	for j, s := range in.servers {
+		u := make([]float64, R)
+		for r := range u {
+			u[r] = float64(s.count)*s.cap[r] - used[j*R+r]
+			// Round-off (≤ fitTol relative) reads as fully booked.
+			if u[r] < fitTol*math.Max(1, float64(s.count)*s.cap[r]) {
+				u[r] = 0
+			}
+		}
+		res.Unused[s.name] = u
+	}
+	return res
+}
+
+func sortedInts(m map[int]float64) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortBy(keys, func(a, b int) bool { return a < b })
+	return keys
+}
+
+// runFill runs a progressive-filling policy, trials times for rrr.
+func runFill(ctx context.Context, in *instance, p params, meta *solver.Meta) (*Result, error) {
+	if p.selection == "" {
+		p.selection = defaultSelection(p.policy)
+	}
+	o := fillOpts{policy: p.policy, selection: p.selection, tie: p.tie}
+	randomized := p.policy != PolicyBFDRF && p.selection == SelectRRR
+	trials := p.trials
+	if !randomized {
+		trials = 1
+	}
+	meta.Solver = "fairshare/" + p.policy
+	if p.policy != PolicyBFDRF {
+		meta.Solver += "+" + p.selection
+	}
+	meta.Status = solver.StatusFeasible
+	var first *Result
+	var runs []alloc
+	for t := 0; t < trials; t++ {
+		f, err := newFiller(in, o)
+		if err != nil {
+			return nil, &solver.Error{Kind: solver.KindInvalid, Detail: err.Error(),
+				Violations: []solver.Violation{{Pointer: "/servers", Message: err.Error()}}}
+		}
+		// Trial t draws from PCG(seed, t): independent, reproducible streams.
+		rng := rand.New(rand.NewPCG(uint64(p.seed), uint64(t)))
+		if err := f.run(ctx, rng); err != nil {
+			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				return nil, err
+			}
+			meta.Status = solver.StatusTimeout
+			meta.Notes = append(meta.Notes, fmt.Sprintf("budget ran out in trial %d; the allocation so far is returned", t+1))
+		}
+		a := alloc(f.xs)
+		runs = append(runs, a)
+		if t == 0 {
+			first = in.result(p, a)
+		}
+		if meta.Status == solver.StatusTimeout {
+			break
+		}
+	}
+	res := first
+	if randomized {
+		res.Trials = len(runs)
+	}
+	if p.trials > 1 {
+		summarize(in, res, runs)
+	}
+	meta.SetObjective(res.Efficiency)
+	meta.Notes = append(meta.Notes, "objective is the efficiency (eq. 10) of the first trial's allocation")
+	return res, nil
+}
+
+// summarize sets mean and sample standard deviation of x_{n,i} and x_n
+// over the trials (a deterministic policy repeats its single run, sd 0).
+func summarize(in *instance, res *Result, runs []alloc) {
+	k := float64(len(runs))
+	totals := make([]float64, len(runs))
+	for n := range in.fws {
+		fr := &res.Frameworks[n]
+		fr.MeanByServer, fr.SDByServer = map[string]float64{}, map[string]float64{}
+		var ts []float64
+		for j := range in.servers {
+			var sum, sq float64
+			for t, a := range runs {
+				v := a[n][j]
+				sum += v
+				sq += v * v
+				totals[t] += v
+			}
+			if sum == 0 {
+				continue
+			}
+			m := sum / k
+			fr.MeanByServer[in.servers[j].name] = m
+			fr.SDByServer[in.servers[j].name] = sampleSD(sq, m, k)
+		}
+		for _, a := range runs {
+			s := 0.0
+			for _, v := range a[n] {
+				s += v
+			}
+			ts = append(ts, s)
+		}
+		m, sd := meanSD(ts)
+		fr.MeanTotal, fr.SDTotal = &m, &sd
+	}
+	m, sd := meanSD(totals)
+	res.MeanTotalTasks, res.SDTotalTasks = &m, &sd
+}
+
+func meanSD(v []float64) (float64, float64) {
+	var sum, sq float64
+	for _, x := range v {
+		sum += x
+		sq += x * x
+	}
+	k := float64(len(v))
+	m := sum / k
+	return m, sampleSD(sq, m, k)
+}
+
+// sampleSD is the (k−1)-denominator standard deviation; 0 for one sample.
+func sampleSD(sq, mean, k float64) float64 {
+	if k < 2 {
+		return 0
+	}
+	v := (sq - k*mean*mean) / (k - 1)
+	if v < 0 {
+		v = 0 // round-off when all samples are equal
+	}
+	return math.Sqrt(v)
+}
+
+// runExact solves mmf, pf or efficiency on the divisible problem and, when
+// integer is set, rounds the optimum to whole tasks.
+func runExact(ctx context.Context, in *instance, p params, meta *solver.Meta) (*Result, error) {
+	m := newModel(in, p.criterion)
+	var er *exactResult
+	var err error
+	switch p.policy {
+	case PolicyMMF:
+		er, err = solveMMF(ctx, m, p.backend)
+	case PolicyPF:
+		er, err = solvePF(ctx, m, p.alpha, p.backend)
+	default:
+		er, err = solveEfficiency(ctx, m, p.backend)
+	}
+	if err != nil {
+		return nil, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
+	}
+	meta.Solver = fmt.Sprintf("fairshare/%s+lp(%s)", p.policy, er.backend)
+	meta.Status = solver.StatusOptimal
+	if er.timeout {
+		meta.Status = solver.StatusTimeout
+	}
+	meta.Notes = append(meta.Notes, fmt.Sprintf("%d LP solves on %d coalesced server groups (%d servers)", er.lps, len(in.groups), len(in.servers)))
+	if p.policy == PolicyMMF {
+		meta.Notes = append(meta.Notes, fmt.Sprintf("%d distinct max-min levels; objective is the smallest criterion value U_n", er.levels))
+	}
+	a := m.split(er.x)
+	obj, bound := er.objective, er.bound
+	if p.integer {
+		a = m.round(a, p)
+		obj = m.objectiveOf(p, a)
+		if meta.Status == solver.StatusOptimal {
+			meta.Status = solver.StatusFeasible
+		}
+		meta.Notes = append(meta.Notes, "integer: the divisible optimum rounded to whole tasks and completed greedily; bound is the divisible optimum")
+	}
+	if math.IsInf(obj, 0) {
+		meta.Notes = append(meta.Notes, "objective is -Inf: some framework gets no tasks")
+	} else {
+		meta.SetObjective(obj)
+	}
+	if !math.IsInf(bound, 0) {
+		meta.SetBound(bound)
+	}
+	if p.policy == PolicyPF && meta.Gap != nil && *meta.Gap > 1e-6 && meta.Status == solver.StatusOptimal {
+		meta.Status = solver.StatusFeasible
+	}
+	return in.result(p, a), nil
+}
+
+// split spreads group columns over the group's member servers in
+// proportion to their counts.
+func (m *model) split(x []float64) alloc {
+	in := m.in
+	a := make(alloc, len(in.fws))
+	for n := range a {
+		a[n] = map[int]float64{}
+	}
+	for k, c := range m.cols {
+		if x[k] <= 0 {
+			continue
+		}
+		g := &in.groups[c.g]
+		for _, j := range g.members {
+			a[c.n][j] += x[k] * float64(in.servers[j].count) / float64(g.count)
+		}
+	}
+	return a
+}
+
+// objectiveOf evaluates the exact policy's objective on an allocation.
+func (m *model) objectiveOf(p params, a alloc) float64 {
+	in := m.in
+	switch p.policy {
+	case PolicyMMF:
+		lo := math.Inf(1)
+		for n := range in.fws {
+			if m.inert[n] {
+				continue
+			}
+			u := 0.0
+			for j, v := range a[n] {
+				u += in.criterionCoef(p.criterion, n, j) * v
+			}
+			lo = math.Min(lo, u)
+		}
+		if math.IsInf(lo, 1) {
+			return 0
+		}
+		return lo
+	case PolicyPF:
+		s := 0.0
+		for n := range in.fws {
+			if m.inert[n] {
+				continue
+			}
+			v := 0.0
+			for j, t := range a[n] {
+				v += in.criterionCoef(p.criterion, n, j) * in.fws[n].phi * t
+			}
+			if v <= 0 {
+				if p.alpha >= 1 {
+					return math.Inf(-1)
+				}
+				continue
+			}
+			g, _ := gAlpha(p.alpha, v)
+			s += in.fws[n].phi * g
+		}
+		return s
+	default:
+		s := 0.0
+		for n := range in.fws {
+			for _, t := range a[n] {
+				s += in.fws[n].phi * t
+			}
+		}
+		return s
+	}
+}

@@ -1,0 +1,422 @@
+package fairshare
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Progressive filling (section IV). Tasks are placed one whole task at a
+// time on individual server copies. The readings below are the ones that
+// reproduce every row of the paper's Table I and its Table II:
+//
+//   - Criteria (smaller goes first): DRF M_n = x_n·max_r d_{n,r}/Σ_j c_{j,r}/φ_n
+//     (eq. 3, Σ over the whole cluster); TSF x_n/(φ_n·N_n) where N_n is the
+//     number of whole tasks of n the whole cluster holds when n is alone
+//     (Σ_i ⌊min_r c_{i,r}/d_{n,r}⌋ over the servers δ allows); PS-DSF
+//     K_{n,i} = x_n·max_r d_{n,r}/c_{i,r}/φ_n (eq. 4, server specific);
+//     rPS-DSF the same with the server's current residual capacity in place
+//     of c_{i,r}.
+//   - rrr: before every single task the server order is reshuffled; the
+//     first server on which some framework fits receives one task, for the
+//     smallest-criterion framework that fits there. The first element of a
+//     uniform permutation restricted to the servers where something fits is
+//     uniform over those servers, so a uniform draw among them is the same
+//     distribution at O(1) cost per draw.
+//   - joint: the feasible (framework, server) pair with the smallest
+//     criterion receives one task.
+//   - bfdrf: frameworks are taken in DRF order; each one's best-fit server
+//     among all servers δ allows is the one whose residual capacity vector
+//     most closely matches the demand's shape (smallest L1 distance between
+//     the two vectors normalised by their first resource, as in [35]); if
+//     the task does not fit there, the next framework in DRF order is tried.
+//   - Ties: the larger framework index and the lower server index win
+//     (tie_break "paper"); tie_break "lowest" prefers the lower framework
+//     index instead. Criteria within tieRel of each other are ties.
+//
+// Filling stops when no eligible framework fits anywhere (bfdrf: when no
+// framework fits on its best-fit server).
+
+// tieRel treats two criterion values as equal when they differ by at most
+// this relative amount: criteria are products of a few floats, so values
+// that are equal in exact arithmetic differ by a few ulps (≈1e-16) and
+// values that truly differ do so by far more than 1e-12.
+const tieRel = 1e-12
+
+// maxCopies caps the number of individual server copies progressive filling
+// simulates; it schedules copy by copy, so a request with more copies is
+// refused rather than left to run for hours.
+const maxCopies = 1_000_000
+
+type fillOpts struct {
+	policy    string
+	selection string
+	tie       string
+}
+
+// filler is the state of one progressive-filling run.
+type filler struct {
+	in    *instance
+	o     fillOpts
+	R     int
+	srvOf []int32   // copy -> server
+	res   []float64 // copy residuals, S×R
+	x     []float64 // per framework task counts
+	capN  []float64 // whole-task caps
+	xs    []map[int]float64
+	// static criterion weights
+	drfW []float64 // max_r d/total / φ
+	tsfW []float64 // 1/(φ·N_n)
+	// for joint/bfdrf: copies touched so far and untouched copies per group
+	touched   []int
+	isTouched []bool
+	untouched [][]int // per group, ascending; head consumed first
+	head      []int
+	dead      []bool
+	groupOf   []int // copy -> group
+	// critFn, when set, replaces the policy's criterion (used to complete
+	// rounded exact optima).
+	critFn func(n, i int) float64
+}
+
+func newFiller(in *instance, o fillOpts) (*filler, error) {
+	R := len(in.resources)
+	S := 0
+	for _, s := range in.servers {
+		S += s.count
+		if S > maxCopies {
+			return nil, fmt.Errorf("progressive filling simulates each server copy; the request has more than %d copies", maxCopies)
+		}
+	}
+	f := &filler{in: in, o: o, R: R}
+	f.srvOf = make([]int32, 0, S)
+	f.res = make([]float64, 0, S*R)
+	f.groupOf = make([]int, 0, S)
+	f.untouched = make([][]int, len(in.groups))
+	f.head = make([]int, len(in.groups))
+	for j, s := range in.servers {
+		for k := 0; k < s.count; k++ {
+			i := len(f.srvOf)
+			f.srvOf = append(f.srvOf, int32(j))
+			f.res = append(f.res, s.cap...)
+			g := in.groupOf[j]
+			f.groupOf = append(f.groupOf, g)
+			f.untouched[g] = append(f.untouched[g], i)
+		}
+	}
+	f.isTouched = make([]bool, S)
+	f.dead = make([]bool, S)
+	N := len(in.fws)
+	f.x = make([]float64, N)
+	f.capN = make([]float64, N)
+	f.xs = make([]map[int]float64, N)
+	f.drfW = make([]float64, N)
+	f.tsfW = make([]float64, N)
+	for n := range in.fws {
+		fw := &in.fws[n]
+		f.capN[n] = math.Floor(fw.cap + fitTol)
+		f.xs[n] = map[int]float64{}
+		dom := 0.0
+		for r, d := range fw.d {
+			if d > 0 {
+				dom = math.Max(dom, d/in.total[r])
+			}
+		}
+		f.drfW[n] = dom / fw.phi
+		whole := 0.0
+		for j, s := range in.servers {
+			if !in.usable(n, j) {
+				continue
+			}
+			m := math.Inf(1)
+			for r, d := range fw.d {
+				if d > 0 {
+					m = math.Min(m, math.Floor(s.cap[r]/d+fitTol))
+				}
+			}
+			whole += float64(s.count) * m
+		}
+		if whole > 0 {
+			f.tsfW[n] = 1 / (fw.phi * whole)
+		} else {
+			f.tsfW[n] = math.Inf(1)
+		}
+	}
+	return f, nil
+}
+
+// fitsOn reports whether one task of n fits on copy i now.
+func (f *filler) fitsOn(n, i int) bool {
+	if f.x[n] >= f.capN[n] {
+		return false
+	}
+	j := int(f.srvOf[i])
+	if !f.in.fws[n].allowed[j] {
+		return false
+	}
+	return fits(f.in.fws[n].d, f.res[i*f.R:(i+1)*f.R])
+}
+
+// crit is the policy's criterion for framework n on copy i (smaller first).
+func (f *filler) crit(n, i int) float64 {
+	if f.critFn != nil {
+		return f.critFn(n, i)
+	}
+	fw := &f.in.fws[n]
+	switch f.o.policy {
+	case PolicyDRF, PolicyBFDRF:
+		return f.x[n] * f.drfW[n]
+	case PolicyTSF:
+		return f.x[n] * f.tsfW[n]
+	case PolicyPSDSF:
+		c := f.in.servers[f.srvOf[i]].cap
+		m := 0.0
+		for r, d := range fw.d {
+			if d > 0 {
+				m = math.Max(m, d/c[r])
+			}
+		}
+		return f.x[n] * m / fw.phi
+	case PolicyRPSDSF:
+		if f.x[n] == 0 {
+			return 0
+		}
+		res := f.res[i*f.R : (i+1)*f.R]
+		m := 0.0
+		for r, d := range fw.d {
+			if d > 0 {
+				m = math.Max(m, d/math.Max(res[r], math.SmallestNonzeroFloat64))
+			}
+		}
+		return f.x[n] * m / fw.phi
+	}
+	panic("fairshare: unknown progressive-filling policy " + f.o.policy)
+}
+
+// better reports whether candidate (c1, n1, i1) beats (c2, n2, i2).
+func (f *filler) better(c1 float64, n1, i1 int, c2 float64, n2, i2 int) bool {
+	if !tied(c1, c2) {
+		return c1 < c2
+	}
+	if n1 != n2 {
+		if f.o.tie == TieLowest {
+			return n1 < n2
+		}
+		return n1 > n2
+	}
+	return i1 < i2
+}
+
+func tied(a, b float64) bool {
+	if a == b {
+		return true
+	}
+	return math.Abs(a-b) <= tieRel*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// place puts one task of n on copy i.
+func (f *filler) place(n, i int) {
+	d := f.in.fws[n].d
+	res := f.res[i*f.R : (i+1)*f.R]
+	for r := range res {
+		res[r] -= d[r]
+		if res[r] < 0 { // within fitTol: clamp round-off
+			res[r] = 0
+		}
+	}
+	f.x[n]++
+	f.xs[n][int(f.srvOf[i])]++
+	if !f.isTouched[i] {
+		f.isTouched[i] = true
+		f.touched = append(f.touched, i)
+		g := f.groupOf[i]
+		if h := f.head[g]; h < len(f.untouched[g]) && f.untouched[g][h] == i {
+			f.head[g]++
+		}
+	}
+}
+
+// bestOn returns the smallest-criterion framework that fits on copy i, or -1.
+func (f *filler) bestOn(i int) (int, float64) {
+	best, bc := -1, 0.0
+	for n := range f.in.fws {
+		if !f.fitsOn(n, i) {
+			continue
+		}
+		c := f.crit(n, i)
+		if best < 0 || f.better(c, n, i, bc, best, i) {
+			best, bc = n, c
+		}
+	}
+	return best, bc
+}
+
+// candidates lists the copies a deterministic selection must consider:
+// every touched copy not known dead and the lowest untouched copy of each
+// group (untouched copies of a group are identical, so the lowest index
+// stands for all of them under the lower-index tie-break).
+func (f *filler) candidates(dst []int, includeDead bool) []int {
+	dst = dst[:0]
+	for _, i := range f.touched {
+		if includeDead || !f.dead[i] {
+			dst = append(dst, i)
+		}
+	}
+	for g := range f.untouched {
+		if h := f.head[g]; h < len(f.untouched[g]) {
+			dst = append(dst, f.untouched[g][h])
+		}
+	}
+	return dst
+}
+
+// run fills until nothing fits; rng is used by rrr only.
+func (f *filler) run(ctx context.Context, rng *rand.Rand) error {
+	switch {
+	case f.o.policy == PolicyBFDRF:
+		return f.runBestFit(ctx)
+	case f.o.selection == SelectRRR:
+		return f.runRRR(ctx, rng)
+	default:
+		return f.runJoint(ctx)
+	}
+}
+
+// ctxEvery is how many tasks are placed between context checks: cheap
+// enough to be invisible, frequent enough to stop within a millisecond.
+const ctxEvery = 256
+
+func (f *filler) runRRR(ctx context.Context, rng *rand.Rand) error {
+	alive := make([]int, len(f.srvOf))
+	for i := range alive {
+		alive[i] = i
+	}
+	steps := 0
+	for len(alive) > 0 {
+		if steps++; steps%ctxEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		k := rng.IntN(len(alive))
+		i := alive[k]
+		n, _ := f.bestOn(i)
+		if n < 0 {
+			// Nothing fits now, and residuals and eligibility only shrink:
+			// the copy is done for good.
+			alive[k] = alive[len(alive)-1]
+			alive = alive[:len(alive)-1]
+			continue
+		}
+		f.place(n, i)
+	}
+	return nil
+}
+
+func (f *filler) runJoint(ctx context.Context) error {
+	var cand []int
+	steps := 0
+	for {
+		if steps++; steps%ctxEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		cand = f.candidates(cand, false)
+		bn, bi, bc := -1, -1, 0.0
+		for _, i := range cand {
+			n, c := f.bestOn(i)
+			if n < 0 {
+				f.dead[i] = true
+				if !f.isTouched[i] {
+					// The lowest untouched copy of a group fits nothing, so
+					// none of the group's untouched copies does.
+					g := f.groupOf[i]
+					f.head[g] = len(f.untouched[g])
+				}
+				continue
+			}
+			if bn < 0 || f.better(c, n, i, bc, bn, bi) {
+				bn, bi, bc = n, i, c
+			}
+		}
+		if bn < 0 {
+			return nil
+		}
+		f.place(bn, bi)
+	}
+}
+
+// bfScore is the best-fit distance between n's demand shape and copy i's
+// residual shape: Σ_r |d_r/d_1 − res_r/res_1| with index 1 the first
+// resource both vectors have positive (as in [35], which normalises by the
+// first resource). +Inf when the residual has none of that resource.
+func (f *filler) bfScore(n, i int) float64 {
+	d := f.in.fws[n].d
+	res := f.res[i*f.R : (i+1)*f.R]
+	ref := -1
+	for r, v := range d {
+		if v > 0 {
+			ref = r
+			break
+		}
+	}
+	if res[ref] <= 0 {
+		return math.Inf(1)
+	}
+	s := 0.0
+	for r := range d {
+		s += math.Abs(d[r]/d[ref] - res[r]/res[ref])
+	}
+	return s
+}
+
+func (f *filler) runBestFit(ctx context.Context) error {
+	N := len(f.in.fws)
+	order := make([]int, N)
+	for n := range order {
+		order[n] = n
+	}
+	var cand []int
+	steps := 0
+	for {
+		if steps++; steps%ctxEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// DRF order with the tie-break; the order persists between steps
+		// and changes by one framework, so the insertion sort is cheap.
+		sortBy(order, func(a, b int) bool { return f.better(f.crit(a, 0), a, 0, f.crit(b, 0), b, 0) })
+		cand = f.candidates(cand, true)
+		placed := false
+		for _, n := range order {
+			if f.x[n] >= f.capN[n] {
+				continue
+			}
+			bi, bs := -1, math.Inf(1)
+			for _, i := range cand {
+				if !f.in.fws[n].allowed[f.srvOf[i]] {
+					continue
+				}
+				s := f.bfScore(n, i)
+				if bi < 0 || s < bs || (s == bs && i < bi) {
+					bi, bs = i, s
+				}
+			}
+			if bi >= 0 && f.fitsOn(n, bi) {
+				f.place(n, bi)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			return nil
+		}
+	}
+}
+
+// sortBy is an insertion sort: stable, allocation-free, and the order
+// changes by one framework per step so it runs in near-linear time.
+func sortBy(a []int, less func(x, y int) bool) {
+	for i := 1; i < len(a); i++ {
+		for k := i; k > 0 && less(a[k], a[k-1]); k-- {
+			a[k], a[k-1] = a[k-1], a[k]
+		}
+	}
+}
