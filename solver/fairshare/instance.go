@@ -2,8 +2,8 @@ package fairshare
 
 import (
 	"encoding/binary"
-	"math"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/xflex/xflex/solver"

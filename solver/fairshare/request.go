@@ -26,20 +26,20 @@ package fairshare
 
 // Request is the wire format of POST /v1/fairshare.
 type Request struct {
-	Resources  []string         `json:"resources"`
-	Servers    []ServerSpec     `json:"servers"`
-	Frameworks []FrameworkSpec  `json:"frameworks"`
-	Policy     string           `json:"policy"`
-	Criterion  string           `json:"criterion,omitempty"`
-	Alpha      *float64         `json:"alpha,omitempty"`
-	Integer    *bool            `json:"integer,omitempty"`
-	Selection  string           `json:"server_selection,omitempty"`
-	Trials     int              `json:"trials,omitempty"`
-	TieBreak   string           `json:"tie_break,omitempty"`
-	Compare    bool             `json:"compare,omitempty"`
-	LPBackend  string           `json:"lp_backend,omitempty"`
-	Seed       *int64           `json:"seed,omitempty"`
-	BudgetMS   *int64           `json:"budget_ms,omitempty"`
+	Resources  []string        `json:"resources"`
+	Servers    []ServerSpec    `json:"servers"`
+	Frameworks []FrameworkSpec `json:"frameworks"`
+	Policy     string          `json:"policy"`
+	Criterion  string          `json:"criterion,omitempty"`
+	Alpha      *float64        `json:"alpha,omitempty"`
+	Integer    *bool           `json:"integer,omitempty"`
+	Selection  string          `json:"server_selection,omitempty"`
+	Trials     int             `json:"trials,omitempty"`
+	TieBreak   string          `json:"tie_break,omitempty"`
+	Compare    bool            `json:"compare,omitempty"`
+	LPBackend  string          `json:"lp_backend,omitempty"`
+	Seed       *int64          `json:"seed,omitempty"`
+	BudgetMS   *int64          `json:"budget_ms,omitempty"`
 }
 
 // ServerSpec is one server, or Count identical servers of one type.
