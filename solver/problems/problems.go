@@ -5,6 +5,7 @@ package problems
 
 import (
 	"github.com/xflex/xflex/solver"
+	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
 )
 
 // All returns every problem, in the order they are listed in help output.
@@ -12,5 +13,6 @@ import (
 func All() []solver.Problem {
 	return []solver.Problem{
 		// problem list: one line per solver subpackage, e.g. cmmf.Problem(),
+		tetrisassign.Problem(),
 	}
 }

@@ -1,0 +1,607 @@
+// Package assign is POST /v1/tetris/assign: one Tetris scheduling round, as
+// a resource manager would run it at a heartbeat. The caller sends machines
+// with their total and free resources, the pending tasks (peak demands, job,
+// stage, input locations), per-job state (remaining work, current
+// allocation, stage progress) and the knobs; the answer is the task-to-
+// machine assignments with each one's alignment score, and for every task
+// left pending the resource that kept it out and where.
+//
+// The algorithm is solver/tetris.Round; this package decodes, validates,
+// groups interchangeable tasks (same job, stage, demand and input rates) so
+// a round costs O(groups) per pick rather than O(tasks), and formats.
+package assign
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/tetris"
+)
+
+// Problem describes tetris/assign.
+func Problem() solver.Problem {
+	return solver.Problem{
+		Name:           "tetris/assign",
+		CLIName:        "tetris-assign",
+		RequestSchema:  "tetris-assign.request.json",
+		ResponseSchema: "tetris-assign.response.json",
+		Summary:        "Tetris: one multi-resource packing round (alignment, SRTF, fairness and barrier knobs)",
+		Solve:          Solve,
+		Generate:       Generate,
+	}
+}
+
+// Request is the wire format (schemas/tetris-assign.request.json).
+type Request struct {
+	Machines []MachineReq `json:"machines"`
+	Tasks    []TaskReq    `json:"tasks"`
+	Jobs     []JobReq     `json:"jobs,omitempty"`
+	Knobs    *Knobs       `json:"knobs,omitempty"`
+	Roles    *Roles       `json:"roles,omitempty"`
+	BudgetMS *int64       `json:"budget_ms,omitempty"`
+	Seed     *int64       `json:"seed,omitempty"`
+}
+
+// MachineReq is one machine: total capacity and what is free now (default:
+// all of it).
+type MachineReq struct {
+	Name     string             `json:"name"`
+	Capacity map[string]float64 `json:"capacity"`
+	Free     map[string]float64 `json:"free,omitempty"`
+}
+
+// TaskReq is one pending task.
+type TaskReq struct {
+	ID       string             `json:"id"`
+	Job      string             `json:"job"`
+	Stage    string             `json:"stage,omitempty"`
+	Demand   map[string]float64 `json:"demand"`
+	Duration *float64           `json:"duration,omitempty"`
+	Inputs   []InputReq         `json:"inputs,omitempty"`
+}
+
+// InputReq is one portion of a task's input: it is read at Rate from
+// Machine while the task runs.
+type InputReq struct {
+	Machine string  `json:"machine"`
+	Rate    float64 `json:"rate"`
+}
+
+// JobReq carries per-job state the scheduler keeps between rounds.
+type JobReq struct {
+	ID            string             `json:"id"`
+	RemainingWork *float64           `json:"remaining_work,omitempty"`
+	Allocation    map[string]float64 `json:"allocation,omitempty"`
+	Weight        *float64           `json:"weight,omitempty"`
+	Stages        []StageReq         `json:"stages,omitempty"`
+}
+
+// StageReq is a stage's progress: Finished of Tasks done.
+type StageReq struct {
+	Name     string `json:"name"`
+	Tasks    int    `json:"tasks"`
+	Finished int    `json:"finished"`
+}
+
+// Knobs are Tetris's knobs; nil fields take the paper's defaults.
+type Knobs struct {
+	Fairness      *float64 `json:"fairness,omitempty"`
+	Barrier       *float64 `json:"barrier,omitempty"`
+	Epsilon       *float64 `json:"epsilon,omitempty"`
+	EpsilonScale  *float64 `json:"epsilon_scale,omitempty"`
+	RemotePenalty *float64 `json:"remote_penalty,omitempty"`
+}
+
+// Roles name the resources placement adjusts for remote reads.
+type Roles struct {
+	DiskRead string `json:"disk_read,omitempty"`
+	NetIn    string `json:"net_in,omitempty"`
+	NetOut   string `json:"net_out,omitempty"`
+}
+
+// Paper defaults (§5.3: f = 0.25, b = 0.9, ε = ā/p̄, remote penalty 10%).
+const (
+	DefaultFairness      = 0.25
+	DefaultBarrier       = 0.9
+	DefaultRemotePenalty = 0.1
+)
+
+// Resolved knob values.
+type Resolved struct {
+	Fairness, Barrier, Epsilon, RemotePenalty float64
+	EpsilonAuto                               bool
+}
+
+// Result is the response body (schemas/tetris-assign.response.json).
+type Result struct {
+	Assignments []Assignment  `json:"assignments"`
+	Unplaced    []Unplaced    `json:"unplaced"`
+	Machines    []MachineFree `json:"machines"`
+	Knobs       KnobsOut      `json:"knobs"`
+	Summary     Summary       `json:"summary"`
+}
+
+// Assignment is one placed task.
+type Assignment struct {
+	Task      string  `json:"task"`
+	Job       string  `json:"job"`
+	Machine   string  `json:"machine"`
+	Alignment float64 `json:"alignment"`
+	Score     float64 `json:"score"`
+	Remote    bool    `json:"remote"`
+	Promoted  bool    `json:"promoted"`
+	// Share is the job's dominant share before the placement; Rank its
+	// place among jobs able to use the machine (0 = furthest below share).
+	Share float64 `json:"share"`
+	Rank  int     `json:"rank"`
+}
+
+// Shortfall is one resource short at one machine.
+type Shortfall struct {
+	Resource string  `json:"resource"`
+	Machine  string  `json:"machine"`
+	Need     float64 `json:"need"`
+	Free     float64 `json:"free"`
+}
+
+// Unplaced explains a task left pending: the worst shortfall at the
+// placement closest to fitting (which resource, where), all shortfalls
+// there, and per resource how many machines lack it.
+type Unplaced struct {
+	Task       string         `json:"task"`
+	Job        string         `json:"job"`
+	Resource   string         `json:"resource"`
+	Machine    string         `json:"machine"`
+	Need       float64        `json:"need"`
+	Free       float64        `json:"free"`
+	Remote     bool           `json:"remote"`
+	Shortfalls []Shortfall    `json:"shortfalls"`
+	Blocked    map[string]int `json:"blocked"`
+	Reason     string         `json:"reason"`
+}
+
+// MachineFree is a machine's free resources after the round.
+type MachineFree struct {
+	Name string             `json:"name"`
+	Free map[string]float64 `json:"free"`
+}
+
+// KnobsOut echoes the knobs used, ε resolved.
+type KnobsOut struct {
+	Fairness      float64 `json:"fairness"`
+	Barrier       float64 `json:"barrier"`
+	Epsilon       float64 `json:"epsilon"`
+	EpsilonAuto   bool    `json:"epsilon_auto"`
+	RemotePenalty float64 `json:"remote_penalty"`
+}
+
+// Summary counts the round's outcome.
+type Summary struct {
+	Placed   int `json:"placed"`
+	Unplaced int `json:"unplaced"`
+	Remote   int `json:"remote"`
+	Promoted int `json:"promoted"`
+	Groups   int `json:"groups"`
+}
+
+// Solve decodes, validates and runs one round.
+func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
+	var req Request
+	if err := solver.Decode(raw, &req); err != nil {
+		return nil, solver.Meta{}, err
+	}
+	inst, err := Build(&req)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	res, err := inst.Run(ctx)
+	if err != nil {
+		return nil, solver.Meta{}, fmt.Errorf("tetris round: %w", err)
+	}
+	meta := solver.Meta{
+		Status: solver.StatusFeasible,
+		Solver: "tetris/round",
+		Notes: []string{
+			"status is feasible, not optimal: a Tetris round is a deterministic greedy heuristic (alignment + SRTF under the fairness and barrier knobs); it never over-allocates a checked resource, but makes no optimality claim",
+			fmt.Sprintf("epsilon %.6g (%s)", inst.Knobs.Epsilon, map[bool]string{true: "auto: ā/p̄ times epsilon_scale", false: "given"}[inst.Knobs.EpsilonAuto]),
+		},
+	}
+	meta.SetObjective(float64(res.Summary.Placed))
+	return res, meta, nil
+}
+
+// Instance is a validated request in index form.
+type Instance struct {
+	Req       *Request
+	Resources []string
+	Machines  []tetris.Machine
+	Groups    []*tetris.Group
+	// Tasks maps (group, member) back to request task indices.
+	Tasks  [][]int
+	Jobs   []tetris.Job
+	JobIDs []string
+	Knobs  Resolved
+	Roles  tetris.Roles
+	Total  []float64
+}
+
+// Build validates req and turns it into an Instance. Errors are
+// *solver.Error with JSON pointers.
+func Build(req *Request) (*Instance, error) {
+	var vs solver.Violations
+	in := &Instance{Req: req}
+	// Resources: the union of machine capacity keys, sorted.
+	resSet := map[string]bool{}
+	for _, m := range req.Machines {
+		for r := range m.Capacity {
+			resSet[r] = true
+		}
+	}
+	for r := range resSet {
+		in.Resources = append(in.Resources, r)
+	}
+	sort.Strings(in.Resources)
+	ridx := map[string]int{}
+	for i, r := range in.Resources {
+		ridx[r] = i
+	}
+	d := len(in.Resources)
+	vec := func(m map[string]float64, ptr ...any) []float64 {
+		v := make([]float64, d)
+		for _, r := range sortedKeys(m) {
+			k, ok := ridx[r]
+			if !ok {
+				if m[r] > 0 {
+					vs.Add(solver.Ptr(append(ptr, r)...), "resource %q is not provided by any machine", r)
+				}
+				continue
+			}
+			v[k] = m[r]
+		}
+		return v
+	}
+	midx := map[string]int{}
+	in.Total = make([]float64, d)
+	for i, m := range req.Machines {
+		if _, dup := midx[m.Name]; dup {
+			vs.Add(solver.Ptr("machines", i, "name"), "duplicate machine name %q", m.Name)
+		} else {
+			midx[m.Name] = i
+		}
+		c := vec(m.Capacity)
+		f := append([]float64(nil), c...)
+		if m.Free != nil {
+			f = make([]float64, d)
+			for _, r := range sortedKeys(m.Free) {
+				k, ok := ridx[r]
+				if !ok || m.Capacity[r] == 0 && m.Free[r] > 0 {
+					vs.Add(solver.Ptr("machines", i, "free", r), "machine has no capacity of resource %q", r)
+					continue
+				}
+				if m.Free[r] > m.Capacity[r] {
+					vs.Add(solver.Ptr("machines", i, "free", r), "free %g exceeds capacity %g", m.Free[r], m.Capacity[r])
+				}
+				f[k] = m.Free[r]
+			}
+		}
+		in.Machines = append(in.Machines, tetris.Machine{Cap: c, Free: f})
+		for k := range c {
+			in.Total[k] += c[k]
+		}
+	}
+	// Roles.
+	role := func(name, def, field string) int {
+		if name == "" {
+			name = def
+		}
+		if k, ok := ridx[name]; ok {
+			return k
+		}
+		return -1
+	}
+	ro := Roles{}
+	if req.Roles != nil {
+		ro = *req.Roles
+	}
+	in.Roles = tetris.Roles{
+		DiskRead: role(ro.DiskRead, "disk_read", "disk_read"),
+		NetIn:    role(ro.NetIn, "net_in", "net_in"),
+		NetOut:   role(ro.NetOut, "net_out", "net_out"),
+	}
+	// Knobs.
+	in.Knobs = Resolved{Fairness: DefaultFairness, Barrier: DefaultBarrier, RemotePenalty: DefaultRemotePenalty}
+	scale := 1.0
+	if k := req.Knobs; k != nil {
+		if k.Fairness != nil {
+			in.Knobs.Fairness = *k.Fairness
+		}
+		if k.Barrier != nil {
+			in.Knobs.Barrier = *k.Barrier
+		}
+		if k.RemotePenalty != nil {
+			in.Knobs.RemotePenalty = *k.RemotePenalty
+		}
+		if k.EpsilonScale != nil {
+			scale = *k.EpsilonScale
+			if k.Epsilon != nil {
+				vs.Add("/knobs/epsilon_scale", "epsilon_scale applies to the automatic epsilon only; give epsilon or epsilon_scale, not both")
+			}
+		}
+	}
+	// Jobs.
+	jidx := map[string]int{}
+	type stageInfo struct{ tasks, finished int }
+	stages := map[[2]string]stageInfo{}
+	given := map[int]bool{}
+	addJob := func(id string) int {
+		j := len(in.Jobs)
+		jidx[id] = j
+		in.JobIDs = append(in.JobIDs, id)
+		in.Jobs = append(in.Jobs, tetris.Job{Alloc: make([]float64, d), Weight: 1})
+		return j
+	}
+	for i, jr := range req.Jobs {
+		if _, dup := jidx[jr.ID]; dup {
+			vs.Add(solver.Ptr("jobs", i, "id"), "duplicate job id %q", jr.ID)
+			continue
+		}
+		j := addJob(jr.ID)
+		if jr.Allocation != nil {
+			in.Jobs[j].Alloc = vec(jr.Allocation, "jobs", i, "allocation")
+		}
+		if jr.Weight != nil {
+			in.Jobs[j].Weight = *jr.Weight
+		}
+		if jr.RemainingWork != nil {
+			in.Jobs[j].Work = *jr.RemainingWork
+			given[j] = true
+		}
+		for s, st := range jr.Stages {
+			key := [2]string{jr.ID, st.Name}
+			if _, dup := stages[key]; dup {
+				vs.Add(solver.Ptr("jobs", i, "stages", s, "name"), "duplicate stage %q in job %q", st.Name, jr.ID)
+				continue
+			}
+			if st.Finished > st.Tasks {
+				vs.Add(solver.Ptr("jobs", i, "stages", s, "finished"), "finished %d exceeds tasks %d", st.Finished, st.Tasks)
+			}
+			stages[key] = stageInfo{st.Tasks, st.Finished}
+		}
+	}
+	// Tasks, grouped by (job, stage, demand, input rates).
+	norm := tetris.NormCap(in.Machines)
+	tidx := map[string]int{}
+	gidx := map[string]int{}
+	for i, t := range req.Tasks {
+		if _, dup := tidx[t.ID]; dup {
+			vs.Add(solver.Ptr("tasks", i, "id"), "duplicate task id %q", t.ID)
+			continue
+		}
+		tidx[t.ID] = i
+		j, ok := jidx[t.Job]
+		if !ok {
+			j = addJob(t.Job)
+		}
+		dem := vec(t.Demand, "tasks", i, "demand")
+		var inputs []tetris.Input
+		var rates []float64
+		for k, ip := range t.Inputs {
+			m, ok := midx[ip.Machine]
+			if !ok {
+				vs.Add(solver.Ptr("tasks", i, "inputs", k, "machine"), "unknown machine %q", ip.Machine)
+				continue
+			}
+			if ip.Rate > 0 {
+				for _, rl := range []struct {
+					k    int
+					name string
+				}{{in.Roles.DiskRead, "disk_read"}, {in.Roles.NetIn, "net_in"}, {in.Roles.NetOut, "net_out"}} {
+					if rl.k < 0 {
+						vs.Add(solver.Ptr("tasks", i, "inputs", k, "rate"), "input bandwidth needs the %s resource (roles/%s), which no machine provides", rl.name, rl.name)
+					}
+				}
+			}
+			inputs = append(inputs, tetris.Input{Machine: m, Rate: ip.Rate})
+			rates = append(rates, ip.Rate)
+		}
+		dur := 1.0
+		if t.Duration != nil {
+			dur = *t.Duration
+		}
+		if !given[j] {
+			w := tetris.TaskWork(dem, dur, norm)
+			for _, ip := range inputs {
+				if in.Roles.DiskRead >= 0 && norm[in.Roles.DiskRead] > 0 {
+					w += ip.Rate / norm[in.Roles.DiskRead] * dur
+				}
+			}
+			in.Jobs[j].Work += w
+		}
+		sort.Float64s(rates)
+		key := groupKey(j, t.Stage, dem, rates, len(inputs) > 0)
+		gi, ok := gidx[key]
+		if !ok {
+			gi = len(in.Groups)
+			gidx[key] = gi
+			promoted := false
+			if st, ok := stages[[2]string{t.Job, t.Stage}]; ok && st.tasks > 0 && in.Knobs.Barrier < 1 {
+				promoted = float64(st.finished) >= in.Knobs.Barrier*float64(st.tasks)
+			}
+			in.Groups = append(in.Groups, &tetris.Group{Job: j, Demand: dem, Promoted: promoted})
+			in.Tasks = append(in.Tasks, nil)
+		}
+		g := in.Groups[gi]
+		g.Count++
+		if len(inputs) > 0 || g.Members != nil {
+			g.Members = append(g.Members, tetris.Member{Inputs: inputs})
+		}
+		in.Tasks[gi] = append(in.Tasks[gi], i)
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
+	if req.Knobs != nil && req.Knobs.Epsilon != nil {
+		in.Knobs.Epsilon = *req.Knobs.Epsilon
+	} else {
+		in.Knobs.EpsilonAuto = true
+		in.Knobs.Epsilon = scale * tetris.AutoEpsilon(in.Machines, in.Groups, in.Jobs, nil)
+	}
+	return in, nil
+}
+
+// groupKey identifies interchangeable tasks. Tasks with inputs and tasks
+// without never share a group (anonymous groups carry no members).
+func groupKey(job int, stage string, dem, rates []float64, hasInputs bool) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(job))
+	b.WriteByte(0)
+	b.WriteString(stage)
+	b.WriteByte(0)
+	for _, x := range dem {
+		b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		b.WriteByte(',')
+	}
+	if hasInputs {
+		b.WriteString("|in:")
+		for _, x := range rates {
+			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+			b.WriteByte(',')
+		}
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Config is the round configuration of the instance.
+func (in *Instance) Config() tetris.Config {
+	return tetris.Config{Fairness: in.Knobs.Fairness, Epsilon: in.Knobs.Epsilon,
+		RemotePenalty: in.Knobs.RemotePenalty, Total: in.Total, Roles: in.Roles}
+}
+
+// Run executes the round and formats the result. It mutates the instance.
+func (in *Instance) Run(ctx context.Context) (*Result, error) {
+	order := make([]int, len(in.Machines))
+	for i := range order {
+		order[i] = i
+	}
+	cfg := in.Config()
+	ps, err := tetris.Round(ctx, in.Machines, order, in.Groups, in.Jobs, cfg)
+	if err != nil {
+		return nil, err
+	}
+	req := in.Req
+	res := &Result{Assignments: make([]Assignment, 0, len(ps)), Unplaced: []Unplaced{}}
+	// Anonymous groups hand out their tasks in request order.
+	next := make([]int, len(in.Groups))
+	for _, p := range ps {
+		g := in.Groups[p.Group]
+		var ti int
+		if p.Member >= 0 {
+			ti = in.Tasks[p.Group][p.Member]
+		} else {
+			ti = in.Tasks[p.Group][next[p.Group]]
+			next[p.Group]++
+		}
+		res.Assignments = append(res.Assignments, Assignment{
+			Task: req.Tasks[ti].ID, Job: in.JobIDs[g.Job], Machine: req.Machines[p.Machine].Name,
+			Alignment: p.Alignment, Score: p.Score, Remote: p.Remote, Promoted: p.Promoted,
+			Share: p.Share, Rank: p.Rank,
+		})
+		if p.Remote {
+			res.Summary.Remote++
+		}
+		if p.Promoted {
+			res.Summary.Promoted++
+		}
+	}
+	reasons := tetris.Explain(in.Machines, in.Groups, cfg)
+	type up struct {
+		ti int
+		u  Unplaced
+	}
+	var ups []up
+	for gi, g := range in.Groups {
+		if g.Count == 0 {
+			continue
+		}
+		if g.Members == nil {
+			r := reasons[gi][0]
+			for _, ti := range in.Tasks[gi][next[gi]:] {
+				ups = append(ups, up{ti, in.unplaced(ti, g.Job, r)})
+			}
+			continue
+		}
+		for mi := range g.Members {
+			if g.Members[mi].Placed() {
+				continue
+			}
+			ti := in.Tasks[gi][mi]
+			ups = append(ups, up{ti, in.unplaced(ti, g.Job, reasons[gi][mi])})
+		}
+	}
+	sort.Slice(ups, func(a, b int) bool { return ups[a].ti < ups[b].ti })
+	for _, u := range ups {
+		res.Unplaced = append(res.Unplaced, u.u)
+	}
+	for i, m := range in.Machines {
+		f := map[string]float64{}
+		for k, r := range in.Resources {
+			f[r] = m.Free[k]
+		}
+		res.Machines = append(res.Machines, MachineFree{Name: req.Machines[i].Name, Free: f})
+	}
+	res.Knobs = KnobsOut{Fairness: in.Knobs.Fairness, Barrier: in.Knobs.Barrier, Epsilon: in.Knobs.Epsilon,
+		EpsilonAuto: in.Knobs.EpsilonAuto, RemotePenalty: in.Knobs.RemotePenalty}
+	res.Summary.Placed = len(res.Assignments)
+	res.Summary.Unplaced = len(res.Unplaced)
+	res.Summary.Groups = len(in.Groups)
+	return res, nil
+}
+
+func (in *Instance) unplaced(ti, job int, r *tetris.Reason) Unplaced {
+	req := in.Req
+	u := Unplaced{Task: req.Tasks[ti].ID, Job: in.JobIDs[job], Remote: r.Remote, Blocked: map[string]int{},
+		Shortfalls: []Shortfall{}}
+	for k, n := range r.Blocked {
+		if n > 0 {
+			u.Blocked[in.Resources[k]] = n
+		}
+	}
+	for _, s := range r.Short {
+		u.Shortfalls = append(u.Shortfalls, Shortfall{Resource: in.Resources[s.Resource],
+			Machine: req.Machines[s.Machine].Name, Need: s.Need, Free: s.Free})
+	}
+	switch {
+	case len(in.Machines) == 0:
+		u.Reason = "no machines"
+	case len(u.Shortfalls) == 0:
+		// Cannot happen after a round (a machine is filled until nothing
+		// fits); reported rather than hidden if it ever does.
+		u.Machine = req.Machines[r.Machine].Name
+		u.Reason = fmt.Sprintf("fits on %s but was not placed", u.Machine)
+	default:
+		w := u.Shortfalls[0]
+		u.Resource, u.Machine, u.Need, u.Free = w.Resource, w.Machine, w.Need, w.Free
+		where := "on " + w.Machine
+		if w.Machine != req.Machines[r.Machine].Name {
+			where = fmt.Sprintf("at input machine %s (placing on %s)", w.Machine, req.Machines[r.Machine].Name)
+		}
+		u.Reason = fmt.Sprintf("needs %g %s %s, %g free (closest placement); %s short on %d of %d machines",
+			w.Need, w.Resource, where, math.Max(w.Free, 0), w.Resource, u.Blocked[w.Resource], len(in.Machines))
+	}
+	return u
+}

@@ -1,0 +1,97 @@
+package assign
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/xflex/xflex/solver/tetris"
+)
+
+// Generate builds a heartbeat snapshot of the paper's deployment (§5.1):
+// params "machines" (default 20), "tasks" pending (default 200), "jobs"
+// (default 10), "busy" (fraction of each resource already in use, drawn
+// uniformly in [0, 2·busy], default 0.5) and "locality" (fraction of map
+// tasks whose input block lives on a machine, default 1). Map tasks read
+// their block through an input (local disk read or remote network read).
+func Generate(seed int64, params map[string]string) (any, error) {
+	get := func(k string, def float64) (float64, error) {
+		s, ok := params[k]
+		if !ok {
+			return def, nil
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("param %s: want a non-negative number, got %q", k, s)
+		}
+		return v, nil
+	}
+	nm, err := get("machines", 20)
+	if err != nil {
+		return nil, err
+	}
+	nt, err := get("tasks", 200)
+	if err != nil {
+		return nil, err
+	}
+	nj, err := get("jobs", 10)
+	if err != nil {
+		return nil, err
+	}
+	busy, err := get("busy", 0.5)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := get("locality", 1)
+	if err != nil {
+		return nil, err
+	}
+	if nm < 1 || nj < 1 || busy > 0.5 || loc > 1 {
+		return nil, fmt.Errorf("params: need machines ≥ 1, jobs ≥ 1, busy ≤ 0.5, locality ≤ 1")
+	}
+	return GenerateRequest(rand.New(rand.NewPCG(uint64(seed), 0x7e7415a5)), int(nm), int(nt), int(nj), busy, loc), nil
+}
+
+// GenerateRequest is Generate with parsed parameters.
+func GenerateRequest(rng *rand.Rand, machines, tasks, jobs int, busy, locality float64) *Request {
+	req := &Request{}
+	capa := tetris.DeployMachine()
+	for i := 0; i < machines; i++ {
+		free := map[string]float64{}
+		for _, r := range tetris.DeployResources {
+			u := rng.Float64() * 2 * busy
+			free[r] = math.Round(capa[r]*(1-u)*100) / 100
+		}
+		req.Machines = append(req.Machines, MachineReq{Name: fmt.Sprintf("m%03d", i), Capacity: capa, Free: free})
+	}
+	specs := tetris.Workload(rng, jobs, 3600, 1)
+	// Spread the pending tasks over the jobs, taking each job's stages in
+	// order (the pending set of a running job: its map tasks, or its
+	// reduce tasks once maps are done).
+	per := make([]int, jobs)
+	for i := 0; i < tasks; i++ {
+		per[rng.IntN(jobs)]++
+	}
+	for j, js := range specs {
+		st := js.Stages[rng.IntN(len(js.Stages))]
+		finished := rng.IntN(st.Tasks + 1)
+		total := max(st.Tasks, finished+per[j])
+		req.Jobs = append(req.Jobs, JobReq{ID: js.ID, Stages: []StageReq{{Name: st.Name, Tasks: total, Finished: total - per[j]}}})
+		for k := 0; k < per[j]; k++ {
+			dem := map[string]float64{}
+			for r, x := range st.Demand {
+				dem[r] = x
+			}
+			t := TaskReq{ID: fmt.Sprintf("%s-%s-%d", js.ID, st.Name, k), Job: js.ID, Stage: st.Name, Demand: dem}
+			d := st.Duration
+			t.Duration = &d
+			if rate, ok := dem["disk_read"]; ok && rng.Float64() < locality {
+				delete(dem, "disk_read")
+				t.Inputs = []InputReq{{Machine: req.Machines[rng.IntN(machines)].Name, Rate: rate}}
+			}
+			req.Tasks = append(req.Tasks, t)
+		}
+	}
+	return req
+}

@@ -1,0 +1,533 @@
+// Package tetris is the scheduling core of Tetris (Grandl et al., "Multi-
+// Resource Packing for Cluster Schedulers", SIGCOMM 2014), shared by the two
+// problems built on it: solver/tetris/assign (one heartbeat round, as a
+// resource manager would call it) and solver/tetris/simulate (a trace-driven
+// what-if simulator).
+//
+// One round (Round) visits machines in a given order and fills each one
+// (§3.2: "this process is repeated until the machine cannot accommodate any
+// further tasks"). Each pick on machine m:
+//
+//  1. Feasibility: a pending task is a candidate only if its placement-
+//     adjusted peak demand fits m's free resources and, when it reads input
+//     remotely, the disk-read and network-out bandwidth it needs is free at
+//     every machine holding that input (§3.2 "Incorporating task
+//     placement"). Over-allocation of the checked resources is impossible.
+//  2. Ranking: score = a·(1−penalty if remote) − ε·p, where a is the
+//     alignment (vecpack.Alignment: the dot product of demand and free
+//     capacity, both normalised by m's capacity) and p is the job's
+//     remaining work (§3.3.1). The paper writes a + ε·p but states that jobs
+//     with less remaining work go first; the sign here implements the stated
+//     intent (a larger p lowers the score).
+//  3. Fairness (§3.4): jobs holding a candidate are ordered by weighted
+//     dominant share, least first; only the first ⌈(1−f)·|J|⌉ of them may
+//     receive m, |J| being the number of jobs with pending tasks. f = 0 is
+//     pure packing; f → 1 leaves only the job furthest below its share.
+//  4. Barrier hint (§3.5): among the eligible jobs, tasks of stages whose
+//     finished fraction reached b are preferred over all others.
+//
+// Ties are broken by group index, then member index (the caller's order),
+// so a round is deterministic.
+package tetris
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/xflex/xflex/vecpack"
+)
+
+// ShareTieTol treats two dominant shares as equal when they differ by less
+// than this: shares are sums of at most ~1e6 demands over capacities, so
+// 1e-12 absolute is far above round-off noise yet far below any real
+// difference of one task's share.
+const ShareTieTol = 1e-12
+
+// ceilTol keeps ⌈(1−f)·|J|⌉ from jumping up on round-off (e.g.
+// (1−0.7)·10 = 3.0000000000000004): the product is at most ~1e6, so 1e-9
+// is far below one job.
+const ceilTol = 1e-9
+
+// Input is one portion of a task's input: while it runs the task reads Rate
+// (in disk-read / network units) from Machine.
+type Input struct {
+	Machine int
+	Rate    float64
+}
+
+// Roles locate the resources that placement adjusts; -1 means the resource
+// does not exist (then no input may have a positive rate).
+type Roles struct {
+	DiskRead, NetIn, NetOut int
+}
+
+// Member is one pending task of a Group.
+type Member struct {
+	// Inputs lists where the task's input lives; empty means no input
+	// bandwidth beyond the group's Demand.
+	Inputs []Input
+	placed bool
+}
+
+// Placed reports whether the member was assigned in a round.
+func (m *Member) Placed() bool { return m.placed }
+
+// Group is a set of interchangeable pending tasks: one job, one stage, the
+// same peak demand. Members may differ in input locations.
+type Group struct {
+	Job int
+	// Demand is the peak demand when the task reads nothing remotely (the
+	// input portions are added per placement, see LocalDemand).
+	Demand []float64
+	// Promoted marks a stage past the barrier threshold b (§3.5).
+	Promoted bool
+	// Members lists the tasks individually; when nil the group stands for
+	// Count anonymous tasks without inputs (the simulator's case).
+	Members []Member
+	// Count is the number of pending (unplaced) tasks.
+	Count int
+
+	cursor int // first member that may still be pending
+}
+
+// Job is the per-job state a round reads and updates.
+type Job struct {
+	// Alloc is the job's current allocation (summed over machines), used
+	// for its dominant share; a round adds what it places.
+	Alloc []float64
+	// Weight scales the fair share (default 1).
+	Weight float64
+	// Work is the remaining work p of §3.3.1.
+	Work float64
+}
+
+// Machine is a machine's capacity and free resources; a round subtracts
+// what it places from Free.
+type Machine struct {
+	Cap  []float64
+	Free []float64
+}
+
+// Config holds the knobs of a round.
+type Config struct {
+	// Fairness is f in [0, 1].
+	Fairness float64
+	// Epsilon weighs remaining work against alignment (already resolved;
+	// see AutoEpsilon).
+	Epsilon float64
+	// RemotePenalty is the fraction of alignment lost by a remote read.
+	RemotePenalty float64
+	// Mask selects the resources checked for fit and scored; nil means all.
+	// The simulator's cpu-and-memory variant masks out disk and network,
+	// which lets them be over-allocated.
+	Mask []bool
+	// Total is the cluster's capacity per resource (dominant shares).
+	Total []float64
+	Roles Roles
+}
+
+// Placement is one task placed by a round.
+type Placement struct {
+	Group, Member int // Member is -1 for anonymous groups
+	Machine       int
+	Alignment     float64
+	Score         float64
+	Remote        bool
+	Promoted      bool
+	// Demand is the placement-adjusted demand on Machine.
+	Demand []float64
+	// RemoteUse is the bandwidth taken at other machines (disk read and
+	// network out), keyed by machine.
+	RemoteUse []Input
+	// Share is the job's dominant share just before the placement and Rank
+	// its position among the jobs that could use the machine (0 = furthest
+	// below its fair share).
+	Share float64
+	Rank  int
+}
+
+// Round runs one scheduling round over machines in the given visit order and
+// returns the placements in the order they were made. It mutates machine
+// Free, job Alloc, group Count and member placed flags.
+func Round(ctx context.Context, machines []Machine, order []int, groups []*Group, jobs []Job, cfg Config) ([]Placement, error) {
+	r := newRound(machines, groups, jobs, cfg)
+	var out []Placement
+	for i, m := range order {
+		if i%16 == 0 && ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		out = r.fill(m, out)
+	}
+	return out, nil
+}
+
+type cand struct {
+	g, mi    int
+	align    float64
+	score    float64
+	remote   bool
+	promoted bool
+	ok       bool
+}
+
+func (c cand) better(o cand) bool {
+	if !o.ok {
+		return c.ok
+	}
+	if !c.ok {
+		return false
+	}
+	if c.score != o.score {
+		return c.score > o.score
+	}
+	if c.g != o.g {
+		return c.g < o.g
+	}
+	return c.mi < o.mi
+}
+
+type round struct {
+	ms     []Machine
+	gs     []*Group
+	js     []Job
+	cfg    Config
+	d      int
+	mask   []bool
+	local  [][][2]int // machine -> (group, member) with an input there
+	pend   []int      // pending members per job
+	npend  int        // jobs with pending members
+	best   []cand     // per job
+	bestP  []cand     // per job, promoted only
+	mf, nf []float64  // masked free and normalised masked free of the machine
+	dem    []float64  // scratch: local demand
+	md, nd []float64  // scratch: masked and normalised demand
+	need   []Input    // scratch: remote needs
+	two    [2]float64
+	twoF   [2]float64
+	jl     []int
+	sh     []float64 // scratch: dominant share per job
+}
+
+func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
+	d := 0
+	if len(ms) > 0 {
+		d = len(ms[0].Cap)
+	}
+	mask := cfg.Mask
+	if mask == nil {
+		mask = make([]bool, d)
+		for i := range mask {
+			mask[i] = true
+		}
+	}
+	r := &round{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: mask,
+		local: make([][][2]int, len(ms)), pend: make([]int, len(js)),
+		best: make([]cand, len(js)), sh: make([]float64, len(js)), bestP: make([]cand, len(js)),
+		mf: make([]float64, d), nf: make([]float64, d), dem: make([]float64, d),
+		md: make([]float64, d), nd: make([]float64, d)}
+	for gi, g := range gs {
+		r.pend[g.Job] += g.Count
+		for mi := range g.Members {
+			mem := &g.Members[mi]
+			if mem.placed {
+				continue
+			}
+			for k, in := range mem.Inputs {
+				if !hasInput(mem.Inputs[:k], in.Machine) {
+					r.local[in.Machine] = append(r.local[in.Machine], [2]int{gi, mi})
+				}
+			}
+		}
+	}
+	for _, p := range r.pend {
+		if p > 0 {
+			r.npend++
+		}
+	}
+	return r
+}
+
+// LocalDemand writes into out the demand of a task of g with the given
+// inputs when placed on machine m: portions stored on m add disk read at m,
+// the others add network in at m (they also need disk read and network out
+// at their own machine, which RemoteNeeds lists). remote reports whether any
+// portion is read remotely.
+func LocalDemand(g *Group, inputs []Input, m int, roles Roles, out []float64) (remote bool) {
+	copy(out, g.Demand)
+	for _, in := range inputs {
+		if in.Machine == m {
+			if roles.DiskRead >= 0 {
+				out[roles.DiskRead] += in.Rate
+			}
+			continue
+		}
+		remote = true
+		if roles.NetIn >= 0 {
+			out[roles.NetIn] += in.Rate
+		}
+	}
+	return remote
+}
+
+// RemoteNeeds aggregates, per remote machine, the bandwidth a task placed on
+// m reads from it (needed as disk read and network out there), appending to
+// buf in first-occurrence order.
+func RemoteNeeds(inputs []Input, m int, buf []Input) []Input {
+	buf = buf[:0]
+	for _, in := range inputs {
+		if in.Machine == m {
+			continue
+		}
+		found := false
+		for k := range buf {
+			if buf[k].Machine == in.Machine {
+				buf[k].Rate += in.Rate
+				found = true
+				break
+			}
+		}
+		if !found {
+			buf = append(buf, in)
+		}
+	}
+	return buf
+}
+
+// prepMachine caches m's masked and normalised free vectors.
+func (r *round) prepMachine(m int) {
+	mc := r.ms[m]
+	for k := 0; k < r.d; k++ {
+		r.mf[k], r.nf[k] = 0, 0
+		if !r.mask[k] {
+			continue
+		}
+		r.mf[k] = mc.Free[k]
+		if mc.Cap[k] > 0 {
+			r.nf[k] = mc.Free[k] / mc.Cap[k]
+		}
+	}
+}
+
+// eval scores member mi of group gi (mi = -1: anonymous) on machine m.
+func (r *round) eval(gi, mi, m int) cand {
+	g := r.gs[gi]
+	var inputs []Input
+	if mi >= 0 {
+		inputs = g.Members[mi].Inputs
+	}
+	remote := LocalDemand(g, inputs, m, r.cfg.Roles, r.dem)
+	mc := r.ms[m]
+	for k := 0; k < r.d; k++ {
+		r.md[k], r.nd[k] = 0, 0
+		if !r.mask[k] {
+			continue
+		}
+		r.md[k] = r.dem[k]
+		if mc.Cap[k] > 0 {
+			r.nd[k] = r.dem[k] / mc.Cap[k]
+		}
+	}
+	if !vecpack.Fits(r.md, r.mf) {
+		return cand{}
+	}
+	if remote && !r.remoteFits(inputs, m) {
+		return cand{}
+	}
+	a := vecpack.Alignment(r.nd, r.nf)
+	if math.IsInf(a, -1) {
+		return cand{}
+	}
+	s := a
+	if remote {
+		s *= 1 - r.cfg.RemotePenalty
+	}
+	s -= r.cfg.Epsilon * r.js[g.Job].Work
+	return cand{g: gi, mi: mi, align: a, score: s, remote: remote, promoted: g.Promoted, ok: true}
+}
+
+// remoteFits checks disk read and network out at every remote input machine.
+func (r *round) remoteFits(inputs []Input, m int) bool {
+	r.need = RemoteNeeds(inputs, m, r.need)
+	ro := r.cfg.Roles
+	for _, n := range r.need {
+		f := r.ms[n.Machine].Free
+		r.two = [2]float64{}
+		r.twoF = [2]float64{}
+		if ro.DiskRead >= 0 && r.mask[ro.DiskRead] {
+			r.two[0], r.twoF[0] = n.Rate, f[ro.DiskRead]
+		}
+		if ro.NetOut >= 0 && r.mask[ro.NetOut] {
+			r.two[1], r.twoF[1] = n.Rate, f[ro.NetOut]
+		}
+		if !vecpack.Fits(r.two[:], r.twoF[:]) {
+			return false
+		}
+	}
+	return true
+}
+
+// share is job j's weighted dominant share over the masked resources.
+func (r *round) share(j int) float64 {
+	s := 0.0
+	for k, a := range r.js[j].Alloc {
+		if r.mask[k] && r.cfg.Total[k] > 0 {
+			s = math.Max(s, a/r.cfg.Total[k])
+		}
+	}
+	w := r.js[j].Weight
+	if w <= 0 {
+		w = 1
+	}
+	return s / w
+}
+
+func (r *round) offer(c cand) {
+	j := r.gs[c.g].Job
+	if c.better(r.best[j]) {
+		r.best[j] = c
+	}
+	if c.promoted && c.better(r.bestP[j]) {
+		r.bestP[j] = c
+	}
+}
+
+// fill places tasks on machine m until none fits.
+func (r *round) fill(m int, out []Placement) []Placement {
+	for {
+		r.prepMachine(m)
+		for j := range r.best {
+			r.best[j], r.bestP[j] = cand{}, cand{}
+		}
+		for _, gm := range r.local[m] {
+			g := r.gs[gm[0]]
+			if g.Members[gm[1]].placed {
+				continue
+			}
+			r.offer(r.eval(gm[0], gm[1], m))
+		}
+		for gi, g := range r.gs {
+			if g.Count == 0 {
+				continue
+			}
+			if g.Members == nil {
+				r.offer(r.eval(gi, -1, m))
+				continue
+			}
+			// The first pending member with no input on m whose remote
+			// reads fit stands for the whole group (members on m were
+			// offered above through the local index).
+			for mi := g.cursor; mi < len(g.Members); mi++ {
+				mem := &g.Members[mi]
+				if mem.placed {
+					if mi == g.cursor {
+						g.cursor++
+					}
+					continue
+				}
+				if hasInput(mem.Inputs, m) {
+					continue
+				}
+				c := r.eval(gi, mi, m)
+				if c.ok {
+					r.offer(c)
+					break
+				}
+				if len(mem.Inputs) == 0 {
+					break // identical to every later input-free member
+				}
+			}
+		}
+		r.jl = r.jl[:0]
+		for j := range r.best {
+			if r.best[j].ok {
+				r.jl = append(r.jl, j)
+			}
+		}
+		if len(r.jl) == 0 {
+			return out
+		}
+		shares := r.sh
+		for _, j := range r.jl {
+			shares[j] = r.share(j)
+		}
+		sort.SliceStable(r.jl, func(a, b int) bool {
+			sa, sb := shares[r.jl[a]], shares[r.jl[b]]
+			if math.Abs(sa-sb) > ShareTieTol {
+				return sa < sb
+			}
+			return r.jl[a] < r.jl[b]
+		})
+		k := int(math.Ceil((1-r.cfg.Fairness)*float64(r.npend) - ceilTol))
+		if k < 1 {
+			k = 1
+		}
+		if k > len(r.jl) {
+			k = len(r.jl)
+		}
+		var pick cand
+		rank := -1
+		for i, j := range r.jl[:k] {
+			if r.bestP[j].better(pick) {
+				pick, rank = r.bestP[j], i
+			}
+		}
+		if !pick.ok {
+			for i, j := range r.jl[:k] {
+				if r.best[j].better(pick) {
+					pick, rank = r.best[j], i
+				}
+			}
+		}
+		out = append(out, r.apply(pick, m, shares[r.jl[rank]], rank))
+	}
+}
+
+func hasInput(ins []Input, m int) bool {
+	for _, in := range ins {
+		if in.Machine == m {
+			return true
+		}
+	}
+	return false
+}
+
+// apply commits candidate c on machine m.
+func (r *round) apply(c cand, m int, share float64, rank int) Placement {
+	g := r.gs[c.g]
+	var inputs []Input
+	if c.mi >= 0 {
+		g.Members[c.mi].placed = true
+		inputs = g.Members[c.mi].Inputs
+	}
+	dem := make([]float64, r.d)
+	LocalDemand(g, inputs, m, r.cfg.Roles, dem)
+	job := &r.js[g.Job]
+	for k, x := range dem {
+		r.ms[m].Free[k] -= x
+		job.Alloc[k] += x
+	}
+	var ru []Input
+	if c.remote {
+		ru = append(ru, RemoteNeeds(inputs, m, nil)...)
+		ro := r.cfg.Roles
+		for _, n := range ru {
+			f := r.ms[n.Machine].Free
+			if ro.DiskRead >= 0 {
+				f[ro.DiskRead] -= n.Rate
+				job.Alloc[ro.DiskRead] += n.Rate
+			}
+			if ro.NetOut >= 0 {
+				f[ro.NetOut] -= n.Rate
+				job.Alloc[ro.NetOut] += n.Rate
+			}
+		}
+	}
+	g.Count--
+	r.pend[g.Job]--
+	if r.pend[g.Job] == 0 {
+		r.npend--
+	}
+	return Placement{Group: c.g, Member: c.mi, Machine: m, Alignment: c.align, Score: c.score,
+		Remote: c.remote, Promoted: c.promoted, Demand: dem, RemoteUse: ru, Share: share, Rank: rank}
+}
