@@ -5,6 +5,7 @@ package problems
 
 import (
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/flex"
 	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
 )
 
@@ -14,5 +15,6 @@ func All() []solver.Problem {
 	return []solver.Problem{
 		// problem list: one line per solver subpackage, e.g. cmmf.Problem(),
 		tetrisassign.Problem(),
+		flex.Problem(),
 	}
 }

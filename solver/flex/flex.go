@@ -1,0 +1,404 @@
+package flex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/xflex/xflex/solver"
+)
+
+// Problem is the flex problem: POST /v1/flex, `xflex solve flex`.
+func Problem() solver.Problem {
+	return solver.Problem{
+		Name:           "flex",
+		RequestSchema:  "flex.request.json",
+		ResponseSchema: "flex.response.json",
+		Summary:        "Flex: malleable slot schedules (MPS over RAP, metric-specific and searched orderings, LP refinement) for response time, stretch, makespan, tardiness, lateness, tardy jobs and SLA costs",
+		Solve:          Solve,
+		Generate:       Generate,
+	}
+}
+
+// Result is the response's result (schemas/flex.response.json).
+type Result struct {
+	Objective      float64       `json:"objective"`
+	Metric         string        `json:"metric"`
+	Aggregate      string        `json:"aggregate"`
+	Ordering       []string      `json:"ordering"`
+	OrderingSource string        `json:"ordering_source"`
+	MPSOptimal     bool          `json:"mps_optimal"`
+	Optimal        bool          `json:"optimal"`
+	RAPMethod      string        `json:"rap_method"`
+	Intervals      []IntervalOut `json:"intervals"`
+	IntervalsCut   bool          `json:"intervals_truncated"`
+	Jobs           []JobOut      `json:"jobs"`
+	Baselines      Baselines     `json:"baselines"`
+	Candidates     []CandOut     `json:"candidates"`
+}
+
+// IntervalOut is one interval of the winning schedule.
+type IntervalOut struct {
+	Start float64        `json:"start"`
+	End   float64        `json:"end"`
+	Slots map[string]int `json:"slots"`
+}
+
+// JobOut is one job's outcome in the winning schedule.
+type JobOut struct {
+	ID         string  `json:"id"`
+	Completion float64 `json:"completion"`
+	Penalty    float64 `json:"penalty"`
+}
+
+// Baselines are the FIFO and Fair objectives on the same instance.
+type Baselines struct {
+	FIFO Baseline `json:"fifo"`
+	Fair Baseline `json:"fair"`
+}
+
+// Baseline is one baseline's outcome.
+type Baseline struct {
+	Objective float64 `json:"objective"`
+	// Ratio is objective / flex objective when both are positive.
+	Ratio *float64 `json:"ratio,omitempty"`
+}
+
+// CandOut is one candidate schedule considered.
+type CandOut struct {
+	Source    string  `json:"source"`
+	Objective float64 `json:"objective"`
+}
+
+// Tuning constants.
+const (
+	// RefineAutoMaxJobs: refine "auto" runs the LP refinement up to this
+	// many jobs (the LP has J²/2 columns; 60 jobs solve in milliseconds).
+	RefineAutoMaxJobs = 60
+	// RefineAutoMaxJobsMILP: the same for the MILP of tardy jobs and SLAs.
+	RefineAutoMaxJobsMILP = 12
+	// ExactLPMaxJobs: exact=true also enumerates every completion order
+	// with the LP (J! LPs) up to this many jobs, proving the malleable
+	// optimum for every metric; ExactMILPMaxJobs for the MILP metrics.
+	ExactLPMaxJobs   = 6
+	ExactMILPMaxJobs = 5
+)
+
+// DefaultLocalSearchEvals is the local search's MPS-evaluation budget when
+// the request names none: generous for small instances (which reach a
+// local optimum long before it), about 2·10⁵·J log J work for large ones.
+func DefaultLocalSearchEvals(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return max(50, min(20000, 400000/n))
+}
+
+// kind of candidate schedule.
+const (
+	kindMPS = iota
+	kindFair
+	kindLP
+)
+
+type candidate struct {
+	source string
+	kind   int
+	prio   []int // MPS priority list, or completion order
+	comp   []float64
+	obj    float64
+	ivs    []Interval
+}
+
+// completionOrder sorts jobs by completion, ties by prio position.
+func completionOrder(comp []float64, prio []int) []int {
+	o := append([]int(nil), prio...)
+	sort.SliceStable(o, func(a, b int) bool { return comp[o[a]] < comp[o[b]] })
+	return o
+}
+
+// Solve is the flex SolveFunc.
+func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
+	var req Request
+	if err := solver.Decode(raw, &req); err != nil {
+		return nil, solver.Meta{}, err
+	}
+	in, err := Build(&req)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	return run(ctx, in, &req, opts)
+}
+
+func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (*Result, solver.Meta, error) {
+	n := in.N()
+	var meta solver.Meta
+	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x9e3779b97f4a7c15))
+	ev := newEvaluator(in)
+	var cands []*candidate
+	addMPS := func(name string, prio []int) *candidate {
+		comp := make([]float64, n)
+		in.mps(prio, false, ev.w, comp, nil)
+		c := &candidate{source: name, kind: kindMPS, prio: prio, comp: comp, obj: in.Objective(comp)}
+		cands = append(cands, c)
+		return c
+	}
+	alloc, method := in.rapSolve()
+	addMPS("rap", in.rapOrdering(alloc))
+	if method == "greedy-fallback" {
+		meta.Notes = append(meta.Notes, fmt.Sprintf("RAP: the DP table would exceed %d cells; greedy marginal allocation used (not exact for this metric)", DPMaxCells))
+	}
+	seen := map[string]bool{fmt.Sprint(cands[0].prio): true}
+	for _, o := range in.specificOrderings() {
+		if key := fmt.Sprint(o.prio); !seen[key] {
+			seen[key] = true
+			addMPS(o.name, o.prio)
+		}
+	}
+	bestMPS := cands[0]
+	for _, c := range cands[1:] {
+		if better(c.obj, bestMPS.obj) {
+			bestMPS = c
+		}
+	}
+	timedOut := false
+	evals := DefaultLocalSearchEvals(n)
+	if req.LocalSearch != nil {
+		evals = *req.LocalSearch
+	}
+	if evals > 0 {
+		prio, obj, stopped := ev.localSearch(ctx, bestMPS.prio, bestMPS.obj, evals, rng)
+		timedOut = timedOut || stopped
+		if better(obj, bestMPS.obj) {
+			bestMPS = addMPS("local_search", prio)
+		}
+		meta.Notes = append(meta.Notes, fmt.Sprintf("local search: %d MPS evaluations", ev.evals))
+	}
+	mpsProven := false
+	if req.Exact {
+		prio, obj, done := in.exactMPS(ctx, bestMPS.prio, bestMPS.obj)
+		mpsProven = done
+		if !done {
+			timedOut = true
+			meta.Notes = append(meta.Notes, "exact MPS search stopped by the budget")
+		}
+		if better(obj, bestMPS.obj) {
+			bestMPS = addMPS("exact_mps", prio)
+		}
+		if done {
+			meta.Notes = append(meta.Notes, fmt.Sprintf("exact MPS search complete: %s is the best MPS ordering", bestMPS.source))
+		}
+	}
+	fcomp, forder, _ := in.fair(0)
+	fairC := &candidate{source: "fair", kind: kindFair, prio: forder, comp: fcomp, obj: in.Objective(fcomp)}
+	cands = append(cands, fairC)
+
+	// LP/MILP refinement of the best MPS completion order and Fair's.
+	mip := !in.rapConvex()
+	limit := RefineAutoMaxJobs
+	if mip {
+		limit = RefineAutoMaxJobsMILP
+	}
+	doRefine := req.Refine == "on" || ((req.Refine == "" || req.Refine == "auto") && n <= limit)
+	backend := ""
+	if doRefine {
+		for _, base := range []*candidate{bestMPS, fairC} {
+			if ctx.Err() != nil {
+				timedOut = true
+				break
+			}
+			order := completionOrder(base.comp, base.prio)
+			r, err := in.refine(ctx, order, "")
+			if err != nil {
+				meta.Notes = append(meta.Notes, fmt.Sprintf("refinement of %s skipped: %v", base.source, err))
+				continue
+			}
+			if err := in.verify(r.ivs, r.comp, false); err != nil {
+				meta.Notes = append(meta.Notes, fmt.Sprintf("refinement of %s rejected: %v", base.source, err))
+				continue
+			}
+			cands = append(cands, &candidate{source: "lp_refinement", kind: kindLP, prio: completionOrder(r.comp, order), comp: r.comp, obj: r.obj, ivs: r.ivs})
+		}
+	}
+	malleableProven := false
+	provenValue := math.NaN()
+	exactLimit := ExactLPMaxJobs
+	if mip {
+		exactLimit = ExactMILPMaxJobs
+	}
+	if req.Exact && n <= exactLimit {
+		c, val, done := in.exactMalleable(ctx)
+		if c != nil {
+			cands = append(cands, c)
+		}
+		if done {
+			malleableProven, provenValue = true, val
+			meta.Notes = append(meta.Notes, fmt.Sprintf("every completion order solved by LP/MILP: the malleable optimum is %g", val))
+		} else {
+			timedOut = true
+		}
+	}
+	win := cands[0]
+	for _, c := range cands[1:] {
+		if better(c.obj, win.obj) {
+			win = c
+		}
+	}
+	if win.kind == kindLP {
+		backend = "+lp"
+	}
+
+	res := &Result{
+		Objective: win.obj, Metric: in.Metric.String(), Aggregate: in.Agg.String(),
+		OrderingSource: win.source, MPSOptimal: mpsProven, RAPMethod: method,
+	}
+	for _, j := range win.prio {
+		res.Ordering = append(res.Ordering, in.Jobs[j].ID)
+	}
+	lim := -1
+	if req.MaxIntervals != nil {
+		lim = *req.MaxIntervals
+	}
+	var ivs []Interval
+	switch win.kind {
+	case kindMPS:
+		rec := &mpsRecord{}
+		comp := make([]float64, n)
+		in.mps(win.prio, false, newMPSWork(n), comp, rec)
+		ivs = in.intervalsFromRecord(rec, comp, lim)
+		res.IntervalsCut = lim >= 0 && len(ivs) == lim && lim < countDistinct(comp, in.T0)
+	case kindFair:
+		_, _, ivs = in.fair(lim)
+		res.IntervalsCut = lim >= 0 && len(ivs) == lim && lim < countDistinct(win.comp, in.T0)
+	case kindLP:
+		ivs = win.ivs
+		if lim >= 0 && len(ivs) > lim {
+			ivs, res.IntervalsCut = ivs[:lim], true
+		}
+	}
+	res.Intervals = make([]IntervalOut, 0, len(ivs))
+	for _, iv := range ivs {
+		o := IntervalOut{Start: iv.Start, End: iv.End, Slots: make(map[string]int, len(iv.Jobs))}
+		for i, j := range iv.Jobs {
+			o.Slots[in.Jobs[j].ID] = iv.Slots[i]
+		}
+		res.Intervals = append(res.Intervals, o)
+	}
+	for j := 0; j < n; j++ {
+		res.Jobs = append(res.Jobs, JobOut{ID: in.Jobs[j].ID, Completion: win.comp[j], Penalty: in.Penalty(j, win.comp[j])})
+	}
+	fifoComp := make([]float64, n)
+	in.mps(in.arrivalOrder(), true, ev.w, fifoComp, nil)
+	res.Baselines.FIFO = baseline(in.Objective(fifoComp), win.obj)
+	res.Baselines.Fair = baseline(fairC.obj, win.obj)
+	for _, c := range cands {
+		res.Candidates = append(res.Candidates, CandOut{Source: c.source, Objective: c.obj})
+	}
+
+	meta.Solver = "flex/" + win.source + backend
+	meta.SetObjective(win.obj)
+	switch {
+	case malleableProven:
+		res.Optimal = true
+		meta.Status = solver.StatusOptimal
+		meta.SetBound(math.Min(provenValue, win.obj))
+	case in.lemma1Holds() && mpsProven:
+		res.Optimal = true
+		meta.Status = solver.StatusOptimal
+		meta.SetBound(win.obj)
+		meta.Notes = append(meta.Notes, "Lemma 1 holds for this metric (sum of linear penalties): the best MPS ordering is a malleable optimum")
+	default:
+		if timedOut {
+			meta.Status = solver.StatusTimeout
+		} else {
+			meta.Status = solver.StatusFeasible
+		}
+		meta.SetBound(math.Min(in.rootBound(), win.obj))
+	}
+	return res, meta, nil
+}
+
+func baseline(v, flex float64) Baseline {
+	b := Baseline{Objective: v}
+	if v > 0 && flex > 0 {
+		r := v / flex
+		b.Ratio = &r
+	}
+	return b
+}
+
+// countDistinct is the number of distinct completion times after t0: the
+// number of non-empty intervals of an MPS or Fair schedule.
+func countDistinct(comp []float64, t0 float64) int {
+	c := append([]float64(nil), comp...)
+	sort.Float64s(c)
+	k := 0
+	prev := t0
+	for _, v := range c {
+		if v-prev > TimeTol*math.Max(1, math.Abs(v)) {
+			k++
+			prev = v
+		}
+	}
+	return k
+}
+
+// exactMalleable solves the LP/MILP refinement for every completion order
+// and returns the best schedule as a candidate, its value, and whether
+// every order was solved to optimality (then it is the integer-slot
+// malleable optimum: every schedule has some completion order, and the
+// refinement is exact for a fixed order).
+func (in *Instance) exactMalleable(ctx context.Context) (*candidate, float64, bool) {
+	n := in.N()
+	perm := identity(n)
+	var best *candidate
+	bestVal := math.Inf(1)
+	all := true
+	for {
+		if ctx.Err() != nil {
+			return best, bestVal, false
+		}
+		r, err := in.refine(ctx, perm, "")
+		if err != nil || !r.proven {
+			all = false
+		}
+		if err == nil {
+			if r.proven && r.lpObj < bestVal {
+				bestVal = r.lpObj
+			}
+			if in.verify(r.ivs, r.comp, false) == nil && (best == nil || better(r.obj, best.obj)) {
+				best = &candidate{source: "lp_exhaustive", kind: kindLP, prio: completionOrder(r.comp, perm), comp: r.comp, obj: r.obj, ivs: r.ivs}
+			}
+		}
+		if !nextPerm(perm) {
+			break
+		}
+	}
+	if best != nil && best.obj < bestVal {
+		bestVal = best.obj
+	}
+	return best, bestVal, all
+}
+
+// nextPerm advances p to the next lexicographic permutation.
+func nextPerm(p []int) bool {
+	i := len(p) - 2
+	for i >= 0 && p[i] >= p[i+1] {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	k := len(p) - 1
+	for p[k] <= p[i] {
+		k--
+	}
+	p[i], p[k] = p[k], p[i]
+	for a, b := i+1, len(p)-1; a < b; a, b = a+1, b-1 {
+		p[a], p[b] = p[b], p[a]
+	}
+	return true
+}

@@ -1,0 +1,217 @@
+package flex
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+)
+
+// Generate builds an instance of the paper's simulation study (Sect. 4.1):
+// bimodal job sizes (the sum of two left-truncated normals, the large mean
+// 10× the small, standard deviations a third of the means), normalised to a
+// fixed total work; maxima from the work; minima from a truncated normal
+// whose mean leaves the requested slack, at least 1 per job and resampled
+// while above the maximum.
+//
+// Parameters (all optional):
+//
+//	jobs=10          number of jobs
+//	slots=100        S
+//	small=0.8        fraction of small jobs (rounded to a count)
+//	slack=0.75       target fraction of slots not covered by minima
+//	total_work=10·S  total work, in slot-seconds
+//	task=1           work per task: M_j = min(S, ⌈work_j / task⌉), the
+//	                 paper's open "work to slots" conversion; with the
+//	                 defaults this is M_j = min(S, ⌈work_j⌉), 10·S one-slot
+//	                 tasks in all
+//	metric=weighted_response_time, objective=sum|max (default per metric)
+//	weights=unit|uniform   weights 1, or uniform on (0,1) as in the paper
+//	steps=3          SLA steps per job (metric sla)
+//	exact=false      ask for the exact search
+//
+// Deadlines and pseudo-deadlines are uniform on (0, total_work/S], SLA
+// penalties uniform on (0,1) sorted increasing.
+func Generate(seed int64, params map[string]string) (any, error) {
+	p := genParams{jobs: 10, slots: 100, small: 0.8, slack: 0.75, task: 1, metric: "weighted_response_time", weights: "unit", steps: 3}
+	if err := p.parse(params); err != nil {
+		return nil, err
+	}
+	return generate(seed, p)
+}
+
+type genParams struct {
+	jobs, slots       int
+	small, slack      float64
+	totalWork, task   float64
+	metric, objective string
+	weights           string
+	steps             int
+	exact             bool
+}
+
+func (p *genParams) parse(params map[string]string) error {
+	for k, v := range params {
+		var err error
+		switch k {
+		case "jobs":
+			p.jobs, err = strconv.Atoi(v)
+			if err == nil && (p.jobs < 1 || p.jobs > 100000) {
+				err = fmt.Errorf("want 1..100000")
+			}
+		case "slots":
+			p.slots, err = strconv.Atoi(v)
+			if err == nil && (p.slots < 1 || p.slots > 1000000000) {
+				err = fmt.Errorf("want 1..1e9")
+			}
+		case "small":
+			p.small, err = unitFloat(v)
+		case "slack":
+			p.slack, err = unitFloat(v)
+		case "total_work":
+			p.totalWork, err = strconv.ParseFloat(v, 64)
+			if err == nil && !(p.totalWork > 0 && p.totalWork < 1e15) {
+				err = fmt.Errorf("want a positive number")
+			}
+		case "task":
+			p.task, err = strconv.ParseFloat(v, 64)
+			if err == nil && !(p.task > 0 && p.task < 1e15) {
+				err = fmt.Errorf("want a positive number")
+			}
+		case "metric":
+			if _, ok := parseMetric(v); !ok {
+				err = fmt.Errorf("unknown metric")
+			}
+			p.metric = v
+		case "objective":
+			if v != "sum" && v != "max" {
+				err = fmt.Errorf("want sum or max")
+			}
+			p.objective = v
+		case "weights":
+			if v != "unit" && v != "uniform" {
+				err = fmt.Errorf("want unit or uniform")
+			}
+			p.weights = v
+		case "steps":
+			p.steps, err = strconv.Atoi(v)
+			if err == nil && (p.steps < 1 || p.steps > 100) {
+				err = fmt.Errorf("want 1..100")
+			}
+		case "exact":
+			p.exact, err = strconv.ParseBool(v)
+		default:
+			return fmt.Errorf("unknown parameter %q (jobs, slots, small, slack, total_work, task, metric, objective, weights, steps, exact)", k)
+		}
+		if err != nil {
+			return fmt.Errorf("parameter %s=%q: %v", k, v, err)
+		}
+	}
+	if p.totalWork == 0 {
+		p.totalWork = 10 * float64(p.slots)
+	}
+	return nil
+}
+
+func unitFloat(v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err == nil && !(f >= 0 && f <= 1) {
+		err = fmt.Errorf("want a number in [0,1]")
+	}
+	return f, err
+}
+
+// truncNormal samples a normal left-truncated at 0 (resampling).
+func truncNormal(rng *rand.Rand, mean, sd float64) float64 {
+	for {
+		if v := mean + sd*rng.NormFloat64(); v > 0 {
+			return v
+		}
+	}
+}
+
+func generate(seed int64, p genParams) (*Request, error) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x666c6578))
+	n, S := p.jobs, p.slots
+	metric, _ := parseMetric(p.metric)
+	nSmall := int(math.Round(p.small * float64(n)))
+	isSmall := make([]bool, n)
+	for i := 0; i < nSmall; i++ {
+		isSmall[i] = true
+	}
+	rng.Shuffle(n, func(a, b int) { isSmall[a], isSmall[b] = isSmall[b], isSmall[a] })
+	work := make([]float64, n)
+	tot := 0.0
+	for j := range work {
+		mean := 1.0
+		if !isSmall[j] {
+			mean = 10
+		}
+		work[j] = truncNormal(rng, mean, mean/3)
+		tot += work[j]
+	}
+	req := &Request{Slots: S, Metric: p.metric, Objective: p.objective, Exact: p.exact}
+	minMean := (1 - p.slack) * float64(S) / float64(n)
+	horizon := p.totalWork / float64(S)
+	minSum := 0
+	for j := 0; j < n; j++ {
+		w := work[j] * p.totalWork / tot
+		mx := int(math.Min(float64(S), math.Ceil(w/p.task-1e-9)))
+		if mx < 1 {
+			mx = 1
+		}
+		mn := 1
+		for tries := 0; tries < 1000; tries++ {
+			mn = max(1, int(math.Round(truncNormal(rng, math.Max(minMean, 1e-9), math.Max(minMean, 1e-9)/3))))
+			if mn <= mx {
+				break
+			}
+		}
+		mn = min(mn, mx)
+		minSum += mn
+		jr := JobReq{ID: fmt.Sprintf("j%d", j), Work: round6(w), Min: mn, Max: mx}
+		if p.weights == "uniform" && metric != Stretch && metric != Makespan && metric != SLA {
+			wt := round6(math.Max(1e-6, rng.Float64()))
+			jr.Weight = &wt
+		}
+		if metric.needsDeadline() {
+			d := round6(math.Max(1e-6, rng.Float64()) * horizon)
+			jr.Deadline = &d
+		}
+		if metric == SLA {
+			ds := make([]float64, p.steps)
+			ps := make([]float64, p.steps)
+			for k := range ds {
+				ds[k] = round6(math.Max(1e-6, rng.Float64()) * horizon)
+				ps[k] = round6(math.Max(1e-6, rng.Float64()))
+			}
+			sort.Float64s(ds)
+			sort.Float64s(ps)
+			for k := range ds {
+				if k > 0 && ds[k] <= ds[k-1] {
+					continue
+				}
+				jr.SLA = append(jr.SLA, StepReq{Deadline: ds[k], Penalty: ps[k]})
+			}
+		}
+		req.Jobs = append(req.Jobs, jr)
+	}
+	// Normalise the minima when they exceed S: lower the largest minimum
+	// (ties: the lowest index) until they fit, keeping each at least 1
+	// where possible.
+	for minSum > S {
+		big := -1
+		for j := range req.Jobs {
+			if req.Jobs[j].Min > 0 && (big < 0 || req.Jobs[j].Min > req.Jobs[big].Min) {
+				big = j
+			}
+		}
+		req.Jobs[big].Min--
+		minSum--
+	}
+	return req, nil
+}
+
+// round6 keeps generated numbers short and exactly reproducible in JSON.
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

@@ -1,0 +1,369 @@
+// Package flex implements the Flex allocation scheme for MapReduce-style
+// slot scheduling (flex-mapreduce-allocation.txt): the malleable packing
+// scheme (MPS) that turns a priority ordering of jobs into a malleable
+// schedule, orderings from separable resource allocation problems (RAP) and
+// from metric-specific rules, a local search over orderings, an exact
+// branch-and-bound search over orderings for small instances, the FIFO and
+// Fair baselines, and an LP/MILP refinement that keeps a completion order
+// and re-optimises the slot allocation of every interval.
+//
+// Times are on the caller's clock: the schedule starts at the epoch start
+// (request field start, default 0), deadlines are absolute, and response
+// time and stretch are measured from a job's arrival (default: start).
+package flex
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/xflex/xflex/solver"
+)
+
+// Request is the wire format of POST /v1/flex (schemas/flex.request.json).
+type Request struct {
+	Slots     int      `json:"slots"`
+	Metric    string   `json:"metric"`
+	Objective string   `json:"objective,omitempty"`
+	Start     float64  `json:"start,omitempty"`
+	Jobs      []JobReq `json:"jobs"`
+	Exact     bool     `json:"exact,omitempty"`
+	// LocalSearch bounds the number of MPS evaluations of the local search
+	// over orderings (0 turns it off); nil means DefaultLocalSearchEvals.
+	LocalSearch *int `json:"local_search,omitempty"`
+	// Refine selects the LP/MILP refinement: "auto" (default), "on", "off".
+	Refine string `json:"refine,omitempty"`
+	// MaxIntervals caps how many intervals the response lists (a scheduler
+	// enforcing only the first interval asks for 1); nil lists all.
+	MaxIntervals *int   `json:"max_intervals,omitempty"`
+	BudgetMS     *int64 `json:"budget_ms,omitempty"`
+	Seed         *int64 `json:"seed,omitempty"`
+}
+
+// JobReq is one job of a request.
+type JobReq struct {
+	ID       string    `json:"id"`
+	Work     float64   `json:"work"`
+	Min      int       `json:"min"`
+	Max      int       `json:"max"`
+	Weight   *float64  `json:"weight,omitempty"`
+	Deadline *float64  `json:"deadline,omitempty"`
+	SLA      []StepReq `json:"sla,omitempty"`
+	Arrival  *float64  `json:"arrival,omitempty"`
+	Metric   string    `json:"metric,omitempty"`
+}
+
+// StepReq is one SLA step: missing pseudo-deadline Deadline costs Penalty.
+type StepReq struct {
+	Deadline float64 `json:"deadline"`
+	Penalty  float64 `json:"penalty"`
+}
+
+// Metric is a per-job penalty function of the completion time.
+type Metric int
+
+// The metrics of the paper's Fig. 1 plus stretch and makespan.
+const (
+	WeightedResponseTime Metric = iota // w·(C − arrival)
+	Stretch                            // (C − arrival) / (work/max); no weight
+	Makespan                           // C − start; no weight
+	Tardy                              // w if C > deadline, else 0
+	Tardiness                          // w·max(0, C − deadline)
+	Lateness                           // w·(C − deadline), may be negative
+	SLA                                // penalty of the last pseudo-deadline missed
+)
+
+var metricNames = []string{"weighted_response_time", "stretch", "makespan", "tardy", "tardiness", "lateness", "sla"}
+
+func (m Metric) String() string { return metricNames[m] }
+
+func parseMetric(s string) (Metric, bool) {
+	for i, n := range metricNames {
+		if n == s {
+			return Metric(i), true
+		}
+	}
+	return 0, false
+}
+
+// needsDeadline reports whether the metric reads a job's deadline.
+func (m Metric) needsDeadline() bool { return m == Tardy || m == Tardiness || m == Lateness }
+
+// Aggregate combines per-job penalties.
+type Aggregate int
+
+const (
+	// Sum is the minisum objective Σ_j f_j(C_j).
+	Sum Aggregate = iota
+	// Max is the minimax objective max_j f_j(C_j).
+	Max
+)
+
+func (a Aggregate) String() string {
+	if a == Max {
+		return "max"
+	}
+	return "sum"
+}
+
+// TimeTol is the relative tolerance on times: a job is tardy only when it
+// completes more than TimeTol·max(1,|deadline|) after its deadline, so a
+// completion that meets a deadline exactly in exact arithmetic is not made
+// tardy by float round-off (completions are sums of at most a few thousand
+// quotients, whose relative error stays far below 1e-9).
+const TimeTol = 1e-9
+
+// Step is one SLA step after validation (deadlines strictly increasing).
+type Step struct {
+	Deadline float64
+	Penalty  float64
+}
+
+// Job is a validated job. Max is the effective maximum min(max, S).
+type Job struct {
+	ID       string
+	Work     float64
+	Min, Max int
+	Weight   float64
+	Deadline float64
+	Steps    []Step
+	Arrival  float64
+	Metric   Metric
+}
+
+// Instance is a validated problem.
+type Instance struct {
+	S      int
+	T0     float64
+	Agg    Aggregate
+	Metric Metric // the cluster-wide metric (jobs may override)
+	Jobs   []Job
+}
+
+// N is the number of jobs.
+func (in *Instance) N() int { return len(in.Jobs) }
+
+// late reports whether completion c misses deadline d.
+func late(c, d float64) bool { return c > d+TimeTol*math.Max(1, math.Abs(d)) }
+
+// Penalty is job j's penalty when it completes at time c.
+func (in *Instance) Penalty(j int, c float64) float64 {
+	jb := &in.Jobs[j]
+	switch jb.Metric {
+	case WeightedResponseTime:
+		return jb.Weight * (c - jb.Arrival)
+	case Stretch:
+		return (c - jb.Arrival) * float64(jb.Max) / jb.Work
+	case Makespan:
+		return c - in.T0
+	case Tardy:
+		if late(c, jb.Deadline) {
+			return jb.Weight
+		}
+		return 0
+	case Tardiness:
+		if late(c, jb.Deadline) {
+			return jb.Weight * (c - jb.Deadline)
+		}
+		return 0
+	case Lateness:
+		return jb.Weight * (c - jb.Deadline)
+	case SLA:
+		p := 0.0
+		for _, s := range jb.Steps {
+			if late(c, s.Deadline) {
+				p = s.Penalty
+			}
+		}
+		return p
+	}
+	panic("flex: unknown metric")
+}
+
+// Objective aggregates the penalties of completions c.
+func (in *Instance) Objective(c []float64) float64 {
+	if in.Agg == Max {
+		v := math.Inf(-1)
+		for j := range c {
+			v = math.Max(v, in.Penalty(j, c[j]))
+		}
+		return v
+	}
+	v := 0.0
+	for j := range c {
+		v += in.Penalty(j, c[j])
+	}
+	return v
+}
+
+// Build validates a decoded request and returns the instance. Every
+// semantic problem is reported at once with a JSON pointer naming the job.
+func Build(req *Request) (*Instance, error) {
+	var vs solver.Violations
+	metric, ok := parseMetric(req.Metric)
+	if !ok {
+		vs.Add("/metric", "unknown metric %q", req.Metric)
+	}
+	agg := Sum
+	switch req.Objective {
+	case "", "sum":
+		if req.Objective == "" && metric == Makespan {
+			agg = Max
+		}
+	case "max":
+		agg = Max
+	default:
+		vs.Add("/objective", "unknown objective %q (want sum or max)", req.Objective)
+	}
+	if ok && metric == Makespan && agg == Sum && req.Objective == "sum" {
+		vs.Add("/objective", "makespan is the maximum completion time; use objective max (or weighted_response_time with unit weights for the sum of completion times)")
+	}
+	if req.Slots < 1 {
+		vs.Add("/slots", "slots must be at least 1")
+	}
+	switch req.Refine {
+	case "", "auto", "on", "off":
+	default:
+		vs.Add("/refine", "unknown refine mode %q (want auto, on or off)", req.Refine)
+	}
+	if req.LocalSearch != nil && *req.LocalSearch < 0 {
+		vs.Add("/local_search", "local_search must be non-negative")
+	}
+	if req.MaxIntervals != nil && *req.MaxIntervals < 0 {
+		vs.Add("/max_intervals", "max_intervals must be non-negative")
+	}
+	if len(req.Jobs) == 0 {
+		vs.Add("/jobs", "at least one job is required")
+	}
+	if !finite(req.Start) {
+		vs.Add("/start", "start must be finite")
+	}
+	in := &Instance{S: req.Slots, T0: req.Start, Agg: agg, Metric: metric}
+	seen := map[string]int{}
+	minSum := 0
+	for i, jr := range req.Jobs {
+		p := func(field string) string { return solver.Ptr("jobs", i, field) }
+		if prev, dup := seen[jr.ID]; dup {
+			vs.Add(p("id"), "job id %q duplicates /jobs/%d", jr.ID, prev)
+		} else {
+			seen[jr.ID] = i
+		}
+		jm := metric
+		if jr.Metric != "" {
+			m, ok := parseMetric(jr.Metric)
+			if !ok {
+				vs.Add(p("metric"), "job %q: unknown metric %q", jr.ID, jr.Metric)
+			}
+			jm = m
+		}
+		if !(jr.Work > 0) || !finite(jr.Work) {
+			vs.Add(p("work"), "job %q: work must be positive and finite", jr.ID)
+		}
+		if jr.Min < 0 {
+			vs.Add(p("min"), "job %q: min must be non-negative", jr.ID)
+		}
+		if jr.Max < 1 {
+			vs.Add(p("max"), "job %q: max must be at least 1", jr.ID)
+		}
+		if jr.Min > jr.Max {
+			vs.Add(p("min"), "job %q: min %d exceeds max %d", jr.ID, jr.Min, jr.Max)
+		}
+		if jr.Min > req.Slots && req.Slots >= 1 {
+			vs.Add(p("min"), "job %q: min %d exceeds the %d slots", jr.ID, jr.Min, req.Slots)
+		}
+		minSum += jr.Min
+		if minSum > req.Slots && minSum-jr.Min <= req.Slots && jr.Min <= req.Slots {
+			vs.Add(p("min"), "job %q: minima of jobs 0..%d sum to %d, above the %d slots", jr.ID, i, minSum, req.Slots)
+		}
+		w := 1.0
+		if jr.Weight != nil {
+			w = *jr.Weight
+			if !(w >= 0) || !finite(w) {
+				vs.Add(p("weight"), "job %q: weight must be non-negative and finite", jr.ID)
+			}
+			if jm == Stretch || jm == Makespan || jm == SLA {
+				vs.Add(p("weight"), "job %q: weights do not apply to metric %s", jr.ID, jm)
+			}
+		}
+		d := 0.0
+		if jr.Deadline != nil {
+			d = *jr.Deadline
+			if !finite(d) {
+				vs.Add(p("deadline"), "job %q: deadline must be finite", jr.ID)
+			}
+			if !jm.needsDeadline() {
+				vs.Add(p("deadline"), "job %q: metric %s takes no deadline", jr.ID, jm)
+			}
+		} else if jm.needsDeadline() {
+			vs.Add(p("deadline"), "job %q: metric %s needs a deadline", jr.ID, jm)
+		}
+		var steps []Step
+		if len(jr.SLA) > 0 && jm != SLA {
+			vs.Add(p("sla"), "job %q: metric %s takes no SLA steps", jr.ID, jm)
+		}
+		if jm == SLA {
+			if len(jr.SLA) == 0 {
+				vs.Add(p("sla"), "job %q: metric sla needs at least one step", jr.ID)
+			}
+			for k, s := range jr.SLA {
+				if !finite(s.Deadline) {
+					vs.Add(solver.Ptr("jobs", i, "sla", k, "deadline"), "job %q: step deadline must be finite", jr.ID)
+				}
+				if !(s.Penalty >= 0) || !finite(s.Penalty) {
+					vs.Add(solver.Ptr("jobs", i, "sla", k, "penalty"), "job %q: step penalty must be non-negative and finite", jr.ID)
+				}
+				steps = append(steps, Step{Deadline: s.Deadline, Penalty: s.Penalty})
+			}
+			sort.SliceStable(steps, func(a, b int) bool { return steps[a].Deadline < steps[b].Deadline })
+			for k := 1; k < len(steps); k++ {
+				if steps[k].Deadline == steps[k-1].Deadline {
+					vs.Add(p("sla"), "job %q: two steps share pseudo-deadline %g", jr.ID, steps[k].Deadline)
+				} else if steps[k].Penalty < steps[k-1].Penalty {
+					vs.Add(p("sla"), "job %q: penalties must not fall as pseudo-deadlines grow (%g at %g after %g at %g)", jr.ID, steps[k].Penalty, steps[k].Deadline, steps[k-1].Penalty, steps[k-1].Deadline)
+				}
+			}
+		}
+		arr := req.Start
+		if jr.Arrival != nil {
+			arr = *jr.Arrival
+			if !finite(arr) || arr > req.Start {
+				vs.Add(p("arrival"), "job %q: arrival must be finite and not after start %g", jr.ID, req.Start)
+			}
+		}
+		mx := jr.Max
+		if mx > req.Slots {
+			mx = req.Slots
+		}
+		in.Jobs = append(in.Jobs, Job{ID: jr.ID, Work: jr.Work, Min: jr.Min, Max: mx, Weight: w, Deadline: d, Steps: steps, Arrival: arr, Metric: jm})
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// lemma1Holds reports whether Lemma 1 (some MPS ordering is an optimal
+// malleable schedule) is known to hold for the instance: every job's
+// penalty is linear in its completion time (weighted response time,
+// stretch, lateness) and the aggregate is the sum. For the minimax
+// aggregate and for tardy jobs, tardiness and SLA sums it fails (see
+// TestLemma1Counterexample).
+func (in *Instance) lemma1Holds() bool {
+	if in.Agg != Sum {
+		return false
+	}
+	for _, j := range in.Jobs {
+		switch j.Metric {
+		case WeightedResponseTime, Stretch, Lateness:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (in *Instance) String() string {
+	return fmt.Sprintf("flex{S=%d jobs=%d metric=%s/%s}", in.S, len(in.Jobs), in.Metric, in.Agg)
+}

@@ -1,0 +1,288 @@
+package flex
+
+import "math"
+
+// This file is the malleable packing scheme of the paper's Fig. 3.
+//
+// Given a priority list L, every interval gives each job in L its minimum,
+// then hands the slack S − Σ_{j∈L} m_j to the jobs in priority order, each
+// up to its maximum (so at most one job gets a partial extra); the first
+// job to finish ends the interval and leaves L. Tie-breaks: jobs finishing
+// at the same time leave in priority order, one per interval (the
+// zero-length intervals between them are dropped from the output).
+//
+// The implementation is event driven and runs in O(J log J): slack only
+// grows as jobs leave, so the jobs at their maximum form a prefix of the
+// priority list that only extends, each job's rate changes O(1) times
+// amortised, and an indexed heap keeps the next completion.
+
+// rateEvent records that job Job runs at Rate slots from the start of the
+// interval that follows the first K completions.
+type rateEvent struct {
+	K    int
+	Job  int
+	Rate int
+}
+
+// mpsWork is scratch space reused across MPS runs (local search and the
+// exact search call MPS many times).
+type mpsWork struct {
+	rem, tl []float64
+	rate    []int
+	extra   []int
+	active  []bool
+	pos     []int
+	h       heap
+}
+
+func newMPSWork(n int) *mpsWork {
+	return &mpsWork{
+		rem: make([]float64, n), tl: make([]float64, n), rate: make([]int, n),
+		extra: make([]int, n), active: make([]bool, n), pos: make([]int, n),
+		h: newHeap(n),
+	}
+}
+
+// mps runs the malleable packing scheme with priority list prio (a
+// permutation of the jobs) and writes completion times into comp. With
+// zeroMin the minima are taken as 0 (the FIFO baseline). When rec is not
+// nil the rate changes and the completion order are appended to it.
+func (in *Instance) mps(prio []int, zeroMin bool, w *mpsWork, comp []float64, rec *mpsRecord) {
+	n := len(in.Jobs)
+	minOf := func(j int) int {
+		if zeroMin {
+			return 0
+		}
+		return in.Jobs[j].Min
+	}
+	t := in.T0
+	slack := in.S
+	w.h.reset()
+	for k, j := range prio {
+		w.pos[j] = k
+	}
+	for j := 0; j < n; j++ {
+		m := minOf(j)
+		w.rem[j] = in.Jobs[j].Work
+		w.tl[j] = t
+		w.rate[j] = m
+		w.extra[j] = 0
+		w.active[j] = true
+		slack -= m
+	}
+	setRate := func(j, r, k int) {
+		if w.rate[j] > 0 {
+			w.rem[j] -= float64(w.rate[j]) * (t - w.tl[j])
+		}
+		w.tl[j] = t
+		w.rate[j] = r
+		if r > 0 {
+			w.h.set(j, t+w.rem[j]/float64(r), w.pos[j])
+		}
+		if rec != nil {
+			rec.events = append(rec.events, rateEvent{K: k, Job: j, Rate: r})
+		}
+	}
+	for _, j := range prio {
+		if w.rate[j] > 0 {
+			w.h.set(j, t+w.rem[j]/float64(w.rate[j]), w.pos[j])
+		}
+		if rec != nil {
+			rec.events = append(rec.events, rateEvent{K: 0, Job: j, Rate: w.rate[j]})
+		}
+	}
+	used, p := 0, 0
+	fill := func(k int) {
+		free := slack - used
+		for free > 0 && p < n {
+			j := prio[p]
+			if !w.active[j] {
+				p++
+				continue
+			}
+			room := in.Jobs[j].Max - minOf(j) - w.extra[j]
+			if room <= 0 {
+				p++
+				continue
+			}
+			g := min(free, room)
+			w.extra[j] += g
+			used += g
+			free -= g
+			setRate(j, w.rate[j]+g, k)
+			if g == room {
+				p++
+			}
+		}
+	}
+	fill(0)
+	for k := 1; k <= n; k++ {
+		j, key, ok := w.h.pop()
+		if !ok {
+			// Unreachable for a validated instance (some active job always
+			// has a positive rate); keep the remaining jobs unfinished.
+			for i := 0; i < n; i++ {
+				if w.active[i] {
+					comp[i] = math.Inf(1)
+				}
+			}
+			return
+		}
+		if key > t {
+			t = key
+		}
+		comp[j] = t
+		w.active[j] = false
+		slack += minOf(j)
+		used -= w.extra[j]
+		if rec != nil {
+			rec.order = append(rec.order, j)
+		}
+		fill(k)
+	}
+}
+
+// mpsRecord is what an MPS run needs to print its intervals.
+type mpsRecord struct {
+	events []rateEvent
+	order  []int
+}
+
+// Interval is one interval of a schedule: Slots[i] slots go to job Jobs[i]
+// from Start to End.
+type Interval struct {
+	Start, End float64
+	Jobs       []int
+	Slots      []int
+}
+
+// intervalsFromRecord replays an MPS record into at most limit intervals
+// (limit < 0: all), dropping zero-length ones.
+func (in *Instance) intervalsFromRecord(rec *mpsRecord, comp []float64, limit int) []Interval {
+	n := len(in.Jobs)
+	rate := make([]int, n)
+	done := make([]bool, n)
+	var out []Interval
+	e := 0
+	start := in.T0
+	for k := 0; k < len(rec.order); k++ {
+		for e < len(rec.events) && rec.events[e].K <= k {
+			rate[rec.events[e].Job] = rec.events[e].Rate
+			e++
+		}
+		end := comp[rec.order[k]]
+		if end-start > TimeTol*math.Max(1, math.Abs(end)) {
+			if limit >= 0 && len(out) >= limit {
+				return out
+			}
+			iv := Interval{Start: start, End: end}
+			for j := 0; j < n; j++ {
+				if !done[j] && rate[j] > 0 {
+					iv.Jobs = append(iv.Jobs, j)
+					iv.Slots = append(iv.Slots, rate[j])
+				}
+			}
+			out = append(out, iv)
+			start = end
+		}
+		done[rec.order[k]] = true
+	}
+	return out
+}
+
+// heap is an indexed binary min-heap of jobs keyed by (key, tie).
+type heap struct {
+	idx []int // heap position of job, -1 when absent
+	job []int
+	key []float64
+	tie []int
+}
+
+func newHeap(n int) heap {
+	h := heap{idx: make([]int, n), job: make([]int, 0, n), key: make([]float64, n), tie: make([]int, n)}
+	for i := range h.idx {
+		h.idx[i] = -1
+	}
+	return h
+}
+
+func (h *heap) reset() {
+	for _, j := range h.job {
+		h.idx[j] = -1
+	}
+	h.job = h.job[:0]
+}
+
+func (h *heap) less(a, b int) bool {
+	ja, jb := h.job[a], h.job[b]
+	if h.key[ja] != h.key[jb] {
+		return h.key[ja] < h.key[jb]
+	}
+	return h.tie[ja] < h.tie[jb]
+}
+
+func (h *heap) swap(a, b int) {
+	h.job[a], h.job[b] = h.job[b], h.job[a]
+	h.idx[h.job[a]] = a
+	h.idx[h.job[b]] = b
+}
+
+func (h *heap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h *heap) down(i int) {
+	n := len(h.job)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.swap(i, m)
+		i = m
+	}
+}
+
+// set inserts job j or changes its key.
+func (h *heap) set(j int, key float64, tie int) {
+	h.key[j] = key
+	h.tie[j] = tie
+	if i := h.idx[j]; i >= 0 {
+		h.up(i)
+		h.down(h.idx[j])
+		return
+	}
+	h.job = append(h.job, j)
+	h.idx[j] = len(h.job) - 1
+	h.up(len(h.job) - 1)
+}
+
+// pop removes the minimum.
+func (h *heap) pop() (job int, key float64, ok bool) {
+	if len(h.job) == 0 {
+		return 0, 0, false
+	}
+	j := h.job[0]
+	last := len(h.job) - 1
+	h.swap(0, last)
+	h.job = h.job[:last]
+	h.idx[j] = -1
+	if last > 0 {
+		h.down(0)
+	}
+	return j, h.key[j], true
+}

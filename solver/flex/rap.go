@@ -1,0 +1,293 @@
+package flex
+
+import (
+	"math"
+	"sort"
+)
+
+// This file holds the separable resource allocation problems (RAP) behind
+// the generic ordering. The moldable relaxation gives job j a fixed number
+// of slots s_j for its whole run, so it completes at T0 + W_j/s_j with
+// penalty F_j(s_j) = f_j(T0 + W_j/s_j). The RAP is
+//
+//	minimise Σ_j F_j(s_j)   (minisum)   or   max_j F_j(s_j)   (minimax)
+//	subject to Σ_j s_j ≤ S,  l_j ≤ s_j ≤ u_j, s_j integer.
+//
+// Every F_j is non-increasing in s. F_j(0) = +Inf (a job with no slot never
+// completes), which keeps the convex cases convex.
+//
+// Convexity: for weighted response time, stretch, makespan, lateness and
+// tardiness, f_j is convex and non-decreasing in C and C = T0 + W/s is
+// convex in s, so F_j = f_j∘C is convex (composition rule). Tardiness is
+// therefore convex too, although the paper lists it with the non-convex
+// metrics; tardy jobs and SLA steps are step functions and are not.
+
+// rapProblem is one RAP instance.
+type rapProblem struct {
+	lo, hi []int
+	budget int
+	f      func(j, s int) float64
+}
+
+// rapFromInstance builds the moldable RAP of an instance. The lower bound
+// of a job with minimum 0 is 0 (F = +Inf there).
+func (in *Instance) rapProblem() *rapProblem {
+	n := len(in.Jobs)
+	r := &rapProblem{lo: make([]int, n), hi: make([]int, n), budget: in.S}
+	for j, jb := range in.Jobs {
+		r.lo[j] = jb.Min
+		r.hi[j] = jb.Max
+	}
+	r.f = func(j, s int) float64 {
+		if s <= 0 {
+			return math.Inf(1)
+		}
+		return in.Penalty(j, in.T0+in.Jobs[j].Work/float64(s))
+	}
+	return r
+}
+
+// rapConvex reports whether every job's F_j is convex (by metric, see the
+// file comment).
+func (in *Instance) rapConvex() bool {
+	for _, j := range in.Jobs {
+		if j.Metric == Tardy || j.Metric == SLA {
+			return false
+		}
+	}
+	return true
+}
+
+// greedyTieTol treats marginal gains within this relative distance as
+// equal so ties are broken by job index rather than by float noise (gains
+// are differences of penalties computed from the same formula).
+const greedyTieTol = 1e-12
+
+// rapConvexSum solves a minisum RAP with convex F_j exactly by greedy
+// marginal allocation (Fox 1966): repeatedly give one slot to the job whose
+// penalty drops most, ties to the lower index, stopping when no slot
+// helps. For separable convex objectives under one budget constraint the
+// greedy is exact. O(J + B log J) for B = the slots handed out.
+func rapConvexSum(r *rapProblem) []int {
+	n := len(r.lo)
+	s := append([]int(nil), r.lo...)
+	left := r.budget
+	for _, v := range s {
+		left -= v
+	}
+	h := newHeap(n)
+	gain := func(j int) float64 { return r.f(j, s[j]) - r.f(j, s[j]+1) }
+	push := func(j int) {
+		if s[j] < r.hi[j] {
+			g := gain(j)
+			if g > 0 {
+				h.set(j, -g, j)
+			}
+		}
+	}
+	for j := 0; j < n; j++ {
+		push(j)
+	}
+	for left > 0 {
+		j, _, ok := h.pop()
+		if !ok {
+			break
+		}
+		s[j]++
+		left--
+		push(j)
+	}
+	return s
+}
+
+// rapMinimax solves a minimax RAP with non-increasing F_j exactly: it
+// repeatedly gives one slot to the job with the largest current penalty
+// that can still grow (ties to the lower index). Reducing the maximum
+// needs a slot for the job attaining it, so the greedy's value is optimal;
+// slots left once the maximum is stuck go on to the next-largest penalties,
+// which never hurts. (The paper's transform to the minisum of
+// G_j(s) = Σ_{i≤s} F_j(i) does not work: with F_j non-increasing, G_j is
+// concave; see TestPaperMinimaxTransform.)
+func rapMinimax(r *rapProblem) []int {
+	n := len(r.lo)
+	s := append([]int(nil), r.lo...)
+	left := r.budget
+	for _, v := range s {
+		left -= v
+	}
+	h := newHeap(n)
+	push := func(j int) {
+		if s[j] < r.hi[j] {
+			v := r.f(j, s[j])
+			if math.IsInf(v, 1) {
+				v = math.MaxFloat64
+			}
+			h.set(j, -v, j)
+		}
+	}
+	for j := 0; j < n; j++ {
+		push(j)
+	}
+	for left > 0 {
+		j, _, ok := h.pop()
+		if !ok {
+			break
+		}
+		s[j]++
+		left--
+		push(j)
+	}
+	return s
+}
+
+// DPMaxCells caps the minisum DP table (jobs × spare slots) so a huge
+// non-convex instance falls back to the greedy instead of exhausting
+// memory: 4e6 int32 cells are 16 MB and a few tens of milliseconds.
+const DPMaxCells = 4_000_000
+
+// rapDPSum solves a minisum RAP with arbitrary non-increasing F_j exactly
+// by dynamic programming over the spare slots (the paper's O(J·S²) DP; only
+// the slot counts where F_j drops are tried, which makes step penalties
+// O(J·S·steps)). ok is false when the table would exceed DPMaxCells.
+func rapDPSum(r *rapProblem) (s []int, ok bool) {
+	n := len(r.lo)
+	spare := r.budget
+	for _, v := range r.lo {
+		spare -= v
+	}
+	if spare < 0 {
+		return nil, false
+	}
+	if int64(n)*int64(spare+1) > DPMaxCells {
+		return nil, false
+	}
+	cands := make([][]int, n)
+	for j := 0; j < n; j++ {
+		c := []int{r.lo[j]}
+		prev := r.f(j, r.lo[j])
+		top := min(r.hi[j], r.lo[j]+spare)
+		for v := r.lo[j] + 1; v <= top; v++ {
+			fv := r.f(j, v)
+			if fv < prev {
+				c = append(c, v)
+				prev = fv
+			}
+		}
+		cands[j] = c
+	}
+	inf := math.Inf(1)
+	cur := make([]float64, spare+1)
+	nxt := make([]float64, spare+1)
+	for b := range cur {
+		cur[b] = inf
+	}
+	cur[0] = 0
+	choice := make([]int32, n*(spare+1))
+	for j := 0; j < n; j++ {
+		for b := range nxt {
+			nxt[b] = inf
+		}
+		row := choice[j*(spare+1) : (j+1)*(spare+1)]
+		for b := 0; b <= spare; b++ {
+			if math.IsInf(cur[b], 1) {
+				continue
+			}
+			for _, v := range cands[j] {
+				e := v - r.lo[j]
+				if b+e > spare {
+					break
+				}
+				val := cur[b] + finiteCost(r.f(j, v))
+				// Strict improvement keeps the smallest previous budget
+				// and the fewest slots: a deterministic tie-break.
+				if val < nxt[b+e] {
+					nxt[b+e] = val
+					row[b+e] = int32(v)
+				}
+			}
+		}
+		cur, nxt = nxt, cur
+	}
+	best := 0
+	for b := 1; b <= spare; b++ {
+		if cur[b] < cur[best] {
+			best = b
+		}
+	}
+	s = make([]int, n)
+	b := best
+	for j := n - 1; j >= 0; j-- {
+		v := int(choice[j*(spare+1)+b])
+		if v < r.lo[j] {
+			v = r.lo[j]
+		}
+		s[j] = v
+		b -= v - r.lo[j]
+	}
+	return s, true
+}
+
+// neverCost stands in for +Inf (a job with no slot) inside the DP so sums
+// stay ordered: 1e250 times at most 1e5 jobs is still finite.
+const neverCost = 1e250
+
+func finiteCost(v float64) float64 { return math.Min(v, neverCost) }
+
+// rapValue is the RAP objective of allocation s.
+func rapValue(r *rapProblem, s []int, agg Aggregate) float64 {
+	v := 0.0
+	if agg == Max {
+		v = math.Inf(-1)
+	}
+	for j := range s {
+		f := r.f(j, s[j])
+		if agg == Max {
+			v = math.Max(v, f)
+		} else {
+			v += f
+		}
+	}
+	return v
+}
+
+// rapSolve picks the solver for the instance and returns the allocation
+// and the method's name ("greedy", "dp", "minimax", or "greedy-fallback"
+// when the DP would be too large; only the last is not exact).
+func (in *Instance) rapSolve() ([]int, string) {
+	r := in.rapProblem()
+	if in.Agg == Max {
+		return rapMinimax(r), "minimax"
+	}
+	if in.rapConvex() {
+		return rapConvexSum(r), "greedy"
+	}
+	if s, ok := rapDPSum(r); ok {
+		return s, "dp"
+	}
+	return rapConvexSum(r), "greedy-fallback"
+}
+
+// rapOrdering orders jobs by their moldable completion time T0 + W_j/s_j
+// under the RAP allocation (ties: lower index; jobs with no slot last).
+func (in *Instance) rapOrdering(s []int) []int {
+	n := len(in.Jobs)
+	c := make([]float64, n)
+	for j := range c {
+		if s[j] <= 0 {
+			c[j] = math.Inf(1)
+		} else {
+			c[j] = in.Jobs[j].Work / float64(s[j])
+		}
+	}
+	ord := identity(n)
+	sort.SliceStable(ord, func(a, b int) bool { return c[ord[a]] < c[ord[b]] })
+	return ord
+}
+
+func identity(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	return p
+}

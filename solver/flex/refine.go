@@ -1,0 +1,388 @@
+package flex
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/xflex/xflex/lp"
+)
+
+// This file is the LP/MILP refinement: keep a completion order σ and
+// re-optimise the slot allocation of every interval. With Δ_k the length of
+// interval k (which ends when σ(k) completes) and y_jk the work job j does
+// in it, the malleable problem for a fixed completion order is linear:
+//
+//	m_j Δ_k ≤ y_jk ≤ M_j Δ_k,  Σ_j y_jk ≤ S Δ_k,  Σ_{k≤pos(j)} y_jk = W_j,
+//	C_j = T0 + Σ_{k≤pos(j)} Δ_k.
+//
+// Weighted response time, stretch, makespan and lateness are linear in C,
+// tardiness adds τ_j ≥ w(C_j − d_j), τ_j ≥ 0, and the minimax aggregate
+// adds z ≥ f_j(C_j). Tardy jobs and SLA steps need a binary u per step
+// (C_j ≤ d + BigM·u), making it a MILP. The horizon H = T0 + Σ_j W_j bounds
+// every completion of some optimal schedule (an interval whose rates sum
+// below 1 can be shortened without breaking a bound), which makes BigM
+// = H − d valid.
+//
+// The LP gives fractional rates; each interval is turned into integer slot
+// counts by McNaughton's wrap-around rule, which keeps every job between
+// ⌊x⌋ and ⌈x⌉ (so within its minimum and maximum) and its work per
+// interval unchanged. For a fixed completion order the refinement is
+// therefore exact for the integer-slot malleable problem.
+
+// rateSnap treats LP rates within this distance of an integer as that
+// integer: CLP's primal feasibility tolerance is 1e-7 on y, so rates are
+// exact to about 1e-7/Δ; 1e-6 absorbs that for intervals longer than 0.1.
+const rateSnap = 1e-6
+
+// refineResult is an LP/MILP refinement outcome.
+type refineResult struct {
+	comp   []float64
+	ivs    []Interval
+	obj    float64
+	proven bool // the LP/MILP was solved to optimality
+	lpObj  float64
+}
+
+// refine solves the fixed-completion-order LP/MILP for order.
+func (in *Instance) refine(ctx context.Context, order []int, backend string) (*refineResult, error) {
+	n := len(in.Jobs)
+	pos := make([]int, n)
+	for k, j := range order {
+		pos[j] = k
+	}
+	m := lp.NewModel()
+	totalW := 0.0
+	for _, jb := range in.Jobs {
+		totalW += jb.Work
+	}
+	H := in.T0 + totalW
+	delta := make([]int, n)
+	for k := 0; k < n; k++ {
+		delta[k] = m.AddVar(fmt.Sprintf("d%d", k), 0, lp.Inf, 0, false)
+	}
+	y := make([][]int, n) // y[j][k], k ≤ pos[j]
+	for j := 0; j < n; j++ {
+		y[j] = make([]int, pos[j]+1)
+		idx := make([]int, 0, pos[j]+1)
+		coef := make([]float64, 0, pos[j]+1)
+		for k := 0; k <= pos[j]; k++ {
+			y[j][k] = m.AddVar(fmt.Sprintf("y%d_%d", j, k), 0, lp.Inf, 0, false)
+			idx = append(idx, y[j][k])
+			coef = append(coef, 1)
+			jb := in.Jobs[j]
+			if jb.Min > 0 {
+				m.AddRow("min", []int{y[j][k], delta[k]}, []float64{1, -float64(jb.Min)}, 0, lp.Inf)
+			}
+			m.AddRow("max", []int{y[j][k], delta[k]}, []float64{1, -float64(jb.Max)}, -lp.Inf, 0)
+		}
+		m.AddRow("work", idx, coef, in.Jobs[j].Work, in.Jobs[j].Work)
+	}
+	for k := 0; k < n; k++ {
+		idx := []int{delta[k]}
+		coef := []float64{-float64(in.S)}
+		for j := 0; j < n; j++ {
+			if pos[j] >= k {
+				idx = append(idx, y[j][k])
+				coef = append(coef, 1)
+			}
+		}
+		m.AddRow("cap", idx, coef, -lp.Inf, 0)
+	}
+	m.AddRow("horizon", delta, ones(n), -lp.Inf, H-in.T0)
+	// completionRow returns the Δ indices and coefficients of C_j − T0.
+	completionRow := func(j int, scale float64) ([]int, []float64) {
+		idx := make([]int, 0, pos[j]+2)
+		coef := make([]float64, 0, pos[j]+2)
+		for k := 0; k <= pos[j]; k++ {
+			idx = append(idx, delta[k])
+			coef = append(coef, scale)
+		}
+		return idx, coef
+	}
+	z := -1
+	if in.Agg == Max {
+		z = m.AddVar("z", -lp.Inf, lp.Inf, 1, false)
+	}
+	for j := 0; j < n; j++ {
+		jb := in.Jobs[j]
+		if a, b, ok := in.linear(j); ok {
+			// f_j(C) = a·C + b with C = T0 + Σ Δ.
+			if in.Agg == Sum {
+				for k := 0; k <= pos[j]; k++ {
+					m.Vars[delta[k]].Cost += a
+				}
+				m.ObjOffset += a*in.T0 + b
+			} else {
+				idx, coef := completionRow(j, -a)
+				idx = append(idx, z)
+				coef = append(coef, 1)
+				m.AddRow("zlin", idx, coef, a*in.T0+b, lp.Inf)
+			}
+			continue
+		}
+		switch jb.Metric {
+		case Tardiness:
+			w := jb.Weight
+			if in.Agg == Sum {
+				tv := m.AddVar(fmt.Sprintf("tau%d", j), 0, lp.Inf, 1, false)
+				idx, coef := completionRow(j, -w)
+				idx = append(idx, tv)
+				coef = append(coef, 1)
+				m.AddRow("tard", idx, coef, w*(in.T0-jb.Deadline), lp.Inf)
+			} else {
+				idx, coef := completionRow(j, -w)
+				idx = append(idx, z)
+				coef = append(coef, 1)
+				m.AddRow("ztard", idx, coef, w*(in.T0-jb.Deadline), lp.Inf)
+				m.AddRow("zpos", []int{z}, []float64{1}, 0, lp.Inf)
+			}
+		case Tardy, SLA:
+			steps := jb.Steps
+			if jb.Metric == Tardy {
+				steps = []Step{{Deadline: jb.Deadline, Penalty: jb.Weight}}
+			}
+			prev := 0.0
+			var zi []int
+			var zc []float64
+			for _, s := range steps {
+				d := s.Penalty - prev
+				prev = s.Penalty
+				if s.Deadline >= H {
+					continue // never missed by a schedule within the horizon
+				}
+				u := m.AddVar(fmt.Sprintf("u%d", j), 0, 1, 0, true)
+				idx, coef := completionRow(j, 1)
+				idx = append(idx, u)
+				coef = append(coef, -(H - s.Deadline))
+				m.AddRow("step", idx, coef, -lp.Inf, s.Deadline-in.T0)
+				if in.Agg == Sum {
+					m.Vars[u].Cost = d
+				} else {
+					zi = append(zi, u)
+					zc = append(zc, -d)
+				}
+			}
+			if in.Agg == Max {
+				m.AddRow("zstep", append(zi, z), append(zc, 1), 0, lp.Inf)
+			}
+		}
+	}
+	sol, err := lp.Solve(ctx, m, lp.Options{Backend: backend})
+	if err != nil {
+		return nil, fmt.Errorf("flex refinement: %w", err)
+	}
+	if sol.Status != lp.Optimal && sol.Status != lp.Feasible {
+		return nil, fmt.Errorf("flex refinement: LP status %s", sol.Status)
+	}
+	res := &refineResult{proven: sol.Status == lp.Optimal, lpObj: sol.Objective}
+	t := in.T0
+	yv := make([]float64, n)
+	for k := 0; k < n; k++ {
+		d := math.Max(0, sol.X[delta[k]])
+		end := t + d
+		var jobs []int
+		for j := 0; j < n; j++ {
+			if pos[j] >= k {
+				jobs = append(jobs, j)
+				yv[len(jobs)-1] = math.Max(0, sol.X[y[j][k]])
+			}
+		}
+		if d > TimeTol*math.Max(1, math.Abs(end)) {
+			x := make([]float64, len(jobs))
+			for i, j := range jobs {
+				r := yv[i] / d
+				r = math.Max(float64(in.Jobs[j].Min), math.Min(float64(in.Jobs[j].Max), r))
+				if rr := math.Round(r); math.Abs(r-rr) <= rateSnap {
+					r = rr
+				}
+				x[i] = r
+			}
+			res.ivs = append(res.ivs, mcnaughton(t, end, jobs, x, in.S)...)
+		}
+		t = end
+	}
+	res.comp = completionsOf(in, res.ivs)
+	res.obj = in.Objective(res.comp)
+	return res, nil
+}
+
+func ones(n int) []float64 {
+	o := make([]float64, n)
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}
+
+// linear returns a, b with f_j(C) = a·C + b when job j's penalty is linear.
+func (in *Instance) linear(j int) (a, b float64, ok bool) {
+	jb := in.Jobs[j]
+	switch jb.Metric {
+	case WeightedResponseTime:
+		return jb.Weight, -jb.Weight * jb.Arrival, true
+	case Stretch:
+		a := float64(jb.Max) / jb.Work
+		return a, -a * jb.Arrival, true
+	case Makespan:
+		return 1, -in.T0, true
+	case Lateness:
+		return jb.Weight, -jb.Weight * jb.Deadline, true
+	}
+	return 0, 0, false
+}
+
+// mcnaughton turns fractional rates x (with Σx ≤ S, integer bounds around
+// each x) over [start, end) into integer slot counts on sub-intervals:
+// job i gets ⌊x_i⌋ throughout plus one slot for a total time
+// (x_i − ⌊x_i⌋)·(end − start), laid out by McNaughton's wrap-around on the
+// S − Σ⌊x⌋ spare slots so no job holds two spare slots at once.
+func mcnaughton(start, end float64, jobs []int, x []float64, S int) []Interval {
+	dur := end - start
+	fl := make([]int, len(x))
+	fr := make([]float64, len(x))
+	used, frac := 0, 0.0
+	for i, v := range x {
+		f := math.Floor(v)
+		fl[i] = int(f)
+		fr[i] = v - f
+		if fr[i] < rateSnap {
+			fr[i] = 0
+		}
+		used += fl[i]
+		frac += fr[i]
+	}
+	spare := float64(S - used)
+	if frac > spare && frac > 0 {
+		for i := range fr {
+			fr[i] *= spare / frac
+		}
+	}
+	type piece struct {
+		i    int
+		a, b float64
+	}
+	var pieces []piece
+	p := 0.0
+	for i := range fr {
+		if fr[i] == 0 {
+			continue
+		}
+		L := math.Min(fr[i]*dur, dur)
+		if p+L <= dur {
+			pieces = append(pieces, piece{i, p, p + L})
+			p += L
+		} else {
+			pieces = append(pieces, piece{i, p, dur}, piece{i, 0, p + L - dur})
+			p = p + L - dur
+		}
+		if p >= dur {
+			p = 0
+		}
+	}
+	cuts := []float64{0, dur}
+	for _, pc := range pieces {
+		cuts = append(cuts, pc.a, pc.b)
+	}
+	sort.Float64s(cuts)
+	minLen := TimeTol * math.Max(1, math.Abs(end))
+	var out []Interval
+	a := 0.0
+	for _, c := range cuts[1:] {
+		if c-a <= minLen {
+			continue
+		}
+		mid := (a + c) / 2
+		iv := Interval{Start: start + a, End: start + c}
+		if c == dur {
+			iv.End = end
+		}
+		for i, j := range jobs {
+			s := fl[i]
+			for _, pc := range pieces {
+				if pc.i == i && pc.a <= mid && mid < pc.b {
+					s++
+				}
+			}
+			if s > 0 {
+				iv.Jobs = append(iv.Jobs, j)
+				iv.Slots = append(iv.Slots, s)
+			}
+		}
+		out = append(out, iv)
+		a = c
+	}
+	if len(out) > 0 {
+		out[len(out)-1].End = end
+	}
+	return out
+}
+
+// completionsOf reads each job's completion off a schedule: the end of the
+// last interval in which it holds slots.
+func completionsOf(in *Instance, ivs []Interval) []float64 {
+	c := make([]float64, len(in.Jobs))
+	for i := range c {
+		c[i] = math.Inf(1)
+	}
+	for _, iv := range ivs {
+		for _, j := range iv.Jobs {
+			c[j] = iv.End
+		}
+	}
+	return c
+}
+
+// WorkTol is the relative tolerance on the work a schedule delivers: LP
+// solutions are exact to about 1e-7 relative, and the MPS/Fair
+// simulations accumulate round-off far below that.
+const WorkTol = 1e-6
+
+// verify checks that ivs is a valid schedule with completions comp: the
+// intervals tile time from T0 without overlap, every interval uses at most
+// S slots, each job holds between its minimum (unless ignoreMin, the FIFO
+// baseline) and its maximum from T0 until it completes and nothing after,
+// and each job receives its work.
+func (in *Instance) verify(ivs []Interval, comp []float64, ignoreMin bool) error {
+	n := len(in.Jobs)
+	done := make([]float64, n)
+	t := in.T0
+	for k, iv := range ivs {
+		tol := TimeTol * math.Max(1, math.Abs(iv.End))
+		if math.Abs(iv.Start-t) > tol || iv.End < iv.Start {
+			return fmt.Errorf("interval %d [%g,%g) does not follow %g", k, iv.Start, iv.End, t)
+		}
+		t = iv.End
+		total := 0
+		held := map[int]int{}
+		for i, j := range iv.Jobs {
+			s := iv.Slots[i]
+			held[j] = s
+			total += s
+			if s > in.Jobs[j].Max {
+				return fmt.Errorf("interval %d: job %s holds %d slots above its max %d", k, in.Jobs[j].ID, s, in.Jobs[j].Max)
+			}
+			if iv.Start >= comp[j]-tol {
+				return fmt.Errorf("interval %d: job %s holds slots after completing at %g", k, in.Jobs[j].ID, comp[j])
+			}
+			done[j] += float64(s) * (iv.End - iv.Start)
+		}
+		if total > in.S {
+			return fmt.Errorf("interval %d uses %d slots of %d", k, total, in.S)
+		}
+		if !ignoreMin {
+			for j := 0; j < n; j++ {
+				if iv.End <= comp[j]+tol && held[j] < in.Jobs[j].Min {
+					return fmt.Errorf("interval %d: job %s holds %d slots below its min %d", k, in.Jobs[j].ID, held[j], in.Jobs[j].Min)
+				}
+			}
+		}
+	}
+	for j := 0; j < n; j++ {
+		if math.Abs(done[j]-in.Jobs[j].Work) > WorkTol*in.Jobs[j].Work {
+			return fmt.Errorf("job %s receives work %g, wants %g", in.Jobs[j].ID, done[j], in.Jobs[j].Work)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,384 @@
+package flex
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// This file holds the searches over priority orderings: a first-improvement
+// local search with swap and insert moves, and the exact branch and bound
+// over orderings for small instances.
+
+// improveTol is the relative improvement a move must make to be accepted
+// (and the B&B margin for pruning): objectives are sums of at most ~1e4
+// penalties each exact to ~1e-15 relative, so 1e-10 separates real
+// improvements from round-off and stops cycling between equal orderings.
+const improveTol = 1e-10
+
+func better(a, b float64) bool { return a < b-improveTol*math.Max(1, math.Abs(b)) }
+
+// evaluator runs MPS for many orderings of one instance.
+type evaluator struct {
+	in    *Instance
+	w     *mpsWork
+	comp  []float64
+	evals int
+}
+
+func newEvaluator(in *Instance) *evaluator {
+	return &evaluator{in: in, w: newMPSWork(len(in.Jobs)), comp: make([]float64, len(in.Jobs))}
+}
+
+func (e *evaluator) eval(prio []int) float64 {
+	e.evals++
+	e.in.mps(prio, false, e.w, e.comp, nil)
+	return e.in.Objective(e.comp)
+}
+
+// LocalSearchExhaustiveMaxJobs: up to this many jobs the local search scans
+// the whole swap+insert neighbourhood (in a seeded random order) and stops
+// at a local optimum; above it, it samples moves at random.
+const LocalSearchExhaustiveMaxJobs = 60
+
+// localSearch improves prio by swap and insert moves (first improvement)
+// until a local optimum, maxEvals MPS evaluations, or ctx's deadline. It
+// returns the best ordering, its objective and whether ctx stopped it.
+func (e *evaluator) localSearch(ctx context.Context, prio []int, obj float64, maxEvals int, rng *rand.Rand) ([]int, float64, bool) {
+	n := len(prio)
+	cur := append([]int(nil), prio...)
+	cand := make([]int, n)
+	if n < 2 {
+		return cur, obj, false
+	}
+	start := e.evals
+	// apply writes move (kind, i, k) of cur into cand: kind 0 swaps
+	// positions i and k, kind 1 moves the job at i to position k.
+	apply := func(kind, i, k int) {
+		copy(cand, cur)
+		if kind == 0 {
+			cand[i], cand[k] = cand[k], cand[i]
+			return
+		}
+		v := cand[i]
+		if i < k {
+			copy(cand[i:k], cand[i+1:k+1])
+		} else {
+			copy(cand[k+1:i+1], cand[k:i])
+		}
+		cand[k] = v
+	}
+	try := func(kind, i, k int) bool {
+		apply(kind, i, k)
+		v := e.eval(cand)
+		if better(v, obj) {
+			obj = v
+			cur, cand = cand, cur
+			return true
+		}
+		return false
+	}
+	if n <= LocalSearchExhaustiveMaxJobs {
+		moves := make([][3]int, 0, n*n)
+		for i := 0; i < n; i++ {
+			for k := 0; k < n; k++ {
+				if i < k {
+					moves = append(moves, [3]int{0, i, k})
+				}
+				if i != k && k != i-1 { // insert i→i−1 equals the adjacent swap
+					moves = append(moves, [3]int{1, i, k})
+				}
+			}
+		}
+		for {
+			rng.Shuffle(len(moves), func(a, b int) { moves[a], moves[b] = moves[b], moves[a] })
+			improved := false
+			for _, mv := range moves {
+				if e.evals-start >= maxEvals {
+					return cur, obj, false
+				}
+				if (e.evals-start)%64 == 0 && ctx.Err() != nil {
+					return cur, obj, true
+				}
+				if try(mv[0], mv[1], mv[2]) {
+					improved = true
+				}
+			}
+			if !improved {
+				return cur, obj, false
+			}
+		}
+	}
+	for e.evals-start < maxEvals {
+		if (e.evals-start)%16 == 0 && ctx.Err() != nil {
+			return cur, obj, true
+		}
+		i, k := rng.IntN(n), rng.IntN(n-1)
+		if k >= i {
+			k++
+		}
+		kind := rng.IntN(2)
+		if kind == 0 && i > k {
+			i, k = k, i
+		}
+		try(kind, i, k)
+	}
+	return cur, obj, false
+}
+
+// lowerBound is a bound on the objective of any malleable schedule of the
+// jobs still active at time t with remaining work rem, on top of the
+// penalties already fixed (doneSum, doneMax). It combines three valid
+// bounds: each job finishes no earlier than t + rem_j/M_j; under the sum of
+// linear penalties, the fluid single machine of speed S sequenced by
+// Smith's rule; under the maximum, the last job finishes no earlier than
+// t + Σ rem/S.
+func (in *Instance) lowerBound(t float64, rem []float64, active []bool, doneSum, doneMax float64, scratch []int) float64 {
+	n := len(in.Jobs)
+	if in.Agg == Max {
+		v := doneMax
+		tot := 0.0
+		last := math.Inf(1)
+		any := false
+		for j := 0; j < n; j++ {
+			if active[j] {
+				any = true
+				tot += rem[j]
+				v = math.Max(v, in.Penalty(j, t+rem[j]/float64(in.Jobs[j].Max)))
+			}
+		}
+		if any {
+			end := t + tot/float64(in.S)
+			for j := 0; j < n; j++ {
+				if active[j] {
+					last = math.Min(last, in.Penalty(j, end))
+				}
+			}
+			v = math.Max(v, last)
+		}
+		return v
+	}
+	perJob := 0.0
+	allLinear := true
+	list := scratch[:0]
+	for j := 0; j < n; j++ {
+		if active[j] {
+			perJob += in.Penalty(j, t+rem[j]/float64(in.Jobs[j].Max))
+			if _, _, ok := in.linear(j); !ok {
+				allLinear = false
+			}
+			list = append(list, j)
+		}
+	}
+	best := perJob
+	if allLinear && len(list) > 1 {
+		// Smith's rule on rem_j / a_j (insertion sort: called on small sets
+		// in the exact search, once on the full set otherwise).
+		key := func(j int) float64 {
+			a, _, _ := in.linear(j)
+			if a <= 0 {
+				return math.Inf(1)
+			}
+			return rem[j] / a
+		}
+		sortInts(list, key)
+		c := t
+		fluid := 0.0
+		for _, j := range list {
+			c += rem[j] / float64(in.S)
+			a, b, _ := in.linear(j)
+			fluid += a*c + b
+		}
+		best = math.Max(best, fluid)
+	}
+	return doneSum + best
+}
+
+func sortInts(a []int, key func(int) float64) {
+	ks := make([]float64, len(a))
+	idx := make([]int, len(a))
+	for i, j := range a {
+		ks[i] = key(j)
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(x, y int) bool { return ks[idx[x]] < ks[idx[y]] })
+	tmp := append([]int(nil), a...)
+	for i, k := range idx {
+		a[i] = tmp[k]
+	}
+}
+
+// rootBound is lowerBound at the epoch start with nothing done.
+func (in *Instance) rootBound() float64 {
+	n := len(in.Jobs)
+	rem := make([]float64, n)
+	active := make([]bool, n)
+	for j := range rem {
+		rem[j] = in.Jobs[j].Work
+		active[j] = true
+	}
+	return in.lowerBound(in.T0, rem, active, 0, math.Inf(-1), make([]int, 0, n))
+}
+
+// bnbState is the MPS state of a prefix of the priority list, simulated
+// until the slack spills past the fixed jobs (from then on the rest of the
+// ordering matters) or every job is done.
+type bnbState struct {
+	t       float64
+	rem     []float64
+	active  []bool
+	comp    []float64
+	fixed   []bool
+	prefix  []int
+	doneSum float64
+	doneMax float64
+}
+
+func (s *bnbState) clone() *bnbState {
+	return &bnbState{
+		t: s.t, rem: append([]float64(nil), s.rem...), active: append([]bool(nil), s.active...),
+		comp: append([]float64(nil), s.comp...), fixed: append([]bool(nil), s.fixed...),
+		prefix: append([]int(nil), s.prefix...), doneSum: s.doneSum, doneMax: s.doneMax,
+	}
+}
+
+// advance runs MPS from s with its prefix fixed. It returns true when every
+// job is done, false when the allocation now depends on unfixed jobs.
+func (in *Instance) advance(s *bnbState, rate []int) bool {
+	n := len(in.Jobs)
+	for {
+		left := 0
+		slack := in.S
+		for j := 0; j < n; j++ {
+			rate[j] = 0
+			if s.active[j] {
+				left++
+				rate[j] = in.Jobs[j].Min
+				slack -= rate[j]
+			}
+		}
+		if left == 0 {
+			return true
+		}
+		for _, j := range s.prefix {
+			if s.active[j] && slack > 0 {
+				g := min(slack, in.Jobs[j].Max-in.Jobs[j].Min)
+				rate[j] += g
+				slack -= g
+			}
+		}
+		if slack > 0 {
+			for j := 0; j < n; j++ {
+				if s.active[j] && !s.fixed[j] && in.Jobs[j].Max > in.Jobs[j].Min {
+					return false
+				}
+			}
+		}
+		// The first job to finish; ties to the earlier prefix position,
+		// then the lower index (unfixed jobs finishing together leave at
+		// the same time, so their tie order does not matter).
+		best, bt := -1, math.Inf(1)
+		for _, j := range s.prefix {
+			if s.active[j] && rate[j] > 0 {
+				if ft := s.rem[j] / float64(rate[j]); ft < bt {
+					best, bt = j, ft
+				}
+			}
+		}
+		for j := 0; j < n; j++ {
+			if s.active[j] && !s.fixed[j] && rate[j] > 0 {
+				if ft := s.rem[j] / float64(rate[j]); ft < bt {
+					best, bt = j, ft
+				}
+			}
+		}
+		if best < 0 {
+			return false
+		}
+		for j := 0; j < n; j++ {
+			if s.active[j] {
+				s.rem[j] -= float64(rate[j]) * bt
+			}
+		}
+		s.t += bt
+		s.active[best] = false
+		s.comp[best] = s.t
+		p := in.Penalty(best, s.t)
+		s.doneSum += p
+		s.doneMax = math.Max(s.doneMax, p)
+	}
+}
+
+// exactMPS searches all priority orderings by depth-first branch and bound
+// and returns the best ordering and objective found, starting from the
+// incumbent (inc, incObj), and whether the search completed (proving the
+// result is the best MPS ordering). Children are tried in the incumbent's
+// order so good orderings are found first.
+func (in *Instance) exactMPS(ctx context.Context, inc []int, incObj float64) ([]int, float64, bool) {
+	n := len(in.Jobs)
+	bestObj := incObj
+	best := append([]int(nil), inc...)
+	root := &bnbState{t: in.T0, rem: make([]float64, n), active: make([]bool, n), comp: make([]float64, n), fixed: make([]bool, n), doneMax: math.Inf(-1)}
+	for j := 0; j < n; j++ {
+		root.rem[j] = in.Jobs[j].Work
+		root.active[j] = true
+	}
+	rate := make([]int, n)
+	scratch := make([]int, 0, n)
+	nodes := 0
+	stopped := false
+	objOf := func(s *bnbState) float64 {
+		if in.Agg == Max {
+			return s.doneMax
+		}
+		return s.doneSum
+	}
+	finish := func(s *bnbState) {
+		if v := objOf(s); better(v, bestObj) {
+			bestObj = v
+			best = append(best[:0], s.prefix...)
+			for _, j := range inc {
+				if !s.fixed[j] {
+					best = append(best, j)
+				}
+			}
+		}
+	}
+	var dfs func(s *bnbState)
+	dfs = func(s *bnbState) {
+		if stopped {
+			return
+		}
+		nodes++
+		if nodes%1024 == 0 && ctx.Err() != nil {
+			stopped = true
+			return
+		}
+		if in.advance(s, rate) {
+			finish(s)
+			return
+		}
+		lb := in.lowerBound(s.t, s.rem, s.active, s.doneSum, s.doneMax, scratch)
+		if !better(lb, bestObj) {
+			return
+		}
+		var kids []int
+		for _, j := range inc {
+			if s.active[j] && !s.fixed[j] && in.Jobs[j].Max > in.Jobs[j].Min {
+				kids = append(kids, j)
+			}
+		}
+		for _, j := range kids {
+			c := s.clone()
+			c.fixed[j] = true
+			c.prefix = append(c.prefix, j)
+			dfs(c)
+			if stopped {
+				return
+			}
+		}
+	}
+	dfs(root)
+	return best, bestObj, !stopped
+}
