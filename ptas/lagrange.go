@@ -1,0 +1,214 @@
+package ptas
+
+import (
+	"context"
+	"math"
+	"sort"
+)
+
+// lbSafety is subtracted (relative to Σ|λ|) from every Lagrangian value
+// before it is used as a bound: the value is a sum of O(n·chains) float
+// terms, whose round-off is below 1e-12 relative, so 1e-10 keeps the bound
+// valid with room to spare while costing nothing measurable in the gap.
+const lbSafety = 1e-10
+
+// optTol is the relative gap at which a ray-restricted solution counts as
+// proven optimal; it must exceed lbSafety so an exact Lagrangian bound can
+// close the gap.
+const optTol = 1e-9
+
+// lagrange holds the Lagrangian relaxation of the ray-restricted p-median
+// in which each request's "served exactly once" constraint is priced by
+// λ_j. For fixed λ the relaxation opens the (at most K) candidates with the
+// most negative V_c = Σ_{j ∈ cov(c)} min(0, w_j·cost_c − λ_j), so
+// L(λ) = Σ λ_j + Σ_{K most negative} V_c ≤ OPT_rays for every λ.
+type lagrange struct {
+	rp     *rayProblem
+	K      int
+	lambda []float64
+	v      []float64 // V_c at lambda
+	open   []int     // the opened candidates
+	value  float64   // L(lambda), already reduced by lbSafety
+	// scratch
+	order []int
+	a     []float64
+	rank  []int
+	fw    []float64
+	fl    []float64
+}
+
+func newLagrange(rp *rayProblem, K int) *lagrange {
+	n := len(rp.in.U)
+	return &lagrange{rp: rp, K: K, lambda: make([]float64, n), v: make([]float64, len(rp.cands)),
+		order: make([]int, n), a: make([]float64, n), rank: make([]int, n), fw: make([]float64, n+1), fl: make([]float64, n+1)}
+}
+
+// eval computes V_c for every candidate, the opened set and L(λ) in
+// O(chains · n log n): along a chain coverage grows by one member at a time
+// while the cost grows, so V at each prefix is cost·W − Λ over the members
+// with λ_j/w_j > cost, read from Fenwick trees indexed by the rank of λ_j/w_j.
+func (lg *lagrange) eval() {
+	rp := lg.rp
+	n := len(rp.in.U)
+	for j := range lg.order {
+		lg.order[j] = j
+		lg.a[j] = lg.lambda[j] / rp.in.W[j]
+	}
+	sort.Slice(lg.order, func(x, y int) bool {
+		ax, ay := lg.a[lg.order[x]], lg.a[lg.order[y]]
+		if ax != ay {
+			return ax < ay
+		}
+		return lg.order[x] < lg.order[y]
+	})
+	sortedA := make([]float64, n)
+	for r, j := range lg.order {
+		lg.rank[j] = r
+		sortedA[r] = lg.a[j]
+	}
+	for g, ch := range rp.chains {
+		clear(lg.fw)
+		clear(lg.fl)
+		tw, tl := 0.0, 0.0
+		cs := rp.byChain[g]
+		k := 0
+		for i, j32 := range ch.order {
+			j := int(j32)
+			w, l := rp.in.W[j], lg.lambda[j]
+			for x := lg.rank[j] + 1; x <= n; x += x & -x {
+				lg.fw[x] += w
+				lg.fl[x] += l
+			}
+			tw += w
+			tl += l
+			for k < len(cs) && int(rp.cands[cs[k]].p) == i+1 {
+				c := cs[k]
+				x := rp.cands[c].cost
+				// members with a > x are ranks ≥ idx
+				idx := sort.Search(n, func(r int) bool { return sortedA[r] > x })
+				pw, pl := 0.0, 0.0
+				for y := idx; y > 0; y -= y & -y {
+					pw += lg.fw[y]
+					pl += lg.fl[y]
+				}
+				v := x*(tw-pw) - (tl - pl)
+				if v > 0 {
+					v = 0 // only round-off can make it positive
+				}
+				lg.v[c] = v
+				k++
+			}
+		}
+	}
+	lg.open = lg.open[:0]
+	for c, v := range lg.v {
+		if v < 0 {
+			lg.open = append(lg.open, c)
+		}
+	}
+	sort.Slice(lg.open, func(x, y int) bool {
+		vx, vy := lg.v[lg.open[x]], lg.v[lg.open[y]]
+		if vx != vy {
+			return vx < vy
+		}
+		return lg.open[x] < lg.open[y]
+	})
+	if len(lg.open) > lg.K {
+		lg.open = lg.open[:lg.K]
+	}
+	s, abs := 0.0, 0.0
+	for _, l := range lg.lambda {
+		s += l
+		abs += math.Abs(l)
+	}
+	for _, c := range lg.open {
+		s += lg.v[c]
+	}
+	lg.value = s - lbSafety*math.Max(abs, 1)
+}
+
+// subgradient maximizes L(λ) by subgradient steps (Held–Karp step size
+// θ·(UB − L)/‖g‖², θ halved after 10 steps without improvement), starting
+// from λ_j = w_j·d1_j of the incumbent. It returns the best bound found and
+// leaves lg at the λ that achieved it.
+func (lg *lagrange) subgradient(ctx context.Context, st *lsState, maxIter int) float64 {
+	rp := lg.rp
+	for j, w := range rp.in.W {
+		lg.lambda[j] = w * st.d1[j]
+	}
+	ub := st.total
+	best := math.Inf(-1)
+	bestLambda := make([]float64, len(lg.lambda))
+	g := make([]float64, len(lg.lambda))
+	theta, stall := 2.0, 0
+	for it := 0; it < maxIter; it++ {
+		if ctx.Err() != nil {
+			break
+		}
+		lg.eval()
+		if lg.value > best+optTol*math.Max(ub, 1)*1e-3 {
+			best = lg.value
+			copy(bestLambda, lg.lambda)
+			stall = 0
+		} else if stall++; stall >= 10 {
+			theta /= 2
+			stall = 0
+		}
+		if best >= ub*(1-optTol) || theta < 1e-5 {
+			break
+		}
+		for j := range g {
+			g[j] = 1
+		}
+		for _, c := range lg.open {
+			x := rp.cands[c].cost
+			for _, j := range rp.members(c) {
+				if lg.a[j] > x {
+					g[j]--
+				}
+			}
+		}
+		norm := 0.0
+		for _, x := range g {
+			norm += x * x
+		}
+		if norm == 0 {
+			break // λ is optimal for the relaxation
+		}
+		step := theta * (ub - lg.value) / norm
+		for j := range lg.lambda {
+			lg.lambda[j] += step * g[j]
+		}
+	}
+	if !math.IsInf(best, -1) {
+		copy(lg.lambda, bestLambda)
+		lg.eval()
+	}
+	return best
+}
+
+// keep returns the candidates that can belong to a solution cheaper than
+// ub: forcing c open gives the bound L − V_K + V_c (V_K the K-th opened
+// value, or 0 when fewer than K are opened); when that exceeds ub, c is
+// not needed. The incumbent's candidates are always kept.
+func (lg *lagrange) keep(ub float64, incumbent []int) []int {
+	vk := 0.0
+	if len(lg.open) == lg.K {
+		vk = lg.v[lg.open[lg.K-1]]
+	}
+	isOpen := make(map[int]bool, len(lg.open)+len(incumbent))
+	for _, c := range lg.open {
+		isOpen[c] = true
+	}
+	for _, c := range incumbent {
+		isOpen[c] = true
+	}
+	slack := optTol * math.Max(ub, 1)
+	var out []int
+	for c := range lg.rp.cands {
+		if isOpen[c] || lg.value-vk+lg.v[c] <= ub+slack {
+			out = append(out, c)
+		}
+	}
+	return out
+}

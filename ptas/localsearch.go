@@ -1,0 +1,146 @@
+package ptas
+
+import (
+	"context"
+	"math"
+)
+
+// improveTol is the relative improvement a local-search move must bring to
+// be taken: 1e-12 of the objective is far above the round-off of the O(n)
+// sums that evaluate a move and far below any improvement worth a pass.
+const improveTol = 1e-12
+
+// lsState is a selection of candidates and, per request, the cost of its
+// cheapest (d1) and second cheapest (d2) selected covering candidate, and
+// the selection position b1 of the cheapest. +Inf marks "none".
+type lsState struct {
+	rp    *rayProblem
+	sel   []int
+	d1    []float64
+	d2    []float64
+	b1    []int
+	total float64
+}
+
+func newState(rp *rayProblem, sel []int) *lsState {
+	n := len(rp.in.U)
+	st := &lsState{rp: rp, sel: append([]int(nil), sel...), d1: make([]float64, n), d2: make([]float64, n), b1: make([]int, n)}
+	st.recompute()
+	return st
+}
+
+// recompute refreshes d1, d2, b1 and the total in O(n·|sel|). Ties between
+// equally cheap candidates go to the earlier selection position.
+func (st *lsState) recompute() {
+	rp := st.rp
+	st.total = 0
+	for j := range st.d1 {
+		st.d1[j], st.d2[j], st.b1[j] = math.Inf(1), math.Inf(1), -1
+	}
+	for s, c := range st.sel {
+		x := rp.cands[c].cost
+		for _, j := range rp.members(c) {
+			switch {
+			case x < st.d1[j]:
+				st.d2[j] = st.d1[j]
+				st.d1[j], st.b1[j] = x, s
+			case x < st.d2[j]:
+				st.d2[j] = x
+			}
+		}
+	}
+	for j, w := range rp.in.W {
+		st.total += w * st.d1[j]
+	}
+}
+
+// localSearch starts from init (which must cover every request), adds
+// candidates greedily while fewer than K are selected, then applies the
+// best interchange move (add one candidate, drop one) until none improves
+// the cost by more than improveTol. Each pass costs O(Σ coverage + C·K)
+// using the d1/d2 bookkeeping of fast p-median interchange. Ties between
+// equal moves go to the lowest candidate index, then selection position.
+// It stops early, keeping its best, when ctx is done.
+func localSearch(ctx context.Context, rp *rayProblem, init []int, K int) *lsState {
+	st := newState(rp, init)
+	nc := len(rp.cands)
+	inSel := make([]bool, nc)
+	for _, c := range st.sel {
+		inSel[c] = true
+	}
+	lfin := make([]float64, K)
+	infCnt := make([]int, K)
+	m := make([]float64, K)
+	infCov := make([]int, K)
+	maxPasses := 50 * (K + 1)
+	for pass := 0; pass < maxPasses; pass++ {
+		if ctx.Err() != nil {
+			break
+		}
+		for s := range lfin {
+			lfin[s], infCnt[s] = 0, 0
+		}
+		for j, w := range rp.in.W {
+			s := st.b1[j]
+			if math.IsInf(st.d2[j], 1) {
+				infCnt[s]++
+			} else {
+				lfin[s] += w * (st.d2[j] - st.d1[j])
+			}
+		}
+		bestDelta, bestC, bestS := -improveTol*math.Max(st.total, 1), -1, -1
+		for c := 0; c < nc; c++ {
+			if inSel[c] {
+				continue
+			}
+			x := rp.cands[c].cost
+			g := 0.0
+			for s := range st.sel {
+				m[s], infCov[s] = 0, 0
+			}
+			for _, j32 := range rp.members(c) {
+				j := int(j32)
+				w := rp.in.W[j]
+				d1, d2 := st.d1[j], st.d2[j]
+				gain := 0.0
+				if x < d1 {
+					gain = d1 - x
+					g += w * gain
+				}
+				s := st.b1[j]
+				if math.IsInf(d2, 1) {
+					m[s] += w * (gain + x - d1)
+					infCov[s]++
+				} else if x < d2 {
+					m[s] += w * (gain + x - d2)
+				}
+			}
+			if len(st.sel) < K {
+				if -g < bestDelta {
+					bestDelta, bestC, bestS = -g, c, -1
+				}
+				continue
+			}
+			for s := range st.sel {
+				if infCov[s] != infCnt[s] {
+					continue
+				}
+				if delta := lfin[s] - g + m[s]; delta < bestDelta {
+					bestDelta, bestC, bestS = delta, c, s
+				}
+			}
+		}
+		if bestC < 0 {
+			break
+		}
+		if bestS < 0 {
+			st.sel = append(st.sel, bestC)
+		} else {
+			inSel[st.sel[bestS]] = false
+			st.sel[bestS] = bestC
+		}
+		inSel[bestC] = true
+		st.recompute()
+	}
+	return st
+}

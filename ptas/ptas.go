@@ -1,0 +1,428 @@
+package ptas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Fit selects the notion of fit cost.
+type Fit string
+
+const (
+	// FitSum prices a shape by the sum of its normalized coordinates.
+	FitSum Fit = "sum"
+	// FitMax prices a shape by its largest normalized coordinate (as in DRF).
+	FitMax Fit = "max"
+)
+
+// Options tune Solve.
+type Options struct {
+	// Family of directions (FamilyAuto by default).
+	Family Family
+	// Epsilon > 0 asks for a guarantee: the first direction set has
+	// ρ ≤ 1+Epsilon and refinement stops as soon as cost ≤ (1+Epsilon)·bound.
+	// Zero refines through DefaultSchedule until the budget ends.
+	Epsilon float64
+	Fit     Fit
+	// NoMIP disables the CBC p-median (tests of the other exact paths).
+	NoMIP bool
+	// MaxCandidates skips (and stops at) levels whose chains × requests
+	// exceed it; 0 means DefaultMaxCandidates.
+	MaxCandidates int
+	// MaxIter caps subgradient iterations per level; 0 means 300.
+	MaxIter int
+}
+
+// DefaultSchedule is the ε sequence of the anytime loop without a target:
+// coarse first so a usable answer exists early, then finer sets, which are
+// not nested, so the best answer so far is kept across them.
+var DefaultSchedule = []float64{0.5, 0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.0025, 0.001}
+
+// DefaultMaxCandidates bounds chains × distinct requests of one level
+// (memory of the chain orders and rank arrays: ~8 bytes each).
+const DefaultMaxCandidates = 4_000_000
+
+// mipMaxCover bounds the nonzeros of the p-median MIP (after Lagrangian
+// reduction) that Solve hands to CBC; past it only the Lagrangian bound is
+// used. CBC solves p-medians of this size in well under a second.
+const mipMaxCover = 60000
+
+// LevelStat describes one refinement level.
+type LevelStat struct {
+	Family     Family  `json:"family"`
+	Param      int     `json:"param"`
+	Rays       int     `json:"rays"`
+	Rho        float64 `json:"rho"`
+	Candidates int     `json:"candidates"`
+	// RayValue is the best ray-restricted solution's cost, RayBound a proven
+	// lower bound on the ray-restricted optimum, Exact whether they meet.
+	RayValue float64 `json:"ray_value"`
+	RayBound float64 `json:"ray_bound"`
+	Exact    bool    `json:"exact"`
+	Method   string  `json:"method"`
+	// Cost is the true cost of the level's shapes after tightening.
+	Cost float64 `json:"cost"`
+}
+
+// Result is Solve's answer in normalized units.
+type Result struct {
+	Shapes [][]float64
+	// Assign maps each (distinct) request to its shape.
+	Assign []int
+	Cost   float64
+	// LowerBound is a proven lower bound on the optimum.
+	LowerBound float64
+	// Epsilon is the proven guarantee cost/LowerBound − 1 (≤ ρ − 1 of any
+	// level solved exactly).
+	Epsilon float64
+	// Rho is the factor of the finest level whose ray problem was solved
+	// exactly (0 when none was).
+	Rho      float64
+	Levels   []LevelStat
+	TimedOut bool
+	Optimal  bool
+	Method   string
+}
+
+// ErrTooFewShapes is wrapped by Solve when no K shapes that fit the node
+// types can serve every request.
+var ErrTooFewShapes = errors.New("ptas: too few shapes for the node types")
+
+// MinShapes is the least number of shapes that can serve every request
+// when each must fit a node type: a set cover of the requests by node types
+// (a shape per chosen node, the join of the requests it holds). It returns
+// the chosen node types. Exact by enumeration in increasing size up to
+// limit; beyond that the greedy cover.
+func MinShapes(in *Instance, limit int) []int {
+	if len(in.Caps) == 0 {
+		return []int{0}
+	}
+	masks := map[string][]bool{}
+	var keys []string
+	for _, u := range in.U {
+		m := make([]bool, len(in.Caps))
+		b := make([]byte, len(in.Caps))
+		for n, c := range in.Caps {
+			if Fits(u, c) {
+				m[n], b[n] = true, 1
+			}
+		}
+		k := string(b)
+		if _, ok := masks[k]; !ok {
+			keys = append(keys, k)
+		}
+		masks[k] = m
+	}
+	coversAll := func(set []int) bool {
+		for _, k := range keys {
+			hit := false
+			for _, n := range set {
+				if masks[k][n] {
+					hit = true
+					break
+				}
+			}
+			if !hit {
+				return false
+			}
+		}
+		return true
+	}
+	T := len(in.Caps)
+	budget := 1 << 20
+	for size := 1; size <= min(limit, T); size++ {
+		set := make([]int, size)
+		var rec func(i, from int) bool
+		rec = func(i, from int) bool {
+			if budget--; budget < 0 {
+				return false
+			}
+			if i == size {
+				return coversAll(set)
+			}
+			for n := from; n < T; n++ {
+				set[i] = n
+				if rec(i+1, n+1) {
+					return true
+				}
+			}
+			return false
+		}
+		if rec(0, 0) {
+			return set
+		}
+	}
+	// greedy: the node holding the most uncovered distinct masks, ties by index
+	covered := map[string]bool{}
+	var set []int
+	for len(covered) < len(keys) {
+		best, bc := -1, 0
+		for n := 0; n < T; n++ {
+			c := 0
+			for _, k := range keys {
+				if !covered[k] && masks[k][n] {
+					c++
+				}
+			}
+			if c > bc {
+				best, bc = n, c
+			}
+		}
+		set = append(set, best)
+		for _, k := range keys {
+			if masks[k][best] {
+				covered[k] = true
+			}
+		}
+	}
+	return set
+}
+
+// Solve runs the anytime PTAS (fit "sum") or the exact max-fit DP (fit
+// "max") on a validated instance. It returns the best shapes found, a
+// proven lower bound and the guarantee reached. When ctx ends it returns
+// the best so far with TimedOut set; only a bad instance or an lp failure
+// is an error.
+func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	cost := Cost
+	if opts.Fit == FitMax {
+		cost = MaxCost
+	}
+	cover := MinShapes(in, in.K)
+	if len(cover) > in.K {
+		return nil, fmt.Errorf("%w: %d are needed, K = %d", ErrTooFewShapes, len(cover), in.K)
+	}
+	trivial := TrivialBound(in, cost)
+	res := &Result{Cost: math.Inf(1), LowerBound: trivial}
+	// K ≥ distinct requests: every request gets its own shape, optimal.
+	if in.K >= len(in.U) {
+		shapes := make([][]float64, len(in.U))
+		for j, u := range in.U {
+			shapes[j] = append([]float64(nil), u...)
+		}
+		res.Shapes, res.Assign, res.Cost = Tighten(in, shapes, cost)
+		res.Optimal, res.Method, res.Epsilon = true, "identity", 0
+		res.LowerBound = math.Min(trivial, res.Cost)
+		return res, nil
+	}
+	// A valid answer before any search: one shape per node type of the
+	// cover, the join of the requests it takes (first cover node that fits).
+	groups := make([][]int, len(cover))
+	for j, u := range in.U {
+		for g, n := range cover {
+			if len(in.Caps) == 0 || Fits(u, in.Caps[n]) {
+				groups[g] = append(groups[g], j)
+				break
+			}
+		}
+	}
+	var first [][]float64
+	for _, g := range groups {
+		if len(g) > 0 {
+			first = append(first, Join(in.U, g))
+		}
+	}
+	res.Shapes, res.Assign, res.Cost = Tighten(in, first, cost)
+	res.Method = "cover"
+	if opts.Fit == FitMax {
+		if shapes, asg, v, ok := MaxFitDP(in); ok {
+			res.Shapes, res.Assign, res.Cost = shapes, asg, v
+			res.LowerBound, res.Optimal, res.Method = v, true, "maxfit-dp"
+			return res, nil
+		}
+		// Node types split the requests: one "ray" (1, …, 1), chains per
+		// node type, solved exactly by the ray machinery (ρ = 1).
+		ones := make([]float64, in.Dim())
+		for i := range ones {
+			ones[i] = 1
+		}
+		dirs := &Directions{Family: "max", Dim: in.Dim(), Param: 1, Vecs: [][]float64{ones}, Rho: 1}
+		if err := solveLevel(ctx, in, dirs, cost, cover, opts, res); err != nil {
+			return nil, err
+		}
+		finish(res, ctx)
+		return res, nil
+	}
+	schedule := DefaultSchedule
+	if opts.Epsilon > 0 {
+		schedule = []float64{opts.Epsilon}
+		for e := opts.Epsilon / 2; e >= 1e-4; e /= 2 {
+			schedule = append(schedule, e)
+		}
+	}
+	maxCand := opts.MaxCandidates
+	if maxCand <= 0 {
+		maxCand = DefaultMaxCandidates
+	}
+	for _, eps := range schedule {
+		if ctx.Err() != nil {
+			break
+		}
+		dirs, err := dirsFor(opts.Family, in, eps, maxCand)
+		if err != nil {
+			return nil, err
+		}
+		if dirs == nil {
+			break // finer levels only grow
+		}
+		if err := solveLevel(ctx, in, dirs, cost, cover, opts, res); err != nil {
+			return nil, err
+		}
+		if res.LowerBound >= res.Cost*(1-optTol) {
+			break
+		}
+		if opts.Epsilon > 0 && res.Cost <= (1+opts.Epsilon)*res.LowerBound {
+			break
+		}
+		if in.Dim() == 1 {
+			break // one direction, ρ = 1: nothing finer exists
+		}
+	}
+	finish(res, ctx)
+	return res, nil
+}
+
+func finish(res *Result, ctx context.Context) {
+	res.TimedOut = ctx.Err() != nil
+	if res.LowerBound > res.Cost {
+		res.LowerBound = res.Cost // only round-off of the bounds can cause it
+	}
+	res.Epsilon = res.Cost/math.Max(res.LowerBound, GapFloor) - 1
+	if res.Epsilon < 0 {
+		res.Epsilon = 0
+	}
+	res.Optimal = res.LowerBound >= res.Cost*(1-optTol)
+}
+
+// GapFloor keeps cost/bound finite when every request is zero.
+const GapFloor = 1e-300
+
+// dirsFor builds the level's directions, or nil when it would exceed
+// maxCand chains × requests.
+func dirsFor(family Family, in *Instance, eps float64, maxCand int) (*Directions, error) {
+	d := in.Dim()
+	nodes := max(len(in.Caps), 1)
+	if d >= 3 && (family == FamilyAuto || family == "" || family == FamilyLattice) {
+		N := ceilTol(float64(d-1) / eps)
+		if LatticeCount(d, N)*nodes*len(in.U) > maxCand {
+			return nil, nil
+		}
+	}
+	dirs, err := ForEpsilon(family, d, eps)
+	if err != nil {
+		return nil, err
+	}
+	if dirs.Len()*nodes*len(in.U) > maxCand {
+		return nil, nil
+	}
+	return dirs, nil
+}
+
+// solveLevel solves one ray-restricted problem as far as ctx allows and
+// folds its shapes and bound into res.
+func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([]float64) float64, cover []int, opts Options, res *Result) error {
+	rp := buildRayProblem(ctx, in, dirs, cost)
+	if rp == nil {
+		return nil
+	}
+	stat := LevelStat{Family: dirs.Family, Param: dirs.Param, Rays: dirs.Len(), Rho: dirs.Rho, Candidates: len(rp.cands)}
+	init := make([]int, 0, len(cover))
+	seen := map[int]bool{}
+	for _, n := range cover {
+		c := rp.full[n]
+		if c < 0 {
+			return fmt.Errorf("ptas: internal: no candidate covers node type %d's requests", n)
+		}
+		if !seen[c] {
+			seen[c] = true
+			init = append(init, c)
+		}
+	}
+	st := localSearch(ctx, rp, init, in.K)
+	sel, value := st.sel, st.total
+	bound := math.Inf(-1)
+	method := "ls"
+	exact := false
+	if len(rp.chains) <= 6 && len(rp.cands) <= 400 {
+		if dsel, dv, ok := levelDP(ctx, rp, in.K); ok {
+			if dsel != nil && dv < value {
+				sel, value = dsel, dv
+			}
+			bound, exact, method = math.Min(dv, value), true, "dp"
+		}
+	}
+	if !exact && ctx.Err() == nil {
+		lg := newLagrange(rp, in.K)
+		maxIter := opts.MaxIter
+		if maxIter <= 0 {
+			maxIter = 300
+		}
+		lb := lg.subgradient(ctx, st, maxIter)
+		bound = math.Max(bound, lb)
+		method = "ls+lagrange"
+		if lb >= value*(1-optTol) {
+			exact = true
+		} else if !opts.NoMIP && ctx.Err() == nil {
+			keep := lg.keep(value, sel)
+			nz := 0
+			for _, c := range keep {
+				nz += int(rp.cands[c].p)
+			}
+			if nz <= mipMaxCover {
+				limit := time.Duration(0)
+				mr, err := solveMIP(ctx, rp, keep, in.K, limit)
+				if err != nil {
+					return err
+				}
+				method = "ls+lagrange+mip/" + mr.backend
+				if mr.sel != nil && mr.value < value {
+					ms := newState(rp, mr.sel)
+					if ms.total < value {
+						sel, value = ms.sel, ms.total
+					}
+				}
+				// the reduced MIP proves OPT_rays ≥ min(value, its bound)
+				bound = math.Max(bound, math.Min(value, mr.bound))
+				exact = mr.optimal
+			}
+		}
+	}
+	if exact && method != "ls+lagrange" {
+		bound = value // the DP or the MIP proved value optimal
+	}
+	stat.RayValue, stat.RayBound, stat.Exact, stat.Method = value, bound, exact, method
+	// Shapes are the joins of the requests each chosen candidate serves:
+	// exact in the input's numbers, never larger than the ray point, and
+	// inside the candidate's node.
+	fs := newState(rp, sel)
+	groups := make([][]int, len(fs.sel))
+	for j, s := range fs.b1 {
+		groups[s] = append(groups[s], j)
+	}
+	var shapes [][]float64
+	for _, g := range groups {
+		if len(g) > 0 {
+			shapes = append(shapes, Join(in.U, g))
+		}
+	}
+	shapes, asg, total := Tighten(in, shapes, cost)
+	stat.Cost = total
+	res.Levels = append(res.Levels, stat)
+	if total < res.Cost {
+		res.Shapes, res.Assign, res.Cost = shapes, asg, total
+		res.Method = fmt.Sprintf("%s/%s", dirs.Family, method)
+	}
+	if !math.IsInf(bound, -1) {
+		res.LowerBound = math.Max(res.LowerBound, bound/dirs.Rho)
+	}
+	if exact && (res.Rho == 0 || dirs.Rho < res.Rho) {
+		res.Rho = dirs.Rho
+	}
+	return nil
+}

@@ -1,0 +1,483 @@
+package ptas
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// testTol is the relative slack of cost comparisons in these tests: costs
+// are sums of at most a few dozen products of doubles, so 1e-9 is far above
+// round-off and far below any real difference.
+const testTol = 1e-9
+
+func TestRhoFormulas2D(t *testing.T) {
+	for m := 1; m <= 60; m++ {
+		d := MixRays(m)
+		if got := Rho2D(d.Vecs); math.Abs(got-d.Rho) > 1e-12 {
+			t.Errorf("mix m=%d: Rho2D %v, formula %v", m, got, d.Rho)
+		}
+	}
+	for M := 2; M <= 60; M++ {
+		d := AngleRays(M)
+		if got := Rho2D(d.Vecs); math.Abs(got-d.Rho) > 1e-12 {
+			t.Errorf("angle M=%d: Rho2D %v, formula 1+tan δ = %v", M, got, d.Rho)
+		}
+	}
+	// Lattice directions in 2D are the mix rays plus both axes: ρ = 1+1/N.
+	for N := 1; N <= 30; N++ {
+		d := LatticeRays(2, N)
+		if got := Rho2D(d.Vecs); math.Abs(got-d.Rho) > 1e-12 {
+			t.Errorf("lattice N=%d: Rho2D %v, formula %v", N, got, d.Rho)
+		}
+	}
+}
+
+// The paper's π/ε − 1 equi-angled rays give about 1 + ε/2.
+func TestPaperRayCount(t *testing.T) {
+	for _, eps := range []float64{0.5, 0.2, 0.1, 0.05, 0.01} {
+		M := int(math.Round(math.Pi / eps))
+		d := AngleRays(M)
+		if d.Len() != M-1 {
+			t.Fatalf("eps %v: %d rays, want π/ε−1 = %d", eps, d.Len(), M-1)
+		}
+		if d.Rho > 1+eps/2*(1+eps) || d.Rho < 1+eps/2*(1-eps) {
+			t.Errorf("eps %v: ρ = %v, want about 1+ε/2 = %v", eps, d.Rho, 1+eps/2)
+		}
+	}
+}
+
+// Mix rays are optimal: m rays cannot beat 1+1/m, and mix rays reach it.
+// The worst point between rays a and b sits at mix q = p_a/(1−p_b+p_a).
+func TestMixTight(t *testing.T) {
+	for m := 1; m <= 20; m++ {
+		d := MixRays(m)
+		pa, pb := d.Vecs[0][1], d.Vecs[1%m][1]
+		q := 0.0 // below the first ray the worst point is the x axis
+		if m > 1 {
+			q = pa / (1 - pb + pa)
+		}
+		s := []float64{1 - q, q}
+		_, c := RoundUp(s, d)
+		if m > 1 && math.Abs(c/Cost(s)-d.Rho) > 1e-12 {
+			t.Errorf("m=%d: worst point ratio %v, want ρ=%v", m, c/Cost(s), d.Rho)
+		}
+		if _, c0 := RoundUp([]float64{1, 0}, d); math.Abs(c0-d.Rho) > 1e-12 {
+			t.Errorf("m=%d: axis point ratio %v, want ρ=%v", m, c0, d.Rho)
+		}
+	}
+	// Equal angles are tight at the axes: (1, 0) costs exactly 1 + tan δ.
+	for M := 2; M <= 20; M++ {
+		d := AngleRays(M)
+		if _, c := RoundUp([]float64{1, 0}, d); math.Abs(c-d.Rho) > 1e-12 {
+			t.Errorf("angle M=%d: axis ratio %v, want %v", M, c, d.Rho)
+		}
+	}
+}
+
+func randPoint(r *rand.Rand, d int) []float64 {
+	s := make([]float64, d)
+	for i := range s {
+		switch r.IntN(5) {
+		case 0:
+			s[i] = 0 // zero coordinates are common (no GPU) and extreme
+		case 1:
+			s[i] = r.Float64() * 1e-3
+		default:
+			s[i] = r.Float64()
+		}
+	}
+	if Cost(s) == 0 {
+		s[r.IntN(d)] = 1
+	}
+	return s
+}
+
+// Rounding any point up to its cheapest dominating ray point costs at most
+// ρ, in every family and dimension, and the rounded point dominates it.
+func TestRoundingFactorProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	sets := []*Directions{MixRays(1), MixRays(7), AngleRays(2), AngleRays(9), LatticeRays(2, 5),
+		LatticeRays(3, 1), LatticeRays(3, 6), LatticeRays(4, 4), LatticeRays(5, 3),
+		InductiveRays(3, AngleRays(5)), InductiveRays(4, MixRays(3)), InductiveRays(3, MixRays(6))}
+	for _, ds := range sets {
+		for it := 0; it < 3000; it++ {
+			s := randPoint(r, ds.Dim)
+			k, c := RoundUp(s, ds)
+			if c > ds.Rho*Cost(s)*(1+testTol) {
+				t.Fatalf("%s/%d d=%d: point %v rounds at ratio %v > ρ = %v", ds.Family, ds.Param, ds.Dim, s, c/Cost(s), ds.Rho)
+			}
+			for i, x := range s {
+				if c*ds.Vecs[k][i] < x*(1-testTol) {
+					t.Fatalf("rounded point does not dominate %v", s)
+				}
+			}
+		}
+	}
+}
+
+// Lattice directions reach the same ρ as the inductive construction with
+// far fewer directions in 3D and up.
+func TestLatticeFewerDirections(t *testing.T) {
+	for _, d := range []int{3, 4} {
+		for _, eps := range []float64{0.2, 0.1, 0.05} {
+			lat, _ := ForEpsilon(FamilyLattice, d, eps)
+			ind, _ := ForEpsilon(FamilyAngle, d, eps)
+			if lat.Rho > 1+eps+rhoSlack || ind.Rho > 1+eps+rhoSlack {
+				t.Fatalf("d=%d eps=%v: ρ lattice %v inductive %v", d, eps, lat.Rho, ind.Rho)
+			}
+			if lat.Len() >= ind.Len() {
+				t.Errorf("d=%d eps=%v: lattice %d directions, inductive %d", d, eps, lat.Len(), ind.Len())
+			}
+			if lat.Len() != LatticeCount(d, lat.Param) {
+				t.Errorf("LatticeCount(%d,%d) = %d, built %d", d, lat.Param, LatticeCount(d, lat.Param), lat.Len())
+			}
+		}
+	}
+}
+
+func TestForEpsilon(t *testing.T) {
+	for _, f := range Families() {
+		for d := 1; d <= 4; d++ {
+			for _, eps := range []float64{1, 0.3, 0.1, 0.05} {
+				ds, err := ForEpsilon(f, d, eps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ds.Rho > 1+eps+rhoSlack {
+					t.Errorf("%s d=%d eps=%v: ρ = %v", f, d, eps, ds.Rho)
+				}
+				for _, v := range ds.Vecs {
+					if len(v) != d || math.Abs(Cost(v)-1) > 1e-12 {
+						t.Fatalf("%s d=%d: direction %v does not sum to 1", f, d, v)
+					}
+				}
+			}
+		}
+	}
+	if ds, _ := ForEpsilon(FamilyMix, 2, 0.05); ds.Len() != 20 {
+		t.Errorf("ε = 0.05 in 2D needs 20 mix rays, got %d", ds.Len())
+	}
+	if _, err := ForEpsilon(FamilyMix, 2, 0); err == nil {
+		t.Error("ε = 0 accepted")
+	}
+}
+
+// randInstance draws a small instance on a coarse grid (so requests share
+// coordinates, as real request histograms do).
+func randInstance(r *rand.Rand, d, n, K int, nodes bool) *Instance {
+	in := &Instance{K: K}
+	for j := 0; j < n; j++ {
+		u := make([]float64, d)
+		for i := range u {
+			u[i] = float64(r.IntN(9)) / 16
+		}
+		if Cost(u) == 0 {
+			u[r.IntN(d)] = 1.0 / 16
+		}
+		in.U = append(in.U, u)
+		in.W = append(in.W, float64(1+r.IntN(20)))
+	}
+	dist, w, _ := Aggregate(in.U, in.W)
+	in.U, in.W = dist, w
+	if nodes {
+		// two node types, each strong in a different resource, plus a
+		// large one so every request fits somewhere
+		for k := 0; k < 2; k++ {
+			c := make([]float64, d)
+			for i := range c {
+				c[i] = 0.3 + 0.4*r.Float64()
+			}
+			c[k%d] = 0.75
+			in.Caps = append(in.Caps, c)
+		}
+		big := make([]float64, d)
+		for i := range big {
+			big[i] = 0.5 + 0.5*r.Float64()
+		}
+		for _, u := range in.U {
+			for i := range big {
+				big[i] = math.Max(big[i], u[i])
+			}
+		}
+		in.Caps = append(in.Caps, big)
+	}
+	return in
+}
+
+// bruteRays enumerates every set of at most K candidates.
+func bruteRays(rp *rayProblem, K int) float64 {
+	best := math.Inf(1)
+	sel := []int{}
+	var rec func(from int)
+	rec = func(from int) {
+		if len(sel) > 0 {
+			st := newState(rp, sel)
+			if st.total < best {
+				best = st.total
+			}
+		}
+		if len(sel) == K {
+			return
+		}
+		for c := from; c < len(rp.cands); c++ {
+			sel = append(sel, c)
+			rec(c + 1)
+			sel = sel[:len(sel)-1]
+		}
+	}
+	rec(0)
+	return best
+}
+
+// The exact ray-restricted methods agree with each other and with
+// enumeration, and the Lagrangian bound never exceeds the optimum.
+func TestRayExactMethodsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	ctx := context.Background()
+	checked := 0
+	for it := 0; it < 120; it++ {
+		d := 2 + it%2
+		in := randInstance(r, d, 3+r.IntN(4), 1+r.IntN(3), it%3 == 0)
+		dirs := MixRays(1 + r.IntN(3))
+		if d == 3 {
+			dirs = LatticeRays(3, 1+r.IntN(2))
+		}
+		rp := buildRayProblem(ctx, in, dirs, Cost)
+		if len(rp.cands) > 28 {
+			continue
+		}
+		cover := MinShapes(in, in.K)
+		if len(cover) > in.K {
+			continue
+		}
+		want := bruteRays(rp, in.K)
+		sel, dv, ok := levelDP(ctx, rp, in.K)
+		if !ok {
+			t.Fatalf("DP gave up on %d candidates", len(rp.cands))
+		}
+		if math.Abs(dv-want) > testTol*want || math.Abs(newState(rp, sel).total-dv) > testTol*want {
+			t.Fatalf("it %d: DP %v, enumeration %v", it, dv, want)
+		}
+		all := make([]int, len(rp.cands))
+		for c := range all {
+			all[c] = c
+		}
+		mr, err := solveMIP(ctx, rp, all, in.K, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mr.optimal || math.Abs(mr.value-want) > 1e-6*want {
+			t.Fatalf("it %d: MIP %v (optimal %v), enumeration %v", it, mr.value, mr.optimal, want)
+		}
+		init := []int{}
+		for _, n := range cover {
+			init = append(init, rp.full[n])
+		}
+		st := localSearch(ctx, rp, init, in.K)
+		if st.total < want*(1-testTol) {
+			t.Fatalf("local search %v below the optimum %v", st.total, want)
+		}
+		lg := newLagrange(rp, in.K)
+		if lb := lg.subgradient(ctx, st, 200); lb > want*(1+testTol) {
+			t.Fatalf("it %d: Lagrangian bound %v above the optimum %v", it, lb, want)
+		}
+		checked++
+	}
+	if checked < 60 {
+		t.Fatalf("only %d instances small enough", checked)
+	}
+}
+
+// The heart of the PTAS: OPT ≤ OPT_rays ≤ ρ·OPT, and Solve's answer is
+// within 1+ε of the exact optimum with an honest bound, on hundreds of
+// random small instances in 2 and 3 dimensions, with and without node types.
+func TestPTASWithinRho(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	ctx := context.Background()
+	n := 300
+	if testing.Short() {
+		n = 80
+	}
+	for it := 0; it < n; it++ {
+		d := 2 + it%2
+		in := randInstance(r, d, 4+r.IntN(6), 1+r.IntN(4), it%4 == 1)
+		if len(MinShapes(in, in.K)) > in.K {
+			continue
+		}
+		_, _, opt, err := Exact(in, Cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps := []float64{0.5, 0.2, 0.1}[it%3]
+		fam := []Family{FamilyAuto, FamilyMix, FamilyAngle, FamilyLattice}[it%4]
+		dirs, _ := ForEpsilon(fam, d, eps)
+		rp := buildRayProblem(ctx, in, dirs, Cost)
+		if len(rp.chains) <= 6 {
+			if _, rv, ok := levelDP(ctx, rp, in.K); ok {
+				if rv < opt*(1-testTol) || rv > dirs.Rho*opt*(1+testTol) {
+					t.Fatalf("it %d: OPT_rays %v outside [OPT, ρ·OPT] = [%v, %v]", it, rv, opt, dirs.Rho*opt)
+				}
+			}
+		}
+		res, err := Solve(ctx, in, Options{Epsilon: eps, Family: fam})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Cost < opt*(1-testTol) || res.Cost > (1+eps)*opt*(1+testTol) {
+			t.Fatalf("it %d (%s, ε=%v): cost %v, OPT %v", it, fam, eps, res.Cost, opt)
+		}
+		if res.LowerBound > opt*(1+testTol) {
+			t.Fatalf("it %d: bound %v above OPT %v", it, res.LowerBound, opt)
+		}
+		if res.Epsilon > eps*(1+testTol) {
+			t.Fatalf("it %d: reached ε %v > asked %v (levels %+v)", it, res.Epsilon, eps, res.Levels)
+		}
+		checkShapes(t, in, res)
+	}
+}
+
+func checkShapes(t *testing.T, in *Instance, res *Result) {
+	t.Helper()
+	if len(res.Shapes) > in.K {
+		t.Fatalf("%d shapes for K = %d", len(res.Shapes), in.K)
+	}
+	for _, s := range res.Shapes {
+		ok := len(in.Caps) == 0
+		for _, c := range in.Caps {
+			ok = ok || Fits(s, c)
+		}
+		if !ok {
+			t.Fatalf("shape %v fits no node type", s)
+		}
+	}
+	total := 0.0
+	for j, u := range in.U {
+		s := res.Shapes[res.Assign[j]]
+		if !Fits(u, s) {
+			t.Fatalf("request %v assigned to %v", u, s)
+		}
+		total += in.W[j] * Cost(s)
+	}
+	if math.Abs(total-res.Cost) > testTol*math.Max(total, 1) {
+		t.Fatalf("reported cost %v, recomputed %v", res.Cost, total)
+	}
+}
+
+func bruteMaxFit(keys, wts []float64, K int) float64 {
+	m := len(keys)
+	K = min(K, m)
+	f := make([]float64, m+1)
+	for i := range f {
+		f[i] = math.Inf(1)
+	}
+	f[0] = 0
+	for k := 1; k <= K; k++ {
+		g := make([]float64, m+1)
+		for i := range g {
+			g[i] = math.Inf(1)
+		}
+		for i := 1; i <= m; i++ {
+			w := 0.0
+			for a := i - 1; a >= 0; a-- {
+				w += wts[a]
+				g[i] = math.Min(g[i], f[a]+keys[i-1]*w)
+			}
+		}
+		f = g
+	}
+	return f[m]
+}
+
+// fit "max": the divide-and-conquer DP matches the quadratic DP and the
+// subset DP.
+func TestMaxFitDP(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for it := 0; it < 300; it++ {
+		m := 1 + r.IntN(40)
+		keys := make([]float64, m)
+		wts := make([]float64, m)
+		x := 0.0
+		for i := range keys {
+			x += 0.01 + r.Float64()
+			keys[i], wts[i] = x, 1+float64(r.IntN(9))
+		}
+		K := 1 + r.IntN(6)
+		levels, v := maxFitLevels(keys, wts, K)
+		if want := bruteMaxFit(keys, wts, K); math.Abs(v-want) > testTol*want {
+			t.Fatalf("D&C %v, quadratic %v", v, want)
+		}
+		if len(levels) != min(K, m) || levels[len(levels)-1] != m-1 {
+			t.Fatalf("levels %v", levels)
+		}
+	}
+	for it := 0; it < 200; it++ {
+		in := randInstance(r, 2+it%3, 3+r.IntN(7), 1+r.IntN(3), false)
+		_, _, want, err := Exact(in, MaxCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Solve(context.Background(), in, Options{Fit: FitMax})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res.Cost-want) > testTol*want || !res.Optimal {
+			t.Fatalf("max fit %v (optimal %v), exact %v", res.Cost, res.Optimal, want)
+		}
+	}
+}
+
+// fit "max" with node types no single type holds goes through the ray
+// machinery with ρ = 1 and must still be exact.
+func TestMaxFitNodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for it := 0; it < 100; it++ {
+		in := randInstance(r, 2, 4+r.IntN(5), 2+r.IntN(3), true)
+		in.Caps = in.Caps[:2]
+		ok := true
+		for _, u := range in.U {
+			ok = ok && len(fittingNodes(u, in.Caps)) > 0
+		}
+		if !ok || len(MinShapes(in, in.K)) > in.K {
+			continue
+		}
+		_, _, want, err := Exact(in, MaxCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Solve(context.Background(), in, Options{Fit: FitMax})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res.Cost-want) > 1e-6*want {
+			t.Fatalf("it %d: max fit with nodes %v, exact %v", it, res.Cost, want)
+		}
+	}
+}
+
+func TestAggregate(t *testing.T) {
+	d, w, idx := Aggregate([][]float64{{1, 2}, {0, 1}, {1, 2}, {0, 1}, {3, 0}}, []float64{1, 2, 3, 4, 5})
+	if len(d) != 3 || w[0] != 6 || w[1] != 4 || w[2] != 5 {
+		t.Fatalf("distinct %v weights %v", d, w)
+	}
+	if idx[0] != 1 || idx[2] != 1 || idx[1] != 0 || idx[4] != 2 {
+		t.Fatalf("index %v", idx)
+	}
+}
+
+// Solve honours its context: a cancelled context still gives a valid answer.
+func TestSolveCancelled(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	in := randInstance(r, 2, 12, 3, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Solve(ctx, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut {
+		t.Error("not marked timed out")
+	}
+	_ = res
+}

@@ -1,0 +1,224 @@
+package ptas
+
+import (
+	"context"
+	"math"
+	"sort"
+)
+
+// chain is the family of candidates on one ray clipped to one node type
+// (node −1: no node types): its members are the requests with a finite
+// level on the ray that fit the node, sorted by level (ties by index), and
+// every candidate of the chain serves a prefix of them. Coverage along a
+// chain is nested, which is what the exact DP and the fast bounds use.
+type chain struct {
+	ray, node int
+	order     []int32   // members by level
+	level     []float64 // level of order[i]
+	rank      []int32   // rank[j] = position of request j, or len(U) if not a member
+}
+
+// cand is one ray candidate: the cheapest point of chain c's ray dominating
+// its first p members, clipped to the chain's node.
+type cand struct {
+	chain int32
+	p     int32
+	cost  float64
+}
+
+// rayProblem is the ray-restricted problem: choose at most K candidates so
+// every request is covered, minimizing Σ w_j·(cost of the cheapest chosen
+// candidate covering j).
+type rayProblem struct {
+	in     *Instance
+	dirs   *Directions
+	chains []chain
+	cands  []cand
+	// byChain lists candidate indices of each chain by increasing p.
+	byChain [][]int32
+	// full[n] is a candidate covering every request that fits node n
+	// (n = 0 when there are no node types).
+	full []int
+	// rho is the direction set's factor.
+	rho float64
+	// cost prices a shape: Cost for fit "sum", MaxCost for fit "max".
+	cost func([]float64) float64
+}
+
+func (rp *rayProblem) covers(c int, j int) bool {
+	cd := rp.cands[c]
+	return rp.chains[cd.chain].rank[j] < cd.p
+}
+
+func (rp *rayProblem) members(c int) []int32 {
+	cd := rp.cands[c]
+	return rp.chains[cd.chain].order[:cd.p]
+}
+
+// point is candidate c's shape in normalized units.
+func (rp *rayProblem) point(c int) []float64 {
+	cd := rp.cands[c]
+	ch := rp.chains[cd.chain]
+	t := ch.level[cd.p-1]
+	v := rp.dirs.Vecs[ch.ray]
+	s := make([]float64, len(v))
+	for i := range v {
+		s[i] = t * v[i]
+		if ch.node >= 0 {
+			s[i] = math.Min(s[i], rp.in.Caps[ch.node][i])
+		}
+	}
+	return s
+}
+
+// coverCount is Σ over candidates of the number of requests they cover:
+// the size of the p-median MIP and the work of one local-search pass.
+func (rp *rayProblem) coverCount() int {
+	n := 0
+	for _, c := range rp.cands {
+		n += int(c.p)
+	}
+	return n
+}
+
+// splitmix64 gives fixed pseudo-random keys for the coverage hashes; it is
+// a pure function of the index, so hashing is deterministic.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// buildRayProblem lays out one candidate per (distinct request, ray, node
+// type holding the request): the request's level on the ray, clipped to the
+// node. Candidates with identical coverage are merged, keeping the cheapest
+// (ties: the one built first, i.e. lowest ray, then node, then level).
+// It returns nil when ctx ends first.
+func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost func([]float64) float64) *rayProblem {
+	n := len(in.U)
+	rp := &rayProblem{in: in, dirs: dirs, rho: dirs.Rho, cost: cost}
+	nodes := []int{-1}
+	if len(in.Caps) > 0 {
+		nodes = nodes[:0]
+		for k := range in.Caps {
+			nodes = append(nodes, k)
+		}
+	}
+	fit := make([][]bool, len(nodes))
+	for a, nd := range nodes {
+		fit[a] = make([]bool, n)
+		for j, u := range in.U {
+			fit[a][j] = nd < 0 || Fits(u, in.Caps[nd])
+		}
+	}
+	keys := make([]uint64, n)
+	for j := range keys {
+		keys[j] = splitmix64(uint64(j) + 1)
+	}
+	levels := make([]float64, n)
+	byHash := map[uint64][]int{}
+	rp.full = make([]int, len(nodes))
+	fullCost := make([]float64, len(nodes))
+	for a := range rp.full {
+		rp.full[a] = -1
+		fullCost[a] = math.Inf(1)
+	}
+	fitCount := make([]int, len(nodes))
+	for a := range nodes {
+		for j := 0; j < n; j++ {
+			if fit[a][j] {
+				fitCount[a]++
+			}
+		}
+	}
+	for r, v := range dirs.Vecs {
+		if ctx.Err() != nil {
+			return nil
+		}
+		for j, u := range in.U {
+			levels[j] = Level(u, v)
+		}
+		for a, nd := range nodes {
+			var ch chain
+			ch.ray, ch.node = r, nd
+			for j := 0; j < n; j++ {
+				if fit[a][j] && !math.IsInf(levels[j], 1) {
+					ch.order = append(ch.order, int32(j))
+				}
+			}
+			if len(ch.order) == 0 {
+				continue
+			}
+			sort.SliceStable(ch.order, func(x, y int) bool { return levels[ch.order[x]] < levels[ch.order[y]] })
+			ch.level = make([]float64, len(ch.order))
+			ch.rank = make([]int32, n)
+			for j := range ch.rank {
+				ch.rank[j] = int32(n)
+			}
+			for i, j := range ch.order {
+				ch.level[i] = levels[j]
+				ch.rank[j] = int32(i)
+			}
+			g := int32(len(rp.chains))
+			rp.chains = append(rp.chains, ch)
+			rp.byChain = append(rp.byChain, nil)
+			var h uint64
+			for i := range ch.order {
+				h += keys[ch.order[i]]
+				if i+1 < len(ch.order) && ch.level[i+1] == ch.level[i] {
+					continue // a candidate's prefix ends at a level boundary
+				}
+				c := cand{chain: g, p: int32(i + 1)}
+				c.cost = cost(rp.pointOf(c))
+				idx := -1
+				for _, k := range byHash[h] {
+					if rp.sameCover(k, c) {
+						idx = k
+						break
+					}
+				}
+				if idx < 0 {
+					idx = len(rp.cands)
+					rp.cands = append(rp.cands, c)
+					byHash[h] = append(byHash[h], idx)
+				} else if c.cost < rp.cands[idx].cost {
+					rp.cands[idx] = c
+				}
+				if i+1 == len(ch.order) && len(ch.order) == fitCount[a] && rp.cands[idx].cost < fullCost[a] {
+					rp.full[a], fullCost[a] = idx, rp.cands[idx].cost
+				}
+			}
+		}
+	}
+	for c, cd := range rp.cands {
+		rp.byChain[cd.chain] = append(rp.byChain[cd.chain], int32(c))
+	}
+	for g := range rp.byChain {
+		bc := rp.byChain[g]
+		sort.Slice(bc, func(x, y int) bool { return rp.cands[bc[x]].p < rp.cands[bc[y]].p })
+	}
+	return rp
+}
+
+func (rp *rayProblem) pointOf(c cand) []float64 {
+	saved := len(rp.cands)
+	rp.cands = append(rp.cands, c)
+	p := rp.point(saved)
+	rp.cands = rp.cands[:saved]
+	return p
+}
+
+// sameCover reports whether candidate k covers exactly the requests c does.
+func (rp *rayProblem) sameCover(k int, c cand) bool {
+	if rp.cands[k].p != c.p {
+		return false
+	}
+	other := rp.chains[rp.cands[k].chain]
+	for _, j := range rp.chains[c.chain].order[:c.p] {
+		if other.rank[j] >= c.p {
+			return false
+		}
+	}
+	return true
+}
