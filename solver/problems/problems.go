@@ -7,6 +7,7 @@ import (
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/flex"
 	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
+	"github.com/xflex/xflex/solver/xselect"
 )
 
 // All returns every problem, in the order they are listed in help output.
@@ -16,5 +17,6 @@ func All() []solver.Problem {
 		// problem list: one line per solver subpackage, e.g. cmmf.Problem(),
 		tetrisassign.Problem(),
 		flex.Problem(),
+		xselect.Problem(),
 	}
 }

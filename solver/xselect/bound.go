@@ -1,0 +1,163 @@
+package xselect
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/xflex/xflex/lp"
+)
+
+// nodeClass is a set of nodes with one type and one allowed-group
+// signature, aggregated for the LP bound.
+type nodeClass struct {
+	nodes []int
+	cap   []float64 // Σ usable capacity
+}
+
+// classes groups nodes by (type, allowed signature). Order: first node.
+func (m *model) classes() []nodeClass {
+	idx := map[string]int{}
+	var out []nodeClass
+	var sb strings.Builder
+	for n := 0; n < m.N; n++ {
+		sb.Reset()
+		sb.WriteString(m.req.Nodes[n].Type)
+		sb.WriteByte(0)
+		for g := range m.groups {
+			if m.allowed[g][n] {
+				sb.WriteByte('1')
+			} else {
+				sb.WriteByte('0')
+			}
+		}
+		k := sb.String()
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nodeClass{cap: make([]float64, m.R)})
+		}
+		out[i].nodes = append(out[i].nodes, n)
+		for r, x := range m.caps[n] {
+			out[i].cap[r] += x
+		}
+	}
+	return out
+}
+
+// perNode is how many containers of group g fit node n on their own: by
+// capacity, and at most one when the group is exlocated from itself.
+func (m *model) perNode(g, n int) float64 {
+	if !m.allowed[g][n] {
+		return 0
+	}
+	size := m.req.Shapes[m.groups[g].shape].Size
+	k := math.Inf(1)
+	for r, x := range size {
+		if x > 0 {
+			k = math.Min(k, math.Floor(m.caps[n][r]/x*(1+boundFitTol)))
+		}
+	}
+	if m.conflictClasses(g, g) {
+		k = math.Min(k, 1)
+	}
+	return k
+}
+
+// boundFitTol lets ⌊cap/size⌋ round up when cap/size is an integer up to
+// round-off, so the per-node cap never undercounts (which would make the
+// bound invalid); 1e-9 matches vecpack.FitTol.
+const boundFitTol = 1e-9
+
+// simpleBound is a valid bound without an LP: per resource, total usable
+// capacity over the mix's total demand; per group, how many fit its
+// allowed nodes one group at a time.
+func (m *model) simpleBound() float64 {
+	ub := math.Inf(1)
+	for r := 0; r < m.R; r++ {
+		capSum, dem := 0.0, 0.0
+		for n := range m.caps {
+			capSum += m.caps[n][r]
+		}
+		for _, gr := range m.groups {
+			dem += float64(gr.c) * m.req.Shapes[gr.shape].Size[r]
+		}
+		if dem > 0 {
+			ub = math.Min(ub, capSum/dem)
+		}
+	}
+	for g, gr := range m.groups {
+		tot := 0.0
+		for n := 0; n < m.N; n++ {
+			tot += m.perNode(g, n)
+		}
+		ub = math.Min(ub, tot/float64(gr.c))
+	}
+	return ub
+}
+
+// upperBound returns an upper bound on λ: the LP relaxation aggregated per
+// node class (node type × allowed-group signature), with per-class capacity
+// rows for every resource and per-class caps on each group from what fits
+// one node, max λ s.t. Σ_k x_gk ≥ λ·c_g. Colocation, exlocation and Garbo
+// are relaxed away (a relaxation stays a valid bound). When the LP cannot
+// be solved it falls back to simpleBound and says so in the note.
+func (m *model) upperBound(ctx context.Context) (float64, string) {
+	simple := m.simpleBound()
+	cls := m.classes()
+	lpm := lp.NewModel()
+	lpm.Maximize = true
+	lam := lpm.AddVar("lambda", 0, lp.Inf, 1, false)
+	G := len(m.groups)
+	demand := make([][]int, G)
+	demandCoef := make([][]float64, G)
+	for g := range demand {
+		demand[g] = []int{lam}
+		demandCoef[g] = []float64{-float64(m.groups[g].c)}
+	}
+	for k, cl := range cls {
+		idx := make([][]int, m.R)
+		coef := make([][]float64, m.R)
+		for g, gr := range m.groups {
+			if !m.allowed[g][cl.nodes[0]] {
+				continue
+			}
+			ubx := 0.0
+			for _, n := range cl.nodes {
+				ubx += m.perNode(g, n)
+			}
+			x := lpm.AddVar("x_"+strconv.Itoa(g)+"_"+strconv.Itoa(k), 0, ubx, 0, false)
+			demand[g] = append(demand[g], x)
+			demandCoef[g] = append(demandCoef[g], 1)
+			for r, s := range m.req.Shapes[gr.shape].Size {
+				if s > 0 {
+					idx[r] = append(idx[r], x)
+					coef[r] = append(coef[r], s*m.scale[r])
+				}
+			}
+		}
+		for r := 0; r < m.R; r++ {
+			if len(idx[r]) > 0 {
+				lpm.AddRow(fmt.Sprintf("cap_%d_%d", k, r), idx[r], coef[r], math.Inf(-1), cl.cap[r]*m.scale[r])
+			}
+		}
+	}
+	for g := range demand {
+		lpm.AddRow("demand_"+strconv.Itoa(g), demand[g], demandCoef[g], 0, lp.Inf)
+	}
+	sol, err := lp.Solve(ctx, lpm, lp.Options{})
+	if err != nil {
+		return simple, "bound: LP failed (" + err.Error() + "), per-resource bound used"
+	}
+	if sol.Status != lp.Optimal {
+		return simple, "bound: LP " + sol.Status.String() + ", per-resource bound used"
+	}
+	ub := sol.Objective
+	if math.IsNaN(ub) || ub < 0 {
+		return simple, "bound: LP returned no usable value, per-resource bound used"
+	}
+	return math.Min(ub, simple), fmt.Sprintf("bound: LP relaxation over %d node classes (%s)", len(cls), sol.Backend)
+}

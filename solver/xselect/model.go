@@ -1,0 +1,427 @@
+package xselect
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/vecpack"
+)
+
+// maxContainers caps Σ_g ⌈λ·c_g⌉ at the LP bound: beyond it the response
+// alone would be hundreds of megabytes. Ten million containers is two
+// orders of magnitude above the largest cluster in the benchmarks.
+const maxContainers = 10_000_000
+
+// group is the containers of one shape owned by one application with a
+// positive required count c.
+type group struct {
+	app, shape int
+	c          int64
+}
+
+// model is a validated request in index form.
+type model struct {
+	req     *Request
+	R, N    int
+	caps    [][]float64 // usable capacity per node (capacity - reserved)
+	total   []float64   // Σ capacity per resource (the share normaliser)
+	scale   []float64   // 1 / max node capacity per resource (score units)
+	groups  []group
+	gidx    map[[2]int]int // (app, shape) -> group
+	allowed [][]bool       // [group][node]
+	// appNodes[a][n]: node n satisfies app a's predicate.
+	appNodes [][]bool
+	// conflicts between vecpack classes: class g is group g, class G+a is app a.
+	conflicts [][2]int
+	// coloc holds each colocate pair's two sides as group lists.
+	coloc [][2][]int
+	// exloc holds each exlocate pair's two sides as group lists.
+	exloc     [][2][]int
+	nodeIdx   map[string]int
+	shapeIdx  map[string]int
+	appIdx    map[string]int
+	hasGarbo  bool
+	changeMax int // ⌊f·N⌋ for incremental replans, N otherwise
+}
+
+// build validates req semantically and returns the model. Invalid input
+// returns a KindInvalid error; contradictory constraints return
+// KindInfeasible with the names involved.
+func build(req *Request) (*model, error) {
+	var vs solver.Violations
+	m := &model{req: req, R: len(req.Resources), N: len(req.Nodes)}
+	dup := func(kind string, names []string) map[string]int {
+		idx := make(map[string]int, len(names))
+		for i, n := range names {
+			if j, ok := idx[n]; ok {
+				vs.Add(solver.Ptr(kind, i, "name"), "duplicate name %q (also at /%s/%d)", n, kind, j)
+				continue
+			}
+			idx[n] = i
+		}
+		return idx
+	}
+	resIdx := map[string]int{}
+	for i, r := range req.Resources {
+		if _, ok := resIdx[r]; ok {
+			vs.Add(solver.Ptr("resources", i), "duplicate resource %q", r)
+		}
+		resIdx[r] = i
+	}
+	m.nodeIdx = dup("nodes", names(req.Nodes, func(n Node) string { return n.Name }))
+	m.shapeIdx = dup("shapes", names(req.Shapes, func(s Shape) string { return s.Name }))
+	m.appIdx = dup("apps", names(req.Apps, func(a App) string { return a.Name }))
+	m.caps = make([][]float64, m.N)
+	m.total = make([]float64, m.R)
+	for i, n := range req.Nodes {
+		if len(n.Capacity) != m.R {
+			vs.Add(solver.Ptr("nodes", i, "capacity"), "has %d entries for %d resources", len(n.Capacity), m.R)
+			continue
+		}
+		if n.Reserved != nil && len(n.Reserved) != m.R {
+			vs.Add(solver.Ptr("nodes", i, "reserved"), "has %d entries for %d resources", len(n.Reserved), m.R)
+			continue
+		}
+		c := slices.Clone(n.Capacity)
+		for r := range c {
+			m.total[r] += n.Capacity[r]
+			if n.Reserved != nil {
+				if n.Reserved[r] > n.Capacity[r] {
+					vs.Add(solver.Ptr("nodes", i, "reserved", r), "reserved %g exceeds capacity %g", n.Reserved[r], n.Capacity[r])
+				}
+				c[r] = math.Max(0, c[r]-n.Reserved[r])
+			}
+		}
+		m.caps[i] = c
+	}
+	for i, s := range req.Shapes {
+		if len(s.Size) != m.R {
+			vs.Add(solver.Ptr("shapes", i, "size"), "has %d entries for %d resources", len(s.Size), m.R)
+		} else if vecpack.SizeSum(s.Size) <= 0 {
+			vs.Add(solver.Ptr("shapes", i, "size"), "shape %q has no positive component", s.Name)
+		}
+	}
+	checkPred := func(p *Predicate, ptr ...any) {
+		if p == nil {
+			return
+		}
+		for k, n := range p.Nodes {
+			if _, ok := m.nodeIdx[n]; !ok {
+				vs.Add(solver.Ptr(append(ptr, "nodes", k)...), "unknown node %q", n)
+			}
+		}
+	}
+	for i, s := range req.Shapes {
+		checkPred(s.Require, "shapes", i, "require")
+	}
+	m.gidx = map[[2]int]int{}
+	for a, app := range req.Apps {
+		checkPred(app.Require, "apps", a, "require")
+		keys := make([]string, 0, len(app.Mix))
+		for k := range app.Mix {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var gs []group
+		for _, k := range keys {
+			s, ok := m.shapeIdx[k]
+			if !ok {
+				vs.Add(solver.Ptr("apps", a, "mix", k), "unknown shape %q", k)
+				continue
+			}
+			if app.Mix[k] > 0 {
+				gs = append(gs, group{app: a, shape: s, c: app.Mix[k]})
+			}
+		}
+		// Groups are ordered by app, then by shape index.
+		sort.Slice(gs, func(i, j int) bool { return gs[i].shape < gs[j].shape })
+		for _, g := range gs {
+			m.gidx[[2]int{g.app, g.shape}] = len(m.groups)
+			m.groups = append(m.groups, g)
+		}
+		m.hasGarbo = m.hasGarbo || app.Garbo
+	}
+	if len(vs) > 0 {
+		return nil, vs.Err()
+	}
+	if len(m.groups) == 0 {
+		return nil, solver.Invalid("/apps", "no application requires any container (every mix count is 0)")
+	}
+	m.scale = make([]float64, m.R)
+	for r := range m.scale {
+		mx := 0.0
+		for _, c := range m.caps {
+			mx = math.Max(mx, c[r])
+		}
+		if mx > 0 {
+			m.scale[r] = 1 / mx
+		}
+	}
+	m.resolvePairs(&vs)
+	if req.ChangeFraction != nil && req.Current == nil {
+		vs.Add("/change_fraction", "change_fraction needs current")
+	}
+	if len(vs) > 0 {
+		return nil, vs.Err()
+	}
+	m.changeMax = m.N
+	if req.ChangeFraction != nil {
+		m.changeMax = int(math.Floor(*req.ChangeFraction*float64(m.N) + 1e-9))
+	}
+	if err := m.placement(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func names[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// matches reports whether node n satisfies predicate p.
+func (m *model) matches(p *Predicate, n int) bool {
+	if p == nil {
+		return true
+	}
+	node := &m.req.Nodes[n]
+	if p.Types != nil && !slices.Contains(p.Types, node.Type) {
+		return false
+	}
+	if p.Racks != nil && !slices.Contains(p.Racks, node.Rack) {
+		return false
+	}
+	if p.Nodes != nil && !slices.Contains(p.Nodes, node.Name) {
+		return false
+	}
+	for k, vals := range p.Labels {
+		v, ok := node.Labels[k]
+		if !ok || !slices.Contains(vals, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolve turns a reference into its group list (sorted), recording a
+// violation when it names nothing.
+func (m *model) resolve(r Ref, vs *solver.Violations, ptr string) []int {
+	app, shape := -1, -1
+	switch {
+	case r.Name != "":
+		if a, ok := m.appIdx[r.Name]; ok {
+			app = a
+		} else if s, ok := m.shapeIdx[r.Name]; ok {
+			shape = s
+		} else {
+			vs.Add(ptr, "%q names no application or shape", r.Name)
+			return nil
+		}
+	default:
+		if r.App != "" {
+			a, ok := m.appIdx[r.App]
+			if !ok {
+				vs.Add(ptr+"/app", "unknown application %q", r.App)
+				return nil
+			}
+			app = a
+		}
+		if r.Shape != "" {
+			s, ok := m.shapeIdx[r.Shape]
+			if !ok {
+				vs.Add(ptr+"/shape", "unknown shape %q", r.Shape)
+				return nil
+			}
+			shape = s
+		}
+	}
+	var out []int
+	for g, gr := range m.groups {
+		if (app < 0 || gr.app == app) && (shape < 0 || gr.shape == shape) {
+			out = append(out, g)
+		}
+	}
+	if len(out) == 0 {
+		vs.Add(ptr, "%s owns no required container", r)
+	}
+	return out
+}
+
+func (m *model) resolvePairs(vs *solver.Violations) {
+	for i, p := range m.req.Colocate {
+		x := m.resolve(p[0], vs, solver.Ptr("colocate", i, 0))
+		y := m.resolve(p[1], vs, solver.Ptr("colocate", i, 1))
+		if x == nil || y == nil {
+			continue
+		}
+		for _, g := range x {
+			if slices.Contains(y, g) {
+				vs.Add(solver.Ptr("colocate", i), "%s and %s overlap: a container cannot be colocated with itself", p[0], p[1])
+				break
+			}
+		}
+		m.coloc = append(m.coloc, [2][]int{x, y})
+	}
+	for i, p := range m.req.Exlocate {
+		x := m.resolve(p[0], vs, solver.Ptr("exlocate", i, 0))
+		y := m.resolve(p[1], vs, solver.Ptr("exlocate", i, 1))
+		if x == nil || y == nil {
+			continue
+		}
+		m.exloc = append(m.exloc, [2][]int{x, y})
+	}
+}
+
+// placement computes allowed nodes and conflicts and reports the
+// contradictions of issue #6 as 422 infeasible with names.
+func (m *model) placement() error {
+	var vs []solver.Violation
+	add := func(ptr, format string, args ...any) {
+		vs = append(vs, solver.Violation{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	}
+	req := m.req
+	for s, sh := range req.Shapes {
+		fits := false
+		for n := range req.Nodes {
+			if vecpack.Fits(sh.Size, m.caps[n]) {
+				fits = true
+				break
+			}
+		}
+		if !fits {
+			add(solver.Ptr("shapes", s), "shape %q fits no node", sh.Name)
+		}
+	}
+	m.appNodes = make([][]bool, len(req.Apps))
+	for a, app := range req.Apps {
+		m.appNodes[a] = make([]bool, m.N)
+		any := false
+		for n := range req.Nodes {
+			if m.matches(app.Require, n) {
+				m.appNodes[a][n] = true
+				any = true
+			}
+		}
+		if !any {
+			add(solver.Ptr("apps", a, "require"), "application %q has no allowed node", app.Name)
+		}
+	}
+	m.allowed = make([][]bool, len(m.groups))
+	for g, gr := range m.groups {
+		row := make([]bool, m.N)
+		sh := &req.Shapes[gr.shape]
+		any := false
+		for n := range req.Nodes {
+			if m.appNodes[gr.app][n] && m.matches(sh.Require, n) && vecpack.Fits(sh.Size, m.caps[n]) {
+				row[n] = true
+				any = true
+			}
+		}
+		m.allowed[g] = row
+		if !any && slices.Contains(m.appNodes[gr.app], true) {
+			add(solver.Ptr("apps", gr.app, "mix", sh.Name), "application %q has no allowed node for shape %q", req.Apps[gr.app].Name, sh.Name)
+		}
+	}
+	if len(vs) > 0 {
+		return m.infeasible(vs)
+	}
+	// Conflicts: exlocation between groups, Garbo between applications.
+	G := len(m.groups)
+	conf := map[[2]int]bool{}
+	for _, p := range m.exloc {
+		for _, g := range p[0] {
+			for _, h := range p[1] {
+				conf[[2]int{min(g, h), max(g, h)}] = true
+			}
+		}
+	}
+	for a, app := range req.Apps {
+		if !app.Garbo {
+			continue
+		}
+		for b := range req.Apps {
+			if b != a {
+				conf[[2]int{G + min(a, b), G + max(a, b)}] = true
+			}
+		}
+	}
+	for k := range conf {
+		m.conflicts = append(m.conflicts, k)
+	}
+	slices.SortFunc(m.conflicts, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	})
+	// Colocated pairs: no conflict between the sides, and each pair of
+	// groups that can be paired must fit some node allowed to both.
+	for i, p := range m.coloc {
+		for _, g := range p[0] {
+			for _, h := range p[1] {
+				gg, hh := m.groups[g], m.groups[h]
+				an, bn := req.Apps[gg.app].Name, req.Apps[hh.app].Name
+				sg, sh := req.Shapes[gg.shape], req.Shapes[hh.shape]
+				if conf[[2]int{min(g, h), max(g, h)}] || (gg.app != hh.app && (req.Apps[gg.app].Garbo || req.Apps[hh.app].Garbo)) {
+					add(solver.Ptr("colocate", i), "colocated %s/%s and %s/%s are also exlocated (or one is a Garbo application)", an, sg.Name, bn, sh.Name)
+					continue
+				}
+				sum := make([]float64, m.R)
+				for r := range sum {
+					sum[r] = sg.Size[r] + sh.Size[r]
+				}
+				ok := false
+				for n := 0; n < m.N && !ok; n++ {
+					ok = m.allowed[g][n] && m.allowed[h][n] && vecpack.Fits(sum, m.caps[n])
+				}
+				if !ok {
+					add(solver.Ptr("colocate", i), "colocated pair %s/%s and %s/%s fits no node together", an, sg.Name, bn, sh.Name)
+				}
+			}
+		}
+	}
+	if len(vs) > 0 {
+		return m.infeasible(vs)
+	}
+	return nil
+}
+
+func (m *model) infeasible(vs []solver.Violation) error {
+	msgs := make([]string, 0, 3)
+	for i, v := range vs {
+		if i == 3 {
+			msgs = append(msgs, fmt.Sprintf("and %d more", len(vs)-3))
+			break
+		}
+		msgs = append(msgs, v.Message)
+	}
+	return solver.Infeasible(strings.Join(msgs, "; "), vs...)
+}
+
+// required returns the c_g vector.
+func (m *model) required() []int64 {
+	c := make([]int64, len(m.groups))
+	for g, gr := range m.groups {
+		c[g] = gr.c
+	}
+	return c
+}
+
+// weight is a group's normalised container size Σ_r size_r/total_r, the
+// X-Flex charging unit.
+func (m *model) share(g int) float64 {
+	s := 0.0
+	for r, x := range m.req.Shapes[m.groups[g].shape].Size {
+		if m.total[r] > 0 {
+			s += x / m.total[r]
+		}
+	}
+	return s
+}

@@ -1,0 +1,195 @@
+package xselect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/vecpack"
+)
+
+// searchShare is the part of the budget the λ search may use; the rest is
+// kept for building and encoding the response (a 10,000-node answer takes
+// tens of milliseconds to assemble).
+const searchShare = 0.85
+
+// Methods accepted in Request.Method.
+const (
+	MethodHeuristic = "heuristic"
+	MethodExact     = "exact"
+)
+
+// ScoreAuto runs every built-in greedy rule and keeps the first that packs.
+const ScoreAuto = "auto"
+
+// outcome is what a solve produced before it is turned into a Result.
+type outcome struct {
+	m       *model
+	lambda  vecpack.Lambda
+	search  vecpack.SearchResult
+	ub      float64 // raw bound (LP or fallback)
+	note    string
+	sp      *spec // instance of the accepted packing (nil: empty packing)
+	pack    *vecpack.Packing
+	rule    string
+	timeout bool
+	exact   bool
+	// incremental replans
+	inc *incremental
+}
+
+// Solve implements solver.SolveFunc.
+func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
+	var req Request
+	if err := solver.Decode(raw, &req); err != nil {
+		return nil, solver.Meta{}, err
+	}
+	out, err := run(ctx, &req, opts)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	res := out.result()
+	meta := solver.Meta{Solver: "xselect/greedy+local-search"}
+	if out.exact {
+		meta.Solver = "xselect/cbc"
+	}
+	meta.SetObjective(res.Lambda)
+	meta.SetBound(res.UpperBound)
+	switch {
+	case out.timeout:
+		meta.Status = solver.StatusTimeout
+	case res.Gap == 0 && out.search.Complete:
+		meta.Status = solver.StatusOptimal
+	default:
+		meta.Status = solver.StatusFeasible
+	}
+	meta.Notes = append(meta.Notes, out.note)
+	if out.rule != "" {
+		meta.Notes = append(meta.Notes, "packing from greedy rule "+out.rule)
+	}
+	return res, meta, nil
+}
+
+// run validates, bounds and searches.
+func run(ctx context.Context, req *Request, opts solver.Options) (*outcome, error) {
+	m, err := build(req)
+	if err != nil {
+		return nil, err
+	}
+	rules := vecpack.Rules()
+	if req.Score != "" && req.Score != ScoreAuto {
+		r, err := vecpack.RuleByName(req.Score)
+		if err != nil {
+			return nil, solver.Invalid("/score", "%v", err)
+		}
+		rules = []vecpack.Rule{r}
+	}
+	exact := req.Method == MethodExact
+	out := &outcome{m: m, exact: exact}
+	sctx := ctx
+	if dl, ok := ctx.Deadline(); ok && !opts.Start.IsZero() {
+		d := time.Duration(float64(time.Until(dl)) * searchShare)
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	out.ub, out.note = m.upperBound(sctx)
+	c := m.required()
+	total := int64(0)
+	for _, cg := range c {
+		total += cg
+	}
+	capUB := math.Min(out.ub, float64(maxContainers)/float64(total))
+	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x78736c6374))
+	var start vecpack.Lambda
+	var startCounts []int64
+	if req.Current != nil {
+		inc, err := m.newIncremental()
+		if err != nil {
+			return nil, err
+		}
+		out.inc = inc
+		if inc.valid {
+			start, startCounts = vecpack.Attained(inc.curGroup, c), inc.curGroup
+		}
+	}
+	oracle := func(ctx context.Context, n []int64) (bool, error) {
+		if out.inc != nil {
+			return out.inc.try(ctx, n, rules, rng, exact, out)
+		}
+		sp := m.buildSpec(n, nil)
+		if exact {
+			p, ok, err := exactPack(ctx, sp)
+			if ok {
+				out.sp, out.pack, out.rule = sp, p, ""
+			}
+			return ok, err
+		}
+		p, rule, ok, err := heuristicPack(ctx, sp, rules, rng)
+		if ok {
+			out.sp, out.pack, out.rule = sp, p, rule
+		}
+		return ok, err
+	}
+	res, err := vecpack.MaxLambda(sctx, c, start, startCounts, capUB, oracle)
+	out.search = res
+	out.lambda = res.Best
+	if err != nil {
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && !errors.Is(err, errUndecided) {
+			return nil, fmt.Errorf("xselect: λ search: %w", err)
+		}
+		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, ctx.Err()
+		}
+		out.timeout = true
+	}
+	if exact && res.Complete {
+		// An exact oracle over every breakpoint proves optimality.
+		out.ub = math.Min(out.ub, res.Best.Float())
+		out.note += "; exact search complete"
+	}
+	if out.inc != nil && out.pack == nil && out.inc.valid {
+		out.note += "; current packing kept"
+	}
+	return out, nil
+}
+
+// heuristicPack runs every rule's greedy, then the local search from the
+// greedy packings (least unplaced weight first) until one packs all items.
+func heuristicPack(ctx context.Context, sp *spec, rules []vecpack.Rule, rng *rand.Rand) (*vecpack.Packing, string, bool, error) {
+	type cand struct {
+		p    *vecpack.Packing
+		rule string
+	}
+	var cands []cand
+	for _, r := range rules {
+		p, err := vecpack.Greedy(ctx, sp.in, r, nil)
+		if err != nil {
+			return nil, "", false, err
+		}
+		if p.Unplaced() == 0 {
+			return p, r.Name, true, nil
+		}
+		cands = append(cands, cand{p, r.Name})
+	}
+	// Stable order by unplaced weight, ties by rule order.
+	for i := 1; i < len(cands); i++ {
+		for j := i; j > 0 && cands[j].p.UnplacedWeight() < cands[j-1].p.UnplacedWeight(); j-- {
+			cands[j], cands[j-1] = cands[j-1], cands[j]
+		}
+	}
+	for _, c := range cands {
+		if _, err := c.p.Improve(ctx, vecpack.ImproveOptions{Rules: rules, Rand: rng}); err != nil {
+			return nil, "", false, err
+		}
+		if c.p.Unplaced() == 0 {
+			return c.p, c.rule + "+local-search", true, nil
+		}
+	}
+	return nil, "", false, nil
+}

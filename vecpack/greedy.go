@@ -1,0 +1,112 @@
+package vecpack
+
+import (
+	"context"
+	"math"
+)
+
+// ctxCheckEvery is how many bins the greedy fills between context checks:
+// a bin fill costs microseconds, so checking every 64 bins keeps the
+// overshoot past a deadline well under a millisecond.
+const ctxCheckEvery = 64
+
+// Greedy packs in with the "fill one bin at a time" greedy (the
+// 2-approximation X-Select starts from): bins are taken in order (nil means
+// in.BinOrder()), and each is filled with the rule's best-scoring item type
+// that fits until none does. Items that fit nowhere stay in Left.
+//
+// Consecutive empty bins of one class (same capacity, same allowed column)
+// receive the same fill while every type it uses has enough copies left;
+// that replication gives exactly the packing bin-by-bin filling would, in
+// time proportional to the number of distinct fills.
+//
+// On context expiry it returns the partial packing and ctx.Err().
+func Greedy(ctx context.Context, in *Instance, rule Rule, order []int) (*Packing, error) {
+	p, err := NewPacking(in)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.FillBins(ctx, rule, order)
+}
+
+// FillBins fills the given bins (nil: every bin, in.BinOrder()) in order with
+// the rule, starting from the current packing.
+func (p *Packing) FillBins(ctx context.Context, rule Rule, order []int) error {
+	in := p.In
+	if order == nil {
+		order = in.BinOrder()
+	}
+	var pattern []Slot
+	for i := 0; i < len(order); {
+		if i%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		b := order[i]
+		wasEmpty := len(p.Bins[b]) == 0
+		pattern = p.fillBin(b, rule, pattern[:0])
+		i++
+		if !wasEmpty || len(pattern) == 0 {
+			continue
+		}
+		for i < len(order) {
+			nb := order[i]
+			if in.class[nb] != in.class[b] || len(p.Bins[nb]) != 0 || !p.hasLeft(pattern) {
+				break
+			}
+			for _, s := range pattern {
+				p.Place(s.Type, nb, s.Count)
+			}
+			i++
+		}
+	}
+	return nil
+}
+
+// hasLeft reports whether every type in pattern (which may list a type more
+// than once) still has enough unplaced copies for one more replica.
+func (p *Packing) hasLeft(pattern []Slot) bool {
+	for _, s := range pattern {
+		need := 0
+		for _, u := range pattern {
+			if u.Type == s.Type {
+				need += u.Count
+			}
+		}
+		if p.Left[s.Type] < need {
+			return false
+		}
+	}
+	return true
+}
+
+// fillBin fills bin b with the rule and appends what it placed to pattern
+// (as slots, one per placement step).
+func (p *Packing) fillBin(b int, rule Rule, pattern []Slot) []Slot {
+	in := p.In
+	free := make([]float64, in.dim)
+	for {
+		for r, x := range p.Free[b] {
+			free[r] = x * in.Scale[r]
+		}
+		best, bestScore := -1, math.Inf(-1)
+		for _, t := range in.order {
+			if p.Left[t] == 0 || !p.CanPlace(t, b) {
+				continue
+			}
+			s := rule.score(in.norm[t], free)
+			if s > bestScore {
+				best, bestScore = t, s
+			}
+		}
+		if best < 0 {
+			return pattern
+		}
+		n := 1
+		if rule.Static && !in.Conflict(best, best) {
+			n = min(p.Left[best], p.maxFit(best, b))
+			n = max(n, 1)
+		}
+		p.Place(best, b, n)
+		pattern = append(pattern, Slot{Type: best, Count: n})
+	}
+}

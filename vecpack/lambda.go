@@ -1,0 +1,266 @@
+package vecpack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+)
+
+// The λ search of X-Select.
+//
+// Given required counts c_g > 0 (one per container group), a multiplier λ
+// asks for n_g(λ) = ⌈λ·c_g⌉ containers of every group. The best λ is the
+// largest one for which some valid packing holds n_g(λ) containers of each
+// group; equivalently the maximum over packings of min_g N_g/c_g. Since
+// n_g(λ) only changes at the breakpoints k/c_g, and the λ a count vector
+// attains is min_g n_g/c_g, the optimum is always one of those fractions,
+// and feasibility is monotone in λ (fewer containers never hurt). The
+// search therefore runs over breakpoints and is exact for an exact oracle.
+
+// Lambda is a breakpoint k/c (c one of the required counts).
+type Lambda struct {
+	Num, Den int64
+}
+
+// Float is the value as a float64.
+func (l Lambda) Float() float64 {
+	if l.Den == 0 {
+		return 0
+	}
+	return float64(l.Num) / float64(l.Den)
+}
+
+// String is "k/c" in lowest terms.
+func (l Lambda) String() string {
+	if l.Den == 0 || l.Num == 0 {
+		return "0"
+	}
+	r := l.rat()
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.String()
+}
+
+func (l Lambda) rat() *big.Rat {
+	if l.Den == 0 {
+		return new(big.Rat)
+	}
+	return big.NewRat(l.Num, l.Den)
+}
+
+// Counts returns n_g = ⌈λ·c_g⌉ for every group.
+func (l Lambda) Counts(c []int64) []int64 {
+	n := make([]int64, len(c))
+	if l.Den == 0 || l.Num == 0 {
+		return n
+	}
+	num, den := big.NewInt(l.Num), big.NewInt(l.Den)
+	var x, q, m big.Int
+	for g, cg := range c {
+		x.Mul(num, big.NewInt(cg))
+		q.DivMod(&x, den, &m) // floor, since all operands are non-negative
+		if m.Sign() != 0 {
+			q.Add(&q, big.NewInt(1))
+		}
+		n[g] = q.Int64()
+	}
+	return n
+}
+
+// Attained returns the λ a count vector attains: min_g n_g/c_g.
+func Attained(n, c []int64) Lambda {
+	var best Lambda
+	first := true
+	for g := range c {
+		cand := Lambda{n[g], c[g]}
+		if first || cand.rat().Cmp(best.rat()) < 0 {
+			best, first = cand, false
+		}
+	}
+	return best
+}
+
+// snapUp is the smallest breakpoint ≥ x: min_g ⌈x·c_g⌉/c_g. It has the
+// same count vector as x.
+func snapUp(x float64, c []int64) Lambda {
+	var best Lambda
+	first := true
+	for _, cg := range c {
+		k := int64(math.Ceil(x*float64(cg) - breakTol))
+		cand := Lambda{k, cg}
+		if first || cand.rat().Cmp(best.rat()) < 0 {
+			best, first = cand, false
+		}
+	}
+	return best
+}
+
+// snapDown is the largest breakpoint ≤ x: max_g ⌊x·c_g⌋/c_g.
+func snapDown(x float64, c []int64) Lambda {
+	var best Lambda
+	first := true
+	for _, cg := range c {
+		k := int64(math.Floor(x*float64(cg) + breakTol))
+		cand := Lambda{k, cg}
+		if first || cand.rat().Cmp(best.rat()) > 0 {
+			best, first = cand, false
+		}
+	}
+	return best
+}
+
+// next is the smallest breakpoint strictly above l: min_g (⌊l·c_g⌋+1)/c_g.
+func next(l Lambda, c []int64) Lambda {
+	var best Lambda
+	first := true
+	lr := l.rat()
+	for _, cg := range c {
+		var x big.Int
+		x.Mul(lr.Num(), big.NewInt(cg))
+		x.Quo(&x, lr.Denom())
+		cand := Lambda{x.Int64() + 1, cg}
+		if first || cand.rat().Cmp(best.rat()) < 0 {
+			best, first = cand, false
+		}
+	}
+	return best
+}
+
+// breakTol absorbs the round-off of x·c_g when x is itself a breakpoint
+// computed in floating point (e.g. an LP bound equal to 7/3): products of
+// order ≤ 1e9 carry errors near 1e-7 at worst, far below the spacing 1 of
+// the integers being rounded.
+const breakTol = 1e-6
+
+// BoundTol is the relative slack applied to an LP upper bound before it
+// caps the search: LP solvers meet their constraints to about 1e-7
+// relative, so a true optimum can exceed the reported bound by that much.
+const BoundTol = 1e-6
+
+// Oracle decides whether the count vector n can be packed. It returns ok
+// and may keep the packing it found; an error aborts the search (a
+// context error ends it with the best λ so far).
+type Oracle func(ctx context.Context, n []int64) (bool, error)
+
+// SearchResult is the outcome of MaxLambda.
+type SearchResult struct {
+	// Best is the largest λ the oracle accepted (0 when none); Counts its
+	// count vector.
+	Best   Lambda
+	Counts []int64
+	// Cap is the largest breakpoint not above the upper bound given.
+	Cap Lambda
+	// FailedAt is the smallest λ the oracle rejected (zero Den if none).
+	FailedAt Lambda
+	// Calls is the number of oracle calls.
+	Calls int
+	// Complete is true when no breakpoint lies strictly between Best and
+	// min(FailedAt, Cap] untested, i.e. the search finished.
+	Complete bool
+}
+
+// initialStep is the first downward step of the bracket phase, as a
+// fraction of the distance between the cap and the best λ so far: the
+// greedy usually lands within a few percent of the LP bound, so starting
+// small saves oracle calls; the step doubles on every failure.
+const initialStep = 1.0 / 64
+
+// MaxLambda brackets and bisects over breakpoints for the largest λ ≤ ub
+// the oracle accepts. c holds the required counts (all > 0); start is a λ
+// already known to be feasible (zero value: none, λ = 0 is always
+// feasible) and startCounts its count vector; ub is an upper bound on λ
+// (finite, ≥ 0). The bracket phase tests the largest
+// breakpoint under ub, then steps down geometrically until the oracle
+// accepts; bisection over the breakpoints then closes the bracket. Each
+// tested point is a breakpoint, so the answer is attained exactly.
+func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64, ub float64, oracle Oracle) (SearchResult, error) {
+	res := SearchResult{Counts: make([]int64, len(c))}
+	if start.Den != 0 && start.Num > 0 {
+		res.Best = start
+		copy(res.Counts, startCounts)
+	}
+	if len(c) == 0 {
+		return res, errors.New("vecpack: no required counts")
+	}
+	for g, cg := range c {
+		if cg <= 0 {
+			return res, fmt.Errorf("vecpack: required count %d of group %d is not positive", cg, g)
+		}
+	}
+	if math.IsNaN(ub) || math.IsInf(ub, 0) || ub < 0 {
+		return res, fmt.Errorf("vecpack: upper bound %v is not finite and non-negative", ub)
+	}
+	res.Cap = BreakpointAtMost(ub, c)
+	capR := res.Cap.rat()
+	step := initialStep
+	accepted := false
+	for {
+		lo := res.Best
+		nb := next(lo, c)
+		if nb.rat().Cmp(capR) > 0 || (res.FailedAt.Den != 0 && nb.rat().Cmp(res.FailedAt.rat()) >= 0) {
+			res.Complete = true
+			return res, nil
+		}
+		var cand Lambda
+		if res.FailedAt.Den == 0 {
+			cand = res.Cap
+		} else {
+			loF, hiF := lo.Float(), res.FailedAt.Float()
+			var x float64
+			if !accepted && step < 0.5 {
+				// Bracket phase: nothing accepted yet, step down from the cap.
+				x = hiF - (hiF-loF)*step
+				step *= 2
+			} else {
+				x = (loF + hiF) / 2
+			}
+			cand = snapUp(x, c)
+			if cand.rat().Cmp(lo.rat()) <= 0 || cand.rat().Cmp(res.FailedAt.rat()) >= 0 {
+				cand = nb
+			}
+		}
+		if cand.rat().Cmp(capR) > 0 {
+			cand = res.Cap
+		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		n := cand.Counts(c)
+		ok, err := oracle(ctx, n)
+		res.Calls++
+		if err != nil {
+			return res, err
+		}
+		if ok {
+			accepted = true
+			res.Best = Attained(n, c)
+			res.Counts = n
+		} else {
+			res.FailedAt = cand
+		}
+	}
+}
+
+// BreakpointAtMost is the largest breakpoint k/c_g not above the bound ub
+// (with BoundTol slack for LP round-off). Since the optimal λ is always a
+// breakpoint, it is itself a valid, tighter upper bound.
+func BreakpointAtMost(ub float64, c []int64) Lambda {
+	if len(c) == 0 || math.IsNaN(ub) || ub <= 0 {
+		return Lambda{0, 1}
+	}
+	if math.IsInf(ub, 1) {
+		ub = math.MaxInt64 / 4 / float64(slicesMax(c))
+	}
+	return snapDown(ub*(1+BoundTol)+BoundTol*1e-3, c)
+}
+
+func slicesMax(c []int64) int64 {
+	m := int64(1)
+	for _, x := range c {
+		m = max(m, x)
+	}
+	return m
+}
