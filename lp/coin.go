@@ -14,6 +14,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"time"
 	"unsafe"
 )
 
@@ -45,26 +46,26 @@ func (c coin) Solve(ctx context.Context, m *Model, opts Options) (*Solution, err
 	if sol, done, err := prepare(ctx, m, name); done {
 		return sol, err
 	}
-	limit, hasLimit := EffectiveLimit(ctx, opts)
-	if hasLimit && limit.Seconds() <= 0 {
-		return limitSolution(name), nil
-	}
-	secs := 0.0
-	if hasLimit {
-		secs = max(limit.Seconds(), minCoinSeconds)
+	var deadline time.Time
+	if limit, ok := EffectiveLimit(ctx, opts); ok {
+		if limit <= 0 {
+			return limitSolution(name), nil
+		}
+		deadline = time.Now().Add(limit)
 	}
 	in := newCoinInput(m)
 	var sol *Solution
 	if m.IsMIP() {
-		sol = solveCBC(m, in, secs, opts, false)
+		if emptyColumnRay(m, in) {
+			// As for CLP (see solveCLP), decide feasibility only.
+			sol = &Solution{Status: Unbounded, Objective: math.NaN(), Bound: math.NaN()}
+		} else {
+			sol = solveCBC(m, in, deadline, opts, false)
+		}
 		if sol.Status == Unbounded {
 			// CBC reports an unbounded LP relaxation; the MIP itself may be
 			// infeasible. Decide with a zero-objective MIP solve.
-			limit, hasLimit = EffectiveLimit(ctx, opts)
-			if hasLimit {
-				secs = max(limit.Seconds(), minCoinSeconds)
-			}
-			switch feas := solveCBC(m, in, secs, opts, true); feas.Status {
+			switch feas := solveCBC(m, in, deadline, opts, true); feas.Status {
 			case Infeasible:
 				sol = feas
 			case Optimal:
@@ -72,8 +73,12 @@ func (c coin) Solve(ctx context.Context, m *Model, opts Options) (*Solution, err
 				sol = limitSolution(name)
 			}
 		}
+		if (sol.Status == Optimal || sol.Status == Feasible) && Verify(m, sol, VerifyTol) != nil {
+			// CBC's incumbent violates the model beyond tolerance.
+			sol = &Solution{Status: Failed, Objective: math.NaN(), Bound: math.NaN()}
+		}
 	} else {
-		sol = solveCLP(m, in, secs)
+		sol = solveCLP(m, in, deadline)
 	}
 	sol.Backend = name
 	if ctx.Err() != nil && sol.Status == Failed {
@@ -108,6 +113,10 @@ func toCoin(v float64) C.double {
 
 func newCoinInput(m *Model) *coinInput {
 	a := buildCSC(m)
+	sense := 1.0
+	if m.Maximize {
+		sense = -1
+	}
 	in := &coinInput{nCols: len(m.Vars), nRows: len(m.Rows)}
 	in.start = make([]C.CoinBigIndex, len(a.start))
 	for k, s := range a.start {
@@ -126,7 +135,7 @@ func newCoinInput(m *Model) *coinInput {
 	in.obj = make([]C.double, in.nCols)
 	in.zeroObj = make([]C.double, in.nCols)
 	for j, v := range m.Vars {
-		in.colLo[j], in.colUp[j], in.obj[j] = toCoin(v.Lower), toCoin(v.Upper), C.double(v.Cost)
+		in.colLo[j], in.colUp[j], in.obj[j] = toCoin(v.Lower), toCoin(v.Upper), C.double(sense*v.Cost)
 		if v.Integer {
 			in.integerColumns = append(in.integerColumns, j)
 		}
@@ -149,19 +158,152 @@ func fromC(p *C.double, n int) []float64 {
 	return out
 }
 
-func solveCLP(m *Model, in *coinInput, secs float64) *Solution {
+// emptyColumnRay reports whether some column without row entries can move
+// to infinity while improving the objective, which makes the model
+// unbounded as soon as it is feasible.
+func emptyColumnRay(m *Model, in *coinInput) bool {
+	for j, v := range m.Vars {
+		if in.start[j] != in.start[j+1] {
+			continue
+		}
+		c := v.Cost
+		if m.Maximize {
+			c = -c
+		}
+		if (c < 0 && math.IsInf(v.Upper, 1)) || (c > 0 && math.IsInf(v.Lower, -1)) {
+			return true
+		}
+	}
+	return false
+}
+
+// secondsUntil converts a deadline (zero: none) into a COIN-OR time limit
+// (0: none). ok is false when the deadline has passed.
+func secondsUntil(deadline time.Time) (secs float64, ok bool) {
+	if deadline.IsZero() {
+		return 0, true
+	}
+	rem := time.Until(deadline).Seconds()
+	if rem <= 0 {
+		return 0, false
+	}
+	return max(rem, minCoinSeconds), true
+}
+
+// clpMode selects how runCLP calls CLP.
+type clpMode int
+
+const (
+	clpAuto             clpMode = iota // initialSolve: presolve, CLP's choice of algorithm
+	clpDualNoPresolve                  // dual simplex, no presolve
+	clpPrimalNoPresolve                // primal simplex, no presolve
+)
+
+// solveCLP solves an LP with CLP, trusting none of CLP's verdicts blindly.
+// The model is always passed as a minimisation (costs negated for a
+// maximisation, duals negated back): with the optimisation direction set to
+// -1, CLP 1.17 returns minimisation-sense reduced costs when presolve
+// removes every row.
+//
+// Quirks of CLP 1.17 found by the randomized cross-checks against the native
+// backend, and how they are handled:
+//   - dual simplex (with or without presolve) reports some feasible
+//     problems as primal infeasible, e.g. when free columns are involved,
+//     and some unbounded ones as well, e.g. when the unbounded direction
+//     uses a column without row entries (those are detected in Go);
+//   - primal simplex without presolve declares some unbounded problems
+//     optimal, leaving a column bounded only above at 0.
+//
+// So an "optimal" answer is accepted only if Verify confirms primal and dual
+// feasibility and strong duality; otherwise the next mode is tried. An
+// "infeasible" or "unbounded" answer is settled by a zero-objective primal
+// solve, which decides feasibility: infeasible stays infeasible, dual
+// infeasible plus feasible is unbounded, and a contradicted "infeasible" moves
+// on to the next mode.
+func solveCLP(m *Model, in *coinInput, deadline time.Time) *Solution {
+	nan := math.NaN()
+	feasible := -1 // unknown; 0 no, 1 yes
+	decideFeasible := func() *Solution {
+		if feasible >= 0 {
+			return nil
+		}
+		switch st, sol := runCLP(m, in, deadline, true, clpPrimalNoPresolve); st {
+		case 0:
+			sol.RowDuals, sol.ReducedCosts = nil, nil // duals of the zero objective
+			if Verify(m, sol, VerifyTol) != nil {
+				return &Solution{Status: Failed, Objective: nan, Bound: nan}
+			}
+			feasible = 1
+		case 1:
+			feasible = 0
+		default:
+			return sol
+		}
+		return nil
+	}
+	if emptyColumnRay(m, in) {
+		if sol := decideFeasible(); sol != nil {
+			return sol
+		}
+		if feasible == 0 {
+			return &Solution{Status: Infeasible, Objective: nan, Bound: nan}
+		}
+		return &Solution{Status: Unbounded, Objective: nan, Bound: nan}
+	}
+	for _, mode := range []clpMode{clpAuto, clpDualNoPresolve, clpPrimalNoPresolve} {
+		st, sol := runCLP(m, in, deadline, false, mode)
+		switch st {
+		case 0:
+			if Verify(m, sol, VerifyTol) == nil {
+				return sol
+			}
+			continue
+		case 1, 2:
+			if sol := decideFeasible(); sol != nil {
+				return sol
+			}
+			if feasible == 0 {
+				return &Solution{Status: Infeasible, Objective: nan, Bound: nan}
+			}
+			if st == 2 {
+				return &Solution{Status: Unbounded, Objective: nan, Bound: nan}
+			}
+			continue
+		case 3:
+			return sol
+		}
+	}
+	return &Solution{Status: Failed, Objective: nan, Bound: nan}
+}
+
+// runCLP runs one CLP solve and returns CLP's status and its translation
+// (statuses 1 and 2 translate to Infeasible and Unbounded unverified).
+func runCLP(m *Model, in *coinInput, deadline time.Time, zeroObjective bool, mode clpMode) (int, *Solution) {
+	nan := math.NaN()
+	secs, ok := secondsUntil(deadline)
+	if !ok {
+		return 3, limitSolution("")
+	}
 	model := C.Clp_newModel()
 	defer C.Clp_deleteModel(model)
 	C.Clp_setLogLevel(model, 0)
-	C.Clp_loadProblem(model, C.int(in.nCols), C.int(in.nRows), &in.start[0], &in.index[0], &in.value[0],
-		&in.colLo[0], &in.colUp[0], &in.obj[0], &in.rowLo[0], &in.rowUp[0])
-	if m.Maximize {
-		C.Clp_setOptimizationDirection(model, -1)
+	obj := &in.obj[0]
+	if zeroObjective {
+		obj = &in.zeroObj[0]
 	}
+	C.Clp_loadProblem(model, C.int(in.nCols), C.int(in.nRows), &in.start[0], &in.index[0], &in.value[0],
+		&in.colLo[0], &in.colUp[0], obj, &in.rowLo[0], &in.rowUp[0])
 	if secs > 0 {
 		C.Clp_setMaximumSeconds(model, C.double(secs))
 	}
-	C.Clp_initialSolve(model)
+	switch mode {
+	case clpAuto:
+		C.Clp_initialSolve(model)
+	case clpDualNoPresolve:
+		C.Clp_dual(model, 0)
+	case clpPrimalNoPresolve:
+		C.Clp_primal(model, 0)
+	}
 	status := int(C.Clp_status(model))
 	if status == 0 && C.Clp_secondaryStatus(model) >= 2 {
 		// Optimal only for the scaled problem: polish without scaling.
@@ -175,34 +317,34 @@ func solveCLP(m *Model, in *coinInput, secs float64) *Solution {
 		sol.X = fromC(C.Clp_primalColumnSolution(model), in.nCols)
 		sol.RowDuals = fromC(C.Clp_dualRowSolution(model), in.nRows)
 		sol.ReducedCosts = fromC(C.Clp_dualColumnSolution(model), in.nCols)
+		if m.Maximize {
+			for i := range sol.RowDuals {
+				sol.RowDuals[i] = -sol.RowDuals[i]
+			}
+			for j := range sol.ReducedCosts {
+				sol.ReducedCosts[j] = -sol.ReducedCosts[j]
+			}
+		}
 		sol.Objective = objective(m, sol.X)
 		sol.Bound = sol.Objective
-		return sol
+		return 0, sol
 	case 1:
-		return &Solution{Status: Infeasible, Objective: math.NaN(), Bound: math.NaN()}
+		return 1, &Solution{Status: Infeasible, Objective: nan, Bound: nan}
 	case 2:
-		// Dual infeasible: unbounded if the primal is feasible, which a
-		// solve with a zero objective decides.
-		C.Clp_chgObjCoefficients(model, &in.zeroObj[0])
-		C.Clp_initialSolve(model)
-		switch C.Clp_status(model) {
-		case 0:
-			return &Solution{Status: Unbounded, Objective: math.NaN(), Bound: math.NaN()}
-		case 1:
-			return &Solution{Status: Infeasible, Objective: math.NaN(), Bound: math.NaN()}
-		case 3:
-			return limitSolution("")
-		}
-		return &Solution{Status: Failed, Objective: math.NaN(), Bound: math.NaN()}
+		return 2, &Solution{Status: Unbounded, Objective: nan, Bound: nan}
 	case 3:
-		return limitSolution("")
+		return 3, limitSolution("")
 	}
-	return &Solution{Status: Failed, Objective: math.NaN(), Bound: math.NaN()}
+	return status, &Solution{Status: Failed, Objective: nan, Bound: nan}
 }
 
 // solveCBC runs CBC on m. With feasibilityOnly the objective is zero, used to
 // decide whether a MIP with an unbounded relaxation has any integer point.
-func solveCBC(m *Model, in *coinInput, secs float64, opts Options, feasibilityOnly bool) *Solution {
+func solveCBC(m *Model, in *coinInput, deadline time.Time, opts Options, feasibilityOnly bool) *Solution {
+	secs, ok := secondsUntil(deadline)
+	if !ok {
+		return limitSolution("")
+	}
 	model := C.Cbc_newModel()
 	defer C.Cbc_deleteModel(model)
 	obj := &in.obj[0]
@@ -213,9 +355,6 @@ func solveCBC(m *Model, in *coinInput, secs float64, opts Options, feasibilityOn
 		&in.colLo[0], &in.colUp[0], obj, &in.rowLo[0], &in.rowUp[0])
 	for _, j := range in.integerColumns {
 		C.Cbc_setInteger(model, C.int(j))
-	}
-	if m.Maximize {
-		C.Cbc_setObjSense(model, -1)
 	}
 	C.Cbc_setLogLevel(model, 0)
 	setParam(model, "log", "0")
@@ -239,8 +378,9 @@ func solveCBC(m *Model, in *coinInput, secs float64, opts Options, feasibilityOn
 	var x []float64
 	if p := C.Cbc_bestSolution(model); p != nil {
 		x = fromC(p, in.nCols)
+		roundIntegers(m, x)
 	}
-	bound := float64(C.Cbc_getBestPossibleObjValue(model)) + m.ObjOffset
+	bound := sense*float64(C.Cbc_getBestPossibleObjValue(model)) + m.ObjOffset
 	switch {
 	case C.Cbc_isContinuousUnbounded(model) != 0:
 		return &Solution{Status: Unbounded, Objective: nan, Bound: nan}

@@ -238,6 +238,25 @@ func handLPs() []handLP {
 			m.AddRow("r", []int{x}, []float64{1}, -Inf, 5)
 			return m
 		}, status: Unbounded},
+		{name: "unbounded through a column without rows", build: func() *Model {
+			// CLP 1.17 calls this primal infeasible (see solveCLP).
+			m := NewModel()
+			x := m.AddVar("x", 0, Inf, 1, false)
+			y := m.AddVar("y", 0, Inf, 1, false)
+			m.AddVar("z", -Inf, -2, 3, false)
+			m.AddRow("a", []int{x, y}, []float64{1, 1}, 1, 5)
+			return m
+		}, status: Unbounded},
+		{name: "unbounded through a column bounded above", build: func() *Model {
+			// CLP 1.17's primal simplex without presolve calls this optimal
+			// at x = 0 (see solveCLP).
+			m := NewModel()
+			m.AddVar("x0", 0, 4, 4, false)
+			m.AddVar("x1", -Inf, 2, 5, false)
+			m.AddVar("x2", 0, Inf, 3, false)
+			m.AddRow("r0", []int{1, 2}, []float64{-1, -1}, -2, Inf)
+			return m
+		}, status: Unbounded},
 		{name: "zero rows", build: func() *Model {
 			m := NewModel()
 			m.AddVar("x", 1, 3, 1, false)

@@ -19,6 +19,11 @@ const (
 	// each node re-solves its LP from scratch, so the native MIP is meant
 	// for small models (the coin backend handles real ones).
 	nativeNodeLimit = 200000
+	// roundingEvery: the rounding heuristic runs at the root and then at
+	// every roundingEvery-th node; it costs one LP over the continuous
+	// columns, and it is what finds a first incumbent when integer columns
+	// are unbounded and plain depth-first branching would dive forever.
+	roundingEvery = 8
 )
 
 // nativeBackend is the pure-Go backend: the bounded revised simplex of
@@ -220,6 +225,14 @@ func branchAndBound(ctx context.Context, m *Model, p *lpProblem, lo, up []float6
 			incumbent, incObj = x, c
 			continue
 		}
+		if nodes%roundingEvery == 1 {
+			if x, c, ok := roundingHeuristic(ctx, m, p, nd, r.x, deadline); ok && c < incObj {
+				incumbent, incObj = x, c
+				if prune(r.obj) {
+					continue
+				}
+			}
+		}
 		v := r.x[bj]
 		down := bbNode{lo: nd.lo, up: append([]float64(nil), nd.up...), bound: r.obj}
 		down.up[bj] = math.Floor(v)
@@ -242,4 +255,49 @@ func branchAndBound(ctx context.Context, m *Model, p *lpProblem, lo, up []float6
 		return Failed, nil, math.Inf(-1)
 	}
 	return TimeLimit, nil, openBound()
+}
+
+// roundingHeuristic rounds the integer columns of a node's LP solution,
+// fixes them, and re-solves for the continuous columns (or just checks the
+// rows for a pure integer model). It returns the point and its
+// minimisation-sense cost when that is feasible.
+func roundingHeuristic(ctx context.Context, m *Model, p *lpProblem, nd bbNode, x []float64, deadline time.Time) ([]float64, float64, bool) {
+	lo := append([]float64(nil), nd.lo...)
+	up := append([]float64(nil), nd.up...)
+	continuous := false
+	for j, v := range m.Vars {
+		if !v.Integer {
+			continuous = true
+			continue
+		}
+		r := math.Max(lo[j], math.Min(up[j], math.Round(x[j])))
+		lo[j], up[j] = r, r
+	}
+	var pt []float64
+	if continuous {
+		res := solveLP(ctx, p, lo, up, deadline)
+		if res.status != Optimal {
+			return nil, 0, false
+		}
+		pt = res.x
+	} else {
+		pt = lo
+		act := make([]float64, p.m)
+		for j := 0; j < p.n; j++ {
+			for k := p.a.start[j]; k < p.a.start[j+1]; k++ {
+				act[p.a.index[k]] += p.a.value[k] * pt[j]
+			}
+		}
+		for i := range act {
+			if act[i] < p.rowLo[i]-feasTol*(1+math.Abs(p.rowLo[i])) || act[i] > p.rowUp[i]+feasTol*(1+math.Abs(p.rowUp[i])) {
+				return nil, 0, false
+			}
+		}
+	}
+	roundIntegers(m, pt)
+	c := 0.0
+	for j := range pt {
+		c += p.cost[j] * pt[j]
+	}
+	return pt, c, true
 }

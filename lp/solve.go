@@ -112,6 +112,16 @@ func limitSolution(backend string) *Solution {
 	return &Solution{Status: TimeLimit, Objective: math.NaN(), Bound: math.NaN(), Backend: backend}
 }
 
+// roundIntegers rounds the integer columns of a MIP solution to the
+// nearest integer (engines return them within their integrality tolerance).
+func roundIntegers(m *Model, x []float64) {
+	for j, v := range m.Vars {
+		if v.Integer {
+			x[j] = math.Round(x[j])
+		}
+	}
+}
+
 // objective returns c·x + offset.
 func objective(m *Model, x []float64) float64 {
 	s := m.ObjOffset
