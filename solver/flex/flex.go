@@ -3,6 +3,7 @@ package flex
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -225,11 +226,7 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	}
 	malleableProven := false
 	provenValue := math.NaN()
-	exactLimit := ExactLPMaxJobs
-	if mip {
-		exactLimit = ExactMILPMaxJobs
-	}
-	if req.Exact && n <= exactLimit {
+	if req.Exact && n <= in.exactLimit() {
 		c, val, done := in.exactMalleable(ctx)
 		if c != nil {
 			cands = append(cands, c)
@@ -346,6 +343,15 @@ func countDistinct(comp []float64, t0 float64) int {
 	return k
 }
 
+// exactLimit is the largest job count for which exact=true enumerates
+// every completion order.
+func (in *Instance) exactLimit() int {
+	if in.rapConvex() {
+		return ExactLPMaxJobs
+	}
+	return ExactMILPMaxJobs
+}
+
 // exactMalleable solves the LP/MILP refinement for every completion order
 // and returns the best schedule as a candidate, its value, and whether
 // every order was solved to optimality (then it is the integer-slot
@@ -362,7 +368,7 @@ func (in *Instance) exactMalleable(ctx context.Context) (*candidate, float64, bo
 			return best, bestVal, false
 		}
 		r, err := in.refine(ctx, perm, "")
-		if err != nil || !r.proven {
+		if (err != nil && !errors.Is(err, errOrderInfeasible)) || (err == nil && !r.proven) {
 			all = false
 		}
 		if err == nil {

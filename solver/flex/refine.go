@@ -2,6 +2,7 @@ package flex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -35,6 +36,10 @@ import (
 // integer: CLP's primal feasibility tolerance is 1e-7 on y, so rates are
 // exact to about 1e-7/Δ; 1e-6 absorbs that for intervals longer than 0.1.
 const rateSnap = 1e-6
+
+// errOrderInfeasible: no schedule completes the jobs in the given order
+// (a job's minimum forces it to finish before a job ordered earlier).
+var errOrderInfeasible = errors.New("no schedule has this completion order")
 
 // refineResult is an LP/MILP refinement outcome.
 type refineResult struct {
@@ -172,6 +177,9 @@ func (in *Instance) refine(ctx context.Context, order []int, backend string) (*r
 	sol, err := lp.Solve(ctx, m, lp.Options{Backend: backend})
 	if err != nil {
 		return nil, fmt.Errorf("flex refinement: %w", err)
+	}
+	if sol.Status == lp.Infeasible {
+		return nil, errOrderInfeasible
 	}
 	if sol.Status != lp.Optimal && sol.Status != lp.Feasible {
 		return nil, fmt.Errorf("flex refinement: LP status %s", sol.Status)

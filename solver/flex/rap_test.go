@@ -1,0 +1,155 @@
+package flex
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// bruteRAP enumerates every allocation with Σs ≤ budget.
+func bruteRAP(r *rapProblem, agg Aggregate) float64 {
+	n := len(r.lo)
+	s := append([]int(nil), r.lo...)
+	best := math.Inf(1)
+	var rec func(j, used int)
+	rec = func(j, used int) {
+		if j == n {
+			best = math.Min(best, rapValue(r, s, agg))
+			return
+		}
+		for v := r.lo[j]; v <= r.hi[j] && used+v <= r.budget; v++ {
+			s[j] = v
+			rec(j+1, used+v)
+		}
+	}
+	rec(0, 0)
+	return best
+}
+
+func feasibleAlloc(t *testing.T, r *rapProblem, s []int) {
+	t.Helper()
+	tot := 0
+	for j, v := range s {
+		if v < r.lo[j] || v > r.hi[j] {
+			t.Fatalf("s[%d]=%d outside [%d,%d]", j, v, r.lo[j], r.hi[j])
+		}
+		tot += v
+	}
+	if tot > r.budget {
+		t.Fatalf("allocation uses %d of %d", tot, r.budget)
+	}
+}
+
+func TestRAPAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for it := 0; it < 700; it++ {
+		m := allMetrics[it%len(allMetrics)]
+		agg := Aggregate((it / len(allMetrics)) % 2)
+		in := randInstance(rng, 1+rng.IntN(4), 1+rng.IntN(9), m, agg)
+		r := in.rapProblem()
+		want := bruteRAP(r, agg)
+		if agg == Max {
+			s := rapMinimax(r)
+			feasibleAlloc(t, r, s)
+			if got := rapValue(r, s, Max); !(got == want || near(got, want)) {
+				t.Fatalf("instance %d (%s): minimax greedy %g, brute force %g", it, m, got, want)
+			}
+			continue
+		}
+		s, ok := rapDPSum(r)
+		if !ok {
+			t.Fatal("DP refused a tiny instance")
+		}
+		feasibleAlloc(t, r, s)
+		if got := rapValue(r, s, Sum); !(got == want || near(got, want)) {
+			t.Fatalf("instance %d (%s): DP %g, brute force %g", it, m, got, want)
+		}
+		if in.rapConvex() {
+			s := rapConvexSum(r)
+			feasibleAlloc(t, r, s)
+			if got := rapValue(r, s, Sum); !(got == want || near(got, want)) {
+				t.Fatalf("instance %d (%s): greedy %g, brute force %g", it, m, got, want)
+			}
+		}
+	}
+}
+
+// TestRAPConvexity checks the convexity claim behind the greedy: for the
+// metrics rapConvex accepts (tardiness included), every F_j has
+// non-decreasing first differences on s ≥ 1.
+func TestRAPConvexity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	// convexTol absorbs round-off in second differences of penalties of
+	// magnitude ≤ 1e3.
+	const convexTol = 1e-9
+	for it := 0; it < 500; it++ {
+		m := allMetrics[it%len(allMetrics)]
+		in := randInstance(rng, 3, 2+rng.IntN(30), m, Sum)
+		if !in.rapConvex() {
+			continue
+		}
+		r := in.rapProblem()
+		for j := range in.Jobs {
+			for s := 2; s < r.hi[j]; s++ {
+				if d := r.f(j, s-1) - 2*r.f(j, s) + r.f(j, s+1); d < -convexTol*math.Max(1, math.Abs(r.f(j, s))) {
+					t.Fatalf("%s: F_%d not convex at %d (second difference %g)", m, j, s, d)
+				}
+			}
+		}
+	}
+}
+
+// TestGreedyFailsOnTardy shows why tardy jobs need the DP: a job that
+// needs 3 more slots to become on time is never chosen by the marginal
+// greedy, whose one-slot gains are 0.
+func TestGreedyFailsOnTardy(t *testing.T) {
+	in := &Instance{S: 4, Agg: Sum, Jobs: []Job{
+		{ID: "a", Work: 4, Min: 1, Max: 4, Weight: 1, Deadline: 1, Metric: Tardy},
+	}}
+	r := in.rapProblem()
+	g := rapValue(r, rapConvexSum(r), Sum)
+	s, _ := rapDPSum(r)
+	if d := rapValue(r, s, Sum); !(g == 1 && d == 0) {
+		t.Fatalf("greedy %g, DP %g; want 1 and 0", g, d)
+	}
+}
+
+// TestPaperMinimaxTransform checks the paper's claim that the minimax RAP
+// reduces to the minisum RAP of G_j(s) = Σ_{i≤s} F_j(i). With penalties
+// that fall as slots grow, G_j is concave, and minimising Σ G_j hands out
+// no slot beyond the minima (every F_j(i) > 0 adds cost): on the Lemma 1
+// instance it gives a maximum penalty of 6 where the minimax optimum is 3.
+// The largest-current-penalty greedy finds 3.
+func TestPaperMinimaxTransform(t *testing.T) {
+	in := lemma1Instance()
+	r := in.rapProblem()
+	G := &rapProblem{lo: r.lo, hi: r.hi, budget: r.budget, f: func(j, s int) float64 {
+		v := 0.0
+		for i := 1; i <= s; i++ {
+			v += r.f(j, i)
+		}
+		return v
+	}}
+	// Concavity of G: second differences are F(s+1) − F(s) ≤ 0.
+	if d := G.f(0, 1) - 2*G.f(0, 2) + G.f(0, 3); d >= 0 {
+		t.Fatalf("G not concave here (second difference %g)", d)
+	}
+	// Minimise Σ G exactly by enumeration and read off the minimax value.
+	best, bs := math.Inf(1), []int(nil)
+	for a := r.lo[0]; a <= r.hi[0]; a++ {
+		for b := r.lo[1]; b <= r.hi[1] && a+b <= r.budget; b++ {
+			if v := G.f(0, a) + G.f(1, b); v < best {
+				best, bs = v, []int{a, b}
+			}
+		}
+	}
+	if got := rapValue(r, bs, Max); got != 6 {
+		t.Fatalf("transform's allocation %v has max penalty %g, want 6", bs, got)
+	}
+	if got := rapValue(r, rapMinimax(r), Max); got != 3 {
+		t.Fatalf("minimax greedy gives %g, want 3", got)
+	}
+	if want := bruteRAP(r, Max); want != 3 {
+		t.Fatalf("brute-force minimax %g, want 3", want)
+	}
+}
