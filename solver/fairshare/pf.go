@@ -94,54 +94,74 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 	res := &exactResult{x: make([]float64, len(m.cols)), objective: math.Inf(-1), bound: math.Inf(1)}
 	lm, caps, taskRows := m.base()
 	lm.Maximize = true
-	vVar := make([]int, N)
+	nuVar := make([]int, N)
 	sVar := make([]int, N)
 	vmax := make([]float64, N)
 	phiSum := 0.0
 	for n := range in.fws {
-		vVar[n], sVar[n] = -1, -1
-		if m.inert[n] {
-			continue
+		if !m.inert[n] {
+			phiSum += in.fws[n].phi
+			vmax[n] = m.vmax(n)
 		}
-		phiSum += in.fws[n].phi
-		vmax[n] = m.vmax(n)
-		vVar[n] = lm.AddVar("", 0, lp.Inf, 0, false)
-		sVar[n] = lm.AddVar("", -lp.Inf, lp.Inf, in.fws[n].phi, false)
-		idx := append([]int(nil), m.byFw[n]...)
-		val := make([]float64, len(idx))
-		for k, j := range idx {
-			val[k] = m.vcoef[j]
-		}
-		idx = append(idx, vVar[n])
-		val = append(val, -1)
-		lm.AddRow("", idx, val, 0, 0)
 	}
 	if phiSum == 0 {
 		res.objective, res.bound = 0, 0
 		return res, nil
 	}
+	// Each V_n is measured in units of v0_n = vmax_n·φ_n/Σφ (ν_n = V_n/v0_n)
+	// so that every g_α(ν_n) is O(1) where the optimum usually lies: the
+	// LP backends' absolute tolerances (≈1e-7) then resolve the objective to
+	// ≈1e-7 relative whatever the instance's units. φ_n g_α(V_n) equals
+	// w_n g_α(ν_n) (plus φ_n log v0_n when α = 1) with w_n = φ_n v0_n^{1−α}.
+	v0 := make([]float64, N)
+	offset := 0.0
+	for n := range in.fws {
+		nuVar[n], sVar[n] = -1, -1
+		if m.inert[n] {
+			continue
+		}
+		phi := in.fws[n].phi
+		v0[n] = vmax[n] * phi / phiSum
+		w := phi
+		if alpha == 1 {
+			offset += phi * math.Log(v0[n])
+		} else {
+			w = phi * math.Pow(v0[n], 1-alpha)
+		}
+		nuVar[n] = lm.AddVar("", 0, lp.Inf, 0, false)
+		sVar[n] = lm.AddVar("", -lp.Inf, lp.Inf, w, false)
+		idx := append([]int(nil), m.byFw[n]...)
+		val := make([]float64, len(idx))
+		for k, j := range idx {
+			val[k] = m.vcoef[j] / v0[n]
+		}
+		idx = append(idx, nuVar[n])
+		val = append(val, -1)
+		lm.AddRow("", idx, val, 0, 0)
+	}
+	lm.ObjOffset = offset
 	addCut := func(n int, v float64) {
 		if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 			return
 		}
 		g, dg := gAlpha(alpha, v)
-		// s_n ≤ g(v) + g'(v)(V_n − v)  ⇔  s_n − g'(v)V_n ≤ g(v) − g'(v)v
-		lm.AddRow("", []int{sVar[n], vVar[n]}, []float64{1, -dg}, -lp.Inf, g-dg*v)
+		// s_n ≤ g(v) + g'(v)(ν_n − v)  ⇔  s_n − g'(v)ν_n ≤ g(v) − g'(v)v
+		lm.AddRow("", []int{sVar[n], nuVar[n]}, []float64{1, -dg}, -lp.Inf, g-dg*v)
 	}
-	// Initial cuts: a geometric ladder around the share φ_n/Σφ of n's best
-	// alone, wide enough (4^±4) to bound every s_n and to cover where the
-	// optimum usually lies.
+	// Initial cuts: a geometric ladder 4^-4..4^4 around ν = 1, wide enough
+	// to bound every s_n and to cover where the optimum usually lies, and
+	// one at n's best alone.
 	for n := range in.fws {
 		if m.inert[n] {
 			continue
 		}
-		v0 := vmax[n] * in.fws[n].phi / phiSum
+		top := vmax[n] / v0[n]
 		for k := -4; k <= 4; k++ {
-			if v := v0 * math.Pow(4, float64(k)); v <= vmax[n] {
+			if v := math.Pow(4, float64(k)); v <= top {
 				addCut(n, v)
 			}
 		}
-		addCut(n, vmax[n])
+		addCut(n, top)
 	}
 	radius := 0.25
 	for round := 0; round < pfMaxRounds; round++ {
@@ -165,41 +185,69 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 		if d := m.lagrangeBound(alpha, sol, caps, taskRows); d < res.bound {
 			res.bound = d
 		}
-		if gapOK(res.objective, res.bound, phiSum) {
+		if debugPF {
+			fn, sn := offset, offset
+			for n := range in.fws {
+				if m.inert[n] {
+					continue
+				}
+				g, _ := gAlpha(alpha, sol.X[nuVar[n]])
+				fn += lm.Vars[sVar[n]].Cost * g
+				sn += lm.Vars[sVar[n]].Cost * sol.X[sVar[n]]
+			}
+			println("round", round, "lp", sol.Objective, "sum s", sn, "f(nu)", fn, "f(x)", m.pfValue(alpha, x), "lag", res.bound)
+		}
+		if gapOK(res.objective, res.bound, alpha, phiSum) {
 			break
 		}
-		// Refine: a cut at each V_n whose model overshoots, and at V_n·(1±radius).
+		// Refine: a cut at each ν_n whose model overshoots, and at ν_n·(1±radius).
+		added := 0
 		for n := range in.fws {
 			if m.inert[n] {
 				continue
 			}
-			v := sol.X[vVar[n]]
+			v := sol.X[nuVar[n]]
 			if v <= 0 {
-				v = vmax[n] * 1e-12
+				v = 1e-12
 			}
 			g, _ := gAlpha(alpha, v)
-			over := sol.X[sVar[n]] - g
-			if over <= pfGapTarget*1e-3*math.Max(1, math.Abs(g)) {
+			if sol.X[sVar[n]]-g <= cutTol*math.Max(1, math.Abs(g)) {
 				continue
 			}
 			addCut(n, v)
 			addCut(n, v*(1+radius))
 			addCut(n, v/(1+radius))
+			added++
+		}
+		if added == 0 {
+			// The LP's model is exact at its own optimum to the backend's
+			// tolerance: nothing left to cut.
+			break
 		}
 		radius = math.Max(radius/4, 1e-9)
 	}
 	return res, nil
 }
 
-// gapOK: the relative gap (solver.RelGap) is below target, or the absolute
-// gap is below target·Σφ when the objective itself is near zero.
-func gapOK(obj, bound, phiSum float64) bool {
+// cutTol: a framework's model overshoot s_n − g(ν_n) below this (relative
+// to |g|, with g = O(1) after scaling) is within the LP backends' own
+// feasibility tolerance (1e-7 absolute in CLP), so a cut there would not
+// move the LP's solution.
+const cutTol = 1e-9
+
+var debugPF = false
+
+// gapOK: the relative gap (solver.RelGap) is below target, or, when the
+// log objective itself is near zero (α = 1 with V_n near 1), the absolute gap
+// is below target·Σφ: the weighted geometric mean of the V_n is then
+// within a factor 1+1e-7 of the optimum's.
+func gapOK(obj, bound, alpha, phiSum float64) bool {
 	if math.IsInf(obj, 0) || math.IsInf(bound, 0) {
 		return false
 	}
 	d := bound - obj
 	den := math.Max(math.Max(math.Abs(obj), math.Abs(bound)), 1e-9)
-	return d/den <= pfGapTarget || d <= pfGapTarget*1e-3*phiSum
+	return d/den <= pfGapTarget || (alpha == 1 && d <= pfGapTarget*phiSum)
 }
 
 // lagrangeBound evaluates D(p, q) at the LP's capacity and cap duals.
