@@ -105,8 +105,9 @@ func (g *Network[T]) addArc(u, v int, c T) {
 // Edges is the number of edges added.
 func (g *Network[T]) Edges() int { return len(g.to) / 2 }
 
-// Flow is the flow currently on edge id.
-func (g *Network[T]) Flow(id int) T { return g.orig[2*id] - g.cap[2*id] }
+// Flow is the flow currently on edge id: the residual capacity of its
+// reverse arc (exact even on edges of infinite capacity).
+func (g *Network[T]) Flow(id int) T { return g.cap[2*id+1] }
 
 // Cap is the capacity of edge id.
 func (g *Network[T]) Cap(id int) T { return g.orig[2*id] }
@@ -116,15 +117,15 @@ func (g *Network[T]) Endpoints(id int) (u, v int) {
 	return int(g.to[2*id+1]), int(g.to[2*id])
 }
 
-// SetCap changes the capacity of edge id and removes all flow from the
-// network (call MaxFlow again afterwards).
+// SetCap changes the capacity of edge id. The current flow is left as is
+// and may now be invalid: call ClearFlow after the last change and before
+// MaxFlow or Flow.
 func (g *Network[T]) SetCap(id int, c T) {
 	g.orig[2*id] = c
 	if g.float && !math.IsInf(float64(c), 1) && c > g.maxCap {
 		g.maxCap = c
 		g.Eps = T(relTol() * math.Max(1, float64(c)))
 	}
-	g.ClearFlow()
 }
 
 // ClearFlow resets every arc to its original capacity.

@@ -31,6 +31,9 @@ func NewMinCost(n int) *MinCost {
 	return &MinCost{net: NewNetwork[float64](n)}
 }
 
+// AddNode appends a node and returns its index.
+func (m *MinCost) AddNode() int { return m.net.AddNode() }
+
 // AddEdge adds an arc u→v with capacity c ≥ 0 and cost per unit cost, and
 // returns its edge id. The graph of arcs with positive capacity must not
 // contain a negative-cost cycle.

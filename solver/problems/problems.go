@@ -5,6 +5,7 @@ package problems
 
 import (
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/cmmf"
 	"github.com/xflex/xflex/solver/flex"
 	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
 	"github.com/xflex/xflex/solver/xselect"
@@ -15,6 +16,7 @@ import (
 func All() []solver.Problem {
 	return []solver.Problem{
 		// problem list: one line per solver subpackage, e.g. cmmf.Problem(),
+		cmmf.Problem(),
 		tetrisassign.Problem(),
 		flex.Problem(),
 		xselect.Problem(),

@@ -1,0 +1,150 @@
+package cmmf
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// Allocation is what an algorithm returns for an Instance.
+type Allocation struct {
+	// Amount[i][k] is user i's amount of type Users[i].Allowed[k].
+	Amount [][]float64
+	// Total[i] is user i's total.
+	Total []float64
+	// Level[i] is the progressive-filling level at which user i froze
+	// (total/weight for divisible allocations; see Round).
+	Level []float64
+	// Capped[i] reports that user i stopped at its demand.
+	Capped []bool
+	// Rounds orders the freezing events by level.
+	Rounds []Round
+	// Flows counts max-flow (or LP) solves, for benchmarks and notes.
+	Flows int
+}
+
+// Round is one level of progressive filling: the users that froze there.
+type Round struct {
+	Level  float64
+	Users  []int
+	Capped []int
+}
+
+func newAllocation(in *Instance) *Allocation {
+	n := len(in.Users)
+	a := &Allocation{
+		Amount: make([][]float64, n),
+		Total:  make([]float64, n),
+		Level:  make([]float64, n),
+		Capped: make([]bool, n),
+	}
+	for i, u := range in.Users {
+		a.Amount[i] = make([]float64, len(u.Allowed))
+	}
+	return a
+}
+
+// set records user i's amount of type t.
+func (a *Allocation) set(in *Instance, i, t int, v float64) {
+	k := sort.SearchInts(in.Users[i].Allowed, t)
+	a.Amount[i][k] = v
+}
+
+// finishRounds groups users by their freezing level (equal floats only;
+// levels of one round are computed by one expression so they compare
+// equal) and fills Total from Amount.
+func (a *Allocation) finishRounds() {
+	n := len(a.Total)
+	for i := range a.Total {
+		s := 0.0
+		for _, v := range a.Amount[i] {
+			s += v
+		}
+		a.Total[i] = s
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return a.Level[order[x]] < a.Level[order[y]] })
+	a.Rounds = nil
+	for _, i := range order {
+		if len(a.Rounds) == 0 || a.Rounds[len(a.Rounds)-1].Level != a.Level[i] {
+			a.Rounds = append(a.Rounds, Round{Level: a.Level[i]})
+		}
+		r := &a.Rounds[len(a.Rounds)-1]
+		r.Users = append(r.Users, i)
+		if a.Capped[i] {
+			r.Capped = append(r.Capped, i)
+		}
+	}
+}
+
+// class groups users with the same allowed types: they share a node in the
+// flow network, since any flow to the group can be split among its members
+// in any proportion.
+type class struct {
+	types   []int
+	members []int
+}
+
+// buildClasses groups users by their allowed type set, in order of first
+// member.
+func buildClasses(in *Instance) []class {
+	idx := map[string]int{}
+	var cs []class
+	for i, u := range in.Users {
+		key := intsKey(u.Allowed)
+		c, ok := idx[key]
+		if !ok {
+			c = len(cs)
+			idx[key] = c
+			cs = append(cs, class{types: u.Allowed})
+		}
+		cs[c].members = append(cs[c].members, i)
+	}
+	return cs
+}
+
+// Shares returns total/weight per user.
+func (a *Allocation) Shares(in *Instance) []float64 {
+	s := make([]float64, len(a.Total))
+	for i, u := range in.Users {
+		s[i] = a.Total[i] / u.Weight
+	}
+	return s
+}
+
+// Leximin returns the weighted shares sorted ascending.
+func (a *Allocation) Leximin(in *Instance) []float64 {
+	s := a.Shares(in)
+	sort.Float64s(s)
+	return s
+}
+
+func roundNames(in *Instance, users []int) []string {
+	out := make([]string, len(users))
+	for k, i := range users {
+		out[k] = in.Users[i].Name
+	}
+	return out
+}
+
+// clean removes float noise from reported amounts: values within
+// reportTol of an integer are snapped to it and negatives to zero.
+func clean(v float64) float64 {
+	if r := math.Round(v); math.Abs(v-r) <= reportTol*math.Max(1, math.Abs(v)) {
+		v = r
+	}
+	if v <= 0 {
+		return 0
+	}
+	return v
+}
+
+// reportTol: divisible flows accumulate float error of order 1e-13 per
+// machine; 1e-11 relative removes it from output without hiding any real
+// fraction of a machine.
+const reportTol = 1e-11
+
+func joinNames(names []string) string { return strings.Join(names, ", ") }

@@ -1,0 +1,332 @@
+package cmmf
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/xflex/xflex/flow"
+)
+
+// Divisible CMMF by parametric max-flow.
+//
+// Progressive filling raises a common level λ; user i wants
+// c_i(λ) = min(demand_i, w_i·λ). The network is source → class (users with
+// the same allowed types) with capacity Σ c_i(λ) → type (unbounded) → sink
+// with the type's machine count. λ is feasible iff the max flow saturates
+// every source arc. The largest feasible λ of a round is found by Newton's
+// method from above (Dinkelbach on min cuts): at an infeasible λ the source
+// side X of a minimum cut is a set of classes whose wants exceed the
+// machines they can reach, R; the next λ solves Σ_{i∈X} c_i(λ) = R exactly
+// (a piecewise-linear equation). Each step lowers λ and the first feasible
+// λ is the round's level, because every cut found stays a valid upper bound.
+//
+// At the level, the saturation test is residual reachability: a class that
+// cannot reach the sink in the residual network cannot grow without another
+// class shrinking (its reachable types are full and every user of them is
+// in the same situation), so its users freeze; every class that can reach
+// the sink can grow, and all of them can grow together (the paper's
+// convex-combination argument). Frozen classes keep exactly the types they
+// reach, and nobody else uses those types, so both are removed and the next
+// round runs on a smaller network. Each round freezes at least one class.
+
+// maxNewton bounds Newton steps per round; each step strictly lowers λ
+// and there are at most 2^classes cuts, but in practice 2–6 steps suffice.
+const maxNewton = 200
+
+type divNet struct {
+	g       *flow.Network[float64]
+	src     []int // source edge per class (-1 if not in this round)
+	classes []int
+	types   []int
+	mid     [][2]int // (class, type) for middle edges, by edge id - offset
+	midEdge []int
+}
+
+func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) {
+	a := newAllocation(in)
+	cs := buildClasses(in)
+	alive := make([]bool, len(in.Types))
+	for t := range alive {
+		alive[t] = true
+	}
+	const (
+		active = iota
+		fixed  // every member at its demand: constant want, still in the network
+		done   // frozen and removed with its types
+	)
+	state := make([]int, len(cs))
+	// Users with no demand or no machines freeze at level 0.
+	for c := range cs {
+		allZero := true
+		for _, i := range cs[c].members {
+			if in.Users[i].Demand > 0 {
+				allZero = false
+			}
+		}
+		if allZero {
+			state[c] = fixed
+		}
+	}
+
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var act, inNet []int
+		for c := range cs {
+			switch state[c] {
+			case active:
+				act = append(act, c)
+				inNet = append(inNet, c)
+			case fixed:
+				inNet = append(inNet, c)
+			}
+		}
+		if len(inNet) == 0 {
+			break
+		}
+		// Network over alive types and the classes still in play.
+		typeNode := make(map[int]int)
+		var typesUsed []int
+		g := flow.NewNetwork[float64](2)
+		const s, t = 0, 1
+		classNode := make(map[int]int, len(inNet))
+		srcEdge := make(map[int]int, len(inNet))
+		for _, c := range inNet {
+			classNode[c] = g.AddNode()
+			srcEdge[c] = g.AddEdge(s, classNode[c], 0)
+		}
+		type mid struct{ c, t, e int }
+		var mids []mid
+		for _, c := range inNet {
+			for _, tt := range cs[c].types {
+				if !alive[tt] || in.Types[tt].Cap == 0 {
+					continue
+				}
+				v, ok := typeNode[tt]
+				if !ok {
+					v = g.AddNode()
+					typeNode[tt] = v
+					typesUsed = append(typesUsed, tt)
+				}
+				mids = append(mids, mid{c, tt, g.AddEdge(classNode[c], v, math.Inf(1))})
+			}
+		}
+		for _, tt := range typesUsed {
+			g.AddEdge(typeNode[tt], t, float64(in.Types[tt].Cap))
+		}
+		reach := func(c int) float64 { // machines class c can reach
+			r := 0.0
+			for _, tt := range cs[c].types {
+				if alive[tt] {
+					r += float64(in.Types[tt].Cap)
+				}
+			}
+			return r
+		}
+		want := func(c int, lam float64) float64 {
+			w := 0.0
+			for _, i := range cs[c].members {
+				u := in.Users[i]
+				if state[c] == fixed {
+					w += u.Demand
+				} else {
+					w += math.Min(u.Demand, u.Weight*lam)
+				}
+			}
+			return w
+		}
+
+		// Starting level: the smallest single-class bound, or, when every
+		// class fits alone, the level at which everyone is capped.
+		lam := math.Inf(1)
+		for _, c := range act {
+			lam = math.Min(lam, solveLevel(in, cs[c].members, reach(c)))
+		}
+		if math.IsInf(lam, 1) {
+			lam = 0
+			for _, c := range act {
+				for _, i := range cs[c].members {
+					lam = math.Max(lam, in.Users[i].Demand/in.Users[i].Weight)
+				}
+			}
+		}
+		var lastCut []int
+		for step := 0; ; step++ {
+			total := 0.0
+			for _, c := range inNet {
+				w := want(c, lam)
+				g.SetCap(srcEdge[c], w)
+				total += w
+			}
+			g.ClearFlow()
+			f := g.MaxFlow(s, t)
+			a.Flows++
+			if f >= total-float64(len(inNet)+1)*g.Eps || step >= maxNewton {
+				break
+			}
+			side := g.ReachableFrom(s)
+			var xAct []int
+			fixedWant, capR := 0.0, 0.0
+			for _, c := range inNet {
+				if !side[classNode[c]] {
+					continue
+				}
+				if state[c] == fixed {
+					fixedWant += want(c, lam)
+				} else {
+					xAct = append(xAct, c)
+				}
+			}
+			for _, tt := range typesUsed {
+				if side[typeNode[tt]] {
+					capR += float64(in.Types[tt].Cap)
+				}
+			}
+			var members []int
+			for _, c := range xAct {
+				members = append(members, cs[c].members...)
+			}
+			next := solveLevel(in, members, capR-fixedWant)
+			if len(xAct) == 0 || !(next < lam) {
+				// Round-off: the cut is violated by less than the
+				// tolerance can see; lam is the level.
+				break
+			}
+			lam = math.Max(0, next)
+			lastCut = xAct
+		}
+
+		reachSink := g.CanReach(t)
+		var frozen []int
+		for _, c := range inNet {
+			if !reachSink[classNode[c]] {
+				frozen = append(frozen, c)
+			}
+		}
+		allCapped := func(c int) bool {
+			for _, i := range cs[c].members {
+				if in.Users[i].Demand > in.Users[i].Weight*lam {
+					return false
+				}
+			}
+			return true
+		}
+		progress := len(frozen) > 0
+		for _, c := range act {
+			if allCapped(c) {
+				progress = true
+			}
+		}
+		if !progress {
+			if len(lastCut) == 0 {
+				return nil, fmt.Errorf("cmmf: divisible flow made no progress at level %v", lam)
+			}
+			frozen = lastCut
+		}
+		last := len(act) == 0
+		for _, c := range act {
+			if allCapped(c) {
+				state[c] = fixed
+			}
+		}
+		isFrozen := map[int]bool{}
+		for _, c := range frozen {
+			isFrozen[c] = true
+		}
+		if !last {
+			stillActive := false
+			for _, c := range act {
+				if state[c] == active && !isFrozen[c] {
+					stillActive = true
+				}
+			}
+			last = !stillActive
+		}
+		// Record levels and allocations of the classes leaving now (and of
+		// every class on the last round).
+		for _, c := range inNet {
+			if !isFrozen[c] && !last {
+				continue
+			}
+			for _, i := range cs[c].members {
+				u := in.Users[i]
+				if state[c] == fixed || u.Demand <= u.Weight*lam {
+					a.Capped[i] = true
+					a.Level[i] = u.Demand / u.Weight
+				} else {
+					a.Level[i] = lam
+				}
+			}
+		}
+		for _, m := range mids {
+			if isFrozen[m.c] || last {
+				splitClassFlow(in, a, cs[m.c].members, m.t, g.Flow(m.e), lam)
+			}
+		}
+		for _, c := range frozen {
+			state[c] = done
+			for _, tt := range cs[c].types {
+				alive[tt] = false
+			}
+		}
+		if last {
+			break
+		}
+	}
+	a.finishRounds()
+	return a, nil
+}
+
+// solveLevel returns the smallest λ ≥ 0 with Σ_{i∈members} min(d_i, w_i·λ)
+// = r, or +Inf when even every demand together stays below r.
+func solveLevel(in *Instance, members []int, r float64) float64 {
+	if r <= 0 {
+		return 0
+	}
+	type bp struct{ at, d, w float64 }
+	bps := make([]bp, 0, len(members))
+	W := 0.0
+	for _, i := range members {
+		u := in.Users[i]
+		bps = append(bps, bp{u.Demand / u.Weight, u.Demand, u.Weight})
+		W += u.Weight
+	}
+	sort.Slice(bps, func(x, y int) bool { return bps[x].at < bps[y].at })
+	C := 0.0
+	for _, b := range bps {
+		if C+W*b.at >= r {
+			return (r - C) / W
+		}
+		C += b.d
+		W -= b.w
+	}
+	return math.Inf(1)
+}
+
+// splitClassFlow divides a class's flow on type t among its members in
+// proportion to their totals at level lam (each member gets the same mix
+// of types).
+func splitClassFlow(in *Instance, a *Allocation, members []int, t int, f, lam float64) {
+	if f <= 0 {
+		return
+	}
+	sum := 0.0
+	for _, i := range members {
+		u := in.Users[i]
+		sum += math.Min(u.Demand, u.Weight*lam)
+	}
+	if sum <= 0 {
+		return
+	}
+	for _, i := range members {
+		u := in.Users[i]
+		x := math.Min(u.Demand, u.Weight*lam)
+		if x > 0 {
+			k := sort.SearchInts(u.Allowed, t)
+			a.Amount[i][k] += f * x / sum
+		}
+	}
+}

@@ -1,0 +1,195 @@
+// Package cmmf computes constrained max-min fair (CMMF) allocations of
+// machines to users with placement constraints, after Ghodsi et al.,
+// "Choosy: Max-Min Fair Sharing for Datacenter Jobs with Constraints"
+// (EuroSys 2013).
+//
+// A CMMF allocation maximises the smallest weighted share total_i/w_i,
+// then the second smallest, and so on (leximin), subject to every user
+// receiving only machines it can run on and at most its demand. xflex
+// computes it exactly:
+//
+//   - divisible machines by parametric max-flow (divisible.go) or by the
+//     paper's iterative LP, Algorithm 1 (lp.go); both agree within 1e-9;
+//   - whole machines by a batched greedy that is exact for this objective
+//     (integer.go), checked against brute force;
+//   - with a current allocation, the optimal allocation that moves the
+//     fewest machines, by min-cost flow (replan.go);
+//   - the paper's baselines, independent allocation and Choosy
+//     (baselines.go), for comparison.
+//
+// This package is the reference every other xflex problem copies: request
+// types and semantic validation (request.go), algorithms in their own
+// files, the wire result (result.go), and Problem() wiring it to the
+// Runner (this file).
+package cmmf
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/xflex/xflex/solver"
+)
+
+// Problem describes CMMF for the Runner, the HTTP API and the CLI.
+func Problem() solver.Problem {
+	return solver.Problem{
+		Name:           "cmmf",
+		RequestSchema:  "cmmf.request.json",
+		ResponseSchema: "cmmf.response.json",
+		Summary:        "Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).",
+		Solve:          Solve,
+		Generate:       Generate,
+	}
+}
+
+// Solve decodes, validates and solves one CMMF request.
+func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
+	var req Request
+	if err := solver.Decode(raw, &req); err != nil {
+		return nil, solver.Meta{}, err
+	}
+	in, err := Build(&req)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	method := req.Method
+	if method == "" {
+		method = MethodFlow
+	}
+	if method == MethodLP && !in.Divisible {
+		return nil, solver.Meta{}, solver.Invalid("/method", "method lp computes divisible allocations (the paper's Algorithm 1); use method flow for whole machines")
+	}
+	res, meta, err := SolveInstance(ctx, in, method, opts.Seed)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			// An exact method has no useful partial answer; report it
+			// as a timeout error rather than a wrong allocation.
+			return nil, solver.Meta{}, &solver.Error{Kind: solver.KindCanceled, Detail: fmt.Sprintf("budget of %d ms exhausted before the %s method finished", opts.Budget.Milliseconds(), method), Err: err}
+		}
+		return nil, solver.Meta{}, err
+	}
+	return res, meta, nil
+}
+
+// SolveInstance runs the chosen method on a validated instance and builds
+// the wire result, baselines included.
+func SolveInstance(ctx context.Context, in *Instance, method string, seed int64) (*Result, solver.Meta, error) {
+	var (
+		a   *Allocation
+		err error
+	)
+	switch {
+	case method == MethodLP:
+		a, err = solveDivisibleLP(ctx, in)
+	case in.Divisible:
+		a, err = solveDivisibleFlow(ctx, in)
+	default:
+		a, err = solveIntegerFlow(ctx, in)
+	}
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	var notes []string
+	if in.Current != nil {
+		if err := Replan(ctx, in, a); err != nil {
+			return nil, solver.Meta{}, err
+		}
+	}
+	res := buildResult(in, a, seed)
+	meta := solver.Meta{Status: solver.StatusOptimal, Solver: "cmmf/" + method}
+	minShare := 0.0
+	if len(res.Leximin) > 0 {
+		minShare = res.Leximin[0]
+	}
+	meta.SetObjective(minShare)
+	notes = append(notes, fmt.Sprintf("%d users, %d machine types, %d rounds, %d %s solves", len(in.Users), len(in.Types), len(res.Rounds), a.Flows, map[bool]string{true: "LP", false: "max-flow"}[method == MethodLP]))
+	meta.Notes = notes
+	return res, meta, nil
+}
+
+func buildResult(in *Instance, a *Allocation, seed int64) *Result {
+	res := &Result{Divisible: in.Divisible}
+	var perMachine map[int]map[int]float64
+	if in.Individual {
+		perMachine = machineAmounts(in, a)
+	}
+	// Per-user allocation maps.
+	byUser := make([]map[string]float64, len(in.Users))
+	for i := range in.Users {
+		byUser[i] = map[string]float64{}
+	}
+	if in.Individual {
+		ms := make([]int, 0, len(perMachine))
+		for m := range perMachine {
+			ms = append(ms, m)
+		}
+		sort.Ints(ms)
+		names := machineNames(in)
+		for _, m := range ms {
+			for i, v := range perMachine[m] {
+				if v = clean(v); v > 0 {
+					byUser[i][names[m]] = v
+					if !in.Divisible && v == 1 {
+						if res.Assignment == nil {
+							res.Assignment = map[string]string{}
+						}
+						res.Assignment[names[m]] = in.Users[i].Name
+					}
+				}
+			}
+		}
+	} else {
+		for i, u := range in.Users {
+			for k, t := range u.Allowed {
+				if v := clean(a.Amount[i][k]); v > 0 {
+					byUser[i][in.Types[t].Name] = v
+				}
+			}
+		}
+	}
+	total := 0.0
+	for _, ty := range in.Types {
+		total += float64(ty.Cap)
+	}
+	for i, u := range in.Users {
+		res.Users = append(res.Users, UserResult{Name: u.Name, Total: clean(a.Total[i]), Share: clean(a.Total[i] / u.Weight), Allocation: byUser[i]})
+	}
+	for _, r := range a.Rounds {
+		ro := RoundOut{Level: clean(r.Level), Frozen: roundNames(in, r.Users)}
+		if len(r.Capped) > 0 {
+			ro.Capped = roundNames(in, r.Capped)
+		}
+		res.Rounds = append(res.Rounds, ro)
+	}
+	for _, v := range a.Leximin(in) {
+		res.Leximin = append(res.Leximin, clean(v))
+	}
+	res.Moved = clean(movedAmount(in, a, perMachine))
+
+	ch := Choosy(in, seed)
+	ind := Independent(in)
+	for i, u := range in.Users {
+		res.Choosy.Users = append(res.Choosy.Users, Total{u.Name, ch[i]})
+		res.Independent.Users = append(res.Independent.Users, Total{u.Name, clean(ind[i])})
+	}
+	res.Choosy.RMSE = RMSE(ch, a.Total, total)
+	res.Independent.RMSE = RMSE(ind, a.Total, total)
+	return res
+}
+
+func machineNames(in *Instance) map[int]string {
+	names := map[int]string{}
+	for _, ty := range in.Types {
+		for k, m := range ty.Machines {
+			names[m] = ty.MachineNames[k]
+		}
+	}
+	return names
+}
+
+// isInf reports an unlimited demand.
+func isInf(v float64) bool { return math.IsInf(v, 1) }
