@@ -8,7 +8,9 @@ import (
 	"github.com/xflex/xflex/solver/cmmf"
 	"github.com/xflex/xflex/solver/flex"
 	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
+	tetrissimulate "github.com/xflex/xflex/solver/tetris/simulate"
 	"github.com/xflex/xflex/solver/xselect"
+	"github.com/xflex/xflex/solver/xsize"
 )
 
 // All returns every problem, in the order they are listed in help output.
@@ -18,7 +20,9 @@ func All() []solver.Problem {
 		// problem list: one line per solver subpackage, e.g. cmmf.Problem(),
 		cmmf.Problem(),
 		tetrisassign.Problem(),
+		tetrissimulate.Problem(),
 		flex.Problem(),
 		xselect.Problem(),
+		xsize.Problem(),
 	}
 }

@@ -321,6 +321,11 @@ func (r *round) eval(gi, mi, m int) cand {
 	for k := 0; k < r.d; k++ {
 		r.md[k], r.nd[k] = 0, 0
 		if !r.mask[k] {
+			// An unchecked resource may be over-allocated, but never
+			// placed on a machine that has none of it at all.
+			if r.dem[k] > 0 && mc.Cap[k] <= 0 {
+				return cand{}
+			}
 			continue
 		}
 		r.md[k] = r.dem[k]

@@ -1,0 +1,355 @@
+package simulate
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/tetris"
+)
+
+// MaxTasks bounds the total task count of a trace so one request cannot
+// exhaust memory (each running task costs a few dozen bytes; 20M is far
+// above the paper's traces).
+const MaxTasks = 20_000_000
+
+// Instance is a validated trace in index form.
+type Instance struct {
+	Req       *Request
+	Resources []string
+	Cap       [][]float64 // per machine
+	Total     []float64
+	Norm      []float64
+	Jobs      []job
+	CPU, Mem  int // role indices, -1 if absent
+	Fair      []bool
+	Queues    []queue
+	Knobs     knobs
+	Slot      float64
+	Bins      int
+}
+
+type knobs struct {
+	fairness, barrier, epsilon, scale, remotePenalty float64
+	auto                                             bool
+}
+
+type job struct {
+	id      string
+	arrival float64
+	weight  float64
+	queue   int
+	stages  []stage
+	index   int
+}
+
+type stage struct {
+	name     string
+	tasks    int
+	demand   []float64
+	duration float64
+	after    []int
+	next     []int
+	work     float64 // one task's remaining-work contribution
+}
+
+type queue struct {
+	name     string
+	capacity float64
+}
+
+// Build validates req and returns the instance.
+func Build(req *Request) (*Instance, error) {
+	var vs solver.Violations
+	in := &Instance{Req: req}
+	set := map[string]bool{}
+	for _, m := range req.Machines {
+		for r := range m.Capacity {
+			set[r] = true
+		}
+	}
+	for r := range set {
+		in.Resources = append(in.Resources, r)
+	}
+	sort.Strings(in.Resources)
+	ridx := map[string]int{}
+	for i, r := range in.Resources {
+		ridx[r] = i
+	}
+	d := len(in.Resources)
+	names := map[string]bool{}
+	in.Total = make([]float64, d)
+	for i, m := range req.Machines {
+		if names[m.Name] {
+			vs.Add(solver.Ptr("machines", i, "name"), "duplicate machine name %q", m.Name)
+		}
+		names[m.Name] = true
+		c := make([]float64, d)
+		for r, x := range m.Capacity {
+			c[ridx[r]] = x
+			in.Total[ridx[r]] += x
+		}
+		in.Cap = append(in.Cap, c)
+	}
+	ms := make([]tetris.Machine, len(in.Cap))
+	for i, c := range in.Cap {
+		ms[i] = tetris.Machine{Cap: c}
+	}
+	in.Norm = tetris.NormCap(ms)
+
+	// Policy and roles.
+	pol := req.Policy
+	if pol == "" {
+		pol = PolicyTetris
+	}
+	fairPol := req.FairPolicy
+	if fairPol == "" {
+		fairPol = PolicyDRF
+	}
+	ro := Roles{CPU: "cpu", Memory: "memory"}
+	if req.Roles != nil {
+		if req.Roles.CPU != "" {
+			ro.CPU = req.Roles.CPU
+		}
+		if req.Roles.Memory != "" {
+			ro.Memory = req.Roles.Memory
+		}
+	}
+	in.CPU, in.Mem = -1, -1
+	if k, ok := ridx[ro.CPU]; ok {
+		in.CPU = k
+	}
+	if k, ok := ridx[ro.Memory]; ok {
+		in.Mem = k
+	}
+	for _, p := range []struct{ name, ptr string }{{pol, "/policy"}, {fairPol, "/fair_policy"}} {
+		switch p.name {
+		case PolicySlotFair, PolicyCapacity:
+			if in.Mem < 0 {
+				vs.Add("/roles/memory", "policy %s allocates memory slots but no machine has resource %q", p.name, ro.Memory)
+			}
+		case PolicyTetrisCPUMem:
+			if in.CPU < 0 && in.Mem < 0 {
+				vs.Add("/roles", "policy %s needs the cpu or memory resource (%q, %q)", p.name, ro.CPU, ro.Memory)
+			}
+		}
+	}
+	in.Fair = make([]bool, d)
+	if req.FairResources != nil {
+		for i, r := range req.FairResources {
+			k, ok := ridx[r]
+			if !ok {
+				vs.Add(solver.Ptr("fair_resources", i), "no machine has resource %q", r)
+				continue
+			}
+			in.Fair[k] = true
+		}
+	} else {
+		for _, k := range []int{in.CPU, in.Mem} {
+			if k >= 0 {
+				in.Fair[k] = true
+			}
+		}
+		if (pol == PolicyDRF || fairPol == PolicyDRF) && in.CPU < 0 && in.Mem < 0 {
+			vs.Add("/fair_resources", "drf needs resources to share: no cpu (%q) or memory (%q) resource; name them in fair_resources", ro.CPU, ro.Memory)
+		}
+	}
+	in.Slot = DefaultSlotMemory
+	if req.SlotMemory != nil {
+		in.Slot = *req.SlotMemory
+	}
+	in.Bins = DefaultBins
+	if req.Bins != nil {
+		in.Bins = *req.Bins
+	}
+
+	// Knobs.
+	in.Knobs = knobs{fairness: 0.25, barrier: 0.9, remotePenalty: 0.1, scale: 1, auto: true}
+	if k := req.Knobs; k != nil {
+		if k.Fairness != nil {
+			in.Knobs.fairness = *k.Fairness
+		}
+		if k.Barrier != nil {
+			in.Knobs.barrier = *k.Barrier
+		}
+		if k.RemotePenalty != nil {
+			in.Knobs.remotePenalty = *k.RemotePenalty
+		}
+		if k.Epsilon != nil {
+			in.Knobs.epsilon, in.Knobs.auto = *k.Epsilon, false
+			if k.EpsilonScale != nil {
+				vs.Add("/knobs/epsilon_scale", "epsilon_scale applies to the automatic epsilon only; give epsilon or epsilon_scale, not both")
+			}
+		}
+		if k.EpsilonScale != nil {
+			in.Knobs.scale = *k.EpsilonScale
+		}
+	}
+
+	// Queues.
+	qidx := map[string]int{}
+	for i, q := range req.Queues {
+		if _, dup := qidx[q.Name]; dup {
+			vs.Add(solver.Ptr("queues", i, "name"), "duplicate queue %q", q.Name)
+			continue
+		}
+		qidx[q.Name] = len(in.Queues)
+		in.Queues = append(in.Queues, queue{q.Name, q.Capacity})
+	}
+
+	// Jobs and stages.
+	jids := map[string]bool{}
+	total := 0
+	for i, jr := range req.Jobs {
+		if jids[jr.ID] {
+			vs.Add(solver.Ptr("jobs", i, "id"), "duplicate job id %q", jr.ID)
+		}
+		jids[jr.ID] = true
+		j := job{id: jr.ID, arrival: jr.Arrival, weight: 1, index: i}
+		if jr.Weight != nil {
+			j.weight = *jr.Weight
+		}
+		qn := jr.Queue
+		if qn == "" {
+			qn = "default"
+		}
+		q, ok := qidx[qn]
+		if !ok {
+			if len(req.Queues) > 0 {
+				vs.Add(solver.Ptr("jobs", i, "queue"), "unknown queue %q", qn)
+			}
+			// Without a queue list every named queue gets an equal share.
+			q = len(in.Queues)
+			qidx[qn] = q
+			in.Queues = append(in.Queues, queue{qn, 0})
+		}
+		j.queue = q
+		sidx := map[string]int{}
+		for s, sr := range jr.Stages {
+			if _, dup := sidx[sr.Name]; dup {
+				vs.Add(solver.Ptr("jobs", i, "stages", s, "name"), "duplicate stage %q in job %q", sr.Name, jr.ID)
+			}
+			sidx[sr.Name] = s
+		}
+		for s, sr := range jr.Stages {
+			st := stage{name: sr.Name, tasks: sr.Tasks, duration: sr.Duration, demand: make([]float64, d)}
+			total += sr.Tasks
+			for _, r := range sortedKeys(sr.Demand) {
+				k, ok := ridx[r]
+				if !ok {
+					if sr.Demand[r] > 0 {
+						vs.Add(solver.Ptr("jobs", i, "stages", s, "demand", r), "no machine has resource %q", r)
+					}
+					continue
+				}
+				st.demand[k] = sr.Demand[r]
+			}
+			fitsSome := false
+			for _, c := range in.Cap {
+				ok := true
+				for k, x := range st.demand {
+					if x > c[k] {
+						ok = false
+						break
+					}
+				}
+				fitsSome = fitsSome || ok
+			}
+			if !fitsSome && len(in.Cap) > 0 && sr.Tasks > 0 {
+				vs.Add(solver.Ptr("jobs", i, "stages", s, "demand"), "demand exceeds the capacity of every machine: the stage can never run")
+			}
+			for k, a := range sr.After {
+				p, ok := sidx[a]
+				switch {
+				case !ok:
+					vs.Add(solver.Ptr("jobs", i, "stages", s, "after", k), "unknown stage %q in job %q", a, jr.ID)
+				case p == s:
+					vs.Add(solver.Ptr("jobs", i, "stages", s, "after", k), "stage %q waits for itself", a)
+				default:
+					st.after = append(st.after, p)
+				}
+			}
+			st.work = tetris.TaskWork(st.demand, st.duration, in.Norm)
+			j.stages = append(j.stages, st)
+		}
+		for s := range j.stages {
+			for _, p := range j.stages[s].after {
+				j.stages[p].next = append(j.stages[p].next, s)
+			}
+		}
+		if s := cycleAt(j.stages); s >= 0 {
+			vs.Add(solver.Ptr("jobs", i, "stages", s, "after"), "stage %q is on a cycle of the stage DAG", j.stages[s].name)
+		}
+		in.Jobs = append(in.Jobs, j)
+	}
+	if total > MaxTasks {
+		vs.Add("/jobs", "%d tasks in total; at most %d are simulated per request", total, MaxTasks)
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// cycleAt returns a stage on a cycle of the DAG (the lowest index found by
+// Kahn's algorithm among the stages left over), or -1 if acyclic.
+func cycleAt(st []stage) int {
+	indeg := make([]int, len(st))
+	for s := range st {
+		indeg[s] = len(st[s].after)
+	}
+	queue := []int{}
+	for s, n := range indeg {
+		if n == 0 {
+			queue = append(queue, s)
+		}
+	}
+	seen := 0
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		seen++
+		for _, n := range st[s].next {
+			indeg[n]--
+			if indeg[n] == 0 {
+				queue = append(queue, n)
+			}
+		}
+	}
+	if seen == len(st) {
+		return -1
+	}
+	for s, n := range indeg {
+		if n > 0 {
+			return s
+		}
+	}
+	return -1
+}
+
+func sortedKeys(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (in *Instance) policy(p string) string {
+	if p == "" {
+		return PolicyTetris
+	}
+	return p
+}
+
+// String names an instance for notes.
+func (in *Instance) String() string {
+	n := 0
+	for _, j := range in.Jobs {
+		for _, s := range j.stages {
+			n += s.tasks
+		}
+	}
+	return fmt.Sprintf("%d machines, %d jobs, %d tasks", len(in.Cap), len(in.Jobs), n)
+}

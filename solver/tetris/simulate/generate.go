@@ -1,0 +1,69 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/xflex/xflex/solver/tetris"
+)
+
+// Generate builds a trace like the paper's deployment workload (§5.1):
+// params "jobs" (default 10), "machines" (default 10), "size" (task-count
+// scale, 1 = the paper's couple-thousand / thousand / hundreds classes,
+// default 0.05), "horizon" (arrival window in seconds, default 3600) and
+// "policy" (default tetris).
+func Generate(seed int64, params map[string]string) (any, error) {
+	num := func(k string, def float64) (float64, error) {
+		s, ok := params[k]
+		if !ok {
+			return def, nil
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("param %s: want a non-negative number, got %q", k, s)
+		}
+		return v, nil
+	}
+	nj, err := num("jobs", 10)
+	if err != nil {
+		return nil, err
+	}
+	nm, err := num("machines", 10)
+	if err != nil {
+		return nil, err
+	}
+	size, err := num("size", 0.05)
+	if err != nil {
+		return nil, err
+	}
+	hz, err := num("horizon", 3600)
+	if err != nil {
+		return nil, err
+	}
+	if nm < 1 {
+		return nil, fmt.Errorf("param machines: need at least 1")
+	}
+	pol := params["policy"]
+	if pol == "" {
+		pol = PolicyTetris
+	}
+	return GenerateRequest(rand.New(rand.NewPCG(uint64(seed), 0x51a1a7e)), int(nj), int(nm), size, hz, pol), nil
+}
+
+// GenerateRequest is Generate with parsed parameters.
+func GenerateRequest(rng *rand.Rand, jobs, machines int, size, horizon float64, policy string) *Request {
+	req := &Request{Policy: policy}
+	for i := 0; i < machines; i++ {
+		req.Machines = append(req.Machines, MachineReq{Name: fmt.Sprintf("m%03d", i), Capacity: tetris.DeployMachine()})
+	}
+	for _, js := range tetris.Workload(rng, jobs, horizon, size) {
+		jr := JobReq{ID: js.ID, Arrival: js.Arrival}
+		for _, st := range js.Stages {
+			jr.Stages = append(jr.Stages, StageReq{Name: st.Name, Tasks: st.Tasks, Demand: st.Demand, Duration: st.Duration, After: st.After})
+		}
+		req.Jobs = append(req.Jobs, jr)
+	}
+	return req
+}

@@ -1,0 +1,652 @@
+package simulate
+
+import (
+	"container/heap"
+	"context"
+	"math"
+	"sort"
+
+	"github.com/xflex/xflex/solver/tetris"
+	"github.com/xflex/xflex/vecpack"
+)
+
+// timeTol merges events closer than this (relative to the clock, at least
+// absolute): event times are sums and quotients of request numbers, so
+// 1e-9 relative absorbs round-off while no two real events are that close.
+const timeTol = 1e-9
+
+// outcome is one simulation run.
+type outcome struct {
+	complete   bool
+	finish     []float64 // per job; NaN if unfinished
+	stageEnd   [][]float64
+	bins       *binner
+	over       []float64 // per resource: machine-time over-allocated / machine count
+	nTasks     int
+	stretchSum float64
+	stretchMax float64
+	end        float64
+}
+
+type task struct {
+	job, stage, m int
+	work, rate    float64
+	last, start   float64
+	ver           int
+}
+
+type stageState struct {
+	deps              int
+	runnable          bool
+	started, finished int
+}
+
+type jobState struct {
+	arrived, done bool
+	stages        []stageState
+	alloc         []float64 // current usage
+	attained      []float64 // Σ demand·duration of started tasks
+	slots         int
+	work          float64 // remaining work p of unstarted tasks
+	stagesLeft    int
+	pending       int // runnable, unstarted tasks
+}
+
+type sim struct {
+	in       *Instance
+	pol      string
+	d        int
+	now      float64
+	used     [][]float64
+	slots    []int
+	maxSlots []int
+	running  [][]int
+	slowed   []bool
+	changed  []bool
+	chList   []int
+	dirty    []bool
+	allDirty bool
+	tasks    []task
+	freeIDs  []int
+	h        evHeap
+	js       []jobState
+	eff, dem []float64 // cluster totals: used (capped per machine) and demanded
+	overNow  []float64 // machines currently over-allocated per resource
+	bins     *binner
+	out      outcome
+	compress []bool
+	// tetris buffers
+	tm    []tetris.Machine
+	tj    []tetris.Job
+	order []int
+	jl    []int
+	key   []float64
+}
+
+// Simulate runs the trace under policy pol.
+func Simulate(ctx context.Context, in *Instance, pol string) (*outcome, error) {
+	d := len(in.Resources)
+	s := &sim{in: in, pol: pol, d: d}
+	nm := len(in.Cap)
+	s.used = make([][]float64, nm)
+	s.slots = make([]int, nm)
+	s.maxSlots = make([]int, nm)
+	s.running = make([][]int, nm)
+	s.slowed = make([]bool, nm)
+	s.changed = make([]bool, nm)
+	s.dirty = make([]bool, nm)
+	s.tm = make([]tetris.Machine, nm)
+	for m := range s.used {
+		s.used[m] = make([]float64, d)
+		if in.Mem >= 0 && in.Slot > 0 {
+			s.maxSlots[m] = int(math.Floor(in.Cap[m][in.Mem]/in.Slot + timeTol))
+		}
+		s.tm[m] = tetris.Machine{Cap: in.Cap[m], Free: make([]float64, d)}
+	}
+	s.compress = make([]bool, d)
+	for k := range s.compress {
+		s.compress[k] = k != in.Mem
+	}
+	s.eff, s.dem, s.overNow = make([]float64, d), make([]float64, d), make([]float64, d)
+	s.out.over = make([]float64, d)
+	s.js = make([]jobState, len(in.Jobs))
+	s.tj = make([]tetris.Job, len(in.Jobs))
+	for j, jb := range in.Jobs {
+		js := &s.js[j]
+		js.alloc = make([]float64, d)
+		js.attained = make([]float64, d)
+		js.stages = make([]stageState, len(jb.stages))
+		js.stagesLeft = len(jb.stages)
+		for k, st := range jb.stages {
+			js.stages[k].deps = len(st.after)
+			js.work += float64(st.tasks) * st.work
+		}
+		s.tj[j] = tetris.Job{Alloc: make([]float64, d), Weight: jb.weight}
+	}
+	s.out.finish = make([]float64, len(in.Jobs))
+	s.out.stageEnd = make([][]float64, len(in.Jobs))
+	for j := range s.out.finish {
+		s.out.finish[j] = math.NaN()
+		s.out.stageEnd[j] = make([]float64, len(in.Jobs[j].stages))
+		for k := range s.out.stageEnd[j] {
+			s.out.stageEnd[j][k] = math.NaN()
+		}
+	}
+	s.bins = newBinner(in.Bins, in.lowerBound(), d)
+	s.out.bins = s.bins
+
+	arr := make([]int, len(in.Jobs))
+	for i := range arr {
+		arr[i] = i
+	}
+	sort.SliceStable(arr, func(a, b int) bool { return in.Jobs[arr[a]].arrival < in.Jobs[arr[b]].arrival })
+	ai := 0
+	for iter := 0; ; iter++ {
+		if iter%256 == 0 && ctx.Err() != nil {
+			s.out.end = s.now
+			return &s.out, nil
+		}
+		next := math.Inf(1)
+		if ai < len(arr) {
+			next = in.Jobs[arr[ai]].arrival
+		}
+		s.dropStale()
+		if len(s.h) > 0 && s.h[0].t < next {
+			next = s.h[0].t
+		}
+		if math.IsInf(next, 1) {
+			break
+		}
+		if next > s.now {
+			s.advance(next)
+		}
+		tol := timeTol * math.Max(1, math.Abs(s.now))
+		for ai < len(arr) && in.Jobs[arr[ai]].arrival <= s.now+tol {
+			s.arrive(arr[ai])
+			ai++
+		}
+		for {
+			s.dropStale()
+			if len(s.h) == 0 || s.h[0].t > s.now+tol {
+				break
+			}
+			e := heap.Pop(&s.h).(ev)
+			s.complete(e.id)
+		}
+		s.schedule(ctx)
+		s.flushRates()
+	}
+	s.out.complete = true
+	for j := range s.js {
+		if !s.js[j].done {
+			s.out.complete = false
+		}
+	}
+	s.out.end = s.now
+	return &s.out, nil
+}
+
+// advance integrates utilization up to t and moves the clock.
+func (s *sim) advance(t float64) {
+	dt := t - s.now
+	s.bins.add(s.now, t, s.eff, s.dem)
+	for k, n := range s.overNow {
+		s.out.over[k] += n * dt
+	}
+	s.now = t
+}
+
+func (s *sim) arrive(j int) {
+	js := &s.js[j]
+	js.arrived = true
+	if js.stagesLeft == 0 {
+		s.finishJob(j)
+		return
+	}
+	for k := range js.stages {
+		if js.stages[k].deps == 0 {
+			s.makeRunnable(j, k)
+		}
+	}
+}
+
+func (s *sim) makeRunnable(j, k int) {
+	js := &s.js[j]
+	st := &js.stages[k]
+	st.runnable = true
+	n := s.in.Jobs[j].stages[k].tasks
+	if n == 0 {
+		s.stageDone(j, k)
+		return
+	}
+	js.pending += n
+	s.allDirty = true
+}
+
+func (s *sim) stageDone(j, k int) {
+	js := &s.js[j]
+	js.stagesLeft--
+	s.out.stageEnd[j][k] = s.now
+	for _, nx := range s.in.Jobs[j].stages[k].next {
+		js.stages[nx].deps--
+		if js.stages[nx].deps == 0 {
+			s.makeRunnable(j, nx)
+		}
+	}
+	if js.stagesLeft == 0 {
+		s.finishJob(j)
+	}
+}
+
+func (s *sim) finishJob(j int) {
+	s.js[j].done = true
+	s.out.finish[j] = s.now
+}
+
+func (s *sim) markChanged(m int) {
+	if !s.changed[m] {
+		s.changed[m] = true
+		s.chList = append(s.chList, m)
+	}
+}
+
+// setUsed applies delta·demand to machine m's usage and the cluster totals.
+func (s *sim) setUsed(m int, dem []float64, sign float64) {
+	u := s.used[m]
+	c := s.in.Cap[m]
+	for k, x := range dem {
+		if x == 0 {
+			continue
+		}
+		before := u[k]
+		u[k] += sign * x
+		if math.Abs(u[k]) < vecpack.FitTol*math.Max(1, c[k]) {
+			u[k] = 0
+		}
+		s.eff[k] += math.Min(u[k], c[k]) - math.Min(before, c[k])
+		s.dem[k] += u[k] - before
+		// Incremental sums drift by round-off; snap them to zero when the
+		// cluster is idle in k so utilization never reads negative.
+		if tiny := vecpack.FitTol * math.Max(1, s.in.Total[k]); math.Abs(s.dem[k]) < tiny {
+			s.eff[k], s.dem[k] = 0, 0
+		}
+		ob, oa := over(before, c[k]), over(u[k], c[k])
+		if ob != oa {
+			if oa {
+				s.overNow[k]++
+			} else {
+				s.overNow[k]--
+			}
+		}
+	}
+}
+
+func over(u, c float64) bool { return u > c+vecpack.FitTol*math.Max(1, c) }
+
+func (s *sim) start(j, k, m int) {
+	in := s.in
+	st := &in.Jobs[j].stages[k]
+	js := &s.js[j]
+	js.stages[k].started++
+	js.pending--
+	js.work -= st.work
+	if js.work < 0 {
+		js.work = 0
+	}
+	for r, x := range st.demand {
+		js.alloc[r] += x
+		js.attained[r] += x * st.duration
+	}
+	s.setUsed(m, st.demand, 1)
+	if in.Mem >= 0 {
+		s.slots[m] += in.taskSlots(st.demand[in.Mem])
+		js.slots += in.taskSlots(st.demand[in.Mem])
+	}
+	var id int
+	if n := len(s.freeIDs); n > 0 {
+		id = s.freeIDs[n-1]
+		s.freeIDs = s.freeIDs[:n-1]
+		ver := s.tasks[id].ver + 1
+		s.tasks[id] = task{ver: ver}
+	} else {
+		id = len(s.tasks)
+		s.tasks = append(s.tasks, task{})
+	}
+	s.tasks[id] = task{job: j, stage: k, m: m, work: st.duration, rate: 1, last: s.now, start: s.now, ver: s.tasks[id].ver}
+	s.running[m] = append(s.running[m], id)
+	heap.Push(&s.h, ev{t: s.now + st.duration, id: id, ver: s.tasks[id].ver})
+	s.markChanged(m)
+}
+
+func (s *sim) complete(id int) {
+	in := s.in
+	t := &s.tasks[id]
+	j, k, m := t.job, t.stage, t.m
+	st := &in.Jobs[j].stages[k]
+	js := &s.js[j]
+	stretch := (s.now - t.start) / st.duration
+	s.out.nTasks++
+	s.out.stretchSum += stretch
+	s.out.stretchMax = math.Max(s.out.stretchMax, stretch)
+	for r, x := range st.demand {
+		js.alloc[r] -= x
+	}
+	s.setUsed(m, st.demand, -1)
+	if in.Mem >= 0 {
+		s.slots[m] -= in.taskSlots(st.demand[in.Mem])
+		js.slots -= in.taskSlots(st.demand[in.Mem])
+	}
+	run := s.running[m]
+	for i, x := range run {
+		if x == id {
+			run[i] = run[len(run)-1]
+			s.running[m] = run[:len(run)-1]
+			break
+		}
+	}
+	t.ver++
+	s.freeIDs = append(s.freeIDs, id)
+	s.dirty[m] = true
+	s.markChanged(m)
+	js.stages[k].finished++
+	if js.stages[k].finished == st.tasks {
+		s.stageDone(j, k)
+	}
+}
+
+// taskSlots is the number of memory slots a task occupies (at least one).
+func (in *Instance) taskSlots(mem float64) int {
+	if in.Slot <= 0 {
+		return 1
+	}
+	return max(1, int(math.Ceil(mem/in.Slot-timeTol)))
+}
+
+// flushRates recomputes the speed of tasks on machines whose set of
+// running tasks changed: each compressible resource demanded beyond
+// capacity is shared in proportion to demand, and a task runs at the
+// smallest share among the resources it uses.
+func (s *sim) flushRates() {
+	for _, m := range s.chList {
+		s.changed[m] = false
+		u, c := s.used[m], s.in.Cap[m]
+		anyOver := false
+		for k := range u {
+			if s.compress[k] && over(u[k], c[k]) {
+				anyOver = true
+			}
+		}
+		if !anyOver && !s.slowed[m] {
+			continue
+		}
+		slowed := false
+		for _, id := range s.running[m] {
+			t := &s.tasks[id]
+			rate := 1.0
+			for k, x := range s.in.Jobs[t.job].stages[t.stage].demand {
+				if x > 0 && s.compress[k] && over(u[k], c[k]) {
+					rate = math.Min(rate, c[k]/u[k])
+				}
+			}
+			if rate < 1 {
+				slowed = true
+			}
+			if rate == t.rate {
+				continue
+			}
+			t.work = math.Max(0, t.work-t.rate*(s.now-t.last))
+			t.last = s.now
+			t.rate = rate
+			t.ver++
+			heap.Push(&s.h, ev{t: s.now + t.work/rate, id: id, ver: t.ver})
+		}
+		s.slowed[m] = slowed
+	}
+	s.chList = s.chList[:0]
+}
+
+// schedule lets the policy place pending tasks on machines that freed
+// resources (all machines when new tasks became runnable).
+func (s *sim) schedule(ctx context.Context) {
+	s.order = s.order[:0]
+	for m := range s.dirty {
+		if s.allDirty || s.dirty[m] {
+			s.order = append(s.order, m)
+		}
+		s.dirty[m] = false
+	}
+	s.allDirty = false
+	if len(s.order) == 0 {
+		return
+	}
+	switch s.pol {
+	case PolicyTetris, PolicyTetrisCPUMem:
+		s.tetrisRound(ctx)
+	default:
+		s.heartbeats()
+	}
+}
+
+func (s *sim) tetrisRound(ctx context.Context) {
+	in := s.in
+	var groups []*tetris.Group
+	var where [][2]int
+	for j := range s.js {
+		js := &s.js[j]
+		if !js.arrived || js.done || js.pending == 0 {
+			continue
+		}
+		for k := range js.stages {
+			st := &js.stages[k]
+			n := in.Jobs[j].stages[k].tasks - st.started
+			if !st.runnable || n == 0 {
+				continue
+			}
+			b := in.Knobs.barrier
+			promoted := b < 1 && float64(st.finished) >= b*float64(in.Jobs[j].stages[k].tasks)
+			groups = append(groups, &tetris.Group{Job: j, Demand: in.Jobs[j].stages[k].demand, Count: n, Promoted: promoted})
+			where = append(where, [2]int{j, k})
+		}
+	}
+	if len(groups) == 0 {
+		return
+	}
+	for m := range s.tm {
+		for k := range s.tm[m].Free {
+			s.tm[m].Free[k] = in.Cap[m][k] - s.used[m][k]
+		}
+	}
+	for j := range s.tj {
+		copy(s.tj[j].Alloc, s.js[j].alloc)
+		s.tj[j].Work = s.js[j].work
+	}
+	var mask []bool
+	if s.pol == PolicyTetrisCPUMem {
+		mask = make([]bool, s.d)
+		for _, k := range []int{in.CPU, in.Mem} {
+			if k >= 0 {
+				mask[k] = true
+			}
+		}
+	}
+	eps := in.Knobs.epsilon
+	if in.Knobs.auto {
+		eps = in.Knobs.scale * tetris.AutoEpsilon(s.tm, groups, s.tj, mask)
+	}
+	cfg := tetris.Config{Fairness: in.Knobs.fairness, Epsilon: eps, RemotePenalty: in.Knobs.remotePenalty,
+		Mask: mask, Total: in.Total, Roles: tetris.Roles{DiskRead: -1, NetIn: -1, NetOut: -1}}
+	ps, _ := tetris.Round(ctx, s.tm, s.order, groups, s.tj, cfg)
+	for _, p := range ps {
+		w := where[p.Group]
+		s.start(w[0], w[1], p.Machine)
+	}
+}
+
+// heartbeats emulates YARN's node heartbeats for the baseline policies:
+// machines are visited round-robin and each visit hands out at most one
+// container, until a full pass places nothing.
+func (s *sim) heartbeats() {
+	active := append([]int(nil), s.order...)
+	for len(active) > 0 {
+		next := active[:0]
+		for _, m := range active {
+			if s.placeOne(m) {
+				next = append(next, m)
+			}
+		}
+		active = next
+	}
+}
+
+// placeOne gives machine m one task from the job the policy ranks first
+// among those with a runnable task that fits m.
+func (s *sim) placeOne(m int) bool {
+	in := s.in
+	s.jl = s.jl[:0]
+	if cap(s.key) < len(s.js) {
+		s.key = make([]float64, len(s.js))
+	}
+	key := s.key[:len(s.js)]
+	var qslots []int
+	totalSlots := 0
+	if s.pol == PolicyCapacity {
+		qslots = make([]int, len(in.Queues))
+		for j := range s.js {
+			qslots[in.Jobs[j].queue] += s.js[j].slots
+		}
+		for _, n := range s.maxSlots {
+			totalSlots += n
+		}
+	}
+	for j := range s.js {
+		js := &s.js[j]
+		if !js.arrived || js.done || js.pending == 0 {
+			continue
+		}
+		s.jl = append(s.jl, j)
+		switch s.pol {
+		case PolicyDRF:
+			v := js.alloc
+			if in.Req.FairShare == "attained" {
+				v = js.attained
+			}
+			sh := 0.0
+			for k, x := range v {
+				if in.Fair[k] && in.Total[k] > 0 {
+					sh = math.Max(sh, x/in.Total[k])
+				}
+			}
+			key[j] = sh / in.Jobs[j].weight
+		case PolicySlotFair:
+			key[j] = float64(js.slots) / in.Jobs[j].weight
+		case PolicyCapacity:
+			q := in.Jobs[j].queue
+			key[j] = float64(qslots[q]) / (in.queueShare(q) * float64(max(totalSlots, 1)))
+		}
+	}
+	sort.SliceStable(s.jl, func(a, b int) bool {
+		ja, jb := s.jl[a], s.jl[b]
+		if math.Abs(key[ja]-key[jb]) > tetris.ShareTieTol {
+			return key[ja] < key[jb]
+		}
+		if s.pol == PolicyCapacity {
+			qa, qb := in.Jobs[ja].queue, in.Jobs[jb].queue
+			if qa != qb {
+				return qa < qb
+			}
+			if in.Jobs[ja].arrival != in.Jobs[jb].arrival {
+				return in.Jobs[ja].arrival < in.Jobs[jb].arrival
+			}
+		}
+		return ja < jb
+	})
+	for _, j := range s.jl {
+		js := &s.js[j]
+		for k := range js.stages {
+			st := &js.stages[k]
+			if !st.runnable || st.started == in.Jobs[j].stages[k].tasks {
+				continue
+			}
+			if s.fits(in.Jobs[j].stages[k].demand, m) {
+				s.start(j, k, m)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fits is the baseline policies' placement check: DRF checks its fair
+// resources; the slot schedulers check memory slots only. No policy places a
+// task on a machine that lacks a resource it needs altogether.
+func (s *sim) fits(dem []float64, m int) bool {
+	in := s.in
+	c, u := in.Cap[m], s.used[m]
+	for k, x := range dem {
+		if x > 0 && c[k] <= 0 {
+			return false
+		}
+	}
+	if s.pol == PolicyDRF {
+		for k, x := range dem {
+			if in.Fair[k] && !vecpack.Fits(dem[k:k+1], []float64{c[k] - u[k]}) {
+				_ = x
+				return false
+			}
+		}
+		return true
+	}
+	return s.slots[m]+in.taskSlots(dem[in.Mem]) <= s.maxSlots[m]
+}
+
+// queueShare is a queue's capacity fraction: as configured, or equal shares
+// when no queue list was given.
+func (in *Instance) queueShare(q int) float64 {
+	if len(in.Req.Queues) > 0 {
+		sum := 0.0
+		for _, x := range in.Queues {
+			sum += x.capacity
+		}
+		if sum > 0 && in.Queues[q].capacity > 0 {
+			return in.Queues[q].capacity / sum
+		}
+		return tetris.ShareTieTol
+	}
+	return 1 / float64(len(in.Queues))
+}
+
+func (s *sim) dropStale() {
+	for len(s.h) > 0 {
+		e := s.h[0]
+		if s.tasks[e.id].ver == e.ver {
+			return
+		}
+		heap.Pop(&s.h)
+	}
+}
+
+// ev is a task completion; ver invalidates entries of tasks whose rate
+// changed or that finished.
+type ev struct {
+	t   float64
+	id  int
+	ver int
+}
+
+type evHeap []ev
+
+func (h evHeap) Len() int { return len(h) }
+func (h evHeap) Less(a, b int) bool {
+	if h[a].t != h[b].t {
+		return h[a].t < h[b].t
+	}
+	return h[a].id < h[b].id
+}
+func (h evHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *evHeap) Push(x any)   { *h = append(*h, x.(ev)) }
+func (h *evHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
