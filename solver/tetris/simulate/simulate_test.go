@@ -166,8 +166,8 @@ func TestSlotAndCapacityPolicies(t *testing.T) {
 	// speed: 0..2 for two tasks (rate 1/2), then the third alone: 3.
 	req := &Request{
 		Machines: []MachineReq{{Name: "m", Capacity: map[string]float64{"cpu": 2, "memory": 4}}},
-		Jobs: []JobReq{{ID: "a", Stages: []StageReq{{Name: "s", Tasks: 3, Demand: map[string]float64{"cpu": 2, "memory": 1}, Duration: 1}}}},
-		Policy: PolicySlotFair, FairPolicy: PolicyNone,
+		Jobs:     []JobReq{{ID: "a", Stages: []StageReq{{Name: "s", Tasks: 3, Demand: map[string]float64{"cpu": 2, "memory": 1}, Duration: 1}}}},
+		Policy:   PolicySlotFair, FairPolicy: PolicyNone,
 	}
 	checkJobs(t, simRun(t, req), 3, 3, map[string]float64{"a": 3})
 	// Capacity: FIFO within the queue: the earlier job gets both slots.
