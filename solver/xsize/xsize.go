@@ -1,0 +1,352 @@
+// Package xsize is the X-Size problem (POST /v1/xsize, `xflex solve
+// xsize`): from a weighted profile of resource requests choose K container
+// shapes so that every request fits one and the total normalized size of
+// the shapes the requests use is least. The algorithms live in package
+// ptas; this package validates and normalizes the request, runs the PTAS
+// (or the exact max-fit DP) under the budget, and reports the shapes in the
+// caller's units with a proven lower bound and the guarantee reached.
+package xsize
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/xflex/xflex/ptas"
+	"github.com/xflex/xflex/solver"
+)
+
+// Problem is the X-Size problem.
+func Problem() solver.Problem {
+	return solver.Problem{
+		Name:           "xsize",
+		RequestSchema:  "xsize.request.json",
+		ResponseSchema: "xsize.response.json",
+		Summary:        "X-Size: choose K container shapes from a weighted request profile (anytime PTAS over rays with a (1+ε) guarantee, CBC p-median, exact max-fit DP)",
+		Solve:          Solve,
+		Generate:       Generate,
+	}
+}
+
+// Request is the wire format (schemas/xsize.request.json).
+type Request struct {
+	Resources []string      `json:"resources"`
+	Totals    []float64     `json:"totals"`
+	K         int           `json:"k"`
+	Requests  []RequestItem `json:"requests"`
+	NodeTypes []NodeType    `json:"node_types,omitempty"`
+	Epsilon   *float64      `json:"epsilon,omitempty"`
+	Fit       string        `json:"fit,omitempty"`
+	Rays      string        `json:"rays,omitempty"`
+	Baselines *bool         `json:"baselines,omitempty"`
+	BudgetMS  *int64        `json:"budget_ms,omitempty"`
+	Seed      *int64        `json:"seed,omitempty"`
+}
+
+// RequestItem is one resource request with its frequency.
+type RequestItem struct {
+	Size   []float64 `json:"size"`
+	Weight *float64  `json:"weight,omitempty"`
+	Name   string    `json:"name,omitempty"`
+}
+
+// NodeType is a node capacity every shape may have to fit.
+type NodeType struct {
+	Name     string    `json:"name"`
+	Capacity []float64 `json:"capacity"`
+}
+
+// Result is the response's result (schemas/xsize.response.json).
+type Result struct {
+	Shapes           []Shape          `json:"shapes"`
+	Assignment       []int            `json:"assignment"`
+	Cost             float64          `json:"cost"`
+	LowerBound       float64          `json:"lower_bound"`
+	Epsilon          float64          `json:"epsilon"`
+	Rho              *float64         `json:"rho,omitempty"`
+	EpsilonTarget    *float64         `json:"epsilon_target,omitempty"`
+	Reached          bool             `json:"reached"`
+	Optimal          bool             `json:"optimal"`
+	Fit              string           `json:"fit"`
+	Rays             string           `json:"rays"`
+	Method           string           `json:"method"`
+	DistinctRequests int              `json:"distinct_requests"`
+	Levels           []ptas.LevelStat `json:"levels"`
+	Baselines        *Baselines       `json:"baselines,omitempty"`
+}
+
+// Shape is one chosen container shape.
+type Shape struct {
+	Size           []float64 `json:"size"`
+	Weight         float64   `json:"weight"`
+	Waste          float64   `json:"waste"`
+	NormalizedSize float64   `json:"normalized_size"`
+	Requests       int       `json:"requests"`
+	NodeTypes      []string  `json:"node_types,omitempty"`
+}
+
+// Baselines are the costs of the shapes a planner would otherwise pick.
+type Baselines struct {
+	Quantile Baseline `json:"quantile"`
+	KMeans   Baseline `json:"kmeans"`
+}
+
+// Baseline is one baseline's outcome.
+type Baseline struct {
+	Cost      float64 `json:"cost"`
+	Shapes    int     `json:"shapes"`
+	Ratio     float64 `json:"ratio"`
+	FitsNodes bool    `json:"fits_nodes"`
+}
+
+// finishShare is the part of the budget the search may use; the rest is
+// kept for tightening, baselines and encoding a response of up to a
+// million assignments.
+const finishShare = 0.85
+
+// Problem data after validation.
+type prepared struct {
+	req    Request
+	in     *ptas.Instance
+	raw    [][]float64 // distinct raw sizes
+	index  []int       // request → distinct
+	fit    ptas.Fit
+	family ptas.Family
+}
+
+func prepare(raw json.RawMessage) (*prepared, error) {
+	var req Request
+	if err := solver.Decode(raw, &req); err != nil {
+		return nil, err
+	}
+	var vs solver.Violations
+	d := len(req.Resources)
+	if len(req.Totals) != d {
+		vs.Add("/totals", "has %d entries, want one per resource (%d)", len(req.Totals), d)
+	}
+	for i, t := range req.Totals {
+		if !(t > 0) {
+			vs.Add(solver.Ptr("totals", i), "total of %q must be positive", req.Resources[min(i, d-1)])
+		}
+	}
+	if req.K < 1 {
+		vs.Add("/k", "k must be at least 1, got %d", req.K)
+	}
+	names := map[string]int{}
+	for n, nt := range req.NodeTypes {
+		if len(nt.Capacity) != d {
+			vs.Add(solver.Ptr("node_types", n, "capacity"), "has %d entries, want %d", len(nt.Capacity), d)
+		}
+		if p, dup := names[nt.Name]; dup {
+			vs.Add(solver.Ptr("node_types", n, "name"), "duplicate node type name %q (also /node_types/%d)", nt.Name, p)
+		}
+		names[nt.Name] = n
+	}
+	weights := make([]float64, len(req.Requests))
+	sizes := make([][]float64, len(req.Requests))
+	for j, r := range req.Requests {
+		weights[j] = 1
+		if r.Weight != nil {
+			weights[j] = *r.Weight
+			if !(weights[j] > 0) {
+				vs.Add(solver.Ptr("requests", j, "weight"), "weight must be positive, got %v", weights[j])
+			}
+		}
+		if len(r.Size) != d {
+			vs.Add(solver.Ptr("requests", j, "size"), "has %d entries, want one per resource (%d)", len(r.Size), d)
+			continue
+		}
+		for i, x := range r.Size {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				vs.Add(solver.Ptr("requests", j, "size", i), "size must be finite and non-negative")
+			}
+		}
+		sizes[j] = r.Size
+	}
+	if len(vs) > 0 {
+		return nil, vs.Err()
+	}
+	if len(req.NodeTypes) > 0 {
+		for j, s := range sizes {
+			ok := false
+			for _, nt := range req.NodeTypes {
+				if ptas.Fits(s, nt.Capacity) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				vs.Add(solver.Ptr("requests", j, "size"), "request %s is larger than every node type", describe(req.Requests[j], j))
+			}
+		}
+		if len(vs) > 0 {
+			return nil, solver.Infeasible(fmt.Sprintf("%d request(s) fit no node type", len(vs)), vs...)
+		}
+	}
+	p := &prepared{req: req, fit: ptas.FitSum, family: ptas.FamilyAuto}
+	if req.Fit == "max" {
+		p.fit = ptas.FitMax
+	}
+	if req.Rays != "" {
+		p.family = ptas.Family(req.Rays)
+	}
+	p.raw, _, p.index = ptas.Aggregate(sizes, weights)
+	_, dw, _ := ptas.Aggregate(sizes, weights)
+	in := &ptas.Instance{K: req.K, W: dw}
+	for _, s := range p.raw {
+		in.U = append(in.U, normalize(s, req.Totals))
+	}
+	for _, nt := range req.NodeTypes {
+		in.Caps = append(in.Caps, normalize(nt.Capacity, req.Totals))
+	}
+	p.in = in
+	return p, nil
+}
+
+func describe(r RequestItem, j int) string {
+	if r.Name != "" {
+		return fmt.Sprintf("%q", r.Name)
+	}
+	return fmt.Sprintf("#%d", j)
+}
+
+func normalize(s, totals []float64) []float64 {
+	out := make([]float64, len(s))
+	for i, x := range s {
+		out[i] = x / totals[i]
+	}
+	return out
+}
+
+// Solve implements solver.SolveFunc.
+func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
+	var meta solver.Meta
+	p, err := prepare(raw)
+	if err != nil {
+		return nil, meta, err
+	}
+	req, in := p.req, p.in
+	sctx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		share := time.Duration(float64(time.Until(dl)) * finishShare)
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(ctx, share)
+		defer cancel()
+	}
+	po := ptas.Options{Family: p.family, Fit: p.fit}
+	if req.Epsilon != nil {
+		po.Epsilon = *req.Epsilon
+	}
+	res, err := ptas.Solve(sctx, in, po)
+	if err != nil {
+		if errors.Is(err, ptas.ErrTooFewShapes) {
+			return nil, meta, solver.Infeasible(fmt.Sprintf("k = %d shapes cannot serve every request inside the node types: %v", req.K, err),
+				solver.Violation{Pointer: "/k", Message: err.Error()})
+		}
+		return nil, meta, fmt.Errorf("xsize: %w", err)
+	}
+	out := buildResult(p, res)
+	if req.Epsilon != nil {
+		out.EpsilonTarget = req.Epsilon
+		out.Reached = res.Epsilon <= *req.Epsilon
+	} else {
+		out.Reached = true
+	}
+	if req.Baselines == nil || *req.Baselines {
+		out.Baselines = baselines(in, res.Cost, opts.Seed, p.fit)
+	}
+	meta.SetObjective(res.Cost)
+	meta.SetBound(res.LowerBound)
+	meta.Solver = "xsize/" + res.Method
+	switch {
+	case res.Optimal:
+		meta.Status = solver.StatusOptimal
+	case res.TimedOut || !out.Reached:
+		meta.Status = solver.StatusTimeout
+	default:
+		meta.Status = solver.StatusFeasible
+	}
+	for _, l := range res.Levels {
+		meta.Notes = append(meta.Notes, fmt.Sprintf("level %s/%d: %d rays, ρ=%.4g, %d candidates, ray value %.6g, bound %.6g, %s", l.Family, l.Param, l.Rays, l.Rho, l.Candidates, l.RayValue, l.RayBound, l.Method))
+	}
+	return out, meta, nil
+}
+
+func buildResult(p *prepared, res *ptas.Result) *Result {
+	in := p.in
+	cost := ptas.Cost
+	if p.fit == ptas.FitMax {
+		cost = ptas.MaxCost
+	}
+	out := &Result{Cost: res.Cost, LowerBound: res.LowerBound, Epsilon: res.Epsilon, Optimal: res.Optimal,
+		Fit: string(p.fit), Rays: string(p.family), Method: res.Method, DistinctRequests: len(in.U), Levels: res.Levels}
+	if out.Levels == nil {
+		out.Levels = []ptas.LevelStat{}
+	}
+	if res.Rho > 0 {
+		r := res.Rho
+		out.Rho = &r
+	}
+	groups := make([][]int, len(res.Shapes))
+	for j, s := range res.Assign {
+		groups[s] = append(groups[s], j)
+	}
+	out.Shapes = make([]Shape, len(res.Shapes))
+	for s, sh := range res.Shapes {
+		sz := ptas.Join(p.raw, groups[s])
+		c := cost(sh)
+		var w, waste float64
+		for _, j := range groups[s] {
+			w += in.W[j]
+			waste += in.W[j] * (c - cost(in.U[j]))
+		}
+		shape := Shape{Size: sz, Weight: w, NormalizedSize: c, Requests: 0}
+		if w > 0 {
+			shape.Waste = math.Max(0, waste/w)
+		}
+		for _, nt := range p.req.NodeTypes {
+			if ptas.Fits(sz, nt.Capacity) {
+				shape.NodeTypes = append(shape.NodeTypes, nt.Name)
+			}
+		}
+		out.Shapes[s] = shape
+	}
+	out.Assignment = make([]int, len(p.index))
+	for r, j := range p.index {
+		s := res.Assign[j]
+		out.Assignment[r] = s
+		out.Shapes[s].Requests++
+	}
+	return out
+}
+
+func baselines(in *ptas.Instance, ours float64, seed int64, fit ptas.Fit) *Baselines {
+	cost := ptas.Cost
+	if fit == ptas.FitMax {
+		cost = ptas.MaxCost
+	}
+	eval := func(shapes [][]float64) Baseline {
+		_, c := ptas.Assign(in, shapes, cost)
+		b := Baseline{Cost: c, Shapes: len(shapes), FitsNodes: true}
+		if ours > 0 {
+			b.Ratio = c / ours
+		}
+		if len(in.Caps) > 0 {
+			for _, s := range shapes {
+				ok := false
+				for _, cp := range in.Caps {
+					ok = ok || ptas.Fits(s, cp)
+				}
+				b.FitsNodes = b.FitsNodes && ok
+			}
+		}
+		return b
+	}
+	return &Baselines{
+		Quantile: eval(QuantileShapes(in.U, in.W, in.K)),
+		KMeans:   eval(KMeansShapes(in.U, in.W, in.K, seed)),
+	}
+}
