@@ -60,12 +60,12 @@ func (c coin) Solve(ctx context.Context, m *Model, opts Options) (*Solution, err
 			// As for CLP (see solveCLP), decide feasibility only.
 			sol = &Solution{Status: Unbounded, Objective: math.NaN(), Bound: math.NaN()}
 		} else {
-			sol = solveCBC(m, in, deadline, opts, false)
+			sol = solveCBC(ctx, m, in, deadline, opts, false)
 		}
 		if sol.Status == Unbounded {
 			// CBC reports an unbounded LP relaxation; the MIP itself may be
 			// infeasible. Decide with a zero-objective MIP solve.
-			switch feas := solveCBC(m, in, deadline, opts, true); feas.Status {
+			switch feas := solveCBC(ctx, m, in, deadline, opts, true); feas.Status {
 			case Infeasible:
 				sol = feas
 			case Optimal:
@@ -338,9 +338,41 @@ func runCLP(m *Model, in *coinInput, deadline time.Time, zeroObjective bool, mod
 	return status, &Solution{Status: Failed, Objective: nan, Bound: nan}
 }
 
+// cbcMutex serialises CBC solves. Cbc_solve runs CBC's command-line driver
+// (CbcMain1), which keeps static state: concurrent solves in one process
+// return wrong statuses and even print its interactive banner to stdout
+// (found by TestCoinConcurrent). CLP models are independent objects and run
+// concurrently. A channel rather than sync.Mutex so that waiting for it
+// honours the context and the deadline.
+var cbcMutex = make(chan struct{}, 1)
+
+// lockCBC waits for cbcMutex; it reports false when ctx or the deadline
+// ends the wait first.
+func lockCBC(ctx context.Context, deadline time.Time) bool {
+	var expire <-chan time.Time
+	if !deadline.IsZero() {
+		timer := time.NewTimer(time.Until(deadline))
+		defer timer.Stop()
+		expire = timer.C
+	}
+	select {
+	case cbcMutex <- struct{}{}:
+		return true
+	case <-ctx.Done():
+	case <-expire:
+	}
+	return false
+}
+
+func unlockCBC() { <-cbcMutex }
+
 // solveCBC runs CBC on m. With feasibilityOnly the objective is zero, used to
 // decide whether a MIP with an unbounded relaxation has any integer point.
-func solveCBC(m *Model, in *coinInput, deadline time.Time, opts Options, feasibilityOnly bool) *Solution {
+func solveCBC(ctx context.Context, m *Model, in *coinInput, deadline time.Time, opts Options, feasibilityOnly bool) *Solution {
+	if !lockCBC(ctx, deadline) {
+		return limitSolution("")
+	}
+	defer unlockCBC()
 	secs, ok := secondsUntil(deadline)
 	if !ok {
 		return limitSolution("")

@@ -153,3 +153,48 @@ func TestCoinMIPGapAndThreads(t *testing.T) {
 		t.Errorf("native with gap: %+v %v (exact %g)", n, err, exact.Objective)
 	}
 }
+
+// TestCoinConcurrent solves the same models from several goroutines at once
+// (the HTTP server does this) and demands the sequential answers.
+func TestCoinConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var models []*Model
+	for len(models) < 40 {
+		m := randomLP(rng, 12, len(models)%2 == 0)
+		models = append(models, m)
+	}
+	models = append(models, knapsack(), assignment())
+	want := make([]*Solution, len(models))
+	for k, m := range models {
+		var err error
+		if want[k], err = Solve(context.Background(), m, Options{Backend: BackendCoin}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const workers = 4
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for r := 0; r < 2; r++ {
+				for k := range models {
+					k := (k + w*7) % len(models)
+					s, err := Solve(context.Background(), models[k], Options{Backend: BackendCoin})
+					if err != nil {
+						errs <- err
+						return
+					}
+					if s.Status != want[k].Status || (s.Status == Optimal && relDiff(s.Objective, want[k].Objective) > objTol) {
+						errs <- fmt.Errorf("model %d: concurrent %v %g, sequential %v %g", k, s.Status, s.Objective, want[k].Status, want[k].Objective)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
