@@ -37,15 +37,13 @@ func (in *Instance) fair(limit int) (comp []float64, order []int, ivs []Interval
 	}
 	t := in.T0
 	lambda := 0
+	act := append([]int(nil), arr...) // active jobs in arrival order
 	for left := n; left > 0; left-- {
 		// Raise the level as far as the slots allow (λ never falls: jobs
 		// only leave).
 		for {
 			f, c, nb := 0, 0, math.MaxInt
-			for j := 0; j < n; j++ {
-				if !active[j] {
-					continue
-				}
+			for _, j := range act {
 				m, M := in.Jobs[j].Min, in.Jobs[j].Max
 				f += max(m, min(lambda, M))
 				if m <= lambda && lambda < M {
@@ -78,10 +76,7 @@ func (in *Instance) fair(limit int) (comp []float64, order []int, ivs []Interval
 			}
 			// Hand the r leftover slots to level jobs in arrival order.
 			r := in.S - f
-			for _, j := range arr {
-				if !active[j] {
-					continue
-				}
+			for _, j := range act {
 				m, M := in.Jobs[j].Min, in.Jobs[j].Max
 				rate[j] = max(m, min(lambda, M))
 				if r > 0 && m <= lambda && lambda < M {
@@ -93,8 +88,8 @@ func (in *Instance) fair(limit int) (comp []float64, order []int, ivs []Interval
 		}
 		// Next completion: smallest finish time, ties in arrival order.
 		best, bt := -1, math.Inf(1)
-		for _, j := range arr {
-			if active[j] && rate[j] > 0 {
+		for _, j := range act {
+			if rate[j] > 0 {
 				if ft := t + rem[j]/float64(rate[j]); ft < bt {
 					best, bt = j, ft
 				}
@@ -113,8 +108,8 @@ func (in *Instance) fair(limit int) (comp []float64, order []int, ivs []Interval
 		}
 		if limit != 0 && (limit < 0 || len(ivs) < limit) && bt-t > TimeTol*math.Max(1, math.Abs(bt)) {
 			iv := Interval{Start: t, End: bt}
-			for j := 0; j < n; j++ {
-				if active[j] && rate[j] > 0 {
+			for _, j := range act {
+				if rate[j] > 0 {
 					iv.Jobs = append(iv.Jobs, j)
 					iv.Slots = append(iv.Slots, rate[j])
 				}
@@ -122,11 +117,15 @@ func (in *Instance) fair(limit int) (comp []float64, order []int, ivs []Interval
 			ivs = append(ivs, iv)
 		}
 		dt := bt - t
-		for j := 0; j < n; j++ {
-			if active[j] {
-				rem[j] -= float64(rate[j]) * dt
+		k := 0
+		for _, j := range act {
+			rem[j] -= float64(rate[j]) * dt
+			if j != best {
+				act[k] = j
+				k++
 			}
 		}
+		act = act[:k]
 		t = bt
 		comp[best] = t
 		active[best] = false

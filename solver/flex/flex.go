@@ -88,6 +88,11 @@ const (
 	ExactMILPMaxJobs = 5
 )
 
+// DefaultMaxEntries caps the (job, slots) pairs listed when the request
+// sets no max_intervals: a 10,000-job MPS schedule has 5·10⁷ of them, far
+// more than any caller reads (a scheduler uses the first interval).
+const DefaultMaxEntries = 200_000
+
 // DefaultLocalSearchEvals is the local search's MPS-evaluation budget when
 // the request names none: generous for small instances (which reach a
 // local optimum long before it), about 2·10⁵·J log J work for large ones.
@@ -171,7 +176,7 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		evals = *req.LocalSearch
 	}
 	if evals > 0 {
-		prio, obj, stopped := ev.localSearch(ctx, bestMPS.prio, bestMPS.obj, evals, rng)
+		prio, obj, stopped := ev.iteratedLocalSearch(ctx, cands, evals, rng)
 		timedOut = timedOut || stopped
 		if better(obj, bestMPS.obj) {
 			bestMPS = addMPS("local_search", prio)
@@ -258,6 +263,14 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	lim := -1
 	if req.MaxIntervals != nil {
 		lim = *req.MaxIntervals
+	} else if n*(n+1)/2 > DefaultMaxEntries {
+		// Interval k lists at most n−k jobs: cap the listing near
+		// DefaultMaxEntries (job, slots) pairs.
+		lim = 0
+		for entries := 0; lim < n && entries < DefaultMaxEntries; lim++ {
+			entries += n - lim
+		}
+		meta.Notes = append(meta.Notes, fmt.Sprintf("listing the first %d intervals (set max_intervals for more)", lim))
 	}
 	var ivs []Interval
 	switch win.kind {

@@ -20,7 +20,9 @@ import (
 // round-off of O(J) operations, or CLP's 1e-7 primal tolerance for LPs.
 const testTol = 1e-6
 
-func near(a, b float64) bool { return math.Abs(a-b) <= testTol*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) }
+func near(a, b float64) bool {
+	return math.Abs(a-b) <= testTol*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
 
 // randInstance draws a small random instance with the given metric.
 func randInstance(rng *rand.Rand, n, S int, metric Metric, agg Aggregate) *Instance {

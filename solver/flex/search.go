@@ -127,6 +127,48 @@ func (e *evaluator) localSearch(ctx context.Context, prio []int, obj float64, ma
 	return cur, obj, false
 }
 
+// iteratedLocalSearch spends up to maxEvals MPS evaluations on local
+// searches: first from each starting candidate in order of objective (ties:
+// candidate order), then from random perturbations (2 to 4 random swaps)
+// of the best ordering found. It returns the best ordering, its objective
+// and whether ctx stopped it.
+func (e *evaluator) iteratedLocalSearch(ctx context.Context, starts []*candidate, maxEvals int, rng *rand.Rand) ([]int, float64, bool) {
+	order := append([]*candidate(nil), starts...)
+	sort.SliceStable(order, func(a, b int) bool { return order[a].obj < order[b].obj })
+	best, bestObj := order[0].prio, order[0].obj
+	begin := e.evals
+	n := len(best)
+	for round := 0; e.evals-begin < maxEvals; round++ {
+		var cur []int
+		var curObj float64
+		if round < len(order) {
+			cur, curObj = order[round].prio, order[round].obj
+		} else {
+			if n < 2 {
+				break
+			}
+			cur = append([]int(nil), best...)
+			for k := 0; k < 2+round%3; k++ {
+				a, b := rng.IntN(n), rng.IntN(n)
+				cur[a], cur[b] = cur[b], cur[a]
+			}
+			curObj = e.eval(cur)
+		}
+		before := e.evals
+		p, v, stopped := e.localSearch(ctx, cur, curObj, maxEvals-(e.evals-begin), rng)
+		if better(v, bestObj) {
+			best, bestObj = p, v
+		}
+		if stopped {
+			return best, bestObj, true
+		}
+		if e.evals == before && round >= len(order) {
+			break // nothing left to try (one job)
+		}
+	}
+	return best, bestObj, false
+}
+
 // lowerBound is a bound on the objective of any malleable schedule of the
 // jobs still active at time t with remaining work rem, on top of the
 // penalties already fixed (doneSum, doneMax). It combines three valid
