@@ -37,6 +37,11 @@ func Independent(in *Instance) []float64 {
 // exactly) that can use it and is below its demand; equal shares go to the
 // lower user index. It returns whole-machine totals.
 func Choosy(in *Instance, seed int64) []float64 {
+	return choosyAlloc(in, seed).Total
+}
+
+// choosyAlloc runs Choosy and returns its allocation per type.
+func choosyAlloc(in *Instance, seed int64) *Allocation {
 	var order []int32
 	for t, ty := range in.Types {
 		for k := int64(0); k < ty.Cap; k++ {
@@ -63,6 +68,7 @@ func Choosy(in *Instance, seed int64) []float64 {
 		}
 	}
 	x := make([]int64, len(in.Users))
+	a := newAllocation(in)
 	heaps := make([]*shareHeap, len(cs))
 	for c, cl := range cs {
 		h := &shareHeap{in: in, x: x}
@@ -89,6 +95,7 @@ func Choosy(in *Instance, seed int64) []float64 {
 			continue // nobody can use it
 		}
 		x[best]++
+		a.Amount[best][sort.SearchInts(in.Users[best].Allowed, int(t))]++
 		h := heaps[userClass[best]]
 		if float64(x[best]+1) > in.Users[best].Demand {
 			heap.Pop(h)
@@ -96,11 +103,11 @@ func Choosy(in *Instance, seed int64) []float64 {
 			heap.Fix(h, 0)
 		}
 	}
-	tot := make([]float64, len(x))
-	for i, v := range x {
-		tot[i] = float64(v)
+	for i, u := range in.Users {
+		a.Total[i] = float64(x[i])
+		a.Level[i] = a.Total[i] / u.Weight
 	}
-	return tot
+	return a
 }
 
 type shareHeap struct {

@@ -220,7 +220,7 @@ func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) 
 				progress = true
 			}
 		}
-		if !progress {
+		if !progress && len(act) > 0 {
 			if len(lastCut) == 0 {
 				return nil, fmt.Errorf("cmmf: divisible flow made no progress at level %v", lam)
 			}

@@ -64,12 +64,19 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		return nil, solver.Meta{}, solver.Invalid("/method", "method lp computes divisible allocations (the paper's Algorithm 1); use method flow for whole machines")
 	}
 	res, meta, err := SolveInstance(ctx, in, method, opts.Seed)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		// The exact method ran out of budget. The best allocation at
+		// hand is Choosy's (feasible, whole machines, computed without
+		// flows); report it with status timeout.
+		a := choosyAlloc(in, opts.Seed)
+		res := buildResult(in, a, opts.Seed)
+		res.Rounds = []RoundOut{}
+		meta := solver.Meta{Status: solver.StatusTimeout, Solver: "cmmf/" + method}
+		meta.SetObjective(res.Leximin[0])
+		meta.Notes = []string{fmt.Sprintf("budget of %d ms ran out before the %s method finished; the result is the Choosy allocation", opts.Budget.Milliseconds(), method)}
+		return res, meta, nil
+	}
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			// An exact method has no useful partial answer; report it
-			// as a timeout error rather than a wrong allocation.
-			return nil, solver.Meta{}, &solver.Error{Kind: solver.KindCanceled, Detail: fmt.Sprintf("budget of %d ms exhausted before the %s method finished", opts.Budget.Milliseconds(), method), Err: err}
-		}
 		return nil, solver.Meta{}, err
 	}
 	return res, meta, nil

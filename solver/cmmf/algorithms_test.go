@@ -1,0 +1,162 @@
+package cmmf
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestIntegerMatchesBruteForce: the batched greedy's sorted share vector
+// equals the best found by enumerating every machine assignment, compared
+// exactly as rationals.
+func TestIntegerMatchesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	n := 700
+	if testing.Short() {
+		n = 150
+	}
+	for it := 0; it < n; it++ {
+		in := randInstance(r, false, 3, 3, 4)
+		a := solveFlow(t, in)
+		checkValid(t, in, a)
+		want, _ := bruteInteger(in)
+		got := ratShares(in, intTotals(a))
+		if cmpLex(got, want) != 0 {
+			t.Fatalf("instance %d: greedy %v, brute force %v\n%+v", it, got, want, in)
+		}
+	}
+}
+
+// TestDivisibleFlowMatchesLP: parametric max-flow and iterative LP
+// (Algorithm 1) give the same leximin vector and the same rounds.
+func TestDivisibleFlowMatchesLP(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	// lpAgree: both methods are exact; CLP's vertex solutions on these
+	// small integral instances are accurate to ~1e-12.
+	const lpAgree = 1e-9
+	for it := 0; it < n; it++ {
+		in := randInstance(r, true, 5, 8, 6)
+		a := solveFlow(t, in)
+		checkValid(t, in, a)
+		b, err := solveDivisibleLP(context.Background(), in)
+		if err != nil {
+			t.Fatalf("instance %d: LP: %v", it, err)
+		}
+		checkValid(t, in, b)
+		la, lb := a.Leximin(in), b.Leximin(in)
+		for k := range la {
+			if math.Abs(la[k]-lb[k]) > lpAgree*math.Max(1, math.Abs(la[k])) {
+				t.Fatalf("instance %d: flow leximin %v, LP %v\n%+v", it, la, lb, in)
+			}
+		}
+		for i := range in.Users {
+			if math.Abs(a.Level[i]-b.Level[i]) > lpAgree*math.Max(1, a.Level[i]) || a.Capped[i] != b.Capped[i] {
+				t.Fatalf("instance %d user %d: flow level %v capped %v, LP level %v capped %v", it, i, a.Level[i], a.Capped[i], b.Level[i], b.Capped[i])
+			}
+		}
+	}
+}
+
+// TestSharingIncentive: users who each bring k_i machines they can use,
+// weighted by k_i, get at least k_i (Theorem 2), divisible and integer.
+func TestSharingIncentive(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for it := 0; it < 300; it++ {
+		nu := 1 + r.IntN(5)
+		var caps []int64
+		var us []uspec
+		for i := 0; i < nu; i++ {
+			caps = append(caps, int64(1+r.IntN(5)))
+		}
+		extra := r.IntN(3)
+		for e := 0; e < extra; e++ {
+			caps = append(caps, int64(r.IntN(4)))
+		}
+		for i := 0; i < nu; i++ {
+			al := []int{i}
+			for tt := range caps {
+				if tt != i && r.Float64() < 0.4 {
+					al = append(al, tt)
+				}
+			}
+			us = append(us, uspec{w: float64(caps[i]), allowed: al})
+		}
+		for _, div := range []bool{true, false} {
+			in := mk(caps, div, us...)
+			a := solveFlow(t, in)
+			for i := range us {
+				if a.Total[i] < float64(caps[i])-feasTol {
+					t.Fatalf("instance %d divisible=%v: user %d brought %d machines but got %v", it, div, i, caps[i], a.Total[i])
+				}
+			}
+		}
+	}
+}
+
+// TestStrategyProof: a user who misreports the types it can use never
+// ends up with more machines it can actually use (Theorem 3), divisible
+// and integer.
+func TestStrategyProof(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for it := 0; it < 400; it++ {
+		div := it%2 == 0
+		in := randInstance(r, div, 4, 4, 4)
+		truth := solveFlow(t, in)
+		liar := r.IntN(len(in.Users))
+		var lie []int
+		for tt := range in.Types {
+			if r.Float64() < 0.5 {
+				lie = append(lie, tt)
+			}
+		}
+		lied := mk(nil, div)
+		*lied = *in
+		lied.Users = append([]UserSpec(nil), in.Users...)
+		lied.Users[liar].Allowed = lie
+		b := solveFlow(t, lied)
+		useful := 0.0
+		for k, tt := range lie {
+			for _, real := range in.Users[liar].Allowed {
+				if real == tt {
+					useful += b.Amount[liar][k]
+				}
+			}
+		}
+		if useful > truth.Total[liar]+feasTol {
+			t.Fatalf("instance %d (divisible=%v): user %d gains by claiming %v instead of %v: %v > %v\n%+v", it, div, liar, lie, in.Users[liar].Allowed, useful, truth.Total[liar], in)
+		}
+	}
+}
+
+// TestSelectKeyMatchesHeap: the bisection-plus-exact selection of the R-th
+// unit agrees with the plain k-way merge.
+func TestSelectKeyMatchesHeap(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	weights := []float64{1, 2, 3, 0.1, 0.7, 1.0 / 3, 1e-3, 5e4, 1.25}
+	for it := 0; it < 400; it++ {
+		nu := 1 + r.IntN(6)
+		in := &Instance{}
+		s := &intSolver{in: in}
+		var members []int
+		var total int64
+		for i := 0; i < nu; i++ {
+			in.Users = append(in.Users, UserSpec{Weight: weights[r.IntN(len(weights))]})
+			s.lim = append(s.lim, int64(r.IntN(40)))
+			members = append(members, i)
+			total += s.lim[i]
+		}
+		if total == 0 {
+			continue
+		}
+		R := 1 + r.Int64N(total)
+		got, want := s.selectKey(members, R), s.selectByHeap(members, R)
+		if got != want {
+			t.Fatalf("instance %d: R=%d select %+v, heap %+v", it, R, got, want)
+		}
+	}
+}
