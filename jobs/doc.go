@@ -1,0 +1,33 @@
+// Package jobs runs xflex solves asynchronously: POST /v1/jobs queues a solve
+// (or a what-if scenario: a base input plus named JSON Merge Patch variants),
+// workers run it through the same solver.Runner as the synchronous endpoint,
+// and GET /v1/jobs/{id}[/result] reports state, progress and the result.
+//
+// Storage and queueing. Every job is a row in the xflex_job table, which
+// holds what the API reports (state, progress, timestamps, input, result),
+// and one River job (github.com/riverqueue/river) per solve, which holds the
+// queueing state: River does the locking, leader election, retries and the
+// rescue of jobs whose process died, so several replicas share one queue
+// without hand-written locking. Both live in one database: an embedded SQLite
+// file by default (modernc.org/sqlite, pure Go, through River's riversqlite
+// driver) or PostgreSQL given a postgres:// URL (pgx through database/sql and
+// River's riverdatabasesql driver, so both stores share one code path). A
+// submission inserts its rows and River jobs in one transaction: nothing
+// acknowledged with 202 can be lost.
+//
+// Crash recovery. A process killed mid-solve leaves its River job running;
+// River's rescuer (run by whichever replica is the leader) returns it to the
+// queue once it has been running longer than any solve can take (the
+// runner's maximum budget plus a grace period), and a worker solves it again
+// from the stored input.
+//
+// Scenarios. A scenario job has one child solve per variant (the base is
+// the first variant), each its own River job, so variants run in parallel and
+// each is bounded by one solve budget. The last child to finish builds the
+// side-by-side comparison table (see Comparison).
+//
+// Progress. Solvers may call ReportProgress(ctx, Progress{...}) from inside
+// Solve; the worker stores the latest report (throttled) so GET /v1/jobs/{id}
+// shows the phase, fraction, best objective and bound so far. Without
+// reports, progress shows the phase and the fraction of the budget used.
+package jobs

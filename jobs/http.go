@@ -1,0 +1,473 @@
+package jobs
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/schemas"
+	"github.com/xflex/xflex/solver"
+)
+
+// Schema names (files in schemas/).
+const (
+	submitSchema = "jobs.submit.json"
+)
+
+// Job is the body of GET /v1/jobs/{id}. The names of the first fields are
+// a fixed contract (issue 8).
+type Job struct {
+	ID         string                  `json:"id"`
+	Problem    string                  `json:"problem"`
+	Kind       string                  `json:"kind"`
+	State      State                   `json:"state"`
+	Progress   Progress                `json:"progress"`
+	CreatedAt  time.Time               `json:"created_at"`
+	StartedAt  *time.Time              `json:"started_at"`
+	FinishedAt *time.Time              `json:"finished_at"`
+	Error      *httpapi.ProblemDetails `json:"error"`
+	ExpiresAt  *time.Time              `json:"expires_at,omitempty"`
+	Client     string                  `json:"client"`
+	Attempts   int                     `json:"attempts"`
+	// CancelRequested is set once DELETE was called on a job still running.
+	CancelRequested bool `json:"cancel_requested,omitempty"`
+	// Variants lists a scenario's solves (base first); GET /v1/jobs/{id}
+	// only, not the list.
+	Variants []VariantState   `json:"variants,omitempty"`
+	Links    map[string]string `json:"links"`
+}
+
+// VariantState is one scenario variant's state in a Job body.
+type VariantState struct {
+	Name     string   `json:"name"`
+	State    State    `json:"state"`
+	Progress Progress `json:"progress"`
+	Result   string   `json:"result"`
+}
+
+// JobList is the body of GET /v1/jobs.
+type JobList struct {
+	Jobs       []Job  `json:"jobs"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	Next       string `json:"next,omitempty"`
+}
+
+func jobPath(id string) string { return "/v1/jobs/" + url.PathEscape(id) }
+
+func toJob(r record) Job {
+	j := Job{
+		ID: r.ID, Problem: r.Problem, Kind: r.Kind, State: r.State, Progress: r.Progress,
+		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Error: r.Error,
+		ExpiresAt: r.ExpiresAt, Client: r.Client, Attempts: r.Attempts,
+		CancelRequested: r.CancelRequested && !r.State.Terminal(),
+		Links:           map[string]string{"self": jobPath(r.ID), "result": jobPath(r.ID) + "/result"},
+	}
+	return j
+}
+
+type handlers struct {
+	svc *Service
+	api *httpapi.Server
+}
+
+// Mount adds the job routes to the API server's router.
+func (s *Service) Mount(api *httpapi.Server) {
+	h := &handlers{svc: s, api: api}
+	r := api.Router()
+	r.Post("/v1/jobs", h.submit)
+	r.Get("/v1/jobs", h.list)
+	r.Get("/v1/jobs/{id}", h.get)
+	r.Delete("/v1/jobs/{id}", h.cancel)
+	r.Get("/v1/jobs/{id}/result", h.result)
+	r.Get("/v1/jobs/{id}/variants/{name}/result", h.variantResult)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "encode response", http.StatusInternalServerError)
+		return
+	}
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// problemTypeBase is httpapi's problem type prefix.
+const problemTypeBase = "https://xflex.dev/problems/"
+
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, kind, title, detail string) {
+	pd := httpapi.ProblemDetails{Type: problemTypeBase + kind, Title: title, Status: status, Detail: detail,
+		Instance: r.URL.Path, RequestID: httpapi.RequestID(r.Context())}
+	writeProblemDoc(w, pd)
+}
+
+func writeProblemDoc(w http.ResponseWriter, pd httpapi.ProblemDetails) {
+	b := pd.Encode()
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(pd.Status)
+	_, _ = w.Write(b)
+}
+
+func (h *handlers) internal(w http.ResponseWriter, r *http.Request, err error) {
+	h.api.WriteError(w, r, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err})
+}
+
+// validClientID accepts a caller-supplied X-Client-Id only if it is short
+// and plain, so it is safe to store, log and filter on.
+var validClientID = regexp.MustCompile(`^[A-Za-z0-9._:@/-]{1,128}$`)
+
+// clientOf identifies the caller for per-client limits: the X-Client-Id
+// header, else the remote IP address.
+func clientOf(r *http.Request) (string, bool) {
+	if id := r.Header.Get("X-Client-Id"); id != "" {
+		return id, validClientID.MatchString(id)
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "ip:" + host, true
+}
+
+type submitBody struct {
+	Problem  string          `json:"problem"`
+	Input    json.RawMessage `json:"input"`
+	Variants []Variant       `json:"variants"`
+}
+
+func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
+	client, ok := clientOf(r)
+	if !ok {
+		writeProblem(w, r, http.StatusBadRequest, "malformed", "Invalid X-Client-Id",
+			"X-Client-Id must be 1 to 128 characters from A-Z a-z 0-9 . _ : @ / -")
+		return
+	}
+	body, ok := h.api.ReadBody(w, r)
+	if !ok {
+		return
+	}
+	p, inputs, spec, xe := h.svc.prepare(body)
+	if xe != nil {
+		h.api.WriteError(w, r, xe)
+		return
+	}
+	rec, err := h.svc.submit(r.Context(), client, p.Name, inputs, spec)
+	if errors.Is(err, errLimit) {
+		w.Header().Set("Retry-After", "5")
+		writeProblem(w, r, http.StatusTooManyRequests, "too_many_jobs", "Too many jobs",
+			"client "+client+" already has "+strconv.Itoa(h.svc.cfg.MaxRunningPerClient+h.svc.cfg.MaxQueuedPerClient)+
+				" jobs queued or running ("+strconv.Itoa(h.svc.cfg.MaxRunningPerClient)+" running and "+
+				strconv.Itoa(h.svc.cfg.MaxQueuedPerClient)+" queued at most); wait for some to finish")
+		return
+	}
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	w.Header().Set("Location", jobPath(rec.ID))
+	writeJSON(w, http.StatusAccepted, toJob(rec))
+}
+
+// prepare validates a submission: its envelope against jobs.submit.json,
+// the problem name, and every input (the base and each patched variant)
+// against the problem's request schema, so a job that is accepted can only
+// fail on semantics the solver checks. It returns the problem, the inputs
+// to solve and, for a scenario, the spec to store.
+func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, *solver.Error) {
+	doc, err := solver.DecodeAny(body)
+	if err != nil {
+		return solver.Problem{}, nil, nil, &solver.Error{Kind: solver.KindMalformed, Detail: err.Error(), Err: err}
+	}
+	set := s.runner.Schemas()
+	if vs := set.Validate(submitSchema, doc); len(vs) > 0 {
+		return solver.Problem{}, nil, nil, schemaError(submitSchema, "", vs)
+	}
+	var sb submitBody
+	if err := json.Unmarshal(body, &sb); err != nil {
+		return solver.Problem{}, nil, nil, &solver.Error{Kind: solver.KindMalformed, Detail: err.Error(), Err: err}
+	}
+	p, ok := s.runner.Lookup(sb.Problem)
+	if !ok {
+		return p, nil, nil, solver.Invalid("/problem", "unknown problem %q (see /v1/problems)", sb.Problem)
+	}
+	if len(sb.Variants) > s.cfg.MaxVariants {
+		return p, nil, nil, solver.Invalid("/variants", "%d variants exceed this server's limit of %d", len(sb.Variants), s.cfg.MaxVariants)
+	}
+	var vs solver.Violations
+	check := func(prefix string, raw []byte) {
+		d, err := solver.DecodeAny(raw)
+		if err != nil {
+			vs.Add(prefix, "%v", err)
+			return
+		}
+		for _, v := range set.Validate(p.RequestSchema, d) {
+			vs.Add(prefix+v.Pointer, "%s", v.Message)
+		}
+	}
+	base := compactJSON(sb.Input)
+	check("/input", base)
+	inputs := []variantInput{{Name: BaseVariant, Input: base}}
+	seen := map[string]bool{BaseVariant: true}
+	for i, v := range sb.Variants {
+		if seen[v.Name] {
+			vs.Add(solver.Ptr("variants", i, "name"), "duplicate variant name %q (%q is the unpatched input)", v.Name, BaseVariant)
+			continue
+		}
+		seen[v.Name] = true
+		patched, err := applyPatch(base, v.Patch)
+		if err != nil {
+			vs.Add(solver.Ptr("variants", i, "patch"), "apply merge patch: %v", err)
+			continue
+		}
+		patched = compactJSON(patched)
+		check(solver.Ptr("variants", i, "patch"), patched)
+		inputs = append(inputs, variantInput{Name: v.Name, Input: patched})
+	}
+	if err := vs.Err(); err != nil {
+		xe := err.(*solver.Error)
+		xe.Kind = solver.KindSchema
+		return p, nil, nil, xe
+	}
+	if len(sb.Variants) == 0 {
+		return p, inputs[:1], nil, nil
+	}
+	spec, err := json.Marshal(struct {
+		Problem  string          `json:"problem"`
+		Input    json.RawMessage `json:"input"`
+		Variants []Variant       `json:"variants"`
+	}{p.Name, base, sb.Variants})
+	if err != nil {
+		return p, nil, nil, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
+	}
+	return p, inputs, spec, nil
+}
+
+// compactJSON removes insignificant white space (the input is valid JSON).
+func compactJSON(b []byte) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+func schemaError(name, prefix string, vs []schemas.Violation) *solver.Error {
+	out := make([]solver.Violation, len(vs))
+	for i, v := range vs {
+		out[i] = solver.Violation{Pointer: prefix + v.Pointer, Message: v.Message}
+	}
+	return &solver.Error{Kind: solver.KindSchema, Detail: "request does not match schema " + name, Violations: out}
+}
+
+func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	rec, err := h.svc.st.get(r.Context(), id)
+	if errors.Is(err, errNotFound) || (err == nil && rec.ParentID != "") {
+		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id+" (finished jobs are removed after their retention)")
+		return
+	}
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	j := toJob(rec)
+	if rec.Kind == kindScenario {
+		var kids []record
+		err := h.svc.st.withTx(r.Context(), func(tx *sql.Tx) error {
+			var err error
+			kids, _, err = h.svc.st.childrenTx(r.Context(), tx, id)
+			return err
+		})
+		if err != nil {
+			h.internal(w, r, err)
+			return
+		}
+		for _, k := range kids {
+			j.Variants = append(j.Variants, VariantState{Name: k.Variant, State: k.State, Progress: k.Progress,
+				Result: jobPath(id) + "/variants/" + url.PathEscape(k.Variant) + "/result"})
+		}
+	}
+	writeJSON(w, http.StatusOK, j)
+}
+
+func (h *handlers) cancel(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	before, err := h.svc.st.get(r.Context(), id)
+	if errors.Is(err, errNotFound) || (err == nil && before.ParentID != "") {
+		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
+		return
+	}
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	if before.State == StateSucceeded || before.State == StateFailed {
+		writeProblem(w, r, http.StatusConflict, "already_finished", "Job already finished",
+			"job "+id+" is "+string(before.State)+"; only queued or running jobs can be cancelled")
+		return
+	}
+	rec, err := h.svc.cancel(r.Context(), id)
+	if errors.Is(err, errNotFound) {
+		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
+		return
+	}
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if !rec.State.Terminal() {
+		// The solve was asked to stop and will store its best answer.
+		status = http.StatusAccepted
+	}
+	writeJSON(w, status, toJob(rec))
+}
+
+func (h *handlers) result(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	rec, err := h.svc.st.get(r.Context(), id)
+	if errors.Is(err, errNotFound) || (err == nil && rec.ParentID != "") {
+		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
+		return
+	}
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	h.writeResult(w, r, rec)
+}
+
+func (h *handlers) variantResult(w http.ResponseWriter, r *http.Request) {
+	id, name := chi.URLParam(r, "id"), chi.URLParam(r, "name")
+	rec, err := h.svc.st.variant(r.Context(), id, name)
+	if errors.Is(err, errNotFound) {
+		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown variant", "no variant "+name+" in job "+id)
+		return
+	}
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	h.writeResult(w, r, rec)
+}
+
+// writeResult answers with exactly the body the synchronous endpoint
+// returns: the response on success (and for a cancelled solve that kept
+// its best answer), the problem document on failure.
+func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec record) {
+	w.Header().Set("X-Job-State", string(rec.State))
+	if !rec.State.Terminal() {
+		w.Header().Set("Retry-After", "1")
+		writeProblem(w, r, http.StatusConflict, "not_finished", "Job not finished",
+			"job "+rec.ID+" is "+string(rec.State)+"; poll "+jobPath(rec.ID)+" until it is succeeded, failed or cancelled")
+		return
+	}
+	if rec.HasResult {
+		b, err := h.svc.st.result(r.Context(), rec.ID)
+		if err != nil {
+			h.internal(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(b)
+		return
+	}
+	if rec.Error != nil {
+		writeProblemDoc(w, *rec.Error)
+		return
+	}
+	writeProblem(w, r, http.StatusConflict, "no_result", "No result",
+		"job "+rec.ID+" was cancelled before the solver produced an answer")
+}
+
+// maxPageSize bounds GET /v1/jobs?limit.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 500
+)
+
+func (h *handlers) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := listFilter{Limit: defaultPageSize, Problem: q.Get("problem"), Client: q.Get("client"), Kind: q.Get("kind")}
+	var vs solver.Violations
+	if s := q.Get("state"); s != "" {
+		for _, st := range strings.Split(s, ",") {
+			if !validState(st) {
+				vs.Add("/query/state", "unknown state %q (queued, running, succeeded, failed, cancelled)", st)
+				continue
+			}
+			f.States = append(f.States, State(st))
+		}
+	}
+	if k := f.Kind; k != "" && k != kindSolve && k != kindScenario {
+		vs.Add("/query/kind", "unknown kind %q (solve, scenario)", k)
+	}
+	if p := f.Problem; p != "" {
+		if prob, ok := h.svc.runner.Lookup(p); ok {
+			f.Problem = prob.Name
+		}
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > maxPageSize {
+			vs.Add("/query/limit", "limit must be an integer from 1 to %d", maxPageSize)
+		} else {
+			f.Limit = n
+		}
+	}
+	for _, tf := range []struct {
+		name string
+		dst  **time.Time
+	}{{"created_after", &f.CreatedAfter}, {"created_before", &f.CreatedBefore}} {
+		if v := q.Get(tf.name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				vs.Add("/query/"+tf.name, "not an RFC 3339 time: %v", err)
+				continue
+			}
+			*tf.dst = &t
+		}
+	}
+	if c := q.Get("cursor"); c != "" {
+		cur, err := decodeCursor(c)
+		if err != nil {
+			vs.Add("/query/cursor", "%v", err)
+		}
+		f.Cursor = cur
+	}
+	if err := vs.Err(); err != nil {
+		h.api.WriteError(w, r, err.(*solver.Error))
+		return
+	}
+	recs, next, err := h.svc.st.list(r.Context(), f)
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	out := JobList{Jobs: make([]Job, len(recs)), NextCursor: next}
+	for i, rec := range recs {
+		out.Jobs[i] = toJob(rec)
+	}
+	if next != "" {
+		q.Set("cursor", next)
+		out.Next = "/v1/jobs?" + q.Encode()
+	}
+	writeJSON(w, http.StatusOK, out)
+}

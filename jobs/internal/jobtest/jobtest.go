@@ -1,0 +1,160 @@
+// Package jobtest provides a test-only problem, "sleep", whose solve takes
+// as long as its input says, reports progress, honours cancellation with a
+// best-so-far answer, and can fail on demand: what the job tests need and
+// no real solver offers on cue.
+package jobtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/xflex/xflex/jobs/progress"
+	"github.com/xflex/xflex/schemas"
+	"github.com/xflex/xflex/solver"
+)
+
+// Name is the problem's API name.
+const Name = "test/sleep"
+
+const requestSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://xflex.dev/schemas/test-sleep.request.json",
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["ms", "value"],
+  "properties": {
+    "ms": {"type": "integer", "minimum": 0, "maximum": 600000},
+    "value": {"type": "number"},
+    "nodes": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+      "required": ["name", "cap"], "properties": {"name": {"type": "string"}, "cap": {"type": "number"}}}},
+    "fail": {"type": "boolean"},
+    "budget_ms": {"$ref": "common.json#/$defs/budget_ms"},
+    "seed": {"$ref": "common.json#/$defs/seed"}
+  }
+}`
+
+const responseSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://xflex.dev/schemas/test-sleep.response.json",
+  "type": "object"
+}`
+
+// Request is the sleep problem's input.
+type Request struct {
+	MS       int64   `json:"ms"`
+	Value    float64 `json:"value"`
+	Nodes    []Node  `json:"nodes"`
+	Fail     bool    `json:"fail"`
+	BudgetMS *int64  `json:"budget_ms"`
+	Seed     *int64  `json:"seed"`
+}
+
+// Node is a named capacity.
+type Node struct {
+	Name string  `json:"name"`
+	Cap  float64 `json:"cap"`
+}
+
+// Result: lambda is the value; each node is assigned "big" or "small"
+// depending on its capacity relative to the value.
+type Result struct {
+	Lambda float64      `json:"lambda"`
+	Slept  int64        `json:"slept_ms"`
+	Assign []Assignment `json:"assign"`
+}
+
+// Assignment is one node's class.
+type Assignment struct {
+	Name  string `json:"name"`
+	Class string `json:"class"`
+}
+
+// tick is the sleep granularity: short enough that cancellation is prompt.
+const tick = 5 * time.Millisecond
+
+// Problem returns the sleep problem.
+func Problem() solver.Problem {
+	return solver.Problem{
+		Name: Name, RequestSchema: "test-sleep.request.json", ResponseSchema: "test-sleep.response.json",
+		Summary: "test only: sleeps ms milliseconds",
+		Solve:   solve,
+	}
+}
+
+// Schemas returns the embedded schema set plus the sleep problem's.
+func Schemas() (*schemas.Set, error) {
+	return schemas.LoadWith(map[string][]byte{
+		"test-sleep.request.json":  []byte(requestSchema),
+		"test-sleep.response.json": []byte(responseSchema),
+	})
+}
+
+// Runner builds a runner over the sleep problem.
+func Runner(maxBudget time.Duration) (*solver.Runner, error) {
+	set, err := Schemas()
+	if err != nil {
+		return nil, err
+	}
+	return solver.NewRunnerWithSchemas([]solver.Problem{Problem()}, maxBudget, set)
+}
+
+func solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
+	var req Request
+	if err := solver.Decode(raw, &req); err != nil {
+		return nil, solver.Meta{}, err
+	}
+	if req.Fail {
+		return nil, solver.Meta{}, solver.Infeasible("asked to fail", solver.Violation{Pointer: "/fail", Message: "fail is true"})
+	}
+	var names solver.Violations
+	seen := map[string]bool{}
+	for i, n := range req.Nodes {
+		if seen[n.Name] {
+			names.Add(solver.Ptr("nodes", i, "name"), "duplicate node name %q", n.Name)
+		}
+		seen[n.Name] = true
+	}
+	if err := names.Err(); err != nil {
+		return nil, solver.Meta{}, err
+	}
+	total := time.Duration(req.MS) * time.Millisecond
+	start := time.Now()
+	status := solver.StatusOptimal
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for time.Since(start) < total {
+		frac := float64(time.Since(start)) / float64(total)
+		progress.Report(ctx, progress.Progress{Phase: "sleeping", Fraction: progress.F(frac),
+			Objective: progress.F(req.Value * frac), Bound: progress.F(req.Value)})
+		select {
+		case <-ctx.Done():
+			status = solver.StatusTimeout
+		case <-t.C:
+			continue
+		}
+		break
+	}
+	slept := time.Since(start)
+	if slept > total {
+		slept = total
+	}
+	res := Result{Lambda: req.Value, Slept: slept.Milliseconds(), Assign: []Assignment{}}
+	for _, n := range req.Nodes {
+		c := "small"
+		if n.Cap >= req.Value {
+			c = "big"
+		}
+		res.Assign = append(res.Assign, Assignment{Name: n.Name, Class: c})
+	}
+	meta := solver.Meta{Status: status, Solver: "test/sleep"}
+	obj := req.Value
+	if status == solver.StatusTimeout {
+		obj = req.Value * float64(slept) / float64(max(total, 1))
+		meta.Notes = []string{fmt.Sprintf("stopped after %d of %d ms", slept.Milliseconds(), req.MS)}
+	}
+	meta.SetObjective(obj)
+	meta.SetBound(req.Value)
+	return res, meta, nil
+}

@@ -1,0 +1,624 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/rs/zerolog"
+
+	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/jobs/progress"
+	"github.com/xflex/xflex/solver"
+)
+
+// DefaultStore is the --store default: a SQLite file in the working
+// directory.
+const DefaultStore = "sqlite:xflex-jobs.db"
+
+// Config configures the job service. Zero values take the defaults below.
+type Config struct {
+	// Store is "sqlite:PATH" or a postgres:// (postgresql://) URL.
+	Store string
+	// Retention is how long a finished job and its result are kept.
+	Retention time.Duration
+	// Workers is how many solves this replica runs at once.
+	Workers int
+	// MaxRunningPerClient caps a client's simultaneously running solves
+	// (a scenario's variants count one each); further solves wait.
+	MaxRunningPerClient int
+	// MaxQueuedPerClient caps a client's waiting jobs: a submission is
+	// refused with 429 when the client already has MaxRunningPerClient +
+	// MaxQueuedPerClient jobs queued or running.
+	MaxQueuedPerClient int
+	// MaxVariants caps a scenario's variants (the base not counted).
+	MaxVariants int
+	// RescueGrace is added to the longest possible solve (the runner's
+	// maximum budget) to decide that a running job's process died.
+	RescueGrace time.Duration
+	// PollInterval is how often idle workers look for new jobs and running
+	// jobs look for cancellation requests from other replicas.
+	PollInterval time.Duration
+}
+
+// Defaults.
+const (
+	DefaultRetention           = 24 * time.Hour
+	DefaultMaxRunningPerClient = 4
+	DefaultMaxQueuedPerClient  = 100
+	DefaultMaxVariants         = 32
+	DefaultRescueGrace         = 30 * time.Second
+	DefaultPollInterval        = 500 * time.Millisecond
+	// noBudgetCapRescue is the rescue delay when the runner has no maximum
+	// budget: the schema's largest budget_ms (one day).
+	noBudgetCapRescue = 24 * time.Hour
+)
+
+// WithDefaults fills zero fields.
+func (c Config) WithDefaults() Config {
+	if c.Store == "" {
+		c.Store = DefaultStore
+	}
+	if c.Retention <= 0 {
+		c.Retention = DefaultRetention
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	if c.MaxRunningPerClient <= 0 {
+		c.MaxRunningPerClient = DefaultMaxRunningPerClient
+	}
+	if c.MaxQueuedPerClient <= 0 {
+		c.MaxQueuedPerClient = DefaultMaxQueuedPerClient
+	}
+	if c.MaxVariants <= 0 {
+		c.MaxVariants = DefaultMaxVariants
+	}
+	if c.RescueGrace <= 0 {
+		c.RescueGrace = DefaultRescueGrace
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = DefaultPollInterval
+	}
+	return c
+}
+
+// Flags registers the job flags of `xflex serve` (--store and the --job-*
+// knobs) on fs and returns the Config they fill.
+func Flags(fs *flag.FlagSet) *Config {
+	c := &Config{}
+	fs.StringVar(&c.Store, "store", DefaultStore, "job store: sqlite:PATH or a postgres:// URL")
+	fs.DurationVar(&c.Retention, "job-retention", DefaultRetention, "how long finished jobs and results are kept")
+	fs.IntVar(&c.Workers, "job-workers", 0, "simultaneous job solves on this replica (0: number of CPUs)")
+	fs.IntVar(&c.MaxRunningPerClient, "job-client-running", DefaultMaxRunningPerClient, "running solves per client")
+	fs.IntVar(&c.MaxQueuedPerClient, "job-client-queue", DefaultMaxQueuedPerClient, "queued jobs per client beyond the running ones (429 beyond)")
+	fs.IntVar(&c.MaxVariants, "job-max-variants", DefaultMaxVariants, "variants per scenario job")
+	fs.DurationVar(&c.RescueGrace, "job-rescue-grace", DefaultRescueGrace, "added to --max-budget before a running job of a dead process is requeued")
+	fs.DurationVar(&c.PollInterval, "job-poll", DefaultPollInterval, "how often workers poll for jobs and cancellations")
+	return c
+}
+
+// Service is the job queue of one replica.
+type Service struct {
+	cfg    Config
+	st     *store
+	runner *solver.Runner
+	log    zerolog.Logger
+	river  *river.Client[*sql.Tx]
+	now    func() time.Time
+
+	db     *sql.DB
+
+	mu      sync.Mutex
+	running map[string]*runningJob
+
+	stopJanitor context.CancelFunc
+	janitorDone chan struct{}
+}
+
+// runningJob lets a DELETE on this replica stop a solve at once.
+type runningJob struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+// Typed errors the HTTP layer maps to status codes.
+var (
+	errLimit       = errors.New("job limit reached")
+	errNotFinished = errors.New("job has not finished")
+)
+
+// solveArgs is the River job: the id of the xflex_job row to solve.
+type solveArgs struct {
+	JobID string `json:"job_id"`
+}
+
+func (solveArgs) Kind() string { return "xflex_solve" }
+
+type solveWorker struct {
+	river.WorkerDefaults[solveArgs]
+	svc *Service
+}
+
+// Timeout: none from River; the runner's budget bounds each solve.
+func (w *solveWorker) Timeout(*river.Job[solveArgs]) time.Duration { return -1 }
+
+func (w *solveWorker) Work(ctx context.Context, job *river.Job[solveArgs]) error {
+	return w.svc.work(ctx, job.Args.JobID, job.Attempt >= job.MaxAttempts)
+}
+
+// retryPolicy retries a job whose attempt failed for an infrastructure
+// reason (database error, shutdown, rescue after a crash) soon: a second
+// per attempt, at most 30 s. Solver errors are not retried: they are the
+// job's answer.
+type retryPolicy struct{}
+
+func (retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	d := time.Duration(job.Attempt) * time.Second
+	if d > 30*time.Second {
+		d = 30 * time.Second
+	}
+	return time.Now().Add(d)
+}
+
+// maxAttempts bounds how often one job is tried after crashes or database
+// failures. The last attempt does not solve: it marks the job failed (see
+// work), so a job that kills its process every time cannot loop forever and
+// never stays queued or running once River would give up on it.
+const maxAttempts = 10
+
+// snoozeDelay is how long a solve waits when its client already runs its
+// maximum number of solves.
+const snoozeDelay = time.Second
+
+// progressEvery is how often a running solve stores its progress and looks
+// for cancellation requests from other replicas; 250 ms keeps progress
+// fresh for pollers without loading the database.
+const progressEvery = 250 * time.Millisecond
+
+// dbTimeout bounds bookkeeping writes made after a solve's context ended.
+const dbTimeout = 10 * time.Second
+
+// work runs one solve attempt. lastAttempt is set on River's final attempt.
+func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
+	rec, err := s.st.get(ctx, id)
+	if errors.Is(err, errNotFound) {
+		return nil // removed by retention: nothing to do
+	}
+	if err != nil {
+		return err
+	}
+	if rec.State.Terminal() {
+		return nil
+	}
+	if rec.CancelRequested {
+		return s.finish(ctx, rec, StateCancelled, nil, nil, Progress{Phase: "cancelled"})
+	}
+	if lastAttempt {
+		xe := &solver.Error{Kind: solver.KindInternal, Detail: fmt.Sprintf(
+			"job interrupted %d times (its process died or lost the database); not retried", rec.Attempts)}
+		s.log.Error().Err(xe).Str("job", id).Msg("job abandoned")
+		pd := httpapi.FromError(xe, "/v1/"+rec.Problem, "")
+		return s.finish(ctx, rec, StateFailed, nil, &pd, Progress{Phase: "failed"})
+	}
+	var claimed bool
+	if err := s.st.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		claimed, err = s.st.claimTx(ctx, tx, rec, s.cfg.MaxRunningPerClient, s.now())
+		return err
+	}); err != nil {
+		return err
+	}
+	if !claimed {
+		if cur, err := s.st.get(ctx, id); err == nil && cur.State.Terminal() {
+			return nil
+		}
+		return river.JobSnooze(snoozeDelay)
+	}
+	input, err := s.st.input(ctx, id)
+	if err != nil {
+		return err
+	}
+	budget := s.budgetOf(input)
+
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rj := &runningJob{cancel: cancel}
+	s.mu.Lock()
+	s.running[id] = rj
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.running, id)
+		s.mu.Unlock()
+	}()
+	rep := &progress.Reporter{}
+	jctx = progress.WithReporter(jctx, rep)
+	start := time.Now()
+	stopMonitor := s.monitor(jctx, id, rj, rep, start, budget)
+
+	resp, runErr := s.runner.Run(jctx, rec.Problem, input)
+	stopMonitor()
+
+	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
+	defer dcancel()
+	last, _ := rep.Take()
+	userCancelled := rj.cancelled.Load()
+	if !userCancelled && ctx.Err() != nil {
+		// River stopped this worker (shutdown): give the job back.
+		if err := s.st.requeue(dctx, id); err != nil {
+			s.log.Error().Err(err).Str("job", id).Msg("requeue job")
+		}
+		return fmt.Errorf("job %s interrupted: %w", id, ctx.Err())
+	}
+	var result []byte
+	if resp != nil {
+		b, err := json.Marshal(resp)
+		if err != nil {
+			return fmt.Errorf("encode result of job %s: %w", id, err)
+		}
+		result = append(b, '\n')
+	}
+	final := Progress{Phase: "done", Fraction: progress.F(1), Message: last.Message}
+	if resp != nil {
+		final.Objective, final.Bound = resp.Meta.Objective, resp.Meta.Bound
+	}
+	switch {
+	case userCancelled:
+		final.Phase = "cancelled"
+		final.Fraction = last.Fraction
+		return s.finish(dctx, rec, StateCancelled, result, nil, final)
+	case runErr != nil:
+		var xe *solver.Error
+		if !errors.As(runErr, &xe) {
+			xe = &solver.Error{Kind: solver.KindInternal, Detail: runErr.Error(), Err: runErr}
+		}
+		if xe.Kind == solver.KindInternal {
+			s.log.Error().Err(xe).Str("job", id).Msg("job solve failed")
+		}
+		pd := httpapi.FromError(xe, "/v1/"+rec.Problem, "")
+		final.Phase = "failed"
+		final.Fraction = nil
+		return s.finish(dctx, rec, StateFailed, nil, &pd, final)
+	default:
+		return s.finish(dctx, rec, StateSucceeded, result, nil, final)
+	}
+}
+
+// monitor stores progress and watches for cancellation from other
+// replicas until the returned stop function is called.
+func (s *Service) monitor(ctx context.Context, id string, rj *runningJob, rep *progress.Reporter,
+	start time.Time, budget time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		var last Progress
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if c, err := s.st.cancelRequested(ctx, id); err == nil && c {
+				rj.cancelled.Store(true)
+				rj.cancel()
+				return
+			}
+			if p, changed := rep.Take(); changed {
+				last = p
+			}
+			p := last
+			if p.Phase == "" {
+				p.Phase = "solving"
+			}
+			if budget > 0 {
+				p.BudgetUsed = progress.F(min(float64(time.Since(start))/float64(budget), 1))
+			}
+			if err := s.st.setProgress(ctx, id, p); err != nil && ctx.Err() == nil {
+				s.log.Warn().Err(err).Str("job", id).Msg("store progress")
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// budgetOf reads budget_ms from a request the way the runner does.
+func (s *Service) budgetOf(input []byte) time.Duration {
+	var c struct {
+		BudgetMS *int64 `json:"budget_ms"`
+	}
+	b := solver.DefaultBudget
+	if json.Unmarshal(input, &c) == nil && c.BudgetMS != nil && *c.BudgetMS > 0 {
+		b = time.Duration(*c.BudgetMS) * time.Millisecond
+	}
+	if s.runner.MaxBudget > 0 && b > s.runner.MaxBudget {
+		b = s.runner.MaxBudget
+	}
+	return b
+}
+
+// finish stores a job's outcome and, for a scenario variant, lets the
+// scenario finish when it was the last one.
+func (s *Service) finish(ctx context.Context, rec record, st State, result []byte, pd *httpapi.ProblemDetails, p Progress) error {
+	now := s.now()
+	var expires *time.Time
+	if rec.ParentID == "" {
+		e := now.Add(s.cfg.Retention)
+		expires = &e
+	}
+	if err := s.st.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := s.st.finishTx(ctx, tx, rec.ID, st, p, result, pd, now, expires)
+		return err
+	}); err != nil {
+		return err
+	}
+	if rec.ParentID != "" {
+		return s.finalizeScenario(ctx, rec.ParentID)
+	}
+	return nil
+}
+
+// finalizeScenario updates a scenario's progress from its variants and,
+// once every variant is terminal, stores the comparison table as its
+// result. Safe to call concurrently from several replicas: the parent row
+// is locked and finishTx only changes a non-terminal job.
+func (s *Service) finalizeScenario(ctx context.Context, parentID string) error {
+	return s.st.withTx(ctx, func(tx *sql.Tx) error {
+		if err := s.st.lockClient(ctx, tx, "scenario:"+parentID); err != nil {
+			return err
+		}
+		parent, err := s.st.getTx(ctx, tx, parentID)
+		if errors.Is(err, errNotFound) {
+			return nil
+		}
+		if err != nil || parent.State.Terminal() {
+			return err
+		}
+		kids, results, err := s.st.childrenTx(ctx, tx, parentID)
+		if err != nil {
+			return err
+		}
+		done := 0
+		for _, k := range kids {
+			if k.State.Terminal() {
+				done++
+			}
+		}
+		total := len(kids)
+		if done < total {
+			p := Progress{Phase: "variants", Fraction: progress.F(float64(done) / float64(max(total, 1))),
+				VariantsDone: &done, VariantsTotal: &total}
+			b, _ := json.Marshal(p)
+			_, err := tx.ExecContext(ctx, s.st.d.rebind(`UPDATE xflex_job SET progress = ? WHERE id = ?`), string(b), parentID)
+			return err
+		}
+		var spec struct {
+			Variants []Variant `json:"variants"`
+		}
+		var specJSON []byte
+		if err := tx.QueryRowContext(ctx, s.st.d.rebind(`SELECT input FROM xflex_job WHERE id = ?`), parentID).Scan(&specJSON); err != nil {
+			return err
+		}
+		if err := json.Unmarshal(specJSON, &spec); err != nil {
+			return fmt.Errorf("decode scenario %s: %w", parentID, err)
+		}
+		descs := map[string]string{}
+		for _, v := range spec.Variants {
+			descs[v.Name] = v.Description
+		}
+		cmp, err := compare(parent.Problem, descs, kids, results)
+		if err != nil {
+			return err
+		}
+		body, err := json.Marshal(cmp)
+		if err != nil {
+			return err
+		}
+		body = append(body, '\n')
+		st := StateSucceeded
+		var pd *httpapi.ProblemDetails
+		failed := 0
+		for _, k := range kids {
+			if k.State == StateFailed {
+				failed++
+			}
+		}
+		switch {
+		case parent.CancelRequested:
+			st = StateCancelled
+		case failed == total:
+			st = StateFailed
+			pd = kids[0].Error
+		}
+		now := s.now()
+		exp := now.Add(s.cfg.Retention)
+		p := Progress{Phase: "done", Fraction: progress.F(1), VariantsDone: &done, VariantsTotal: &total}
+		if st == StateCancelled {
+			p.Phase = "cancelled"
+		}
+		_, err = s.st.finishTx(ctx, tx, parentID, st, p, body, pd, now, &exp)
+		return err
+	})
+}
+
+// variantInput is one solve of a submission: the base or a patched variant.
+type variantInput struct {
+	Name  string
+	Input []byte
+}
+
+// submit stores a job (a single solve when spec is nil, otherwise a
+// scenario over inputs) and queues its solves, atomically.
+func (s *Service) submit(ctx context.Context, client, problem string, inputs []variantInput, spec []byte) (record, error) {
+	now := s.now()
+	id := newID(now)
+	err := s.st.withTx(ctx, func(tx *sql.Tx) error {
+		if err := s.st.lockClient(ctx, tx, client); err != nil {
+			return err
+		}
+		n, err := s.st.activeTx(ctx, tx, client)
+		if err != nil {
+			return err
+		}
+		if n >= s.cfg.MaxRunningPerClient+s.cfg.MaxQueuedPerClient {
+			return errLimit
+		}
+		type solve struct{ id string }
+		var solves []solve
+		if spec == nil {
+			if err := s.st.insertTx(ctx, tx, newRow{ID: id, Client: client, Problem: problem, Kind: kindSolve,
+				Input: inputs[0].Input, CreatedAt: now}); err != nil {
+				return err
+			}
+			solves = append(solves, solve{id})
+		} else {
+			if err := s.st.insertTx(ctx, tx, newRow{ID: id, Client: client, Problem: problem, Kind: kindScenario,
+				Input: spec, CreatedAt: now}); err != nil {
+				return err
+			}
+			for i, in := range inputs {
+				cid := fmt.Sprintf("%s.%d", id, i)
+				if err := s.st.insertTx(ctx, tx, newRow{ID: cid, ParentID: id, Variant: in.Name, Seq: i,
+					Client: client, Problem: problem, Kind: kindSolve, Input: in.Input, CreatedAt: now}); err != nil {
+					return err
+				}
+				solves = append(solves, solve{cid})
+			}
+		}
+		params := make([]river.InsertManyParams, len(solves))
+		for i, sv := range solves {
+			params[i] = river.InsertManyParams{Args: solveArgs{JobID: sv.id}, InsertOpts: &river.InsertOpts{MaxAttempts: maxAttempts}}
+		}
+		res, err := s.river.InsertManyTx(ctx, tx, params)
+		if err != nil {
+			return fmt.Errorf("queue job: %w", err)
+		}
+		for i, r := range res {
+			if err := s.st.setRiverIDTx(ctx, tx, solves[i].id, r.Job.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return record{}, err
+	}
+	return s.st.get(ctx, id)
+}
+
+// cancel asks a job to stop. Queued solves are cancelled at once; running
+// ones get their context cancelled (here, or by the replica running them
+// within progressEvery) and keep the best answer the solver returns.
+func (s *Service) cancel(ctx context.Context, id string) (record, error) {
+	var riverIDs []int64
+	var local []string
+	var parent string
+	err := s.st.withTx(ctx, func(tx *sql.Tx) error {
+		rec, err := s.st.getTx(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if rec.ParentID != "" {
+			return errNotFound // variants are cancelled through their scenario
+		}
+		if rec.State.Terminal() {
+			return nil
+		}
+		if err := s.st.requestCancelTx(ctx, tx, id); err != nil {
+			return err
+		}
+		targets := []record{rec}
+		if rec.Kind == kindScenario {
+			parent = id
+			kids, _, err := s.st.childrenTx(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			targets = kids
+		}
+		now := s.now()
+		for _, t := range targets {
+			if t.State.Terminal() {
+				continue
+			}
+			if err := s.st.requestCancelTx(ctx, tx, t.ID); err != nil {
+				return err
+			}
+			if t.State == StateQueued {
+				var exp *time.Time
+				if t.ParentID == "" {
+					e := now.Add(s.cfg.Retention)
+					exp = &e
+				}
+				if _, err := s.st.finishTx(ctx, tx, t.ID, StateCancelled, Progress{Phase: "cancelled"}, nil, nil, now, exp); err != nil {
+					return err
+				}
+				riverIDs = append(riverIDs, t.RiverID)
+			} else {
+				local = append(local, t.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return record{}, err
+	}
+	for _, rid := range riverIDs {
+		// Best effort: a worker that already fetched the job sees the
+		// cancelled row and returns without solving.
+		if _, err := s.river.JobCancel(ctx, rid); err != nil && !errors.Is(err, river.ErrNotFound) {
+			s.log.Warn().Err(err).Int64("river_id", rid).Msg("cancel queued river job")
+		}
+	}
+	s.mu.Lock()
+	for _, jid := range local {
+		if rj, ok := s.running[jid]; ok {
+			rj.cancelled.Store(true)
+			rj.cancel()
+		}
+	}
+	s.mu.Unlock()
+	if parent != "" {
+		if err := s.finalizeScenario(ctx, parent); err != nil {
+			return record{}, err
+		}
+	}
+	return s.st.get(ctx, id)
+}
+
+// janitor removes expired jobs every interval until ctx ends.
+func (s *Service) janitor(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if n, err := s.st.deleteExpired(ctx, s.now()); err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn().Err(err).Msg("remove expired jobs")
+			}
+		} else if n > 0 {
+			s.log.Info().Int64("jobs", n).Msg("removed expired jobs")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

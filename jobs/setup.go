@@ -1,0 +1,258 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/rs/zerolog"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite", pure Go
+
+	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/solver"
+)
+
+// sqliteBusyTimeout is how long a SQLite statement waits for another
+// process's write lock (replicas sharing one file) before failing.
+const sqliteBusyTimeout = 10 * time.Second
+
+// openStore opens the database a store URL names.
+func openStore(storeURL string) (*sql.DB, dialect, error) {
+	switch {
+	case strings.HasPrefix(storeURL, "sqlite:"):
+		path := strings.TrimPrefix(storeURL, "sqlite:")
+		path = strings.TrimPrefix(path, "//")
+		if path == "" {
+			return nil, 0, errors.New("store sqlite:PATH needs a file path")
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, 0, fmt.Errorf("store directory: %w", err)
+			}
+		}
+		// WAL lets readers in other processes proceed during a write;
+		// _txlock=immediate makes every transaction take the write lock up
+		// front, so read-then-write transactions never deadlock.
+		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_txlock=immediate" +
+			"&_pragma=busy_timeout(" + fmt.Sprint(sqliteBusyTimeout.Milliseconds()) + ")" +
+			"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, 0, err
+		}
+		// River's advice for SQLite: one connection, so its concurrent
+		// operations queue in the pool instead of failing with SQLITE_BUSY.
+		db.SetMaxOpenConns(1)
+		return db, dialectSQLite, nil
+	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
+		db, err := sql.Open("pgx", storeURL)
+		if err != nil {
+			return nil, 0, err
+		}
+		db.SetMaxOpenConns(16)
+		return db, dialectPostgres, nil
+	}
+	return nil, 0, fmt.Errorf("unknown store %q: want sqlite:PATH or a postgres:// URL", storeURL)
+}
+
+// Open connects to the store, creates or migrates its tables and builds
+// the job service with its River client (not started). Close releases it.
+func Open(ctx context.Context, cfg Config, runner *solver.Runner, log zerolog.Logger) (*Service, error) {
+	cfg = cfg.WithDefaults()
+	db, d, err := openStore(cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = db.Close()
+		}
+	}()
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		return nil, fmt.Errorf("connect to store %s: %w", redact(cfg.Store), err)
+	}
+	var driver riverdriver.Driver[*sql.Tx]
+	if d == dialectPostgres {
+		driver = riverdatabasesql.New(db)
+	} else {
+		driver = riversqlite.New(db)
+	}
+	st := &store{db: db, d: d}
+	if err := st.migrateAll(pctx, driver); err != nil {
+		return nil, err
+	}
+	svc := &Service{cfg: cfg, st: st, runner: runner, log: log, now: func() time.Time { return time.Now().UTC() },
+		running: map[string]*runningJob{}}
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &solveWorker{svc: svc}); err != nil {
+		return nil, err
+	}
+	rescue := noBudgetCapRescue
+	if runner.MaxBudget > 0 {
+		rescue = runner.MaxBudget
+	}
+	rescue += cfg.RescueGrace
+	client, err := river.NewClient(driver, &river.Config{
+		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
+		Workers:                     workers,
+		FetchPollInterval:           cfg.PollInterval,
+		FetchCooldown:               min(cfg.PollInterval, 100*time.Millisecond),
+		JobTimeout:                  -1,
+		RescueStuckJobsAfter:        rescue,
+		RetryPolicy:                 retryPolicy{},
+		MaxAttempts:                 maxAttempts,
+		CompletedJobRetentionPeriod: cfg.Retention,
+		CancelledJobRetentionPeriod: cfg.Retention,
+		DiscardedJobRetentionPeriod: cfg.Retention,
+		Logger:                      slog.New(&slogAdapter{log: log}),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	svc.river = client
+	svc.db = db
+	ok = true
+	return svc, nil
+}
+
+// migrateAll runs River's migrations and creates xflex_job. On PostgreSQL
+// it holds an advisory lock so replicas starting together migrate once.
+func (s *store) migrateAll(ctx context.Context, driver riverdriver.Driver[*sql.Tx]) error {
+	var conn *sql.Conn
+	if s.d == dialectPostgres {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if _, err := c.ExecContext(ctx, `SELECT pg_advisory_lock(hashtext('xflex-jobs-migrate'))`); err != nil {
+			return fmt.Errorf("migration lock: %w", err)
+		}
+		defer func() {
+			_, _ = c.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('xflex-jobs-migrate'))`)
+		}()
+		conn = c
+	}
+	_ = conn
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	return s.migrate(ctx)
+}
+
+// redact hides a URL's password in messages.
+func redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		return u
+	}
+	return p.Redacted()
+}
+
+// Start starts the workers and the retention janitor. ctx bounds only the
+// start; Stop ends them.
+func (s *Service) Start(ctx context.Context) error {
+	if err := s.river.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start job workers: %w", err)
+	}
+	jctx, cancel := context.WithCancel(context.Background())
+	s.stopJanitor = cancel
+	s.janitorDone = make(chan struct{})
+	every := min(max(s.cfg.Retention/4, time.Second), time.Minute)
+	go func() {
+		defer close(s.janitorDone)
+		s.janitor(jctx, every)
+	}()
+	return nil
+}
+
+// Stop stops fetching jobs, waits for running solves until ctx ends, then
+// cancels the rest (they are requeued and run again by a replica) and
+// closes the store.
+func (s *Service) Stop(ctx context.Context) error {
+	var err error
+	if s.stopJanitor != nil {
+		s.stopJanitor()
+		<-s.janitorDone
+	}
+	if serr := s.river.Stop(ctx); serr != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = s.river.StopAndCancel(cctx)
+		cancel()
+	}
+	if cerr := s.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Setup opens the store named by cfg.Store, starts this replica's workers
+// and mounts the job routes on api: everything `xflex serve` needs. The
+// returned stop function drains and closes it (call it after the HTTP
+// server's Shutdown).
+func Setup(ctx context.Context, cfg Config, runner *solver.Runner, api *httpapi.Server, log zerolog.Logger) (stop func(context.Context) error, err error) {
+	svc, err := Open(ctx, cfg, runner, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := svc.Start(ctx); err != nil {
+		_ = svc.db.Close()
+		return nil, err
+	}
+	svc.Mount(api)
+	log.Info().Str("store", redact(svc.cfg.Store)).Str("dialect", svc.st.d.String()).
+		Int("workers", svc.cfg.Workers).Dur("retention", svc.cfg.Retention).Msg("jobs ready")
+	return svc.Stop, nil
+}
+
+// slogAdapter sends River's warnings and errors to the server's zerolog
+// logger; River's info and debug chatter is dropped.
+type slogAdapter struct {
+	log   zerolog.Logger
+	attrs []slog.Attr
+}
+
+func (a *slogAdapter) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (a *slogAdapter) Handle(_ context.Context, r slog.Record) error {
+	ev := a.log.Warn()
+	if r.Level >= slog.LevelError {
+		ev = a.log.Error()
+	}
+	ev = ev.Str("component", "river")
+	for _, at := range a.attrs {
+		ev = ev.Str(at.Key, at.Value.String())
+	}
+	r.Attrs(func(at slog.Attr) bool {
+		ev = ev.Str(at.Key, at.Value.String())
+		return true
+	})
+	ev.Msg(r.Message)
+	return nil
+}
+
+func (a *slogAdapter) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &slogAdapter{log: a.log, attrs: append(append([]slog.Attr{}, a.attrs...), attrs...)}
+}
+
+func (a *slogAdapter) WithGroup(string) slog.Handler { return a }

@@ -1,0 +1,580 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/jobs/progress"
+)
+
+// State is a job's lifecycle state, as reported by the API.
+type State string
+
+const (
+	StateQueued    State = "queued"
+	StateRunning   State = "running"
+	StateSucceeded State = "succeeded"
+	StateFailed    State = "failed"
+	StateCancelled State = "cancelled"
+)
+
+// Terminal reports whether a job in state s will never change again.
+func (s State) Terminal() bool {
+	return s == StateSucceeded || s == StateFailed || s == StateCancelled
+}
+
+func validState(s string) bool {
+	switch State(s) {
+	case StateQueued, StateRunning, StateSucceeded, StateFailed, StateCancelled:
+		return true
+	}
+	return false
+}
+
+// Kinds of job rows.
+const (
+	kindSolve    = "solve"    // one solve, a River job
+	kindScenario = "scenario" // a base plus variants; its children are the solves
+)
+
+// dialect is the SQL flavour of the store. Queries are written with ?
+// placeholders and rebound to $n for PostgreSQL.
+type dialect int
+
+const (
+	dialectSQLite dialect = iota
+	dialectPostgres
+)
+
+func (d dialect) String() string {
+	if d == dialectPostgres {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// rebind turns ? placeholders into $1, $2, ... for PostgreSQL. Queries in
+// this file never contain a literal question mark.
+func (d dialect) rebind(q string) string {
+	if d != dialectPostgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (d dialect) ddl() []string {
+	blob := "BLOB"
+	if d == dialectPostgres {
+		blob = "BYTEA"
+	}
+	return []string{
+		`CREATE TABLE IF NOT EXISTS xflex_job (
+			id TEXT PRIMARY KEY,
+			parent_id TEXT,
+			variant TEXT,
+			seq INTEGER NOT NULL DEFAULT 0,
+			client TEXT NOT NULL,
+			problem TEXT NOT NULL,
+			kind TEXT NOT NULL,
+			state TEXT NOT NULL,
+			input ` + blob + ` NOT NULL,
+			progress TEXT NOT NULL,
+			result ` + blob + `,
+			error TEXT,
+			cancel_requested INTEGER NOT NULL DEFAULT 0,
+			attempts INTEGER NOT NULL DEFAULT 0,
+			created_at BIGINT NOT NULL,
+			started_at BIGINT,
+			finished_at BIGINT,
+			expires_at BIGINT,
+			river_id BIGINT
+		)`,
+		`CREATE INDEX IF NOT EXISTS xflex_job_list ON xflex_job (created_at, id)`,
+		`CREATE INDEX IF NOT EXISTS xflex_job_client_state ON xflex_job (client, state)`,
+		`CREATE INDEX IF NOT EXISTS xflex_job_parent ON xflex_job (parent_id)`,
+		`CREATE INDEX IF NOT EXISTS xflex_job_expires ON xflex_job (expires_at)`,
+	}
+}
+
+// record is one row of xflex_job without its input and result blobs.
+type record struct {
+	ID              string
+	ParentID        string
+	Variant         string
+	Seq             int
+	Client          string
+	Problem         string
+	Kind            string
+	State           State
+	Progress        Progress
+	Error           *httpapi.ProblemDetails
+	CancelRequested bool
+	Attempts        int
+	CreatedAt       time.Time
+	StartedAt       *time.Time
+	FinishedAt      *time.Time
+	ExpiresAt       *time.Time
+	RiverID         int64
+	HasResult       bool
+}
+
+const recordCols = `id, parent_id, variant, seq, client, problem, kind, state, progress, error,
+	cancel_requested, attempts, created_at, started_at, finished_at, expires_at, river_id,
+	(CASE WHEN result IS NULL THEN 0 ELSE 1 END)`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRecord(s scanner) (record, error) {
+	var (
+		r                                                 record
+		parent, variant, errJSON                          sql.NullString
+		progressJSON, state                               string
+		started, finished, expires, riverID               sql.NullInt64
+		cancel, hasResult                                 int
+		created                                           int64
+	)
+	if err := s.Scan(&r.ID, &parent, &variant, &r.Seq, &r.Client, &r.Problem, &r.Kind, &state,
+		&progressJSON, &errJSON, &cancel, &r.Attempts, &created, &started, &finished, &expires,
+		&riverID, &hasResult); err != nil {
+		return r, err
+	}
+	r.ParentID, r.Variant, r.State = parent.String, variant.String, State(state)
+	r.CancelRequested, r.HasResult = cancel != 0, hasResult != 0
+	r.CreatedAt = fromMicros(created)
+	r.StartedAt, r.FinishedAt, r.ExpiresAt = nullTime(started), nullTime(finished), nullTime(expires)
+	r.RiverID = riverID.Int64
+	if err := json.Unmarshal([]byte(progressJSON), &r.Progress); err != nil {
+		return r, fmt.Errorf("job %s: decode progress: %w", r.ID, err)
+	}
+	if errJSON.Valid && errJSON.String != "" {
+		r.Error = new(httpapi.ProblemDetails)
+		if err := json.Unmarshal([]byte(errJSON.String), r.Error); err != nil {
+			return r, fmt.Errorf("job %s: decode error: %w", r.ID, err)
+		}
+	}
+	return r, nil
+}
+
+// Times are stored as Unix microseconds (BIGINT) so both stores compare and
+// order them the same way.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func nullTime(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.Int64)
+	return &t
+}
+
+var errNotFound = errors.New("job not found")
+
+// store is the xflex_job table.
+type store struct {
+	db *sql.DB
+	d  dialect
+}
+
+func (s *store) migrate(ctx context.Context) error {
+	for _, q := range s.d.ddl() {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create xflex_job: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return s.db.ExecContext(ctx, s.d.rebind(q), args...)
+}
+
+// withTx runs fn in a transaction, committing when it returns nil. On
+// SQLite the transaction is BEGIN IMMEDIATE (see openStore), so a
+// read-then-write inside fn cannot interleave with another writer.
+func (s *store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// lockClient serialises the submissions and claims of one client across
+// replicas for the rest of the transaction (PostgreSQL advisory lock; on
+// SQLite the immediate transaction already holds the write lock).
+func (s *store) lockClient(ctx context.Context, tx *sql.Tx, client string) error {
+	if s.d != dialectPostgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, "xflex-client:"+client)
+	return err
+}
+
+// newID returns a job id: the creation time in hex microseconds (so ids
+// sort by creation) followed by 48 random bits.
+func newID(now time.Time) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return strconv.FormatInt(now.UnixMicro(), 16) + hex.EncodeToString(b[:])
+}
+
+// newRow is a row to insert.
+type newRow struct {
+	ID, ParentID, Variant string
+	Seq                   int
+	Client, Problem, Kind string
+	Input                 []byte
+	CreatedAt             time.Time
+}
+
+func (s *store) insertTx(ctx context.Context, tx *sql.Tx, r newRow) error {
+	prog, _ := json.Marshal(Progress{Phase: "queued"})
+	var parent, variant any
+	if r.ParentID != "" {
+		parent, variant = r.ParentID, r.Variant
+	}
+	_, err := tx.ExecContext(ctx, s.d.rebind(`INSERT INTO xflex_job
+		(id, parent_id, variant, seq, client, problem, kind, state, input, progress, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		r.ID, parent, variant, r.Seq, r.Client, r.Problem, r.Kind, string(StateQueued), r.Input,
+		string(prog), micros(r.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert job %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+func (s *store) setRiverIDTx(ctx context.Context, tx *sql.Tx, id string, riverID int64) error {
+	_, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job SET river_id = ? WHERE id = ?`), riverID, id)
+	return err
+}
+
+// activeTx counts a client's top-level jobs that are queued or running.
+func (s *store) activeTx(ctx context.Context, tx *sql.Tx, client string) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) FROM xflex_job
+		WHERE client = ? AND parent_id IS NULL AND state IN ('queued', 'running')`), client).Scan(&n)
+	return n, err
+}
+
+func (s *store) get(ctx context.Context, id string) (record, error) {
+	row := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT `+recordCols+` FROM xflex_job WHERE id = ?`), id)
+	r, err := scanRecord(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, errNotFound
+	}
+	return r, err
+}
+
+func (s *store) getTx(ctx context.Context, tx *sql.Tx, id string) (record, error) {
+	row := tx.QueryRowContext(ctx, s.d.rebind(`SELECT `+recordCols+` FROM xflex_job WHERE id = ?`), id)
+	r, err := scanRecord(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, errNotFound
+	}
+	return r, err
+}
+
+// variant finds a scenario child by its parent and variant name.
+func (s *store) variant(ctx context.Context, parentID, name string) (record, error) {
+	row := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT `+recordCols+` FROM xflex_job
+		WHERE parent_id = ? AND variant = ?`), parentID, name)
+	r, err := scanRecord(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, errNotFound
+	}
+	return r, err
+}
+
+func (s *store) input(ctx context.Context, id string) ([]byte, error) {
+	var b []byte
+	err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT input FROM xflex_job WHERE id = ?`), id).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNotFound
+	}
+	return b, err
+}
+
+func (s *store) result(ctx context.Context, id string) ([]byte, error) {
+	var b []byte
+	err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT result FROM xflex_job WHERE id = ?`), id).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNotFound
+	}
+	return b, err
+}
+
+// childrenTx lists a scenario's children in variant order, with results.
+func (s *store) childrenTx(ctx context.Context, tx *sql.Tx, parentID string) ([]record, [][]byte, error) {
+	rows, err := tx.QueryContext(ctx, s.d.rebind(`SELECT `+recordCols+`, result FROM xflex_job
+		WHERE parent_id = ? ORDER BY seq`), parentID)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var recs []record
+	var results [][]byte
+	for rows.Next() {
+		var res []byte
+		r, err := scanRecord(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &res)...) }))
+		if err != nil {
+			return nil, nil, err
+		}
+		recs = append(recs, r)
+		results = append(results, res)
+	}
+	return recs, results, rows.Err()
+}
+
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+// claimTx marks a queued (or rescued running) job as running, unless its
+// client already has maxRunning other jobs running (0: no limit). It
+// reports whether the claim succeeded.
+func (s *store) claimTx(ctx context.Context, tx *sql.Tx, r record, maxRunning int, now time.Time) (bool, error) {
+	if maxRunning > 0 {
+		if err := s.lockClient(ctx, tx, r.Client); err != nil {
+			return false, err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) FROM xflex_job
+			WHERE client = ? AND kind = ? AND state = 'running' AND id <> ?`),
+			r.Client, kindSolve, r.ID).Scan(&n); err != nil {
+			return false, err
+		}
+		if n >= maxRunning {
+			return false, nil
+		}
+	}
+	prog, _ := json.Marshal(Progress{Phase: "solving", BudgetUsed: progress.F(0)})
+	res, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job
+		SET state = 'running', started_at = ?, attempts = attempts + 1, progress = ?
+		WHERE id = ? AND state IN ('queued', 'running')`), micros(now), string(prog), r.ID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return false, err
+	}
+	if r.ParentID != "" {
+		_, err = tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job SET state = 'running', started_at = ?
+			WHERE id = ? AND state = 'queued'`), micros(now), r.ParentID)
+	}
+	return true, err
+}
+
+func (s *store) setProgress(ctx context.Context, id string, p Progress) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, `UPDATE xflex_job SET progress = ? WHERE id = ? AND state = 'running'`, string(b), id)
+	return err
+}
+
+// finishTx moves a job to a terminal state with its result or error. It
+// only changes a job that is not yet terminal and reports whether it did.
+func (s *store) finishTx(ctx context.Context, tx *sql.Tx, id string, st State, prog Progress,
+	result []byte, perr *httpapi.ProblemDetails, now time.Time, expires *time.Time) (bool, error) {
+	pb, err := json.Marshal(prog)
+	if err != nil {
+		return false, err
+	}
+	var errJSON any
+	if perr != nil {
+		b, err := json.Marshal(perr)
+		if err != nil {
+			return false, err
+		}
+		errJSON = string(b)
+	}
+	var exp any
+	if expires != nil {
+		exp = micros(*expires)
+	}
+	var res any
+	if result != nil {
+		res = result
+	}
+	r, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job
+		SET state = ?, progress = ?, result = ?, error = ?, finished_at = ?, expires_at = ?
+		WHERE id = ? AND state IN ('queued', 'running')`),
+		string(st), string(pb), res, errJSON, micros(now), exp, id)
+	if err != nil {
+		return false, fmt.Errorf("finish job %s: %w", id, err)
+	}
+	n, err := r.RowsAffected()
+	return n > 0, err
+}
+
+// requeue puts a running job back to queued (the worker was stopped before
+// it finished; River will run it again).
+func (s *store) requeue(ctx context.Context, id string) error {
+	prog, _ := json.Marshal(Progress{Phase: "requeued"})
+	_, err := s.exec(ctx, `UPDATE xflex_job SET state = 'queued', progress = ? WHERE id = ? AND state = 'running'`,
+		string(prog), id)
+	return err
+}
+
+func (s *store) requestCancelTx(ctx context.Context, tx *sql.Tx, id string) error {
+	_, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job SET cancel_requested = 1 WHERE id = ?`), id)
+	return err
+}
+
+func (s *store) cancelRequested(ctx context.Context, id string) (bool, error) {
+	var c int
+	err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT cancel_requested FROM xflex_job WHERE id = ?`), id).Scan(&c)
+	if errors.Is(err, sql.ErrNoRows) {
+		// The job is gone (retention removed it): nothing left to do.
+		return true, nil
+	}
+	return c != 0, err
+}
+
+// deleteExpired removes terminal jobs whose retention ran out, children
+// with their parent. It returns how many top-level jobs it removed.
+func (s *store) deleteExpired(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.d.rebind(`DELETE FROM xflex_job WHERE parent_id IN
+			(SELECT id FROM xflex_job WHERE parent_id IS NULL AND expires_at IS NOT NULL AND expires_at < ?)`),
+			micros(now)); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, s.d.rebind(`DELETE FROM xflex_job
+			WHERE parent_id IS NULL AND expires_at IS NOT NULL AND expires_at < ?`), micros(now))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// listFilter selects top-level jobs for GET /v1/jobs.
+type listFilter struct {
+	States        []State
+	Problem       string
+	Client        string
+	Kind          string
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+	Limit         int
+	// Cursor continues a previous page: jobs strictly older than it in
+	// (created_at, id) order.
+	Cursor *cursor
+}
+
+type cursor struct {
+	CreatedAt int64
+	ID        string
+}
+
+func (c cursor) encode() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreatedAt, 10) + ":" + c.ID))
+}
+
+func decodeCursor(s string) (*cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, errors.New("malformed cursor")
+	}
+	ts, id, ok := strings.Cut(string(b), ":")
+	us, err := strconv.ParseInt(ts, 10, 64)
+	if !ok || err != nil || id == "" {
+		return nil, errors.New("malformed cursor")
+	}
+	return &cursor{CreatedAt: us, ID: id}, nil
+}
+
+// list returns one page, newest first, and the cursor of the next page
+// ("" on the last page).
+func (s *store) list(ctx context.Context, f listFilter) ([]record, string, error) {
+	where := []string{"parent_id IS NULL"}
+	var args []any
+	if len(f.States) > 0 {
+		ph := make([]string, len(f.States))
+		for i, st := range f.States {
+			ph[i] = "?"
+			args = append(args, string(st))
+		}
+		where = append(where, "state IN ("+strings.Join(ph, ", ")+")")
+	}
+	for _, c := range []struct{ col, val string }{{"problem", f.Problem}, {"client", f.Client}, {"kind", f.Kind}} {
+		if c.val != "" {
+			where = append(where, c.col+" = ?")
+			args = append(args, c.val)
+		}
+	}
+	if f.CreatedAfter != nil {
+		where = append(where, "created_at >= ?")
+		args = append(args, micros(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		where = append(where, "created_at < ?")
+		args = append(args, micros(*f.CreatedBefore))
+	}
+	if f.Cursor != nil {
+		where = append(where, "(created_at < ? OR (created_at = ? AND id < ?))")
+		args = append(args, f.Cursor.CreatedAt, f.Cursor.CreatedAt, f.Cursor.ID)
+	}
+	args = append(args, f.Limit+1)
+	q := `SELECT ` + recordCols + ` FROM xflex_job WHERE ` + strings.Join(where, " AND ") +
+		` ORDER BY created_at DESC, id DESC LIMIT ?`
+	rows, err := s.db.QueryContext(ctx, s.d.rebind(q), args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(out) > f.Limit {
+		out = out[:f.Limit]
+		last := out[len(out)-1]
+		next = cursor{CreatedAt: micros(last.CreatedAt), ID: last.ID}.encode()
+	}
+	return out, next, nil
+}
