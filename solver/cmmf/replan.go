@@ -13,23 +13,30 @@ import (
 // the fewest machines away from their current user.
 //
 // Which allocations are optimal. Divisible: the totals are unique (the
-// leximin vector is the minimiser of the strictly convex Σ x_i²/w_i), so
-// every flow with these totals is optimal. Whole machines: the optimal
-// totals form an M-convex set, so any two optima are linked by single
-// exchanges (one user −1, another +1) that keep optimality; such an
-// exchange keeps the sorted share vector only between users of equal
-// weight whose totals differ by one. Hence all optima share, per weight,
-// the multiset of totals. Replan lets users of one weight whose totals are
-// q or q+1 (with neither q−1 nor q+2 present at that weight) trade the
-// extra machine freely — the common case — and keeps other users' totals
-// fixed; within that family the result is exact.
+// leximin vector minimises the strictly convex Σ x_i²/w_i), so every flow
+// with these totals is optimal. Whole machines: the optimal totals are the
+// minimisers of an M-convex function, so they form an M-convex set and any
+// two optima are linked by single exchanges (one user −1, another +1) that
+// stay optimal. An exchange keeps the sorted share vector only between
+// users of equal weight whose totals differ by one, so all optima have, per
+// weight, the same multiset of totals. Conversely every feasible
+// allocation with those multisets has the optimal sorted vector. So the
+// optimal allocations are exactly the feasible ones that redistribute each
+// weight's multiset of totals among that weight's users.
 //
-// The min-cost flow: source → user (its total; for a trading group, q per
-// user plus one group arc carrying the group's number of q+1 users, shared
-// out one per member) → type (an arc with the current amount at cost 0, a
-// parallel arc at cost 1) → sink (the type's machines). The source arcs
-// add up to exactly the flow sent, so all of them fill, and the cost of
-// the flow is the number of machines that change user.
+// That set is a flow polytope. For a weight whose totals range over
+// q..q+m with N_j users at or above q+j, each user gets q from the source
+// and at most one unit from each "level" node j (source → level j carries
+// N_j). Any feasible way of doing this gives a total vector majorised by
+// the optimal one; a strictly more balanced vector would be strictly
+// leximin-better, which optimality rules out, so every feasible flow is an
+// optimal allocation and every optimal allocation is such a flow. A user
+// only links to levels within its demand.
+//
+// The min-cost flow then routes user → type with an arc holding the
+// current amount at cost 0 and a parallel arc at cost 1; types → sink with
+// the machine counts. The source arcs add up to exactly the flow sent, so
+// they all fill, and the cost is the number of machines that change user.
 
 // Replan rewrites a's per-type amounts (and, for trading groups, totals)
 // to the optimal allocation closest to in.Current.
@@ -47,14 +54,15 @@ func Replan(ctx context.Context, in *Instance, a *Allocation) error {
 	mandatory := make([]float64, n)
 	copy(mandatory, a.Total)
 	if !in.Divisible {
-		for _, grp := range tradingGroups(in, a) {
-			q := grp.q
+		for _, lv := range levelGroups(in, a) {
 			g := mc.AddNode()
-			mc.AddEdge(s, g, float64(grp.high), 0)
-			for _, i := range grp.users {
-				mandatory[i] = float64(q)
+			mc.AddEdge(s, g, float64(lv.n), 0)
+			for _, i := range lv.users {
 				mc.AddEdge(g, userNode(i), 1, 0)
 			}
+		}
+		for i, q := range baseOf(in, a) {
+			mandatory[i] = float64(q)
 		}
 	}
 	for i := range in.Users {
@@ -118,15 +126,32 @@ func Replan(ctx context.Context, in *Instance, a *Allocation) error {
 // above that error and far below a meaningful fraction of a machine.
 const replanTol = 1e-9
 
-// tradingGroup is a set of equal-weight users whose totals are q or q+1;
-// high of them hold q+1.
-type tradingGroup struct {
-	q     int64
-	high  int64
+// levelGroup is level q+j of one weight: n users hold at least q+j
+// machines in the optimum, and any of users may take the level's unit.
+type levelGroup struct {
+	n     int64
 	users []int
 }
 
-func tradingGroups(in *Instance, a *Allocation) []tradingGroup {
+// baseOf returns each user's base q: the smallest total among users of
+// its weight.
+func baseOf(in *Instance, a *Allocation) []int64 {
+	low := map[float64]int64{}
+	for i, u := range in.Users {
+		x := int64(math.Round(a.Total[i]))
+		if q, ok := low[u.Weight]; !ok || x < q {
+			low[u.Weight] = x
+		}
+	}
+	out := make([]int64, len(in.Users))
+	for i, u := range in.Users {
+		out[i] = low[u.Weight]
+	}
+	return out
+}
+
+func levelGroups(in *Instance, a *Allocation) []levelGroup {
+	base := baseOf(in, a)
 	byWeight := map[float64][]int{}
 	var weights []float64
 	for i, u := range in.Users {
@@ -136,37 +161,25 @@ func tradingGroups(in *Instance, a *Allocation) []tradingGroup {
 		byWeight[u.Weight] = append(byWeight[u.Weight], i)
 	}
 	sort.Float64s(weights)
-	var out []tradingGroup
+	var out []levelGroup
 	for _, w := range weights {
 		users := byWeight[w]
-		has := map[int64]bool{}
+		q := base[users[0]]
+		var top int64
 		for _, i := range users {
-			has[int64(a.Total[i])] = true
+			top = max(top, int64(math.Round(a.Total[i])))
 		}
-		var qs []int64
-		for v := range has {
-			if has[v+1] && !has[v-1] && !has[v+2] {
-				qs = append(qs, v)
-			}
-		}
-		sort.Slice(qs, func(x, y int) bool { return qs[x] < qs[y] })
-		for _, q := range qs {
-			g := tradingGroup{q: q}
+		for lvl := q + 1; lvl <= top; lvl++ {
+			g := levelGroup{}
 			for _, i := range users {
-				switch int64(a.Total[i]) {
-				case q:
-					// A user whose demand stops at q keeps q.
-					if float64(q+1) <= in.Users[i].Demand {
-						g.users = append(g.users, i)
-					}
-				case q + 1:
+				if int64(math.Round(a.Total[i])) >= lvl {
+					g.n++
+				}
+				if float64(lvl) <= in.Users[i].Demand && reachOf(in, i) >= lvl {
 					g.users = append(g.users, i)
-					g.high++
 				}
 			}
-			if g.high > 0 && int64(len(g.users)) > g.high {
-				out = append(out, g)
-			}
+			out = append(out, g)
 		}
 	}
 	return out
