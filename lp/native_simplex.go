@@ -110,12 +110,14 @@ type simplex struct {
 	alpha  []float64
 	work   []float64
 	bland  bool
-	degen  int
-	since  int // pivots since the last refactorisation
-	iters  int
-	maxIt  int
-	ctx    context.Context
-	dl     time.Time
+	// priceStart is where the next partial-pricing scan begins.
+	priceStart int
+	degen      int
+	since      int // pivots since the last refactorisation
+	iters      int
+	maxIt      int
+	ctx        context.Context
+	dl         time.Time
 }
 
 // solveLP solves p with structural bounds colLo/colUp. A zero deadline
@@ -433,33 +435,59 @@ func (s *simplex) run(phase1 bool) Status {
 }
 
 // chooseEntering picks a nonbasic variable whose reduced cost improves the
-// objective and that has room to move: Dantzig's rule (largest |d_j|, ties
-// to the smaller index) or, in Bland mode, the smallest eligible index.
-// dir is +1 to increase the variable, −1 to decrease it.
+// objective and that has room to move. dir is +1 to increase the variable,
+// −1 to decrease it. Normally it uses partial Dantzig pricing: the
+// variables are scanned in segments of priceSegment(), cyclically from where
+// the last scan stopped, and the largest |d_j| of the first segment holding
+// any candidate wins (ties to the smaller index). In Bland mode it returns
+// the smallest eligible index. Optimality is declared only after a full
+// cycle finds no candidate.
 func (s *simplex) chooseEntering() (q int, dir float64) {
-	q, best := -1, 0.0
-	for j := 0; j < s.nt; j++ {
+	eligible := func(j int) (float64, float64) {
 		if s.pos[j] >= 0 || s.lo[j] == s.up[j] {
-			continue
+			return 0, 0
 		}
 		d := s.c[j] - s.colDot(s.y, j)
-		var dj float64
 		switch {
 		case d < -optTol && s.x[j] < s.up[j]:
-			dj = 1
+			return 1, -d
 		case d > optTol && s.x[j] > s.lo[j]:
-			dj = -1
-		default:
-			continue
+			return -1, d
 		}
-		if s.bland {
-			return j, dj
+		return 0, 0
+	}
+	if s.bland {
+		for j := 0; j < s.nt; j++ {
+			if dj, _ := eligible(j); dj != 0 {
+				return j, dj
+			}
 		}
-		if math.Abs(d) > best {
-			q, dir, best = j, dj, math.Abs(d)
+		return -1, 0
+	}
+	seg := s.priceSegment()
+	q, best := -1, 0.0
+	start := s.priceStart
+	for scanned := 0; scanned < s.nt; {
+		end := min(start+seg, s.nt)
+		for j := start; j < end; j++ {
+			if dj, score := eligible(j); dj != 0 && score > best {
+				q, dir, best = j, dj, score
+			}
+		}
+		scanned += end - start
+		start = end % s.nt
+		if q >= 0 {
+			break
 		}
 	}
+	s.priceStart = start
 	return q, dir
+}
+
+// priceSegment is the partial-pricing segment length: all variables for
+// small problems, an eighth of them (at least 1000) for large ones.
+func (s *simplex) priceSegment() int {
+	return max(1000, s.nt/8)
 }
 
 // ratioTest finds the step theta along direction dir of variable q and the
