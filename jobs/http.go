@@ -44,7 +44,7 @@ type Job struct {
 	CancelRequested bool `json:"cancel_requested,omitempty"`
 	// Variants lists a scenario's solves (base first); GET /v1/jobs/{id}
 	// only, not the list.
-	Variants []VariantState   `json:"variants,omitempty"`
+	Variants []VariantState    `json:"variants,omitempty"`
 	Links    map[string]string `json:"links"`
 }
 

@@ -116,7 +116,7 @@ type Service struct {
 	river  *river.Client[*sql.Tx]
 	now    func() time.Time
 
-	db     *sql.DB
+	db *sql.DB
 
 	mu      sync.Mutex
 	running map[string]*runningJob

@@ -146,12 +146,12 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanRecord(s scanner) (record, error) {
 	var (
-		r                                                 record
-		parent, variant, errJSON                          sql.NullString
-		progressJSON, state                               string
-		started, finished, expires, riverID               sql.NullInt64
-		cancel, hasResult                                 int
-		created                                           int64
+		r                                   record
+		parent, variant, errJSON            sql.NullString
+		progressJSON, state                 string
+		started, finished, expires, riverID sql.NullInt64
+		cancel, hasResult                   int
+		created                             int64
 	)
 	if err := s.Scan(&r.ID, &parent, &variant, &r.Seq, &r.Client, &r.Problem, &r.Kind, &state,
 		&progressJSON, &errJSON, &cancel, &r.Attempts, &created, &started, &finished, &expires,

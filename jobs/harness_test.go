@@ -1,0 +1,240 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/jobs/internal/jobtest"
+)
+
+// postgresURLEnv names the PostgreSQL server the tests may use (see
+// scripts/postgres-test.sh); each test creates and drops its own database.
+const postgresURLEnv = "XFLEX_TEST_POSTGRES_URL"
+
+// postgresBase returns the server URL, skipping the test when none is
+// configured, except in CI where a missing PostgreSQL is a failure.
+func postgresBase(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv(postgresURLEnv)
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set: CI must start PostgreSQL (scripts/postgres-test.sh) so the PostgreSQL job store is tested", postgresURLEnv)
+		}
+		t.Skipf("%s is not set; run `eval \"$(./scripts/postgres-test.sh start)\"` to test the PostgreSQL job store", postgresURLEnv)
+	}
+	return u
+}
+
+// freshPostgres creates an empty database for one test and drops it after.
+func freshPostgres(t *testing.T) string {
+	t.Helper()
+	base := postgresBase(t)
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Close() })
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "xflex_test_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			t.Logf("drop test database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// storeURL returns a fresh store of the given kind.
+func storeURL(t *testing.T, kind string) string {
+	t.Helper()
+	if kind == "postgres" {
+		return freshPostgres(t)
+	}
+	return "sqlite:" + filepath.Join(t.TempDir(), "jobs.db")
+}
+
+// forEachStore runs f as a subtest against SQLite and PostgreSQL.
+func forEachStore(t *testing.T, f func(t *testing.T, store string)) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			f(t, storeURL(t, kind))
+		})
+	}
+}
+
+// testPoll keeps the tests quick: workers look for jobs every 20 ms.
+const testPoll = 20 * time.Millisecond
+
+// waitLimit bounds every wait in these tests; reaching it is a failure (a
+// hung job), not a timing assertion.
+const waitLimit = 30 * time.Second
+
+type harness struct {
+	t   *testing.T
+	svc *Service
+	srv *httptest.Server
+}
+
+func newHarness(t *testing.T, store string, cfg Config) *harness {
+	t.Helper()
+	runner, err := jobtest.Runner(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
+	cfg.Store = store
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = testPoll
+	}
+	ctx := context.Background()
+	svc, err := Open(ctx, cfg, runner, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	svc.Mount(api)
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := svc.Stop(sctx); err != nil {
+			t.Logf("stop: %v", err)
+		}
+	})
+	return &harness{t: t, svc: svc, srv: srv}
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r reply) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("decode %s: %v", r.body, err)
+	}
+	return m
+}
+
+func (h *harness) do(method, path string, body any, hdr ...string) reply {
+	h.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewReader([]byte(b))
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, h.srv.URL+path, rd)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return reply{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// submit posts a job and returns its id, failing unless the answer is 202.
+func (h *harness) submit(body any, hdr ...string) string {
+	h.t.Helper()
+	r := h.do("POST", "/v1/jobs", body, hdr...)
+	if r.status != http.StatusAccepted {
+		h.t.Fatalf("submit: %d %s", r.status, r.body)
+	}
+	j := r.json(h.t)
+	id, _ := j["id"].(string)
+	if loc := r.header.Get("Location"); loc != "/v1/jobs/"+id {
+		h.t.Fatalf("Location %q, want /v1/jobs/%s", loc, id)
+	}
+	return id
+}
+
+func (h *harness) job(id string) Job {
+	h.t.Helper()
+	r := h.do("GET", "/v1/jobs/"+id, nil)
+	if r.status != http.StatusOK {
+		h.t.Fatalf("get job %s: %d %s", id, r.status, r.body)
+	}
+	var j Job
+	if err := json.Unmarshal(r.body, &j); err != nil {
+		h.t.Fatal(err)
+	}
+	return j
+}
+
+// waitFor polls the job until cond holds.
+func (h *harness) waitFor(id string, what string, cond func(Job) bool) Job {
+	h.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		j := h.job(id)
+		if cond(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("job %s: still not %s after %s: %+v", id, what, waitLimit, j)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (h *harness) waitTerminal(id string) Job {
+	h.t.Helper()
+	return h.waitFor(id, "finished", func(j Job) bool { return j.State.Terminal() })
+}
+
+var elapsedRE = regexp.MustCompile(`"elapsed_ms":[0-9.eE+-]+`)
+
+func stripElapsed(b []byte) string { return elapsedRE.ReplaceAllString(string(b), "") }
