@@ -48,8 +48,8 @@ func TestPaperExamples(t *testing.T) {
 			// Figure 1 / Figure 4 text: fractional CMMF gives u1 and u2 half
 			// of m4 each: (1.5, 1.5, 3, 4).
 			name: "figure 1 divisible", caps: ones(10), divisible: true,
-			users: []uspec{u(m(1, 4)...), u(m(3, 4)...), u(m(2, 3, 4, 6, 7)...), u(rng(5, 10)...)},
-			want:  []float64{1.5, 1.5, 3, 4},
+			users:  []uspec{u(m(1, 4)...), u(m(3, 4)...), u(m(2, 3, 4, 6, 7)...), u(rng(5, 10)...)},
+			want:   []float64{1.5, 1.5, 3, 4},
 			rounds: []round{{1.5, []int{0, 1}}, {3, []int{2}}, {4, []int{3}}},
 		},
 		{
