@@ -391,6 +391,8 @@ func solveCBC(ctx context.Context, m *Model, in *coinInput, deadline time.Time, 
 	C.Cbc_setLogLevel(model, 0)
 	setParam(model, "log", "0")
 	setParam(model, "slog", "0")
+	// Budgets are wall-clock; CBC measures CPU time by default.
+	setParam(model, "timeMode", "elapsed")
 	if secs > 0 {
 		C.Cbc_setMaximumSeconds(model, C.double(secs))
 	}

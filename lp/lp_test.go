@@ -208,6 +208,15 @@ func handLPs() []handLP {
 			m.AddRow("r3", []int{x6}, []float64{1}, -Inf, 1)
 			return m
 		}, status: Optimal, obj: -1.25, x: []float64{1, 0, 1, 0}},
+		{name: "redundant equality rows", build: func() *Model {
+			m := NewModel()
+			x := m.AddVar("x", 0, Inf, 1, false)
+			y := m.AddVar("y", 0, Inf, -1, false)
+			m.AddRow("e1", []int{x, y}, []float64{1, 1}, 2, 2)
+			m.AddRow("e2", []int{x, y}, []float64{2, 2}, 4, 4)
+			m.AddRow("e3", []int{x, y}, []float64{-1, -1}, -2, -2)
+			return m
+		}, status: Optimal, obj: -2, x: []float64{0, 2}},
 		{name: "infeasible", build: func() *Model {
 			m := NewModel()
 			x := m.AddVar("x", 0, Inf, 1, false)
@@ -725,6 +734,62 @@ func TestCancelledContext(t *testing.T) {
 		}
 		if s.Status != Feasible && s.Status != TimeLimit && s.Status != Optimal {
 			t.Errorf("%s: status %v under a context deadline", name, s.Status)
+		}
+	}
+}
+
+// TestMediumModelsAllBackends solves degenerate medium-size models (a
+// balanced transportation LP, whose equality-like rows are rank deficient,
+// and a set cover) with every backend and checks them with Verify and
+// against each other.
+func TestMediumModelsAllBackends(t *testing.T) {
+	for _, m := range []*Model{transportLP(25, 30, 3), setCoverMIP(25, 40, 0.1, 4)} {
+		var first *Solution
+		for _, name := range Backends() {
+			s, err := Solve(context.Background(), m, Options{Backend: name})
+			if err != nil || s.Status != Optimal {
+				t.Fatalf("%s: %v %v", name, s, err)
+			}
+			if err := Verify(m, s, VerifyTol); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			if !m.IsMIP() {
+				checkDuality(t, m, s, name)
+			}
+			if first == nil {
+				first = s
+			} else if relDiff(first.Objective, s.Objective) > objTol {
+				t.Errorf("%s objective %g, %s %g", first.Backend, first.Objective, s.Backend, s.Objective)
+			}
+		}
+	}
+}
+
+// TestVerifyRejects corrupts correct solutions and expects Verify to notice.
+func TestVerifyRejects(t *testing.T) {
+	m := handLPs()[0].build()
+	good := func() *Solution {
+		return &Solution{Status: Optimal, Objective: 2.5, Bound: 2.5, X: []float64{1.5, 0.5}, RowDuals: []float64{1.5, -0.5}, ReducedCosts: []float64{0, 0}}
+	}
+	if err := Verify(m, good(), VerifyTol); err != nil {
+		t.Fatalf("correct solution rejected: %v", err)
+	}
+	cases := map[string]func(s *Solution){
+		"row violated":         func(s *Solution) { s.X = []float64{1, 0.5}; s.Objective = 2 },
+		"bound violated":       func(s *Solution) { s.X = []float64{2.5, -0.5}; s.Objective = 1.5 },
+		"objective mismatch":   func(s *Solution) { s.Objective = 3 },
+		"dual sign":            func(s *Solution) { s.RowDuals = []float64{1.5, 0.5}; s.ReducedCosts = []float64{-1, 2.5} },
+		"reduced cost":         func(s *Solution) { s.ReducedCosts = []float64{0, 1} },
+		"not strongly dual":    func(s *Solution) { s.RowDuals = []float64{1, 0}; s.ReducedCosts = []float64{0, 1} },
+		"wrong length":         func(s *Solution) { s.X = s.X[:1] },
+		"integer not integral": func(s *Solution) { m.Vars[0].Integer = true; s.RowDuals = nil },
+	}
+	for name, corrupt := range cases {
+		m = handLPs()[0].build()
+		s := good()
+		corrupt(s)
+		if err := Verify(m, s, VerifyTol); err == nil {
+			t.Errorf("%s: accepted", name)
 		}
 	}
 }
