@@ -7,10 +7,24 @@ import (
 	"sort"
 )
 
-// dpMaxStates caps the exact level DP; past it the DP gives up and the
-// caller uses the MIP. 200k states of a few dozen bytes stay well under
-// 100 MB.
-const dpMaxStates = 200000
+// dpMaxStates caps the exact level DP: Solve runs it only when the state
+// space bound dpStates is below it, and the DP gives up past it. Each
+// transition costs O(coverage·chains), so 20k states keep the DP within
+// milliseconds on the instances where it runs.
+const dpMaxStates = 20000
+
+// dpStates bounds the DP's state space: K times the product over chains of
+// (candidates on the chain + 1), saturating at dpMaxStates+1.
+func (rp *rayProblem) dpStates(K int) int {
+	s := K
+	for _, bc := range rp.byChain {
+		s *= len(bc) + 1
+		if s > dpMaxStates {
+			return dpMaxStates + 1
+		}
+	}
+	return s
+}
 
 type dpState struct {
 	pos     []int32 // highest prefix chosen per chain (0 = none)

@@ -3,6 +3,7 @@ package ptas
 import (
 	"context"
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -29,6 +30,8 @@ type lagrange struct {
 	v      []float64 // V_c at lambda
 	open   []int     // the opened candidates
 	value  float64   // L(lambda), already reduced by lbSafety
+	// direct selects per-candidate sums over the Fenwick sweep of chains.
+	direct bool
 	// scratch
 	order []int
 	a     []float64
@@ -39,20 +42,43 @@ type lagrange struct {
 
 func newLagrange(rp *rayProblem, K int) *lagrange {
 	n := len(rp.in.U)
-	return &lagrange{rp: rp, K: K, lambda: make([]float64, n), v: make([]float64, len(rp.cands)),
+	lg := &lagrange{rp: rp, K: K, lambda: make([]float64, n), v: make([]float64, len(rp.cands)),
 		order: make([]int, n), a: make([]float64, n), rank: make([]int, n), fw: make([]float64, n+1), fl: make([]float64, n+1)}
+	sweep := 0
+	for _, ch := range rp.chains {
+		sweep += len(ch.order) * (bits.Len(uint(n)) + 1)
+	}
+	lg.direct = rp.coverCount() <= sweep
+	return lg
 }
 
 // eval computes V_c for every candidate, the opened set and L(λ) in
 // O(chains · n log n): along a chain coverage grows by one member at a time
 // while the cost grows, so V at each prefix is cost·W − Λ over the members
 // with λ_j/w_j > cost, read from Fenwick trees indexed by the rank of λ_j/w_j.
+//
+// When the candidates (after merging identical coverage) are few, summing
+// each candidate's coverage directly is cheaper; both give the same V.
 func (lg *lagrange) eval() {
 	rp := lg.rp
 	n := len(rp.in.U)
 	for j := range lg.order {
 		lg.order[j] = j
 		lg.a[j] = lg.lambda[j] / rp.in.W[j]
+	}
+	if lg.direct {
+		for c := range rp.cands {
+			x := rp.cands[c].cost
+			v := 0.0
+			for _, j := range rp.members(c) {
+				if lg.a[j] > x {
+					v += rp.in.W[j]*x - lg.lambda[j]
+				}
+			}
+			lg.v[c] = min(v, 0)
+		}
+		lg.finish()
+		return
 	}
 	sort.Slice(lg.order, func(x, y int) bool {
 		ax, ay := lg.a[lg.order[x]], lg.a[lg.order[y]]
@@ -100,6 +126,11 @@ func (lg *lagrange) eval() {
 			}
 		}
 	}
+	lg.finish()
+}
+
+// finish opens the K most negative candidates and sets L(λ).
+func (lg *lagrange) finish() {
 	lg.open = lg.open[:0]
 	for c, v := range lg.v {
 		if v < 0 {

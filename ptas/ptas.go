@@ -48,7 +48,11 @@ const DefaultMaxCandidates = 4_000_000
 // mipMaxCover bounds the nonzeros of the p-median MIP (after Lagrangian
 // reduction) that Solve hands to CBC; past it only the Lagrangian bound is
 // used. CBC solves p-medians of this size in well under a second.
-const mipMaxCover = 60000
+const mipMaxCover = 10000
+
+// mipShare is the part of the remaining budget one level's MIP may use, so
+// an expensive proof at a coarse level cannot starve the finer levels.
+const mipShare = 0.4
 
 // LevelStat describes one refinement level.
 type LevelStat struct {
@@ -346,10 +350,10 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 	}
 	st := localSearch(ctx, rp, init, in.K)
 	sel, value := st.sel, st.total
-	bound := math.Inf(-1)
+	bound := 0.0 // costs are non-negative, so 0 bounds OPT_rays
 	method := "ls"
 	exact := false
-	if len(rp.chains) <= 6 && len(rp.cands) <= 400 {
+	if rp.dpStates(in.K) <= dpMaxStates {
 		if dsel, dv, ok := levelDP(ctx, rp, in.K); ok {
 			if dsel != nil && dv < value {
 				sel, value = dsel, dv
@@ -375,7 +379,12 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 				nz += int(rp.cands[c].p)
 			}
 			if nz <= mipMaxCover {
+				// Leave most of the budget to finer levels: the MIP may use
+				// mipShare of what remains.
 				limit := time.Duration(0)
+				if dl, ok := ctx.Deadline(); ok {
+					limit = max(time.Duration(float64(time.Until(dl))*mipShare), time.Millisecond)
+				}
 				mr, err := solveMIP(ctx, rp, keep, in.K, limit)
 				if err != nil {
 					return err
@@ -418,9 +427,7 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 		res.Shapes, res.Assign, res.Cost = shapes, asg, total
 		res.Method = fmt.Sprintf("%s/%s", dirs.Family, method)
 	}
-	if !math.IsInf(bound, -1) {
-		res.LowerBound = math.Max(res.LowerBound, bound/dirs.Rho)
-	}
+	res.LowerBound = math.Max(res.LowerBound, bound/dirs.Rho)
 	if exact && (res.Rho == 0 || dirs.Rho < res.Rho) {
 		res.Rho = dirs.Rho
 	}

@@ -481,3 +481,33 @@ func TestSolveCancelled(t *testing.T) {
 	}
 	_ = res
 }
+
+// The Fenwick sweep over chains and the direct per-candidate sums compute
+// the same Lagrangian values.
+func TestLagrangeEvalPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for it := 0; it < 60; it++ {
+		in := randInstance(r, 2+it%2, 5+r.IntN(10), 1+r.IntN(4), it%3 == 0)
+		dirs := MixRays(1 + r.IntN(6))
+		if it%2 == 1 {
+			dirs = LatticeRays(3, 1+r.IntN(4))
+		}
+		rp := buildRayProblem(context.Background(), in, dirs, Cost)
+		a, b := newLagrange(rp, in.K), newLagrange(rp, in.K)
+		a.direct, b.direct = true, false
+		for j := range a.lambda {
+			a.lambda[j] = r.Float64() * 2 * in.W[j]
+			b.lambda[j] = a.lambda[j]
+		}
+		a.eval()
+		b.eval()
+		for c := range a.v {
+			if math.Abs(a.v[c]-b.v[c]) > 1e-9*(1+math.Abs(a.v[c])) {
+				t.Fatalf("it %d cand %d: direct %v, sweep %v", it, c, a.v[c], b.v[c])
+			}
+		}
+		if math.Abs(a.value-b.value) > 1e-9*(1+math.Abs(a.value)) {
+			t.Fatalf("L: direct %v, sweep %v", a.value, b.value)
+		}
+	}
+}
