@@ -68,6 +68,10 @@ type Member struct {
 	// bandwidth beyond the group's Demand.
 	Inputs []Input
 	placed bool
+	// dead marks, for the current round, a member whose remote reads no
+	// longer fit: free capacity only shrinks during a round, so it cannot
+	// fit on any machine that does not hold its input.
+	dead bool
 }
 
 // Placed reports whether the member was assigned in a round.
@@ -207,6 +211,15 @@ type round struct {
 	twoF   [2]float64
 	jl     []int
 	sh     []float64 // scratch: dominant share per job
+	// scratch for fill: groups and local members still able to fit the
+	// machine, and jobs offered a candidate in the current pick.
+	alive   []int
+	loc     [][2]int
+	touched []int
+	// order lists the jobs with pending tasks by dominant share (ties by
+	// index); sh caches each job's share. Only a placed job's share
+	// changes, so the order is kept by moving that one job.
+	order []int
 }
 
 func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
@@ -230,6 +243,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		r.pend[g.Job] += g.Count
 		for mi := range g.Members {
 			mem := &g.Members[mi]
+			mem.dead = false
 			if mem.placed {
 				continue
 			}
@@ -240,11 +254,14 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 			}
 		}
 	}
-	for _, p := range r.pend {
+	for j, p := range r.pend {
 		if p > 0 {
 			r.npend++
+			r.sh[j] = r.share(j)
+			r.order = append(r.order, j)
 		}
 	}
+	sort.Slice(r.order, func(a, b int) bool { return r.shareLess(r.order[a], r.order[b]) })
 	return r
 }
 
@@ -310,7 +327,14 @@ func (r *round) prepMachine(m int) {
 }
 
 // eval scores member mi of group gi (mi = -1: anonymous) on machine m.
-func (r *round) eval(gi, mi, m int) cand {
+// Failure kinds of eval.
+const (
+	fitOK = iota
+	failLocal
+	failRemote
+)
+
+func (r *round) eval(gi, mi, m int) (cand, int) {
 	g := r.gs[gi]
 	var inputs []Input
 	if mi >= 0 {
@@ -324,7 +348,7 @@ func (r *round) eval(gi, mi, m int) cand {
 			// An unchecked resource may be over-allocated, but never
 			// placed on a machine that has none of it at all.
 			if r.dem[k] > 0 && mc.Cap[k] <= 0 {
-				return cand{}
+				return cand{}, failLocal
 			}
 			continue
 		}
@@ -334,21 +358,21 @@ func (r *round) eval(gi, mi, m int) cand {
 		}
 	}
 	if !vecpack.Fits(r.md, r.mf) {
-		return cand{}
-	}
-	if remote && !r.remoteFits(inputs, m) {
-		return cand{}
+		return cand{}, failLocal
 	}
 	a := vecpack.Alignment(r.nd, r.nf)
 	if math.IsInf(a, -1) {
-		return cand{}
+		return cand{}, failLocal
+	}
+	if remote && !r.remoteFits(inputs, m) {
+		return cand{}, failRemote
 	}
 	s := a
 	if remote {
 		s *= 1 - r.cfg.RemotePenalty
 	}
 	s -= r.cfg.Epsilon * r.js[g.Job].Work
-	return cand{g: gi, mi: mi, align: a, score: s, remote: remote, promoted: g.Promoted, ok: true}
+	return cand{g: gi, mi: mi, align: a, score: s, remote: remote, promoted: g.Promoted, ok: true}, fitOK
 }
 
 // remoteFits checks disk read and network out at every remote input machine.
@@ -389,6 +413,9 @@ func (r *round) share(j int) float64 {
 
 func (r *round) offer(c cand) {
 	j := r.gs[c.g].Job
+	if !r.best[j].ok && !r.bestP[j].ok {
+		r.touched = append(r.touched, j)
+	}
 	if c.better(r.best[j]) {
 		r.best[j] = c
 	}
@@ -397,34 +424,67 @@ func (r *round) offer(c cand) {
 	}
 }
 
-// fill places tasks on machine m until none fits.
+// fill places tasks on machine m until none fits. Free capacity only
+// shrinks while m is filled, so a group (or an indexed local member) that
+// does not fit m once is dropped for the rest of m's fill.
 func (r *round) fill(m int, out []Placement) []Placement {
+	alive := r.alive[:0]
+	for gi, g := range r.gs {
+		if g.Count > 0 {
+			alive = append(alive, gi)
+		}
+	}
+	loc := r.loc[:0]
+	for _, gm := range r.local[m] {
+		if !r.gs[gm[0]].Members[gm[1]].placed {
+			loc = append(loc, gm)
+		}
+	}
+	defer func() { r.alive, r.loc = alive[:0], loc[:0] }()
 	for {
 		r.prepMachine(m)
-		for j := range r.best {
+		for _, j := range r.touched {
 			r.best[j], r.bestP[j] = cand{}, cand{}
 		}
-		for _, gm := range r.local[m] {
-			g := r.gs[gm[0]]
-			if g.Members[gm[1]].placed {
+		r.touched = r.touched[:0]
+		keep := loc[:0]
+		for _, gm := range loc {
+			if r.gs[gm[0]].Members[gm[1]].placed {
 				continue
 			}
-			r.offer(r.eval(gm[0], gm[1], m))
+			c, fail := r.eval(gm[0], gm[1], m)
+			if fail == failLocal {
+				continue
+			}
+			keep = append(keep, gm)
+			if fail == fitOK {
+				r.offer(c)
+			}
 		}
-		for gi, g := range r.gs {
+		loc = keep
+		keepG := alive[:0]
+		for _, gi := range alive {
+			g := r.gs[gi]
 			if g.Count == 0 {
 				continue
 			}
 			if g.Members == nil {
-				r.offer(r.eval(gi, -1, m))
+				c, fail := r.eval(gi, -1, m)
+				if fail == failLocal {
+					continue
+				}
+				keepG = append(keepG, gi)
+				r.offer(c)
 				continue
 			}
 			// The first pending member with no input on m whose remote
-			// reads fit stands for the whole group (members on m were
-			// offered above through the local index).
+			// reads fit stands for the whole group: all such members have
+			// the same demand on m (members on m come from the local
+			// index above).
+			drop := false
 			for mi := g.cursor; mi < len(g.Members); mi++ {
 				mem := &g.Members[mi]
-				if mem.placed {
+				if mem.placed || mem.dead {
 					if mi == g.cursor {
 						g.cursor++
 					}
@@ -433,59 +493,102 @@ func (r *round) fill(m int, out []Placement) []Placement {
 				if hasInput(mem.Inputs, m) {
 					continue
 				}
-				c := r.eval(gi, mi, m)
-				if c.ok {
+				c, fail := r.eval(gi, mi, m)
+				if fail == failRemote {
+					mem.dead = true
+					continue
+				}
+				if fail == failLocal {
+					drop = true
+				} else {
 					r.offer(c)
-					break
 				}
-				if len(mem.Inputs) == 0 {
-					break // identical to every later input-free member
-				}
+				break
+			}
+			if !drop {
+				keepG = append(keepG, gi)
 			}
 		}
-		r.jl = r.jl[:0]
-		for j := range r.best {
-			if r.best[j].ok {
-				r.jl = append(r.jl, j)
-			}
-		}
-		if len(r.jl) == 0 {
+		alive = keepG
+		if len(r.touched) == 0 {
 			return out
 		}
-		shares := r.sh
-		for _, j := range r.jl {
-			shares[j] = r.share(j)
-		}
-		sort.SliceStable(r.jl, func(a, b int) bool {
-			sa, sb := shares[r.jl[a]], shares[r.jl[b]]
-			if math.Abs(sa-sb) > ShareTieTol {
-				return sa < sb
-			}
-			return r.jl[a] < r.jl[b]
-		})
 		k := int(math.Ceil((1-r.cfg.Fairness)*float64(r.npend) - ceilTol))
 		if k < 1 {
 			k = 1
 		}
-		if k > len(r.jl) {
-			k = len(r.jl)
-		}
-		var pick cand
-		rank := -1
-		for i, j := range r.jl[:k] {
-			if r.bestP[j].better(pick) {
-				pick, rank = r.bestP[j], i
-			}
-		}
-		if !pick.ok {
-			for i, j := range r.jl[:k] {
-				if r.best[j].better(pick) {
-					pick, rank = r.best[j], i
+		// Eligible: the first k jobs, in share order, that hold a candidate.
+		r.jl = r.jl[:0]
+		if k >= len(r.touched) {
+			r.jl = append(r.jl, r.touched...)
+		} else {
+			for _, j := range r.order {
+				if r.best[j].ok {
+					r.jl = append(r.jl, j)
+					if len(r.jl) == k {
+						break
+					}
 				}
 			}
 		}
-		out = append(out, r.apply(pick, m, shares[r.jl[rank]], rank))
+		var pick cand
+		for _, j := range r.jl {
+			if r.bestP[j].better(pick) {
+				pick = r.bestP[j]
+			}
+		}
+		if !pick.ok {
+			for _, j := range r.jl {
+				if r.best[j].better(pick) {
+					pick = r.best[j]
+				}
+			}
+		}
+		pj := r.gs[pick.g].Job
+		rank := 0
+		for _, j := range r.touched {
+			if r.shareLess(j, pj) {
+				rank++
+			}
+		}
+		out = append(out, r.apply(pick, m, r.sh[pj], rank))
+		r.reorder(pj)
 	}
+}
+
+// shareLess orders jobs by dominant share, ties by index.
+func (r *round) shareLess(a, b int) bool {
+	sa, sb := r.sh[a], r.sh[b]
+	if math.Abs(sa-sb) > ShareTieTol {
+		return sa < sb
+	}
+	return a < b
+}
+
+// reorder refreshes job j's share after a placement (only the placed job's
+// share changes) and moves it to its place in r.order, dropping it when it
+// has nothing pending.
+func (r *round) reorder(j int) {
+	pos := -1
+	for i, x := range r.order {
+		if x == j {
+			pos = i
+			break
+		}
+	}
+	if pos < 0 {
+		return
+	}
+	if r.pend[j] == 0 {
+		r.order = append(r.order[:pos], r.order[pos+1:]...)
+		return
+	}
+	r.sh[j] = r.share(j)
+	for pos+1 < len(r.order) && r.shareLess(r.order[pos+1], j) {
+		r.order[pos] = r.order[pos+1]
+		pos++
+	}
+	r.order[pos] = j
 }
 
 func hasInput(ins []Input, m int) bool {

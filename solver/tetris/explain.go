@@ -115,50 +115,84 @@ func (e *explainer) sortShort(ss []Shortfall) {
 	})
 }
 
-type placeEval struct {
-	m      int
-	metric float64
-	short  []Shortfall
+// localMetric is the largest shortfall of dem on machine m relative to
+// capacity (0 if it fits), counting short resources into blocked when non-nil.
+func (e *explainer) localMetric(dem []float64, m int, blocked []int) float64 {
+	mc := e.ms[m]
+	w := 0.0
+	for k, x := range dem {
+		if !e.mask[k] || x <= mc.Free[k]+vecpack.FitTol*math.Max(1, math.Abs(mc.Free[k])) {
+			continue
+		}
+		if blocked != nil {
+			blocked[k]++
+		}
+		v := absentMetric
+		if mc.Cap[k] > 0 {
+			v = (x - mc.Free[k]) / mc.Cap[k]
+		}
+		w = math.Max(w, v)
+	}
+	return w
+}
+
+// remoteMetric is the largest relative shortfall of disk read and network
+// out at the machines a task on m reads from.
+func (e *explainer) remoteMetric(inputs []Input, m int) float64 {
+	e.need = RemoteNeeds(inputs, m, e.need)
+	w := 0.0
+	for _, n := range e.need {
+		mc := e.ms[n.Machine]
+		for _, k := range []int{e.roles.DiskRead, e.roles.NetOut} {
+			if k < 0 || !e.mask[k] || n.Rate <= mc.Free[k]+vecpack.FitTol*math.Max(1, math.Abs(mc.Free[k])) {
+				continue
+			}
+			v := absentMetric
+			if mc.Cap[k] > 0 {
+				v = (n.Rate - mc.Free[k]) / mc.Cap[k]
+			}
+			w = math.Max(w, v)
+		}
+	}
+	return w
+}
+
+// reason lists the shortfalls of a task of g with the given inputs placed
+// on m, worst first.
+func (e *explainer) reason(g *Group, inputs []Input, m int, blocked []int) *Reason {
+	remote := LocalDemand(g, inputs, m, e.roles, e.dem)
+	ss := e.short(e.dem, m, nil)
+	ss = e.remoteShort(inputs, m, ss)
+	e.sortShort(ss)
+	return &Reason{Machine: m, Remote: remote, Short: ss, Blocked: blocked}
 }
 
 func (e *explainer) group(g *Group) []*Reason {
 	// The all-remote variant: demand on a machine holding none of the
 	// input (identical for every member: groups share input rates).
 	var rep []Input
-	if len(g.Members) > 0 {
-		for _, mem := range g.Members {
-			if !mem.placed {
-				rep = mem.Inputs
-				break
-			}
+	for _, mem := range g.Members {
+		if !mem.placed {
+			rep = mem.Inputs
+			break
 		}
 	}
-	d := len(g.Demand)
-	blocked := make([]int, d)
-	evals := make([]placeEval, len(e.ms))
+	blocked := make([]int, len(g.Demand))
+	LocalDemand(g, rep, -1, e.roles, e.dem)
+	metric := make([]float64, len(e.ms))
 	for m := range e.ms {
-		LocalDemand(g, rep, -1, e.roles, e.dem)
-		ss := e.short(e.dem, m, nil)
-		for _, s := range ss {
-			blocked[s.Resource]++
-		}
-		evals[m] = placeEval{m: m, metric: e.metric(ss), short: ss}
+		metric[m] = e.localMetric(e.dem, m, blocked)
 	}
 	order := make([]int, len(e.ms))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		return evals[order[a]].metric < evals[order[b]].metric
-	})
+	sort.SliceStable(order, func(a, b int) bool { return metric[order[a]] < metric[order[b]] })
+	if len(order) == 0 {
+		return make([]*Reason, max(1, len(g.Members)))
+	}
 	if g.Members == nil {
-		r := &Reason{Machine: -1, Blocked: blocked}
-		if len(order) > 0 {
-			best := evals[order[0]]
-			r.Machine, r.Short = best.m, best.short
-			e.sortShort(r.Short)
-		}
-		return []*Reason{r}
+		return []*Reason{e.reason(g, nil, order[0], blocked)}
 	}
 	out := make([]*Reason, len(g.Members))
 	for mi := range g.Members {
@@ -166,35 +200,27 @@ func (e *explainer) group(g *Group) []*Reason {
 		if mem.placed {
 			continue
 		}
-		var best placeEval
-		best.m, best.metric = -1, math.Inf(1)
-		remote := false
-		consider := func(pe placeEval, rem bool) {
-			if pe.metric < best.metric || (pe.metric == best.metric && pe.m < best.m) {
-				best, remote = pe, rem
+		bestM, best := -1, math.Inf(1)
+		consider := func(m int, v float64) {
+			if v < best || (v == best && m < bestM) {
+				bestM, best = m, v
 			}
 		}
 		for k, in := range mem.Inputs {
 			if hasInput(mem.Inputs[:k], in.Machine) {
 				continue
 			}
-			rem := LocalDemand(g, mem.Inputs, in.Machine, e.roles, e.dem)
-			ss := e.short(e.dem, in.Machine, nil)
-			ss = e.remoteShort(mem.Inputs, in.Machine, ss)
-			consider(placeEval{m: in.Machine, metric: e.metric(ss), short: ss}, rem)
+			LocalDemand(g, mem.Inputs, in.Machine, e.roles, e.dem)
+			consider(in.Machine, math.Max(e.localMetric(e.dem, in.Machine, nil), e.remoteMetric(mem.Inputs, in.Machine)))
 		}
 		for _, m := range order {
 			if hasInput(mem.Inputs, m) {
 				continue
 			}
-			ss := append([]Shortfall(nil), evals[m].short...)
-			ss = e.remoteShort(mem.Inputs, m, ss)
-			consider(placeEval{m: m, metric: e.metric(ss), short: ss}, len(mem.Inputs) > 0)
+			consider(m, math.Max(metric[m], e.remoteMetric(mem.Inputs, m)))
 			break
 		}
-		r := &Reason{Machine: best.m, Remote: remote, Short: best.short, Blocked: blocked}
-		e.sortShort(r.Short)
-		out[mi] = r
+		out[mi] = e.reason(g, mem.Inputs, bestM, blocked)
 	}
 	return out
 }

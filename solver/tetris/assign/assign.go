@@ -44,7 +44,10 @@ type Request struct {
 	Jobs     []JobReq     `json:"jobs,omitempty"`
 	Knobs    *Knobs       `json:"knobs,omitempty"`
 	Roles    *Roles       `json:"roles,omitempty"`
-	BudgetMS *int64       `json:"budget_ms,omitempty"`
+	// MaxUnplaced caps how many unplaced tasks are listed (in request
+	// order); summary.unplaced still counts all. nil lists every one.
+	MaxUnplaced *int   `json:"max_unplaced,omitempty"`
+	BudgetMS    *int64 `json:"budget_ms,omitempty"`
 	Seed     *int64       `json:"seed,omitempty"`
 }
 
@@ -530,8 +533,8 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 	}
 	reasons := tetris.Explain(in.Machines, in.Groups, cfg)
 	type up struct {
-		ti int
-		u  Unplaced
+		ti, g int
+		r     *tetris.Reason
 	}
 	var ups []up
 	for gi, g := range in.Groups {
@@ -539,23 +542,35 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 			continue
 		}
 		if g.Members == nil {
-			r := reasons[gi][0]
 			for _, ti := range in.Tasks[gi][next[gi]:] {
-				ups = append(ups, up{ti, in.unplaced(ti, g.Job, r)})
+				ups = append(ups, up{ti, gi, reasons[gi][0]})
 			}
 			continue
 		}
 		for mi := range g.Members {
-			if g.Members[mi].Placed() {
-				continue
+			if !g.Members[mi].Placed() {
+				ups = append(ups, up{in.Tasks[gi][mi], gi, reasons[gi][mi]})
 			}
-			ti := in.Tasks[gi][mi]
-			ups = append(ups, up{ti, in.unplaced(ti, g.Job, reasons[gi][mi])})
 		}
 	}
 	sort.Slice(ups, func(a, b int) bool { return ups[a].ti < ups[b].ti })
+	res.Summary.Unplaced = len(ups)
+	if req.MaxUnplaced != nil && *req.MaxUnplaced < len(ups) {
+		ups = ups[:*req.MaxUnplaced]
+	}
+	// One blocked map per group: every task of a group shares it.
+	blocked := make([]map[string]int, len(in.Groups))
+	res.Unplaced = make([]Unplaced, 0, len(ups))
 	for _, u := range ups {
-		res.Unplaced = append(res.Unplaced, u.u)
+		if blocked[u.g] == nil {
+			blocked[u.g] = map[string]int{}
+			for k, n := range u.r.Blocked {
+				if n > 0 {
+					blocked[u.g][in.Resources[k]] = n
+				}
+			}
+		}
+		res.Unplaced = append(res.Unplaced, in.unplaced(u.ti, in.Groups[u.g].Job, u.r, blocked[u.g]))
 	}
 	for i, m := range in.Machines {
 		f := map[string]float64{}
@@ -567,41 +582,37 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 	res.Knobs = KnobsOut{Fairness: in.Knobs.Fairness, Barrier: in.Knobs.Barrier, Epsilon: in.Knobs.Epsilon,
 		EpsilonAuto: in.Knobs.EpsilonAuto, RemotePenalty: in.Knobs.RemotePenalty}
 	res.Summary.Placed = len(res.Assignments)
-	res.Summary.Unplaced = len(res.Unplaced)
 	res.Summary.Groups = len(in.Groups)
 	return res, nil
 }
 
-func (in *Instance) unplaced(ti, job int, r *tetris.Reason) Unplaced {
+func (in *Instance) unplaced(ti, job int, r *tetris.Reason, blocked map[string]int) Unplaced {
 	req := in.Req
-	u := Unplaced{Task: req.Tasks[ti].ID, Job: in.JobIDs[job], Remote: r.Remote, Blocked: map[string]int{},
-		Shortfalls: []Shortfall{}}
-	for k, n := range r.Blocked {
-		if n > 0 {
-			u.Blocked[in.Resources[k]] = n
-		}
-	}
+	u := Unplaced{Task: req.Tasks[ti].ID, Job: in.JobIDs[job], Remote: r.Remote, Blocked: blocked,
+		Shortfalls: make([]Shortfall, 0, len(r.Short))}
 	for _, s := range r.Short {
 		u.Shortfalls = append(u.Shortfalls, Shortfall{Resource: in.Resources[s.Resource],
 			Machine: req.Machines[s.Machine].Name, Need: s.Need, Free: s.Free})
 	}
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	switch {
-	case len(in.Machines) == 0:
+	case r.Machine < 0:
 		u.Reason = "no machines"
 	case len(u.Shortfalls) == 0:
 		// Cannot happen after a round (a machine is filled until nothing
 		// fits); reported rather than hidden if it ever does.
 		u.Machine = req.Machines[r.Machine].Name
-		u.Reason = fmt.Sprintf("fits on %s but was not placed", u.Machine)
+		u.Reason = "fits on " + u.Machine + " but was not placed"
 	default:
 		w := u.Shortfalls[0]
 		u.Resource, u.Machine, u.Need, u.Free = w.Resource, w.Machine, w.Need, w.Free
 		where := "on " + w.Machine
 		if w.Machine != req.Machines[r.Machine].Name {
-			where = fmt.Sprintf("at input machine %s (placing on %s)", w.Machine, req.Machines[r.Machine].Name)
+			where = "at input machine " + w.Machine + " (placing on " + req.Machines[r.Machine].Name + ")"
 		}
-		u.Reason = fmt.Sprintf("needs %g %s %s, %g free (closest placement); %s short on %d of %d machines",
-			w.Need, w.Resource, where, math.Max(w.Free, 0), w.Resource, u.Blocked[w.Resource], len(in.Machines))
+		u.Reason = "needs " + num(w.Need) + " " + w.Resource + " " + where + ", " + num(math.Max(w.Free, 0)) +
+			" free (closest placement); " + w.Resource + " short on " + strconv.Itoa(blocked[w.Resource]) +
+			" of " + strconv.Itoa(len(in.Machines)) + " machines"
 	}
 	return u
 }

@@ -248,7 +248,7 @@ func solveReq(t *testing.T, req *Request) *Result {
 func TestRandomNeverExceedsFree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for it := 0; it < 150; it++ {
-		req := GenerateRequest(rng, 1+rng.IntN(6), rng.IntN(60), 1+rng.IntN(5), 0.5*rng.Float64(), rng.Float64())
+		req := GenerateRequest(rng, 1+rng.IntN(6), rng.IntN(60), 1+rng.IntN(5), rng.Float64(), rng.Float64())
 		f := rng.Float64()
 		req.Knobs = &Knobs{Fairness: &f}
 		replay(t, req, solveReq(t, req), false)
@@ -259,7 +259,7 @@ func TestStrictFairnessPicksFurthestJob(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	one, b := 1.0, 1.0
 	for it := 0; it < 120; it++ {
-		req := GenerateRequest(rng, 1+rng.IntN(4), rng.IntN(50), 2+rng.IntN(4), 0.5*rng.Float64(), rng.Float64())
+		req := GenerateRequest(rng, 1+rng.IntN(4), rng.IntN(50), 2+rng.IntN(4), rng.Float64(), rng.Float64())
 		req.Knobs = &Knobs{Fairness: &one, Barrier: &b}
 		replay(t, req, solveReq(t, req), true)
 	}

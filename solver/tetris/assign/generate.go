@@ -11,8 +11,9 @@ import (
 
 // Generate builds a heartbeat snapshot of the paper's deployment (§5.1):
 // params "machines" (default 20), "tasks" pending (default 200), "jobs"
-// (default 10), "busy" (fraction of each resource already in use, drawn
-// uniformly in [0, 2·busy], default 0.5) and "locality" (fraction of map
+// (default 10), "busy" (mean fraction of each resource already in use,
+// drawn per machine and resource uniformly within ±BusySpread of it,
+// default 0.5) and "locality" (fraction of map
 // tasks whose input block lives on a machine, default 1). Map tasks read
 // their block through an input (local disk read or remote network read).
 func Generate(seed int64, params map[string]string) (any, error) {
@@ -47,11 +48,15 @@ func Generate(seed int64, params map[string]string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if nm < 1 || nj < 1 || busy > 0.5 || loc > 1 {
-		return nil, fmt.Errorf("params: need machines ≥ 1, jobs ≥ 1, busy ≤ 0.5, locality ≤ 1")
+	if nm < 1 || nj < 1 || busy > 1 || loc > 1 {
+		return nil, fmt.Errorf("params: need machines ≥ 1, jobs ≥ 1, busy ≤ 1, locality ≤ 1")
 	}
 	return GenerateRequest(rand.New(rand.NewPCG(uint64(seed), 0x7e7415a5)), int(nm), int(nt), int(nj), busy, loc), nil
 }
+
+// BusySpread is how far a machine's per-resource usage strays from the mean
+// "busy" fraction in generated snapshots.
+const BusySpread = 0.1
 
 // GenerateRequest is Generate with parsed parameters.
 func GenerateRequest(rng *rand.Rand, machines, tasks, jobs int, busy, locality float64) *Request {
@@ -60,7 +65,7 @@ func GenerateRequest(rng *rand.Rand, machines, tasks, jobs int, busy, locality f
 	for i := 0; i < machines; i++ {
 		free := map[string]float64{}
 		for _, r := range tetris.DeployResources {
-			u := rng.Float64() * 2 * busy
+			u := math.Min(1, math.Max(0, busy+BusySpread*(2*rng.Float64()-1)))
 			free[r] = math.Round(capa[r]*(1-u)*100) / 100
 		}
 		req.Machines = append(req.Machines, MachineReq{Name: fmt.Sprintf("m%03d", i), Capacity: capa, Free: free})
