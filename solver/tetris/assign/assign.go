@@ -48,7 +48,7 @@ type Request struct {
 	// order); summary.unplaced still counts all. nil lists every one.
 	MaxUnplaced *int   `json:"max_unplaced,omitempty"`
 	BudgetMS    *int64 `json:"budget_ms,omitempty"`
-	Seed     *int64       `json:"seed,omitempty"`
+	Seed        *int64 `json:"seed,omitempty"`
 }
 
 // MachineReq is one machine: total capacity and what is free now (default:
