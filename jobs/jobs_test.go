@@ -304,16 +304,16 @@ func TestListPaginationAndFilters(t *testing.T) {
 			return len(l.Jobs)
 		}
 		for q, n := range map[string]int{
-			"state=succeeded":                    5,
-			"state=failed":                       1,
-			"state=failed,succeeded":             6,
-			"state=queued":                       0,
-			"client=c1":                          2,
-			"client=c0&state=succeeded":          3,
-			"problem=test/sleep":                 6,
-			"problem=test-sleep":                 6,
-			"kind=scenario":                      0,
-			"created_after=2000-01-01T00:00:00Z": 6,
+			"state=succeeded":                     5,
+			"state=failed":                        1,
+			"state=failed,succeeded":              6,
+			"state=queued":                        0,
+			"client=c1":                           2,
+			"client=c0&state=succeeded":           3,
+			"problem=test/sleep":                  6,
+			"problem=test-sleep":                  6,
+			"kind=scenario":                       0,
+			"created_after=2000-01-01T00:00:00Z":  6,
 			"created_before=2000-01-01T00:00:00Z": 0,
 		} {
 			if got := count(q); got != n {

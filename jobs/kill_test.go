@@ -1,0 +1,175 @@
+package jobs
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recoveryLimit bounds the crash test's wait: River's leader lease (about
+// 15 s) must lapse before the restarted process leads and rescues the
+// killed process's job, then the job runs again.
+const recoveryLimit = 120 * time.Second
+
+// serverProc is a jobserver subprocess (`xflex serve` on the test problem).
+type serverProc struct {
+	cmd    *exec.Cmd
+	addr   string
+	stderr *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func buildJobServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "jobserver")
+	out, err := exec.Command("go", "build", "-o", bin, "./internal/jobserver").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build jobserver: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func startServer(t *testing.T, bin, store string) *serverProc {
+	t.Helper()
+	cmd := exec.Command(bin, "--store", store, "--max-budget", "5s", "--job-rescue-grace", "1s",
+		"--job-poll", "50ms", "--job-workers", "1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &serverProc{cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening ") {
+		t.Fatalf("server did not start (%q, %v):\n%s", line, err, p.stderr.String())
+	}
+	p.addr = "http://" + strings.TrimSpace(strings.TrimPrefix(line, "listening "))
+	return p
+}
+
+func (p *serverProc) job(t *testing.T, id string) Job {
+	t.Helper()
+	resp, err := http.Get(p.addr + "/v1/jobs/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var j Job
+	if err := json.NewDecoder(resp.Body).Decode(&j); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("get job %s: %d %v", id, resp.StatusCode, err)
+	}
+	return j
+}
+
+func (p *serverProc) submit(t *testing.T, body string) string {
+	t.Helper()
+	resp, err := http.Post(p.addr+"/v1/jobs", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var j Job
+	if err := json.NewDecoder(resp.Body).Decode(&j); err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("submit: %d %v", resp.StatusCode, err)
+	}
+	return j.ID
+}
+
+// TestKilledServerLosesNothing kills a server process (SIGKILL) while it
+// runs one job and holds another in its queue, restarts it on the same
+// store, and checks that both jobs finish: the running one is rescued and
+// solved again, the queued one is solved.
+func TestKilledServerLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash recovery waits for River's leader lease (~20 s); skipped with -short")
+	}
+	t.Parallel() // mostly waiting: overlap it with the other tests
+	bin := buildJobServer(t)
+	forEachStore(t, func(t *testing.T, store string) {
+		srv := startServer(t, bin, store)
+		running := srv.submit(t, `{"problem":"test/sleep","input":{"ms":1500,"value":7,"budget_ms":4000}}`)
+		queued := srv.submit(t, `{"problem":"test/sleep","input":{"ms":10,"value":8}}`)
+		deadline := time.Now().Add(waitLimit)
+		for {
+			j := srv.job(t, running)
+			if j.State == StateRunning && j.Progress.Fraction != nil && *j.Progress.Fraction > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("job never ran: %+v\n%s", j, srv.stderr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err := srv.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = srv.cmd.Wait()
+
+		srv = startServer(t, bin, store)
+		deadline = time.Now().Add(recoveryLimit)
+		for _, id := range []string{running, queued} {
+			for {
+				j := srv.job(t, id)
+				if j.State.Terminal() {
+					if j.State != StateSucceeded {
+						t.Fatalf("job %s ended %s: %+v", id, j.State, j.Error)
+					}
+					if id == running && j.Attempts < 2 {
+						t.Errorf("killed job finished with %d attempts; want a second attempt", j.Attempts)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("job %s not recovered after %s: %+v\n%s", id, recoveryLimit, j, srv.stderr.String())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		resp, err := http.Get(srv.addr + "/v1/jobs/" + running + "/result")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Result struct {
+				Lambda float64 `json:"lambda"`
+			} `json:"result"`
+			Meta struct {
+				Status string `json:"status"`
+			} `json:"meta"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Result.Lambda != 7 || r.Meta.Status != "optimal" {
+			t.Errorf("recovered result: %+v (%v)", r, err)
+		}
+	})
+}

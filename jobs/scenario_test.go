@@ -1,0 +1,92 @@
+package jobs
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/xflex/xflex/solver"
+)
+
+// TestMergePatchRFC7396 checks applyPatch against every example of RFC
+// 7396, Appendix A, plus the nested-null case of section 2.
+func TestMergePatchRFC7396(t *testing.T) {
+	cases := []struct{ target, patch, want string }{
+		{`{"a":"b"}`, `{"a":"c"}`, `{"a":"c"}`},
+		{`{"a":"b"}`, `{"b":"c"}`, `{"a":"b","b":"c"}`},
+		{`{"a":"b"}`, `{"a":null}`, `{}`},
+		{`{"a":"b","b":"c"}`, `{"a":null}`, `{"b":"c"}`},
+		{`{"a":["b"]}`, `{"a":"c"}`, `{"a":"c"}`},
+		{`{"a":"c"}`, `{"a":["b"]}`, `{"a":["b"]}`},
+		{`{"a":{"b":"c"}}`, `{"a":{"b":"d","c":null}}`, `{"a":{"b":"d"}}`},
+		{`{"a":[{"b":"c"}]}`, `{"a":[1]}`, `{"a":[1]}`},
+		{`["a","b"]`, `["c","d"]`, `["c","d"]`},
+		{`{"a":"b"}`, `["c"]`, `["c"]`},
+		{`{"a":"foo"}`, `null`, `null`},
+		{`{"a":"foo"}`, `"bar"`, `"bar"`},
+		{`{"e":null}`, `{"a":1}`, `{"e":null,"a":1}`},
+		{`[1,2]`, `{"a":"b","c":null}`, `{"a":"b"}`},
+		{`{}`, `{"a":{"bb":{"ccc":null}}}`, `{"a":{"bb":{}}}`},
+		// Section 1's example.
+		{`{"title":"Goodbye!","author":{"givenName":"John","familyName":"Doe"},"tags":["example","sample"],"content":"This will be unchanged"}`,
+			`{"title":"Hello!","phoneNumber":"+01-123-456-7890","author":{"familyName":null},"tags":["example"]}`,
+			`{"title":"Hello!","author":{"givenName":"John"},"tags":["example"],"content":"This will be unchanged","phoneNumber":"+01-123-456-7890"}`},
+	}
+	for _, c := range cases {
+		got, err := applyPatch([]byte(c.target), json.RawMessage(c.patch))
+		if err != nil {
+			t.Errorf("%s + %s: %v", c.target, c.patch, err)
+			continue
+		}
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatal(err)
+		}
+		_ = json.Unmarshal([]byte(c.want), &w)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s + %s = %s, want %s", c.target, c.patch, got, c.want)
+		}
+	}
+}
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	v, err := solver.DecodeAny([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestDiff(t *testing.T) {
+	cases := []struct{ a, b, want string }{
+		{`{"x":1}`, `{"x":1.0}`, ``},
+		{`{"x":1,"y":2}`, `{"x":1,"y":3,"z":0}`, `/y,/z`},
+		{`{"alloc":[{"name":"web","node":"n1"},{"name":"db","node":"n2"}]}`,
+			`{"alloc":[{"name":"db","node":"n2"},{"name":"web","node":"n3"}]}`, `/alloc/web/node`},
+		{`{"alloc":[{"name":"a"},{"name":"b"}]}`, `{"alloc":[{"name":"a"}]}`, `/alloc/b`},
+		{`{"v":[1,2,3]}`, `{"v":[1,5]}`, `/v/1,/v/2`},
+		{`{"m":{"a~b/c":1}}`, `{"m":{"a~b/c":2}}`, `/m/a~0b~1c`},
+		{`{"dup":[{"id":1},{"id":1}]}`, `{"dup":[{"id":1},{"id":2}]}`, `/dup/1/id`},
+		{`{"t":{"a":1}}`, `{"t":[1]}`, `/t`},
+	}
+	for _, c := range cases {
+		var got []string
+		diff("", decode(t, c.a), decode(t, c.b), &got)
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("diff %s %s = %v, want %s", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestFigures(t *testing.T) {
+	got := figures(decode(t, `{"lambda":1.5,"name":"x","summary":{"makespan":10,"deep":{"no":1}},"list":[1,2]}`))
+	want := map[string]float64{"lambda": 1.5, "summary.makespan": 10}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("figures %v, want %v", got, want)
+	}
+	if figures(decode(t, `[1]`)) != nil {
+		t.Error("figures of an array")
+	}
+}
