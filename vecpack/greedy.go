@@ -110,3 +110,61 @@ func (p *Packing) fillBin(b int, rule Rule, pattern []Slot) []Slot {
 		pattern = append(pattern, Slot{Type: best, Count: n})
 	}
 }
+
+// Quota gives, for bin b, a fractional target number of items of every
+// type (q has one entry per type and arrives zeroed).
+type Quota func(b int, q []float64)
+
+// quotaEps lets an accumulated quota of 0.9999999 (a sum of fractions
+// that should be an integer) count as 1.
+const quotaEps = 1e-7
+
+// GreedyGuided is Greedy with targets: each bin, in order, first receives
+// its quota of every type (heaviest types first, as far as they fit), the
+// fractional quotas turned into integers by error diffusion along the bin
+// order so that the totals track Σ_b quota; then the rule fills what space
+// is left. With quotas from an LP relaxation (per bin class, proportional
+// to the remaining demand) every bin gets a slice of the whole mix, so the
+// last bins are not left with only the items that pack badly.
+func GreedyGuided(ctx context.Context, in *Instance, rule Rule, order []int, quota Quota) (*Packing, error) {
+	p, err := NewPacking(in)
+	if err != nil {
+		return nil, err
+	}
+	if order == nil {
+		order = in.BinOrder()
+	}
+	acc := make([]float64, len(in.Types))
+	q := make([]float64, len(in.Types))
+	for i, b := range order {
+		if i%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return p, ctx.Err()
+		}
+		clear(q)
+		quota(b, q)
+		for _, t := range in.order {
+			acc[t] += q[t]
+			k := int(math.Floor(acc[t] + quotaEps))
+			if k <= 0 {
+				continue
+			}
+			want := min(k, p.Left[t])
+			k = want
+			for k > 0 && p.CanPlace(t, b) {
+				n := 1
+				if !in.Conflict(t, t) {
+					n = max(1, min(k, p.maxFit(t, b)))
+				}
+				p.Place(t, b, n)
+				k -= n
+			}
+			// What did not fit stays owed to the following bins.
+			acc[t] -= float64(want - k)
+			if p.Left[t] == 0 {
+				acc[t] = 0
+			}
+		}
+		p.fillBin(b, rule, nil)
+	}
+	return p, nil
+}

@@ -196,7 +196,9 @@ func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64
 	res.Cap = BreakpointAtMost(ub, c)
 	capR := res.Cap.rat()
 	step := initialStep
-	accepted := false
+	// With a known feasible start the bracket is [start, cap] already:
+	// bisect directly.
+	accepted := res.Best.Num > 0
 	for {
 		lo := res.Best
 		nb := next(lo, c)

@@ -10,6 +10,30 @@ import (
 	"github.com/xflex/xflex/lp"
 )
 
+// lpGuide is the LP relaxation's solution, used to guide the greedy: how
+// many containers of each group the LP puts on each node class.
+type lpGuide struct {
+	classOf   []int       // node -> class
+	classSize []float64   // nodes per class
+	x         [][]float64 // [group][class]
+	tot       []float64   // Σ_k x[g][k]
+}
+
+// quota returns the greedy quota for spec sp: bin b's share of type t is
+// x_gk/|k| scaled from the LP's total for g to the type's count, where g
+// is the type's first member group and k the bin's class.
+func (l *lpGuide) quota(sp *spec) func(b int, q []float64) {
+	return func(b int, q []float64) {
+		k := l.classOf[sp.bins[b]]
+		for t, ms := range sp.members {
+			g := ms[0]
+			if l.tot[g] > 0 {
+				q[t] = l.x[g][k] / l.classSize[k] * float64(sp.in.Types[t].Count) / l.tot[g]
+			}
+		}
+	}
+}
+
 // nodeClass is a set of nodes with one type and one allowed-group
 // signature, aggregated for the LP bound.
 type nodeClass struct {
@@ -112,6 +136,13 @@ func (m *model) upperBound(ctx context.Context) (float64, string) {
 	lpm.Maximize = true
 	lam := lpm.AddVar("lambda", 0, lp.Inf, 1, false)
 	G := len(m.groups)
+	xv := make([][]int, G) // LP column of x_gk, -1 if none
+	for g := range xv {
+		xv[g] = make([]int, len(cls))
+		for k := range xv[g] {
+			xv[g][k] = -1
+		}
+	}
 	demand := make([][]int, G)
 	demandCoef := make([][]float64, G)
 	for g := range demand {
@@ -130,6 +161,7 @@ func (m *model) upperBound(ctx context.Context) (float64, string) {
 				ubx += m.perNode(g, n)
 			}
 			x := lpm.AddVar("x_"+strconv.Itoa(g)+"_"+strconv.Itoa(k), 0, ubx, 0, false)
+			xv[g][k] = x
 			demand[g] = append(demand[g], x)
 			demandCoef[g] = append(demandCoef[g], 1)
 			for r, s := range m.req.Shapes[gr.shape].Size {
@@ -158,6 +190,23 @@ func (m *model) upperBound(ctx context.Context) (float64, string) {
 	ub := sol.Objective
 	if math.IsNaN(ub) || ub < 0 {
 		return simple, "bound: LP returned no usable value, per-resource bound used"
+	}
+	m.lp = &lpGuide{classOf: make([]int, m.N), classSize: make([]float64, len(cls)), x: make([][]float64, G), tot: make([]float64, G)}
+	for k, cl := range cls {
+		m.lp.classSize[k] = float64(len(cl.nodes))
+		for _, n := range cl.nodes {
+			m.lp.classOf[n] = k
+		}
+	}
+	for g := range xv {
+		m.lp.x[g] = make([]float64, len(cls))
+		for k, j := range xv[g] {
+			if j >= 0 {
+				v := math.Max(0, sol.X[j])
+				m.lp.x[g][k] = v
+				m.lp.tot[g] += v
+			}
+		}
 	}
 	return math.Min(ub, simple), fmt.Sprintf("bound: LP relaxation over %d node classes (%s)", len(cls), sol.Backend)
 }

@@ -77,8 +77,8 @@ func ParseGenParams(params map[string]string) (GenParams, error) {
 }
 
 // Generate builds a random X-Select instance: a cluster of node types
-// (cpu 16–96 cores, memory 4–8 GB per core, disk and network), shapes
-// of 1–16 cores with 1–8 GB per core that fit the smallest node type,
+// (cpu 32–96 cores, memory 4–8 GB per core, disk and network), shapes
+// of 1–8 cores with 1–8 GB per core that fit the smallest node type,
 // applications with 1–3 shapes each; optional Garbo applications,
 // colocate and exlocate pairs, predicates by type or zone label and
 // reservations.
@@ -102,7 +102,7 @@ func GenerateWith(seed int64, gp GenParams) *Request {
 	types := make([]ntype, gp.Types)
 	minCap := []float64{math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)}
 	for i := range types {
-		cpu := float64(16 * (1 + rng.IntN(6)))
+		cpu := float64(16 * (2 + rng.IntN(5)))
 		mem := cpu * float64(4+rng.IntN(5))
 		disk := float64(500 * (1 + rng.IntN(8)))
 		net := float64(10 * (1 + rng.IntN(4)))
@@ -126,7 +126,7 @@ func GenerateWith(seed int64, gp GenParams) *Request {
 		req.Nodes = append(req.Nodes, node)
 	}
 	for s := 0; s < gp.Shapes; s++ {
-		cpu := float64(1 + rng.IntN(16))
+		cpu := float64(1 + rng.IntN(8))
 		mem := cpu * float64(1+rng.IntN(8))
 		disk := float64(10 * (1 + rng.IntN(20)))
 		net := float64(1 + rng.IntN(4))

@@ -45,7 +45,8 @@ type model struct {
 	shapeIdx  map[string]int
 	appIdx    map[string]int
 	hasGarbo  bool
-	changeMax int // ⌊f·N⌋ for incremental replans, N otherwise
+	lp        *lpGuide // LP solution from upperBound (nil if the LP failed)
+	changeMax int      // ⌊f·N⌋ for incremental replans, N otherwise
 }
 
 // build validates req semantically and returns the model. Invalid input

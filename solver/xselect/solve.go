@@ -18,6 +18,12 @@ import (
 // tens of milliseconds to assemble).
 const searchShare = 0.85
 
+// improveCandidates is how many greedy packings (the least unplaced
+// weight first) the local search starts from at one λ: the local search
+// dominates the running time, and two bounds its cost per tested λ while
+// still giving a second rule's packing a chance.
+const improveCandidates = 2
+
 // Methods accepted in Request.Method.
 const (
 	MethodHeuristic = "heuristic"
@@ -130,13 +136,35 @@ func run(ctx context.Context, req *Request, opts solver.Options) (*outcome, erro
 			}
 			return ok, err
 		}
-		p, rule, ok, err := heuristicPack(ctx, sp, rules, rng)
+		p, rule, ok, err := heuristicPack(ctx, sp, rules, rng, m.lp)
 		if ok {
 			out.sp, out.pack, out.rule = sp, p, rule
 		}
 		return ok, err
 	}
-	res, err := vecpack.MaxLambda(sctx, c, start, startCounts, capUB, oracle)
+	var res vecpack.SearchResult
+	if out.inc == nil && !exact {
+		// Phase 1: the greedy alone (every rule, LP-guided and plain) is
+		// cheap, so bracket and bisect with it first; phase 2 bisects
+		// above its answer with the local search as well.
+		greedyOnly := func(ctx context.Context, n []int64) (bool, error) {
+			sp := m.buildSpec(n, nil)
+			p, rule, ok, err := greedyPack(ctx, sp, rules, m.lp, true)
+			if ok {
+				out.sp, out.pack, out.rule = sp, p, rule
+			}
+			return ok, err
+		}
+		res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, greedyOnly)
+		calls := res.Calls
+		if err == nil && res.Best.Float() < res.Cap.Float() {
+			start, startCounts = res.Best, res.Counts
+			res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, oracle)
+		}
+		res.Calls += calls
+	} else {
+		res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, oracle)
+	}
 	out.search = res
 	out.lambda = res.Best
 	if err != nil {
@@ -161,21 +189,59 @@ func run(ctx context.Context, req *Request, opts solver.Options) (*outcome, erro
 
 // heuristicPack runs every rule's greedy, then the local search from the
 // greedy packings (least unplaced weight first) until one packs all items.
-func heuristicPack(ctx context.Context, sp *spec, rules []vecpack.Rule, rng *rand.Rand) (*vecpack.Packing, string, bool, error) {
-	type cand struct {
-		p    *vecpack.Packing
-		rule string
-	}
+// candidate is one greedy packing and the rule that made it.
+type candidate struct {
+	p    *vecpack.Packing
+	rule string
+}
+
+// greedyPack runs the LP-guided greedy and (unless guidedOnly and an LP
+// guide exists) the plain greedy with every rule; it returns the first
+// complete packing.
+func greedyPack(ctx context.Context, sp *spec, rules []vecpack.Rule, guide *lpGuide, guidedOnly bool) (*vecpack.Packing, string, bool, error) {
+	p, rule, _, err := greedyCandidates(ctx, sp, rules, guide, guidedOnly)
+	return p, rule, p != nil, err
+}
+
+// greedyCandidates returns the first complete greedy packing, or every
+// incomplete one (for the local search).
+func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide *lpGuide, guidedOnly bool) (*vecpack.Packing, string, []candidate, error) {
+	type cand = candidate
 	var cands []cand
+	if guide != nil {
+		for _, r := range rules {
+			p, err := vecpack.GreedyGuided(ctx, sp.in, r, nil, guide.quota(sp))
+			if err != nil {
+				return nil, "", nil, err
+			}
+			if p.Unplaced() == 0 {
+				return p, r.Name + "+lp-guided", nil, nil
+			}
+			cands = append(cands, cand{p, r.Name + "+lp-guided"})
+		}
+	}
+	if guidedOnly && guide != nil {
+		return nil, "", cands, nil
+	}
 	for _, r := range rules {
 		p, err := vecpack.Greedy(ctx, sp.in, r, nil)
 		if err != nil {
-			return nil, "", false, err
+			return nil, "", nil, err
 		}
 		if p.Unplaced() == 0 {
-			return p, r.Name, true, nil
+			return p, r.Name, nil, nil
 		}
 		cands = append(cands, cand{p, r.Name})
+	}
+	return nil, "", cands, nil
+}
+
+// heuristicPack is greedyCandidates followed by the local search from the
+// greedy packings, least unplaced weight first, until one packs every item.
+func heuristicPack(ctx context.Context, sp *spec, rules []vecpack.Rule, rng *rand.Rand, guide *lpGuide) (*vecpack.Packing, string, bool, error) {
+	p, rule, cands, err := greedyCandidates(ctx, sp, rules, guide, false)
+	if err != nil || p != nil {
+		return p, rule, p != nil, err
 	}
 	// Stable order by unplaced weight, ties by rule order.
 	for i := 1; i < len(cands); i++ {
@@ -183,7 +249,7 @@ func heuristicPack(ctx context.Context, sp *spec, rules []vecpack.Rule, rng *ran
 			cands[j], cands[j-1] = cands[j-1], cands[j]
 		}
 	}
-	for _, c := range cands {
+	for _, c := range cands[:min(len(cands), improveCandidates)] {
 		if _, err := c.p.Improve(ctx, vecpack.ImproveOptions{Rules: rules, Rand: rng}); err != nil {
 			return nil, "", false, err
 		}
