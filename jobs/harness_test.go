@@ -20,7 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/xflex/xflex/httpapi"
-	"github.com/xflex/xflex/jobs/internal/jobtest"
+	"github.com/xflex/xflex/jobs/jobtest"
 )
 
 // postgresURLEnv names the PostgreSQL server the tests may use (see

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xflex/xflex/jobs/internal/jobtest"
+	"github.com/xflex/xflex/jobs/jobtest"
 	"github.com/xflex/xflex/schemas"
 	"github.com/xflex/xflex/solver"
 )

@@ -19,7 +19,7 @@ import (
 
 	"github.com/xflex/xflex/httpapi"
 	"github.com/xflex/xflex/jobs"
-	"github.com/xflex/xflex/jobs/internal/jobtest"
+	"github.com/xflex/xflex/jobs/jobtest"
 )
 
 func main() {

@@ -1,0 +1,459 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/xflex/xflex/jobs"
+)
+
+const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running xflex serve)
+  submit [--variants FILE] [--wait] PROBLEM FILE|-   queue a solve (or, with --variants, a scenario)
+  status ID                                          print the job
+  wait [--timeout DUR] ID                            wait with a progress bar on stderr, print the job
+  result [--table] ID                                print the result (the body POST /v1/PROBLEM returns)
+  cancel ID                                          cancel a queued or running job
+  list [--state S] [--problem P] [--limit N] [--cursor C]
+flags of every command:
+  --server URL   the xflex server (default $XFLEX_SERVER or http://127.0.0.1:8080)
+  --client ID    sent as X-Client-Id (per-client limits)
+--variants FILE holds a JSON array [{"name": ..., "patch": {...}}] of RFC 7396
+merge patches on the input, or an object {"NAME": PATCH, ...} (sorted by name).
+Exit status: 0 success, 1 the job or request failed, 2 usage, 3 server unreachable.
+`
+
+// jobsClient talks to the job API of one server.
+type jobsClient struct {
+	server string
+	client string
+	http   *http.Client
+}
+
+// jobsCommand runs `xflex jobs ...`.
+func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stderr, jobsUsage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	sub, args := args[0], args[1:]
+	fs := flag.NewFlagSet("jobs "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	server := os.Getenv("XFLEX_SERVER")
+	if server == "" {
+		server = "http://127.0.0.1:8080"
+	}
+	c := &jobsClient{http: &http.Client{Timeout: 60 * time.Second}}
+	fs.StringVar(&c.server, "server", server, "xflex server URL")
+	fs.StringVar(&c.client, "client", "", "client id (X-Client-Id)")
+	var (
+		variants string
+		wait     bool
+		timeout  time.Duration
+		table    bool
+		interval time.Duration
+		state    string
+		problem  string
+		limit    int
+		cursor   string
+	)
+	switch sub {
+	case "submit":
+		fs.StringVar(&variants, "variants", "", "JSON file of named merge-patch variants")
+		fs.BoolVar(&wait, "wait", false, "wait for the job and print its result")
+		fs.DurationVar(&interval, "interval", 250*time.Millisecond, "poll interval while waiting")
+		fs.BoolVar(&table, "table", false, "with --wait on a scenario: print the comparison as a table")
+	case "wait":
+		fs.DurationVar(&timeout, "timeout", 0, "give up after this long (0: never)")
+		fs.DurationVar(&interval, "interval", 250*time.Millisecond, "poll interval")
+	case "result":
+		fs.BoolVar(&table, "table", false, "print a scenario's comparison as a table")
+	case "list":
+		fs.StringVar(&state, "state", "", "comma-separated states")
+		fs.StringVar(&problem, "problem", "", "problem name")
+		fs.IntVar(&limit, "limit", 0, "page size")
+		fs.StringVar(&cursor, "cursor", "", "next_cursor of the previous page")
+	case "status", "cancel":
+	default:
+		fmt.Fprintf(stderr, "xflex jobs: unknown command %q\n\n%s", sub, jobsUsage)
+		return 2
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	c.server = strings.TrimRight(c.server, "/")
+	rest := fs.Args()
+	needID := func() (string, bool) {
+		if len(rest) != 1 {
+			fmt.Fprintf(stderr, "usage: xflex jobs %s [flags] ID\n", sub)
+			return "", false
+		}
+		return rest[0], true
+	}
+	switch sub {
+	case "submit":
+		if len(rest) != 2 {
+			fmt.Fprint(stderr, "usage: xflex jobs submit [--variants FILE] [--wait] PROBLEM FILE|-\n")
+			return 2
+		}
+		body, code := buildSubmission(rest[0], rest[1], variants, stdin, stderr)
+		if code != 0 {
+			return code
+		}
+		status, resp, code := c.do(ctx, http.MethodPost, "/v1/jobs", body, stderr)
+		if code != 0 {
+			return code
+		}
+		if status != http.StatusAccepted {
+			stdout.Write(resp)
+			return 1
+		}
+		if !wait {
+			stdout.Write(resp)
+			return 0
+		}
+		var j jobs.Job
+		if err := json.Unmarshal(resp, &j); err != nil {
+			fmt.Fprintf(stderr, "xflex: decode job: %v\n", err)
+			return 1
+		}
+		if _, code := c.wait(ctx, j.ID, 0, interval, stderr); code == 3 || code == 2 {
+			return code
+		}
+		return c.result(ctx, j.ID, table, stdout, stderr)
+	case "status":
+		id, ok := needID()
+		if !ok {
+			return 2
+		}
+		return c.print(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id), stdout, stderr)
+	case "cancel":
+		id, ok := needID()
+		if !ok {
+			return 2
+		}
+		return c.print(ctx, http.MethodDelete, "/v1/jobs/"+url.PathEscape(id), stdout, stderr)
+	case "result":
+		id, ok := needID()
+		if !ok {
+			return 2
+		}
+		return c.result(ctx, id, table, stdout, stderr)
+	case "wait":
+		id, ok := needID()
+		if !ok {
+			return 2
+		}
+		body, code := c.wait(ctx, id, timeout, interval, stderr)
+		if body != nil {
+			stdout.Write(body)
+		}
+		return code
+	case "list":
+		if len(rest) != 0 {
+			fmt.Fprint(stderr, "usage: xflex jobs list [--state S] [--problem P] [--limit N] [--cursor C]\n")
+			return 2
+		}
+		q := url.Values{}
+		for k, v := range map[string]string{"state": state, "problem": problem, "cursor": cursor} {
+			if v != "" {
+				q.Set(k, v)
+			}
+		}
+		if limit > 0 {
+			q.Set("limit", fmt.Sprint(limit))
+		}
+		path := "/v1/jobs"
+		if len(q) > 0 {
+			path += "?" + q.Encode()
+		}
+		return c.print(ctx, http.MethodGet, path, stdout, stderr)
+	}
+	return 2
+}
+
+// buildSubmission reads the input (and variants) into a POST /v1/jobs body.
+func buildSubmission(problem, file, variantsFile string, stdin io.Reader, stderr io.Writer) ([]byte, int) {
+	input, err := readInput(file, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: %v\n", err)
+		return nil, 2
+	}
+	if !json.Valid(input) {
+		fmt.Fprintf(stderr, "xflex: %s is not valid JSON\n", file)
+		return nil, 2
+	}
+	sub := map[string]any{"problem": problem, "input": json.RawMessage(input)}
+	if variantsFile != "" {
+		raw, err := os.ReadFile(variantsFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "xflex: %v\n", err)
+			return nil, 2
+		}
+		vs, err := parseVariants(raw)
+		if err != nil {
+			fmt.Fprintf(stderr, "xflex: %s: %v\n", variantsFile, err)
+			return nil, 2
+		}
+		sub["variants"] = vs
+	}
+	b, err := json.Marshal(sub)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: %v\n", err)
+		return nil, 2
+	}
+	return b, 0
+}
+
+// parseVariants accepts [{"name","patch",...}] or {"NAME": PATCH} (sorted
+// by name for a deterministic order).
+func parseVariants(raw []byte) ([]jobs.Variant, error) {
+	var list []jobs.Variant
+	if err := json.Unmarshal(raw, &list); err == nil {
+		return list, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, errors.New(`want [{"name": ..., "patch": {...}}] or {"NAME": PATCH}`)
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		list = append(list, jobs.Variant{Name: n, Patch: m[n]})
+	}
+	return list, nil
+}
+
+func readInput(file string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader = stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, cliMaxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	if len(b) > cliMaxBody {
+		return nil, fmt.Errorf("%s exceeds %d bytes", file, cliMaxBody)
+	}
+	return b, nil
+}
+
+// do sends one request; code is 3 when the server cannot be reached.
+func (c *jobsClient) do(ctx context.Context, method, path string, body []byte, stderr io.Writer) (int, []byte, int) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.server+path, rd)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: %v\n", err)
+		return 0, nil, 2
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.client != "" {
+		req.Header.Set("X-Client-Id", c.client)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: %v\n", err)
+		return 0, nil, 3
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: read response: %v\n", err)
+		return 0, nil, 3
+	}
+	return resp.StatusCode, b, 0
+}
+
+// print sends a request and prints the body; exit 1 on an HTTP error.
+func (c *jobsClient) print(ctx context.Context, method, path string, stdout, stderr io.Writer) int {
+	status, body, code := c.do(ctx, method, path, nil, stderr)
+	if code != 0 {
+		return code
+	}
+	stdout.Write(body)
+	if status >= 400 {
+		return 1
+	}
+	return 0
+}
+
+// result prints a job's result: the stored body, or its table.
+func (c *jobsClient) result(ctx context.Context, id string, table bool, stdout, stderr io.Writer) int {
+	status, body, code := c.do(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id)+"/result", nil, stderr)
+	if code != 0 {
+		return code
+	}
+	if status != http.StatusOK {
+		stdout.Write(body)
+		return 1
+	}
+	if table {
+		var cmp jobs.Comparison
+		if err := json.Unmarshal(body, &cmp); err != nil || len(cmp.Rows) == 0 {
+			fmt.Fprintln(stderr, "xflex: --table applies to scenario jobs; printing the result as is")
+			stdout.Write(body)
+			return 0
+		}
+		fmt.Fprint(stdout, cmp.Table())
+		return 0
+	}
+	stdout.Write(body)
+	return 0
+}
+
+// wait polls a job until it is terminal, drawing a progress bar on stderr,
+// and returns the final job body: exit 0 if it succeeded, 1 otherwise.
+func (c *jobsClient) wait(ctx context.Context, id string, timeout, interval time.Duration, stderr io.Writer) ([]byte, int) {
+	if interval <= 0 {
+		interval = 250 * time.Millisecond
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	bar := newProgressBar(stderr)
+	defer bar.finish()
+	for {
+		status, body, code := c.do(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id), nil, stderr)
+		if code != 0 {
+			if ctx.Err() != nil {
+				fmt.Fprintf(stderr, "xflex: gave up waiting for job %s: %v\n", id, ctx.Err())
+				return nil, 1
+			}
+			return nil, code
+		}
+		if status != http.StatusOK {
+			return body, 1
+		}
+		var j jobs.Job
+		if err := json.Unmarshal(body, &j); err != nil {
+			fmt.Fprintf(stderr, "xflex: decode job: %v\n", err)
+			return body, 1
+		}
+		bar.draw(j)
+		if j.State.Terminal() {
+			if j.State == jobs.StateSucceeded {
+				return body, 0
+			}
+			return body, 1
+		}
+		select {
+		case <-ctx.Done():
+			bar.finish()
+			fmt.Fprintf(stderr, "xflex: gave up waiting for job %s: %v\n", id, ctx.Err())
+			return body, 1
+		case <-time.After(interval):
+		}
+	}
+}
+
+// progressBar draws one updating line on a terminal; elsewhere (logs, CI)
+// it prints a line only when the state or phase changes.
+type progressBar struct {
+	w     io.Writer
+	tty   bool
+	last  string
+	drawn bool
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return &progressBar{w: w, tty: tty}
+}
+
+// barWidth is the number of cells of the bar.
+const barWidth = 30
+
+// renderBar formats one progress line for a job.
+func renderBar(j jobs.Job) string {
+	p := j.Progress
+	frac, known := 0.0, false
+	switch {
+	case j.State == jobs.StateSucceeded:
+		frac, known = 1, true
+	case p.Fraction != nil:
+		frac, known = *p.Fraction, true
+	case p.BudgetUsed != nil:
+		frac, known = *p.BudgetUsed, true
+	}
+	frac = min(max(frac, 0), 1)
+	filled := int(frac*barWidth + 0.5)
+	var b strings.Builder
+	b.WriteString("[")
+	b.WriteString(strings.Repeat("#", filled))
+	b.WriteString(strings.Repeat(".", barWidth-filled))
+	b.WriteString("] ")
+	if known {
+		fmt.Fprintf(&b, "%3.0f%% ", frac*100)
+	} else {
+		b.WriteString("  ?% ")
+	}
+	b.WriteString(string(j.State))
+	if p.Phase != "" && p.Phase != string(j.State) {
+		b.WriteString(" " + p.Phase)
+	}
+	if p.VariantsTotal != nil && p.VariantsDone != nil {
+		fmt.Fprintf(&b, " variants %d/%d", *p.VariantsDone, *p.VariantsTotal)
+	}
+	if p.Objective != nil {
+		fmt.Fprintf(&b, " obj %.6g", *p.Objective)
+	}
+	if p.Bound != nil {
+		fmt.Fprintf(&b, " bound %.6g", *p.Bound)
+	}
+	return b.String()
+}
+
+func (b *progressBar) draw(j jobs.Job) {
+	line := renderBar(j)
+	if b.tty {
+		fmt.Fprintf(b.w, "\r\033[K%s", line)
+		b.drawn = true
+		return
+	}
+	key := string(j.State) + "/" + j.Progress.Phase
+	if key != b.last {
+		fmt.Fprintln(b.w, line)
+		b.last = key
+	}
+}
+
+func (b *progressBar) finish() {
+	if b.tty && b.drawn {
+		fmt.Fprintln(b.w)
+		b.drawn = false
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/jobs"
+	"github.com/xflex/xflex/jobs/jobtest"
+)
+
+// jobsServer starts the HTTP API with jobs on a SQLite store in a temp dir,
+// serving the test-only sleep problem.
+func jobsServer(t *testing.T) string {
+	t.Helper()
+	runner, err := jobtest.Runner(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
+	stop, err := jobs.Setup(context.Background(), jobs.Config{
+		Store: "sqlite:" + filepath.Join(t.TempDir(), "jobs.db"), PollInterval: 20 * time.Millisecond,
+	}, runner, api, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stop(ctx)
+	})
+	return srv.URL
+}
+
+func jobsCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := jobsCommand(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestJobsCLI(t *testing.T) {
+	url := jobsServer(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(in, []byte(`{"ms":200,"value":3,"nodes":[{"name":"a","cap":2}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := jobsCLI(t, "", "submit", "--server", url, "--client", "cli", "test/sleep", in)
+	if code != 0 {
+		t.Fatalf("submit: exit %d: %s %s", code, out, errs)
+	}
+	var j jobs.Job
+	if err := json.Unmarshal([]byte(out), &j); err != nil || j.ID == "" || j.Client != "cli" {
+		t.Fatalf("submit printed %s (%v)", out, err)
+	}
+	out, errs, code = jobsCLI(t, "", "wait", "--server", url, "--interval", "20ms", j.ID)
+	if code != 0 || !strings.Contains(out, `"state":"succeeded"`) {
+		t.Fatalf("wait: exit %d: %s %s", code, out, errs)
+	}
+	if !strings.Contains(errs, "[") || !strings.Contains(errs, "succeeded") {
+		t.Errorf("wait drew no progress on stderr: %q", errs)
+	}
+	out, _, code = jobsCLI(t, "", "result", "--server", url, j.ID)
+	if code != 0 || !strings.Contains(out, `"lambda":3`) || !strings.HasSuffix(out, "\n") {
+		t.Errorf("result: exit %d: %s", code, out)
+	}
+	if out, _, code = jobsCLI(t, "", "status", "--server", url, j.ID); code != 0 || !strings.Contains(out, j.ID) {
+		t.Errorf("status: exit %d: %s", code, out)
+	}
+	if out, _, code = jobsCLI(t, "", "list", "--server", url, "--state", "succeeded"); code != 0 || !strings.Contains(out, j.ID) {
+		t.Errorf("list: exit %d: %s", code, out)
+	}
+	if _, _, code = jobsCLI(t, "", "cancel", "--server", url, j.ID); code != 1 {
+		t.Errorf("cancel of a finished job: exit %d, want 1 (409)", code)
+	}
+
+	// A scenario from stdin with variants as an object, waited on and
+	// printed as a table.
+	vfile := filepath.Join(dir, "variants.json")
+	if err := os.WriteFile(vfile, []byte(`{"half":{"value":1.5},"tiny":{"value":0.1}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = jobsCLI(t, `{"ms":10,"value":3,"nodes":[{"name":"a","cap":2}]}`,
+		"submit", "--server", url, "--variants", vfile, "--wait", "--interval", "20ms", "--table", "test/sleep", "-")
+	if code != 0 {
+		t.Fatalf("scenario: exit %d: %s %s", code, out, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 4 || !strings.Contains(lines[0], "base") || !strings.Contains(lines[0], "half") ||
+		!strings.Contains(lines[0], "tiny") || !strings.Contains(out, "lambda") {
+		t.Errorf("scenario table:\n%s", out)
+	}
+
+	// A long job cancelled from the CLI.
+	out, _, _ = jobsCLI(t, `{"ms":60000,"value":1}`, "submit", "--server", url, "test/sleep", "-")
+	_ = json.Unmarshal([]byte(out), &j)
+	if out, errs, code = jobsCLI(t, "", "cancel", "--server", url, j.ID); code != 0 {
+		t.Errorf("cancel: exit %d: %s %s", code, out, errs)
+	}
+	if _, _, code = jobsCLI(t, "", "wait", "--server", url, "--interval", "20ms", j.ID); code != 1 {
+		t.Errorf("wait on a cancelled job: exit %d, want 1", code)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{nil, 2},
+		{[]string{"bogus"}, 2},
+		{[]string{"status"}, 2},
+		{[]string{"submit", "--server", url, "test/sleep"}, 2},
+		{[]string{"submit", "--server", url, "test/sleep", filepath.Join(dir, "missing.json")}, 2},
+		{[]string{"status", "--server", url, "nope"}, 1},
+		{[]string{"status", "--server", "http://127.0.0.1:1", "x"}, 3},
+		{[]string{"submit", "--server", url, "nope", in}, 1},
+	} {
+		if _, errs, code := jobsCLI(t, "", c.args...); code != c.code {
+			t.Errorf("xflex jobs %v: exit %d, want %d (%s)", c.args, code, c.code, errs)
+		}
+	}
+}
+
+func TestRenderBar(t *testing.T) {
+	f := 0.5
+	obj, bound := 1.25, 2.0
+	got := renderBar(jobs.Job{State: jobs.StateRunning, Progress: jobs.Progress{Phase: "bisection", Fraction: &f, Objective: &obj, Bound: &bound}})
+	want := "[" + strings.Repeat("#", 15) + strings.Repeat(".", 15) + "]  50% running bisection obj 1.25 bound 2"
+	if got != want {
+		t.Errorf("bar %q, want %q", got, want)
+	}
+	if got := renderBar(jobs.Job{State: jobs.StateQueued, Progress: jobs.Progress{Phase: "queued"}}); !strings.Contains(got, "?% queued") {
+		t.Errorf("queued bar %q", got)
+	}
+}
