@@ -74,7 +74,7 @@ func (r Ratios) Avg() float64 {
 // Quality is the outcome of one study.
 type Quality struct {
 	FIFO, Fair, RAP, Orderings, Flex Ratios
-	Skipped, Unproven               int
+	Skipped, Unproven                int
 }
 
 // RunStudy solves instances seeds 1..n of a study. Each exact search gets

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 
 	"github.com/xflex/xflex/solver"
 )
@@ -121,9 +121,11 @@ type candidate struct {
 
 // completionOrder sorts jobs by completion, ties by prio position.
 func completionOrder(comp []float64, prio []int) []int {
-	o := append([]int(nil), prio...)
-	sort.SliceStable(o, func(a, b int) bool { return comp[o[a]] < comp[o[b]] })
-	return o
+	pos := make([]float64, len(prio))
+	for k, j := range prio {
+		pos[j] = float64(k)
+	}
+	return orderByKeys(comp, pos)
 }
 
 // Solve is the flex SolveFunc.
@@ -157,10 +159,12 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	if method == "greedy-fallback" {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("RAP: the DP table would exceed %d cells; greedy marginal allocation used (not exact for this metric)", DPMaxCells))
 	}
-	seen := map[string]bool{fmt.Sprint(cands[0].prio): true}
 	for _, o := range in.specificOrderings() {
-		if key := fmt.Sprint(o.prio); !seen[key] {
-			seen[key] = true
+		dup := false
+		for _, c := range cands {
+			dup = dup || slices.Equal(c.prio, o.prio)
+		}
+		if !dup {
 			addMPS(o.name, o.prio)
 		}
 	}
@@ -273,21 +277,23 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		meta.Notes = append(meta.Notes, fmt.Sprintf("listing the first %d intervals (set max_intervals for more)", lim))
 	}
 	var ivs []Interval
+	more := lim // ask for one interval more to know whether the list is cut
+	if lim >= 0 {
+		more = lim + 1
+	}
 	switch win.kind {
 	case kindMPS:
 		rec := &mpsRecord{}
 		comp := make([]float64, n)
 		in.mps(win.prio, false, newMPSWork(n), comp, rec)
-		ivs = in.intervalsFromRecord(rec, comp, lim)
-		res.IntervalsCut = lim >= 0 && len(ivs) == lim && lim < countDistinct(comp, in.T0)
+		ivs = in.intervalsFromRecord(rec, comp, more)
 	case kindFair:
-		_, _, ivs = in.fair(lim)
-		res.IntervalsCut = lim >= 0 && len(ivs) == lim && lim < countDistinct(win.comp, in.T0)
+		_, _, ivs = in.fair(more)
 	case kindLP:
 		ivs = win.ivs
-		if lim >= 0 && len(ivs) > lim {
-			ivs, res.IntervalsCut = ivs[:lim], true
-		}
+	}
+	if lim >= 0 && len(ivs) > lim {
+		ivs, res.IntervalsCut = ivs[:lim], true
 	}
 	res.Intervals = make([]IntervalOut, 0, len(ivs))
 	for _, iv := range ivs {
@@ -338,22 +344,6 @@ func baseline(v, flex float64) Baseline {
 		b.Ratio = &r
 	}
 	return b
-}
-
-// countDistinct is the number of distinct completion times after t0: the
-// number of non-empty intervals of an MPS or Fair schedule.
-func countDistinct(comp []float64, t0 float64) int {
-	c := append([]float64(nil), comp...)
-	sort.Float64s(c)
-	k := 0
-	prev := t0
-	for _, v := range c {
-		if v-prev > TimeTol*math.Max(1, math.Abs(v)) {
-			k++
-			prev = v
-		}
-	}
-	return k
 }
 
 // exactLimit is the largest job count for which exact=true enumerates

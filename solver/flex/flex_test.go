@@ -269,16 +269,20 @@ func TestFairValid(t *testing.T) {
 		n := 1 + rng.IntN(12)
 		in := randInstance(rng, n, 1+rng.IntN(30), WeightedResponseTime, Sum)
 		comp, order, ivs := in.fair(-1)
+		rc, ro, _ := in.fairReference(-1)
+		for j := range comp {
+			if !near(comp[j], rc[j]) || order[j] != ro[j] && !near(comp[order[j]], comp[ro[j]]) {
+				t.Fatalf("instance %d: fast Fair %v / %v, reference %v / %v", it, comp, order, rc, ro)
+			}
+		}
 		if len(order) != n {
 			t.Fatalf("instance %d: %d completions of %d", it, len(order), n)
 		}
 		if err := in.verify(ivs, comp, false); err != nil {
 			t.Fatalf("instance %d: Fair schedule invalid: %v", it, err)
 		}
-		// Water-filling property in the first interval: a job below its
-		// maximum holds no fewer slots than another job's count minus 1
-		// unless held down by its own minimum... check work conservation:
-		// all slots are used unless every job is at its maximum.
+		// Work conservation: the first interval uses every slot unless
+		// every job is at its maximum.
 		if len(ivs) > 0 {
 			tot, atMax := 0, true
 			held := map[int]int{}

@@ -271,6 +271,31 @@ func (h *heap) set(j int, key float64, tie int) {
 	h.up(len(h.job) - 1)
 }
 
+// remove deletes job j if present.
+func (h *heap) remove(j int) {
+	i := h.idx[j]
+	if i < 0 {
+		return
+	}
+	last := len(h.job) - 1
+	h.swap(i, last)
+	h.job = h.job[:last]
+	h.idx[j] = -1
+	if i < last {
+		x := h.job[i]
+		h.up(i)
+		h.down(h.idx[x])
+	}
+}
+
+// top returns the minimum without removing it.
+func (h *heap) top() (job int, ok bool) {
+	if len(h.job) == 0 {
+		return 0, false
+	}
+	return h.job[0], true
+}
+
 // pop removes the minimum.
 func (h *heap) pop() (job int, key float64, ok bool) {
 	if len(h.job) == 0 {

@@ -1,8 +1,9 @@
 package flex
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // This file holds the metric-specific priority orderings fed to MPS. Each
@@ -57,9 +58,30 @@ func (in *Instance) hasDeadlines() bool {
 	return false
 }
 
+// sortedBy orders the jobs by key, ties by index. Keys are computed once.
 func sortedBy(n int, key func(j int) float64) []int {
-	ord := identity(n)
-	sort.SliceStable(ord, func(a, b int) bool { return key(ord[a]) < key(ord[b]) })
+	k := make([]float64, n)
+	for j := range k {
+		k[j] = key(j)
+	}
+	return orderByKeys(k, nil)
+}
+
+// orderByKeys returns 0..n-1 sorted by keys, then by keys2 (if not nil),
+// then by index: a total order, so the result is deterministic.
+func orderByKeys(keys, keys2 []float64) []int {
+	ord := identity(len(keys))
+	slices.SortFunc(ord, func(a, b int) int {
+		if c := cmp.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
+		if keys2 != nil {
+			if c := cmp.Compare(keys2[a], keys2[b]); c != 0 {
+				return c
+			}
+		}
+		return a - b
+	})
 	return ord
 }
 
@@ -84,14 +106,11 @@ func (in *Instance) specificOrderings() []ordering {
 		{"arrival", in.arrivalOrder()},
 	}
 	if in.hasDeadlines() {
-		edd := identity(n)
-		sort.SliceStable(edd, func(a, b int) bool {
-			da, db := in.dueDate(edd[a]), in.dueDate(edd[b])
-			if da != db {
-				return da < db
-			}
-			return in.smithKey(edd[a]) < in.smithKey(edd[b])
-		})
+		due, smith := make([]float64, n), make([]float64, n)
+		for j := 0; j < n; j++ {
+			due[j], smith[j] = in.dueDate(j), in.smithKey(j)
+		}
+		edd := orderByKeys(due, smith)
 		out = append(out, ordering{"edd", edd})
 		out = append(out, ordering{"moore_hodgson", in.mooreHodgson(edd)})
 	}
@@ -112,32 +131,45 @@ const LawlerMaxJobs = 2000
 // machine.
 func (in *Instance) mooreHodgson(edd []int) []int {
 	S := float64(in.S)
-	var kept []int
+	n := len(in.Jobs)
+	keptPos := make([]bool, n)
+	h := newHeap(n) // kept jobs, largest p/w first, ties the later one
 	var dropped []int
 	t := in.T0
-	for _, j := range edd {
-		kept = append(kept, j)
+	for k, j := range edd {
+		keptPos[j] = true
+		v := math.Inf(1)
+		if w := in.slope(j); w > 0 {
+			v = in.Jobs[j].Work / w
+		}
+		key := -v
+		if math.IsInf(v, 1) {
+			key = -math.MaxFloat64
+		}
+		h.set(j, key, -k)
 		t += in.Jobs[j].Work / S
 		if math.IsInf(in.dueDate(j), 1) || !late(t, in.dueDate(j)) {
 			continue
 		}
-		worst, wv := -1, math.Inf(-1)
-		for k, i := range kept {
-			v := math.Inf(1)
-			if w := in.slope(i); w > 0 {
-				v = in.Jobs[i].Work / w
-			}
-			if v >= wv {
-				worst, wv = k, v
-			}
-		}
-		i := kept[worst]
+		i, _, _ := h.pop()
+		keptPos[i] = false
 		t -= in.Jobs[i].Work / S
 		dropped = append(dropped, i)
-		kept = append(kept[:worst], kept[worst+1:]...)
 	}
-	sort.SliceStable(dropped, func(a, b int) bool { return in.smithKey(dropped[a]) < in.smithKey(dropped[b]) })
-	return append(kept, dropped...)
+	out := make([]int, 0, n)
+	for _, j := range edd {
+		if keptPos[j] {
+			out = append(out, j)
+		}
+	}
+	sk := make([]float64, len(dropped))
+	for i, j := range dropped {
+		sk[i] = in.smithKey(j)
+	}
+	for _, i := range orderByKeys(sk, nil) {
+		out = append(out, dropped[i])
+	}
+	return out
 }
 
 // lawler is Lawler's backward rule for minimax objectives on the fluid

@@ -2,7 +2,6 @@ package flex
 
 import (
 	"math"
-	"sort"
 )
 
 // This file holds the separable resource allocation problems (RAP) behind
@@ -27,6 +26,9 @@ type rapProblem struct {
 	lo, hi []int
 	budget int
 	f      func(j, s int) float64
+	// gain, when set, holds c_j with F_j(s) − F_j(s+1) = c_j/(s(s+1))
+	// (linear penalties: c_j = slope·work), for the warm start.
+	gain []float64
 }
 
 // rapFromInstance builds the moldable RAP of an instance. The lower bound
@@ -43,6 +45,15 @@ func (in *Instance) rapProblem() *rapProblem {
 			return math.Inf(1)
 		}
 		return in.Penalty(j, in.T0+in.Jobs[j].Work/float64(s))
+	}
+	r.gain = make([]float64, n)
+	for j := range in.Jobs {
+		a, _, ok := in.linear(j)
+		if !ok {
+			r.gain = nil
+			break
+		}
+		r.gain[j] = a * in.Jobs[j].Work
 	}
 	return r
 }
@@ -75,6 +86,119 @@ func rapConvexSum(r *rapProblem) []int {
 	for _, v := range s {
 		left -= v
 	}
+	if left > 2*n {
+		left -= warmStart(r, s, left)
+	}
+	return greedyFrom(r, s, left)
+}
+
+// warmStart hands out, in one go, every increment whose gain is at least a
+// threshold θ > 0 chosen by bisection so that they fit in left: the greedy
+// takes exactly those increments first (gains are non-increasing per job by
+// convexity), so continuing the greedy from there gives the same
+// allocation in O(J log S) per bisection step instead of O(log J) per slot.
+// It returns the slots handed out (0 when some lower bound is 0: F = +Inf
+// there and the plain greedy handles it).
+func warmStart(r *rapProblem, s []int, left int) int {
+	n := len(r.lo)
+	gmax := 0.0
+	for j := 0; j < n; j++ {
+		if r.lo[j] <= 0 {
+			return 0
+		}
+		if s[j] < r.hi[j] {
+			gmax = math.Max(gmax, r.f(j, s[j])-r.f(j, s[j]+1))
+		}
+	}
+	if !(gmax > 0) || math.IsInf(gmax, 0) {
+		return 0
+	}
+	cnt := func(j int, theta float64) int {
+		// Largest k ≤ hi−lo with gain(lo+k−1) ≥ θ for all increments up to k.
+		a, b := 0, r.hi[j]-s[j]
+		for a < b {
+			m := (a + b + 1) / 2
+			v := s[j] + m - 1
+			if r.f(j, v)-r.f(j, v+1) >= theta {
+				a = m
+			} else {
+				b = m - 1
+			}
+		}
+		return a
+	}
+	approx := cnt
+	if r.gain != nil {
+		// Closed form for linear penalties: gain(s) = c_j/(s(s+1)), so the
+		// increments with gain ≥ θ are those with s(s+1) ≤ c_j/θ. Used to
+		// locate θ; the final counts are re-checked against f.
+		approx = func(j int, theta float64) int {
+			c := r.gain[j] / theta
+			top := math.Floor((-1 + math.Sqrt(1+4*c)) / 2)
+			k := int(math.Min(top, float64(r.hi[j]))) - s[j] + 1
+			return max(0, min(k, r.hi[j]-s[j]))
+		}
+		exact := cnt
+		cnt = func(j int, theta float64) int {
+			k := approx(j, theta)
+			gain := func(k int) float64 { v := s[j] + k - 1; return r.f(j, v) - r.f(j, v+1) }
+			for k < r.hi[j]-s[j] && gain(k+1) >= theta {
+				k++
+			}
+			for k > 0 && gain(k) < theta {
+				k--
+			}
+			if k > 0 && k < r.hi[j]-s[j] && gain(k) < theta {
+				return exact(j, theta)
+			}
+			return k
+		}
+	}
+	count := func(theta float64) int {
+		c := 0
+		for j := 0; j < n; j++ {
+			c += approx(j, theta)
+			if c > left {
+				return c
+			}
+		}
+		return c
+	}
+	lo, hi := 0.0, gmax*2 // count(hi) = 0 ≤ left
+	for it := 0; it < 60; it++ {
+		mid := (lo + hi) / 2
+		if mid <= 0 || mid == lo || mid == hi {
+			break
+		}
+		c := count(mid)
+		if c <= left {
+			hi = mid
+			if c >= left-n {
+				break // at most n greedy steps remain
+			}
+		} else {
+			lo = mid
+		}
+	}
+	ks := make([]int, n)
+	used := 0
+	for j := 0; j < n; j++ {
+		ks[j] = cnt(j, hi)
+		used += ks[j]
+	}
+	if used > left {
+		return 0 // the closed form misjudged θ; the plain greedy is exact
+	}
+	for j := 0; j < n; j++ {
+		s[j] += ks[j]
+	}
+	return used
+}
+
+// greedyFrom continues the marginal greedy from allocation s with left
+// slots to hand out.
+func greedyFrom(r *rapProblem, s []int, left int) []int {
+	n := len(r.lo)
 	h := newHeap(n)
 	gain := func(j int) float64 { return r.f(j, s[j]) - r.f(j, s[j]+1) }
 	push := func(j int) {
@@ -279,9 +403,7 @@ func (in *Instance) rapOrdering(s []int) []int {
 			c[j] = in.Jobs[j].Work / float64(s[j])
 		}
 	}
-	ord := identity(n)
-	sort.SliceStable(ord, func(a, b int) bool { return c[ord[a]] < c[ord[b]] })
-	return ord
+	return orderByKeys(c, nil)
 }
 
 func identity(n int) []int {

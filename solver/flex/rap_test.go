@@ -153,3 +153,39 @@ func TestPaperMinimaxTransform(t *testing.T) {
 		t.Fatalf("brute-force minimax %g, want 3", want)
 	}
 }
+
+// TestWarmStartMatchesGreedy: the bisection warm start hands out exactly
+// the increments the plain greedy takes first, so both allocations agree.
+func TestWarmStartMatchesGreedy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for it := 0; it < 300; it++ {
+		m := []Metric{WeightedResponseTime, Stretch, Lateness, Tardiness, Makespan}[it%5]
+		in := randInstance(rng, 1+rng.IntN(30), 20+rng.IntN(400), m, Sum)
+		for j := range in.Jobs {
+			in.Jobs[j].Min = max(1, in.Jobs[j].Min)
+		}
+		if tot := func() int {
+			x := 0
+			for _, j := range in.Jobs {
+				x += j.Min
+			}
+			return x
+		}(); tot > in.S {
+			continue
+		}
+		r := in.rapProblem()
+		plain := greedyFrom(r, append([]int(nil), r.lo...), func() int {
+			x := r.budget
+			for _, v := range r.lo {
+				x -= v
+			}
+			return x
+		}())
+		warm := rapConvexSum(r)
+		for j := range plain {
+			if plain[j] != warm[j] {
+				t.Fatalf("instance %d (%s): plain %v, warm %v", it, m, plain, warm)
+			}
+		}
+	}
+}
