@@ -16,7 +16,10 @@ var errUndecided = errors.New("xselect: MIP stopped before deciding feasibility"
 
 // exactPack decides with a CBC MIP whether every item of sp can be packed,
 // returning the packing when it can. Variables: x_tb ∈ ℤ, 0 ≤ x_tb ≤ what
-// fits, for allowed (type, bin); Σ_b x_tb = count_t; per bin and resource
+// fits, for allowed (type, bin); maximise Σ x_tb subject to
+// Σ_b x_tb ≤ count_t (the items pack iff the optimum is Σ count_t; the
+// model is always feasible, so CBC never has to prove infeasibility, which
+// its C interface does not always report as such); per bin and resource
 // Σ_t size_t·x_tb ≤ cap_b; for conflicting types t, u a binary z_tb with
 // x_tb ≤ U·z_tb and z_tb + z_ub ≤ 1 (a self-conflicting type gets x_tb ≤ 1).
 func exactPack(ctx context.Context, sp *spec) (*vecpack.Packing, bool, error) {
@@ -27,6 +30,8 @@ func exactPack(ctx context.Context, sp *spec) (*vecpack.Packing, bool, error) {
 	}
 	T, B := len(in.Types), len(in.Caps)
 	m := lp.NewModel()
+	m.Maximize = true
+	total := 0
 	x := make([][]int, T)
 	for t, it := range in.Types {
 		x[t] = make([]int, B)
@@ -44,7 +49,7 @@ func exactPack(ctx context.Context, sp *spec) (*vecpack.Packing, bool, error) {
 			if in.Conflict(t, t) {
 				ub = math.Min(ub, 1)
 			}
-			x[t][b] = m.AddVar(fmt.Sprintf("x_%d_%d", t, b), 0, ub, 0, true)
+			x[t][b] = m.AddVar(fmt.Sprintf("x_%d_%d", t, b), 0, ub, 1, true)
 		}
 	}
 	for t, it := range in.Types {
@@ -59,7 +64,10 @@ func exactPack(ctx context.Context, sp *spec) (*vecpack.Packing, bool, error) {
 		if len(idx) == 0 && it.Count > 0 {
 			return p, false, nil
 		}
-		m.AddRow(fmt.Sprintf("count_%d", t), idx, coef, float64(it.Count), float64(it.Count))
+		total += it.Count
+		if len(idx) > 0 {
+			m.AddRow(fmt.Sprintf("count_%d", t), idx, coef, 0, float64(it.Count))
+		}
 	}
 	for b := range B {
 		for r := range in.Caps[b] {
@@ -102,10 +110,14 @@ func exactPack(ctx context.Context, sp *spec) (*vecpack.Packing, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	switch sol.Status {
-	case lp.Infeasible:
+	full := func(v float64) bool { return v > float64(total)-0.5 }
+	switch {
+	case sol.Status == lp.Optimal && !full(sol.Objective):
 		return p, false, nil
-	case lp.Optimal, lp.Feasible:
+	case sol.Status == lp.Feasible && !full(sol.Objective) && !full(sol.Bound):
+		// The best bound proves that not every item fits.
+		return p, false, nil
+	case (sol.Status == lp.Optimal || sol.Status == lp.Feasible) && full(sol.Objective):
 	default:
 		if ctx.Err() != nil {
 			return nil, false, ctx.Err()

@@ -270,7 +270,7 @@ func (inc *incremental) prefilled(sp *spec) (*vecpack.Packing, error) {
 // changeMax, sorted by node index. Ties in rank go to the lower index.
 func (inc *incremental) choose(rank func(int) float64) []int {
 	m := inc.m
-	open := slices.Clone(inc.forced)
+	open := append([]int{}, inc.forced...) // non-nil: buildSpec reads nil as "all nodes"
 	forced := make([]bool, m.N)
 	for _, n := range open {
 		forced[n] = true
