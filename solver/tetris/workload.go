@@ -60,7 +60,7 @@ var jobClasses = []jobClass{
 }
 
 // BlockMB is the input each map task reads (an HDFS block).
-const BlockMB = 256
+const BlockMB = 512
 
 // Workload draws n jobs with arrivals uniform in [0, horizon]. size scales
 // every job's task counts (1 = the paper's sizes: a couple of thousand,
@@ -99,9 +99,11 @@ func stage(rng *rand.Rand, name string, tasks int, inMB, outMB float64, readRes 
 	if rng.IntN(2) == 0 {
 		mem = 8
 	}
-	cpu, mbps := 1.0, 60.0 // I/O-bound: ~60 MB/s per task
+	// I/O-bound tasks move ~80 MB/s (input plus output) on one core;
+	// compute-bound ones take two cores and move ~25 MB/s (12.5 per core).
+	cpu, mbps := 1.0, 80.0
 	if rng.IntN(2) == 0 {
-		cpu, mbps = 4, 8 // compute-bound: ~8 MB/s per task
+		cpu, mbps = 2, 25
 	}
 	mbps *= 0.8 + 0.4*rng.Float64()
 	dur := math.Round((inMB+outMB)/mbps*10) / 10

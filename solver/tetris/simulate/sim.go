@@ -81,12 +81,18 @@ type sim struct {
 	order []int
 	jl    []int
 	key   []float64
+	// afterSchedule, when set (tests), runs after every scheduling event.
+	afterSchedule func(s *sim)
 }
 
 // Simulate runs the trace under policy pol.
 func Simulate(ctx context.Context, in *Instance, pol string) (*outcome, error) {
+	return simulateWith(ctx, in, pol, nil)
+}
+
+func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)) (*outcome, error) {
 	d := len(in.Resources)
-	s := &sim{in: in, pol: pol, d: d}
+	s := &sim{in: in, pol: pol, d: d, afterSchedule: hook}
 	nm := len(in.Cap)
 	s.used = make([][]float64, nm)
 	s.slots = make([]int, nm)
@@ -174,6 +180,9 @@ func Simulate(ctx context.Context, in *Instance, pol string) (*outcome, error) {
 			s.complete(e.id)
 		}
 		s.schedule(ctx)
+		if s.afterSchedule != nil {
+			s.afterSchedule(s)
+		}
 		s.flushRates()
 	}
 	s.out.complete = true

@@ -1,0 +1,84 @@
+package tetris
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/tetris/assign"
+	"github.com/xflex/xflex/solver/tetris/simulate"
+)
+
+func benchAssign(b *testing.B, busy float64) {
+	req := assign.GenerateRequest(rand.New(rand.NewPCG(1, 2)), AssignMachines, AssignTasks, AssignJobs, busy, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		in, err := assign.Build(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := in.Run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAssign10kSteady: one round, 10,000 pending tasks, 250 machines
+// at steady state (resources ~90% used on average, drawn per machine).
+func BenchmarkAssign10kSteady(b *testing.B) { benchAssign(b, SteadyBusy) }
+
+// BenchmarkAssign10kIdle: the same with an idle cluster (thousands of
+// placements in one round).
+func BenchmarkAssign10kIdle(b *testing.B) { benchAssign(b, 0) }
+
+// BenchmarkAssign10kSolve: end to end through Solve (JSON decode,
+// validation, grouping, round, reasons) at steady state.
+func BenchmarkAssign10kSolve(b *testing.B) {
+	req := assign.GenerateRequest(rand.New(rand.NewPCG(1, 2)), AssignMachines, AssignTasks, AssignJobs, SteadyBusy, 1)
+	raw, _ := json.Marshal(req)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := assign.Solve(context.Background(), raw, solver.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSimulateSmall: the small-scale workload under tetris.
+func BenchmarkSimulateSmall(b *testing.B) {
+	wl := scales["small"]
+	req := simulate.GenerateRequest(rand.New(rand.NewPCG(Seed, 1)), wl.jobs, wl.machines, wl.size, 3600, simulate.PolicyTetris)
+	req.FairPolicy = simulate.PolicyNone
+	for i := 0; i < b.N; i++ {
+		in, err := simulate.Build(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := in.Run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestReportSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("report runs several simulations")
+	}
+	var buf strings.Builder
+	if err := Report(context.Background(), &buf, "small"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## assign", "4x load", "| tetris |", "| drf |", "| slot-fair |", "fairness knob"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Fatalf("report lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if err := Report(context.Background(), &buf, "huge"); err == nil {
+		t.Fatal("unknown scale accepted")
+	}
+}
