@@ -60,6 +60,33 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		return nil, solver.Meta{}, err
 	}
 	res := out.result()
+	meta := out.meta(res)
+	return res, meta, nil
+}
+
+// Variant switches parts of the heuristic off, for benchmarks and
+// ablations; the zero value is the full solver.
+type Variant struct {
+	// NoGuide drops the LP-guided greedy (only the plain fill-one-node
+	// greedy runs).
+	NoGuide bool
+	// NoLocalSearch stops after the greedy phase.
+	NoLocalSearch bool
+}
+
+// SolveVariant solves a decoded request with a variant of the heuristic and
+// returns the result and meta as Solve would.
+func SolveVariant(ctx context.Context, req *Request, opts solver.Options, v Variant) (*Result, solver.Meta, error) {
+	out, err := runVariant(ctx, req, opts, v)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	res := out.result()
+	return res, out.meta(res), nil
+}
+
+// meta fills the response metadata.
+func (out *outcome) meta(res *Result) solver.Meta {
 	meta := solver.Meta{Solver: "xselect/greedy+local-search"}
 	if out.exact {
 		meta.Solver = "xselect/cbc"
@@ -78,11 +105,15 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	if out.rule != "" {
 		meta.Notes = append(meta.Notes, "packing from greedy rule "+out.rule)
 	}
-	return res, meta, nil
+	return meta
 }
 
 // run validates, bounds and searches.
 func run(ctx context.Context, req *Request, opts solver.Options) (*outcome, error) {
+	return runVariant(ctx, req, opts, Variant{})
+}
+
+func runVariant(ctx context.Context, req *Request, opts solver.Options, v Variant) (*outcome, error) {
 	m, err := build(req)
 	if err != nil {
 		return nil, err
@@ -105,6 +136,10 @@ func run(ctx context.Context, req *Request, opts solver.Options) (*outcome, erro
 		defer cancel()
 	}
 	out.ub, out.note = m.upperBound(sctx)
+	guide := m.lp
+	if v.NoGuide {
+		guide = nil
+	}
 	c := m.required()
 	total := int64(0)
 	for _, cg := range c {
@@ -136,7 +171,7 @@ func run(ctx context.Context, req *Request, opts solver.Options) (*outcome, erro
 			}
 			return ok, err
 		}
-		p, rule, ok, err := heuristicPack(ctx, sp, rules, rng, m.lp)
+		p, rule, ok, err := heuristicPack(ctx, sp, rules, rng, guide)
 		if ok {
 			out.sp, out.pack, out.rule = sp, p, rule
 		}
@@ -149,7 +184,7 @@ func run(ctx context.Context, req *Request, opts solver.Options) (*outcome, erro
 		// above its answer with the local search as well.
 		greedyOnly := func(ctx context.Context, n []int64) (bool, error) {
 			sp := m.buildSpec(n, nil)
-			p, rule, ok, err := greedyPack(ctx, sp, rules, m.lp, true)
+			p, rule, ok, err := greedyPack(ctx, sp, rules, guide, true)
 			if ok {
 				out.sp, out.pack, out.rule = sp, p, rule
 			}
@@ -157,7 +192,7 @@ func run(ctx context.Context, req *Request, opts solver.Options) (*outcome, erro
 		}
 		res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, greedyOnly)
 		calls := res.Calls
-		if err == nil && res.Best.Float() < res.Cap.Float() {
+		if err == nil && !v.NoLocalSearch && res.Best.Float() < res.Cap.Float() {
 			start, startCounts = res.Best, res.Counts
 			res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, oracle)
 		}
