@@ -41,14 +41,21 @@ type Options struct {
 // not nested, so the best answer so far is kept across them.
 var DefaultSchedule = []float64{0.5, 0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.0025, 0.001}
 
-// DefaultMaxCandidates bounds chains × distinct requests of one level
-// (memory of the chain orders and rank arrays: ~8 bytes each).
-const DefaultMaxCandidates = 4_000_000
+// DefaultMaxCandidates bounds rays × node types × distinct requests of one
+// level: the work of laying out its chains (a level computation and a sort
+// per entry, about 0.5 s of one core at the bound). Memory grows only with
+// the chains that contribute candidates.
+const DefaultMaxCandidates = 20_000_000
 
 // mipMaxCover bounds the nonzeros of the p-median MIP (after Lagrangian
 // reduction) that Solve hands to CBC; past it only the Lagrangian bound is
 // used. CBC solves p-medians of this size in well under a second.
 const mipMaxCover = 10000
+
+// mipCoarsest: without an ε target, levels with ρ − 1 above it skip the
+// MIP, because the lower bound of a finer level (bound/ρ) soon dominates
+// anything a coarse level can prove and the budget is better spent there.
+const mipCoarsest = 0.05
 
 // mipShare is the part of the remaining budget one level's MIP may use, so
 // an expensive proof at a coarse level cannot starve the finer levels.
@@ -264,9 +271,19 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 	if maxCand <= 0 {
 		maxCand = DefaultMaxCandidates
 	}
-	for _, eps := range schedule {
+	for li, eps := range schedule {
+		lctx := ctx
 		if ctx.Err() != nil {
-			break
+			if li > 0 {
+				break
+			}
+			// Minimum effort: even when the caller's budget is already
+			// spent (e.g. on decoding a huge request), run the coarsest
+			// level for at most minEffort so the answer is not just the
+			// cover.
+			var cancel context.CancelFunc
+			lctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), minEffort)
+			defer cancel()
 		}
 		dirs, err := dirsFor(opts.Family, in, eps, maxCand)
 		if err != nil {
@@ -275,7 +292,7 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 		if dirs == nil {
 			break // finer levels only grow
 		}
-		if err := solveLevel(ctx, in, dirs, cost, cover, opts, res); err != nil {
+		if err := solveLevel(lctx, in, dirs, cost, cover, opts, res); err != nil {
 			return nil, err
 		}
 		if res.LowerBound >= res.Cost*(1-optTol) {
@@ -303,6 +320,11 @@ func finish(res *Result, ctx context.Context) {
 	}
 	res.Optimal = res.LowerBound >= res.Cost*(1-optTol)
 }
+
+// minEffort bounds the coarsest level when Solve starts with its budget
+// already spent: 50 ms is ample for two rays on 10^5 distinct requests and
+// small against any budget a caller would set for such an instance.
+const minEffort = 50 * time.Millisecond
 
 // GapFloor keeps cost/bound finite when every request is zero.
 const GapFloor = 1e-300
@@ -372,7 +394,7 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 		method = "ls+lagrange"
 		if lb >= value*(1-optTol) {
 			exact = true
-		} else if !opts.NoMIP && ctx.Err() == nil {
+		} else if !opts.NoMIP && ctx.Err() == nil && (opts.Epsilon > 0 || dirs.Rho-1 <= mipCoarsest) {
 			keep := lg.keep(value, sel)
 			nz := 0
 			for _, c := range keep {

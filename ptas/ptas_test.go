@@ -511,3 +511,72 @@ func TestLagrangeEvalPaths(t *testing.T) {
 		}
 	}
 }
+
+// Rays laid out evenly in raw units (cores against GB) lose far more than
+// the same number laid out in normalized units: with totals of 64 cores and
+// 1024 GB, raw mix rays crowd one end of the normalized quarter-plane.
+func TestRawUnitsBalloon(t *testing.T) {
+	R := []float64{64, 1024}
+	for _, m := range []int{4, 10, 20} {
+		raw := MixRays(m)
+		var norm [][]float64
+		for _, v := range raw.Vecs {
+			x, y := v[0]/R[0], v[1]/R[1]
+			norm = append(norm, []float64{x / (x + y), y / (x + y)})
+		}
+		rhoRaw := Rho2D(norm)
+		if rhoRaw < 1+4/float64(m) {
+			t.Errorf("m=%d: raw-unit rays lose only %v, normalized %v", m, rhoRaw, raw.Rho)
+		}
+	}
+}
+
+// Rounding to the nearest ray by angle, instead of the cheapest dominating
+// point, breaks the ρ bound.
+func TestNearestAngleIsWorse(t *testing.T) {
+	d := MixRays(4)
+	r := rand.New(rand.NewPCG(15, 16))
+	worst := 0.0
+	for it := 0; it < 20000; it++ {
+		s := randPoint(r, 2)
+		phi := math.Atan2(s[1], s[0])
+		best, bd := 0, math.Inf(1)
+		for k, v := range d.Vecs {
+			if a := math.Abs(math.Atan2(v[1], v[0]) - phi); a < bd {
+				best, bd = k, a
+			}
+		}
+		worst = math.Max(worst, Level(s, d.Vecs[best])/Cost(s))
+	}
+	if worst <= d.Rho*(1+testTol) {
+		t.Fatalf("nearest-angle rounding stayed within ρ = %v (worst %v)", d.Rho, worst)
+	}
+}
+
+// Finer ray sets are not nested in coarser ones, so a finer level can come
+// out worse; Solve keeps the best level's answer.
+func TestKeepsBestLevel(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	worseSeen := false
+	for it := 0; it < 150; it++ {
+		in := randInstance(r, 2, 6+r.IntN(8), 2+r.IntN(3), false)
+		res, err := Solve(context.Background(), in, Options{NoMIP: it%2 == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := math.Inf(1)
+		for i, l := range res.Levels {
+			best = math.Min(best, l.Cost)
+			if i > 0 && l.RayValue > res.Levels[i-1].RayValue*(1+testTol) {
+				worseSeen = true
+			}
+		}
+		if len(res.Levels) > 0 && res.Cost > best*(1+testTol) {
+			t.Fatalf("cost %v but a level reached %v", res.Cost, best)
+		}
+		checkShapes(t, in, res)
+	}
+	if !worseSeen {
+		t.Log("no finer level came out worse on these instances")
+	}
+}

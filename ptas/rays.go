@@ -163,6 +163,7 @@ func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost f
 			g := int32(len(rp.chains))
 			rp.chains = append(rp.chains, ch)
 			rp.byChain = append(rp.byChain, nil)
+			used := false
 			var h uint64
 			for i := range ch.order {
 				h += keys[ch.order[i]]
@@ -182,14 +183,42 @@ func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost f
 					idx = len(rp.cands)
 					rp.cands = append(rp.cands, c)
 					byHash[h] = append(byHash[h], idx)
+					used = true
 				} else if c.cost < rp.cands[idx].cost {
 					rp.cands[idx] = c
+					used = true
 				}
 				if i+1 == len(ch.order) && len(ch.order) == fitCount[a] && rp.cands[idx].cost < fullCost[a] {
 					rp.full[a], fullCost[a] = idx, rp.cands[idx].cost
 				}
 			}
+			if !used {
+				// every prefix duplicates an existing candidate: drop the
+				// chain so memory grows with candidates, not with rays
+				rp.chains = rp.chains[:g]
+				rp.byChain = rp.byChain[:g]
+			}
 		}
+	}
+	// Drop chains whose candidates were all replaced by cheaper ones with
+	// the same coverage, renumbering the rest.
+	ref := make([]bool, len(rp.chains))
+	for _, c := range rp.cands {
+		ref[c.chain] = true
+	}
+	newIdx := make([]int32, len(rp.chains))
+	kept := 0
+	for g := range rp.chains {
+		if ref[g] {
+			newIdx[g] = int32(kept)
+			rp.chains[kept] = rp.chains[g]
+			kept++
+		}
+	}
+	rp.chains = rp.chains[:kept]
+	rp.byChain = rp.byChain[:kept]
+	for c := range rp.cands {
+		rp.cands[c].chain = newIdx[rp.cands[c].chain]
 	}
 	for c, cd := range rp.cands {
 		rp.byChain[cd.chain] = append(rp.byChain[cd.chain], int32(c))
