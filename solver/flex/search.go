@@ -127,18 +127,25 @@ func (e *evaluator) localSearch(ctx context.Context, prio []int, obj float64, ma
 	return cur, obj, false
 }
 
+// ilsPatience stops the iterated local search after this many perturbation
+// rounds in a row without improvement (small instances converge long
+// before the evaluation budget; on the simulation study's 10-job instances
+// no improvement was found after 40 stale rounds).
+const ilsPatience = 100
+
 // iteratedLocalSearch spends up to maxEvals MPS evaluations on local
 // searches: first from each starting candidate in order of objective (ties:
 // candidate order), then from random perturbations (2 to 4 random swaps)
-// of the best ordering found. It returns the best ordering, its objective
-// and whether ctx stopped it.
+// of the best ordering found, until ilsPatience rounds fail in a row. It
+// returns the best ordering, its objective and whether ctx stopped it.
 func (e *evaluator) iteratedLocalSearch(ctx context.Context, starts []*candidate, maxEvals int, rng *rand.Rand) ([]int, float64, bool) {
 	order := append([]*candidate(nil), starts...)
 	sort.SliceStable(order, func(a, b int) bool { return order[a].obj < order[b].obj })
 	best, bestObj := order[0].prio, order[0].obj
 	begin := e.evals
 	n := len(best)
-	for round := 0; e.evals-begin < maxEvals; round++ {
+	stale := 0
+	for round := 0; e.evals-begin < maxEvals && stale < ilsPatience; round++ {
 		var cur []int
 		var curObj float64
 		if round < len(order) {
@@ -158,6 +165,9 @@ func (e *evaluator) iteratedLocalSearch(ctx context.Context, starts []*candidate
 		p, v, stopped := e.localSearch(ctx, cur, curObj, maxEvals-(e.evals-begin), rng)
 		if better(v, bestObj) {
 			best, bestObj = p, v
+			stale = 0
+		} else if round >= len(order) {
+			stale++
 		}
 		if stopped {
 			return best, bestObj, true
