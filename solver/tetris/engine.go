@@ -192,25 +192,25 @@ func (c cand) better(o cand) bool {
 }
 
 type round struct {
-	ms     []Machine
-	gs     []*Group
-	js     []Job
-	cfg    Config
-	d      int
-	mask   []bool
-	local  [][][2]int // machine -> (group, member) with an input there
-	pend   []int      // pending members per job
-	npend  int        // jobs with pending members
-	best   []cand     // per job
-	bestP  []cand     // per job, promoted only
-	mf, nf []float64  // masked free and normalised masked free of the machine
-	dem    []float64  // scratch: local demand
-	md, nd []float64  // scratch: masked and normalised demand
-	need   []Input    // scratch: remote needs
-	two    [2]float64
-	twoF   [2]float64
-	jl     []int
-	sh     []float64 // scratch: dominant share per job
+	ms    []Machine
+	gs    []*Group
+	js    []Job
+	cfg   Config
+	d     int
+	mask  []bool
+	local [][][2]int // machine -> (group, member) with an input there
+	pend  []int      // pending members per job
+	npend int        // jobs with pending members
+	best  []cand     // per job
+	bestP []cand     // per job, promoted only
+	nf    []float64  // normalised masked free of the machine
+	dem   []float64  // scratch: local demand
+	nd    []float64  // scratch: normalised masked demand
+	need  []Input    // scratch: remote needs
+	two   [2]float64
+	twoF  [2]float64
+	jl    []int
+	sh    []float64 // scratch: dominant share per job
 	// scratch for fill: groups and local members still able to fit the
 	// machine, and jobs offered a candidate in the current pick.
 	alive   []int
@@ -237,8 +237,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	r := &round{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: mask,
 		local: make([][][2]int, len(ms)), pend: make([]int, len(js)),
 		best: make([]cand, len(js)), sh: make([]float64, len(js)), bestP: make([]cand, len(js)),
-		mf: make([]float64, d), nf: make([]float64, d), dem: make([]float64, d),
-		md: make([]float64, d), nd: make([]float64, d)}
+		nf: make([]float64, d), dem: make([]float64, d), nd: make([]float64, d)}
 	for gi, g := range gs {
 		r.pend[g.Job] += g.Count
 		for mi := range g.Members {
@@ -311,16 +310,12 @@ func RemoteNeeds(inputs []Input, m int, buf []Input) []Input {
 	return buf
 }
 
-// prepMachine caches m's masked and normalised free vectors.
+// prepMachine caches m's normalised free vector over the checked resources.
 func (r *round) prepMachine(m int) {
 	mc := r.ms[m]
 	for k := 0; k < r.d; k++ {
-		r.mf[k], r.nf[k] = 0, 0
-		if !r.mask[k] {
-			continue
-		}
-		r.mf[k] = mc.Free[k]
-		if mc.Cap[k] > 0 {
+		r.nf[k] = 0
+		if r.mask[k] && mc.Cap[k] > 0 {
 			r.nf[k] = mc.Free[k] / mc.Cap[k]
 		}
 	}
@@ -343,23 +338,20 @@ func (r *round) eval(gi, mi, m int) (cand, int) {
 	remote := LocalDemand(g, inputs, m, r.cfg.Roles, r.dem)
 	mc := r.ms[m]
 	for k := 0; k < r.d; k++ {
-		r.md[k], r.nd[k] = 0, 0
-		if !r.mask[k] {
-			// An unchecked resource may be over-allocated, but never
-			// placed on a machine that has none of it at all.
-			if r.dem[k] > 0 && mc.Cap[k] <= 0 {
-				return cand{}, failLocal
-			}
-			continue
+		r.nd[k] = 0
+		x := r.dem[k]
+		if x > 0 && mc.Cap[k] <= 0 {
+			// A machine without the resource at all never takes the task
+			// (not even when the resource is unchecked).
+			return cand{}, failLocal
 		}
-		r.md[k] = r.dem[k]
-		if mc.Cap[k] > 0 {
-			r.nd[k] = r.dem[k] / mc.Cap[k]
+		if r.mask[k] && mc.Cap[k] > 0 {
+			r.nd[k] = x / mc.Cap[k]
 		}
 	}
-	if !vecpack.Fits(r.md, r.mf) {
-		return cand{}, failLocal
-	}
+	// Alignment is -Inf unless the demand fits (vecpack.Fits on the
+	// capacity-normalised vectors, the same test as in raw units scaled by
+	// 1/capacity); unchecked resources are 0 in both vectors.
 	a := vecpack.Alignment(r.nd, r.nf)
 	if math.IsInf(a, -1) {
 		return cand{}, failLocal

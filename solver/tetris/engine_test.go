@@ -1,0 +1,145 @@
+package tetris
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/xflex/xflex/vecpack"
+)
+
+// relTol compares sums of a few hundred products of numbers in [0, 10]:
+// round-off is ~1e-13 relative.
+const relTol = 1e-9
+
+func randInstance(rng *rand.Rand, nm, ng, nj, d int) ([]Machine, []*Group, []Job) {
+	ms := make([]Machine, nm)
+	for i := range ms {
+		c := make([]float64, d)
+		f := make([]float64, d)
+		for k := range c {
+			c[k] = 1 + float64(rng.IntN(10))
+			f[k] = math.Round(c[k]*rng.Float64()*10) / 10
+		}
+		ms[i] = Machine{Cap: c, Free: f}
+	}
+	gs := make([]*Group, ng)
+	for i := range gs {
+		dem := make([]float64, d)
+		for k := range dem {
+			dem[k] = float64(rng.IntN(4))
+		}
+		gs[i] = &Group{Job: rng.IntN(nj), Demand: dem, Count: 1 + rng.IntN(3), Promoted: rng.IntN(4) == 0}
+	}
+	js := make([]Job, nj)
+	for j := range js {
+		js[j] = Job{Alloc: make([]float64, d), Weight: 1, Work: rng.Float64() * 5}
+	}
+	return ms, gs, js
+}
+
+// AutoEpsilon's closed form of ā against the average over every (task,
+// machine) pair computed pair by pair.
+func TestAutoEpsilonMatchesPairAverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for it := 0; it < 200; it++ {
+		ms, gs, js := randInstance(rng, 1+rng.IntN(5), 1+rng.IntN(6), 1+rng.IntN(3), 1+rng.IntN(4))
+		sum, n := 0.0, 0
+		pend := map[int]bool{}
+		for _, g := range gs {
+			pend[g.Job] = true
+			for c := 0; c < g.Count; c++ {
+				for _, m := range ms {
+					nd := make([]float64, len(g.Demand))
+					nf := make([]float64, len(g.Demand))
+					for k := range nd {
+						nd[k], nf[k] = g.Demand[k]/m.Cap[k], m.Free[k]/m.Cap[k]
+					}
+					s := 0.0
+					for k := range nd {
+						s += nd[k] * nf[k]
+					}
+					sum += s
+					n++
+				}
+			}
+		}
+		pbar, nj := 0.0, 0
+		for j := range pend {
+			pbar += js[j].Work
+			nj++
+		}
+		pbar /= float64(nj)
+		want := sum / float64(n) / pbar
+		got := AutoEpsilon(ms, gs, js, nil)
+		if math.Abs(got-want) > relTol*math.Max(1, want) {
+			t.Fatalf("AutoEpsilon %v, pair average gives %v", got, want)
+		}
+	}
+}
+
+// With f = 0, ε = 0 and no promoted stage, every pick on a machine is the
+// task with the highest alignment among those that fit, ties to the lower
+// group: checked by recomputing all alignments before each pick.
+func TestRoundPicksBestAlignment(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for it := 0; it < 300; it++ {
+		ms, gs, js := randInstance(rng, 1+rng.IntN(3), 1+rng.IntN(6), 1+rng.IntN(3), 1+rng.IntN(4))
+		for _, g := range gs {
+			g.Promoted = false
+		}
+		counts := make([]int, len(gs))
+		for i, g := range gs {
+			counts[i] = g.Count
+		}
+		free := make([][]float64, len(ms))
+		for i, m := range ms {
+			free[i] = append([]float64(nil), m.Free...)
+		}
+		order := rng.Perm(len(ms))
+		total := make([]float64, len(ms[0].Cap))
+		ps, err := Round(context.Background(), ms, order, gs, js, Config{Total: total, Roles: Roles{-1, -1, -1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			m := p.Machine
+			best, bestG := math.Inf(-1), -1
+			for gi, g := range gs {
+				if counts[gi] == 0 {
+					continue
+				}
+				nd := make([]float64, len(g.Demand))
+				nf := make([]float64, len(g.Demand))
+				for k := range nd {
+					nd[k], nf[k] = g.Demand[k]/ms[m].Cap[k], free[m][k]/ms[m].Cap[k]
+				}
+				if !vecpack.Fits(g.Demand, free[m]) {
+					continue
+				}
+				if a := vecpack.Alignment(nd, nf); a > best+relTol {
+					best, bestG = a, gi
+				}
+			}
+			if bestG < 0 || math.Abs(p.Alignment-best) > relTol {
+				t.Fatalf("picked group %d (alignment %v) on machine %d; best is group %d with %v", p.Group, p.Alignment, m, bestG, best)
+			}
+			counts[p.Group]--
+			for k, x := range gs[p.Group].Demand {
+				free[m][k] -= x
+			}
+		}
+		// Afterwards nothing fits anywhere.
+		for gi, g := range gs {
+			if counts[gi] == 0 {
+				continue
+			}
+			for m := range ms {
+				if vecpack.Fits(g.Demand, free[m]) {
+					t.Fatalf("group %d still fits machine %d after the round", gi, m)
+				}
+			}
+		}
+	}
+}
