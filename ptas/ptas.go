@@ -34,7 +34,15 @@ type Options struct {
 	MaxCandidates int
 	// MaxIter caps subgradient iterations per level; 0 means 300.
 	MaxIter int
+	// ExactLimit: instances with at most this many distinct requests are
+	// solved exactly by Exact instead (0 means DefaultExactLimit, negative
+	// disables it).
+	ExactLimit int
 }
+
+// DefaultExactLimit is the size up to which Solve answers with Exact: its
+// O(K·3^n) DP takes about a millisecond at n = 10.
+const DefaultExactLimit = 10
 
 // DefaultSchedule is the ε sequence of the anytime loop without a target:
 // coarse first so a usable answer exists early, then finer sets, which are
@@ -241,6 +249,20 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 	}
 	res.Shapes, res.Assign, res.Cost = Tighten(in, first, cost)
 	res.Method = "cover"
+	exactLimit := opts.ExactLimit
+	if exactLimit == 0 {
+		exactLimit = DefaultExactLimit
+	}
+	if len(in.U) <= min(exactLimit, ExactMaxRequests) {
+		if shapes, _, v, err := Exact(in, cost); err == nil {
+			res.Shapes, res.Assign, res.Cost = Tighten(in, shapes, cost)
+			res.LowerBound = math.Min(v, res.Cost)
+			res.Method = "exact"
+			finish(res, ctx)
+			res.TimedOut = false
+			return res, nil
+		}
+	}
 	if opts.Fit == FitMax {
 		if shapes, asg, v, ok := MaxFitDP(in); ok {
 			res.Shapes, res.Assign, res.Cost = shapes, asg, v

@@ -321,7 +321,7 @@ func TestPTASWithinRho(t *testing.T) {
 				}
 			}
 		}
-		res, err := Solve(ctx, in, Options{Epsilon: eps, Family: fam})
+		res, err := Solve(ctx, in, Options{Epsilon: eps, Family: fam, ExactLimit: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -418,7 +418,7 @@ func TestMaxFitDP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Solve(context.Background(), in, Options{Fit: FitMax})
+		res, err := Solve(context.Background(), in, Options{Fit: FitMax, ExactLimit: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -446,7 +446,7 @@ func TestMaxFitNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Solve(context.Background(), in, Options{Fit: FitMax})
+		res, err := Solve(context.Background(), in, Options{Fit: FitMax, ExactLimit: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,7 +472,7 @@ func TestSolveCancelled(t *testing.T) {
 	in := randInstance(r, 2, 12, 3, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := Solve(ctx, in, Options{})
+	res, err := Solve(ctx, in, Options{ExactLimit: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +560,7 @@ func TestKeepsBestLevel(t *testing.T) {
 	worseSeen := false
 	for it := 0; it < 150; it++ {
 		in := randInstance(r, 2, 6+r.IntN(8), 2+r.IntN(3), false)
-		res, err := Solve(context.Background(), in, Options{NoMIP: it%2 == 0})
+		res, err := Solve(context.Background(), in, Options{NoMIP: it%2 == 0, ExactLimit: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -578,5 +578,28 @@ func TestKeepsBestLevel(t *testing.T) {
 	}
 	if !worseSeen {
 		t.Log("no finer level came out worse on these instances")
+	}
+}
+
+// Small instances are answered exactly by default.
+func TestSolveSmallIsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for it := 0; it < 50; it++ {
+		in := randInstance(r, 2+it%2, 4+r.IntN(6), 1+r.IntN(3), it%2 == 0)
+		if len(MinShapes(in, in.K)) > in.K {
+			continue
+		}
+		_, _, opt, err := Exact(in, Cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Solve(context.Background(), in, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res.Cost-opt) > testTol*opt || !res.Optimal || res.Epsilon != 0 {
+			t.Fatalf("cost %v optimal %v ε %v, exact %v", res.Cost, res.Optimal, res.Epsilon, opt)
+		}
+		checkShapes(t, in, res)
 	}
 }
