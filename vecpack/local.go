@@ -232,9 +232,65 @@ func (p *Packing) ejectPass(ctx context.Context) (ejects, swaps int) {
 				}
 				p.Place(v, b, 1)
 			}
+			if in.conflict != nil && p.conflicts(t, b) && p.evictConflicts(t, b, findHome) {
+				ejects++
+				b--
+				continue bins
+			}
 		}
 	}
 	return
+}
+
+// maxEvict caps how many conflicting items one eviction may relocate; an
+// eviction scans every bin per item, so the cap bounds its cost.
+const maxEvict = 16
+
+// evictConflicts is the eject move for conflicts: when t is kept off bin b
+// only by items it conflicts with, move all of those to other bins (each
+// to a bin where it fits) and put one t on b. It undoes everything and
+// returns false when some item has no other home or t still does not fit.
+func (p *Packing) evictConflicts(t, b int, findHome func(v, exclude int) int) bool {
+	in := p.In
+	var out []Slot
+	n := 0
+	for _, s := range p.Bins[b] {
+		if in.Conflict(t, s.Type) {
+			out = append(out, s)
+			n += s.Count
+		}
+	}
+	if n == 0 || n > maxEvict {
+		return false
+	}
+	for _, s := range out {
+		p.Remove(s.Type, b, s.Count)
+	}
+	type move struct{ t, h int }
+	var moved []move
+	ok := p.CanPlace(t, b)
+	for _, s := range out {
+		for k := 0; ok && k < s.Count; k++ {
+			h := findHome(s.Type, b)
+			if h < 0 {
+				ok = false
+				break
+			}
+			p.Place(s.Type, h, 1)
+			moved = append(moved, move{s.Type, h})
+		}
+	}
+	if ok && p.CanPlace(t, b) {
+		p.Place(t, b, 1)
+		return true
+	}
+	for _, mv := range moved {
+		p.Remove(mv.t, mv.h, 1)
+	}
+	for _, s := range out {
+		p.Place(s.Type, b, s.Count)
+	}
+	return false
 }
 
 // fitsWith reports whether demand fits in free plus the capacity one item

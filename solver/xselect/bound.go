@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/xflex/xflex/lp"
+	"github.com/xflex/xflex/vecpack"
 )
 
 // lpGuide is the LP relaxation's solution, used to guide the greedy: how
@@ -123,31 +124,43 @@ func (m *model) simpleBound() float64 {
 	return ub
 }
 
-// upperBound returns an upper bound on λ: the LP relaxation aggregated per
-// node class (node type × allowed-group signature), with per-class capacity
-// rows for every resource and per-class caps on each group from what fits
-// one node, max λ s.t. Σ_k x_gk ≥ λ·c_g. Colocation, exlocation and Garbo
-// are relaxed away (a relaxation stays a valid bound). When the LP cannot
-// be solved it falls back to simpleBound and says so in the note.
-func (m *model) upperBound(ctx context.Context) (float64, string) {
-	simple := m.simpleBound()
-	cls := m.classes()
-	lpm := lp.NewModel()
+// relaxation builds the LP relaxation aggregated per node class (node type
+// × allowed-group signature): x_gk ≥ 0 containers of group g on class k,
+// capped by what fits the class's nodes one at a time, and per class and
+// resource Σ_g size_g·x_gk ≤ capacity. Colocation, exlocation and Garbo
+// are relaxed away (a relaxation stays a valid bound).
+//
+// With fixed == nil it maximises λ subject to Σ_k x_gk ≥ λ·c_g and lam is
+// λ's column. Otherwise it maximises Σ_g y_g with 0 ≤ y_g ≤ fixed[g] and
+// y_g ≤ Σ_k x_gk: the counts fit the relaxation iff the optimum is
+// Σ fixed (the model is always feasible, so no infeasibility proof is
+// needed from the LP engine).
+func (m *model) relaxation(cls []nodeClass, fixed []int64) (lpm *lp.Model, xv [][]int, lam int) {
+	lpm = lp.NewModel()
 	lpm.Maximize = true
-	lam := lpm.AddVar("lambda", 0, lp.Inf, 1, false)
+	lam = -1
 	G := len(m.groups)
-	xv := make([][]int, G) // LP column of x_gk, -1 if none
+	demand := make([][]int, G)
+	demandCoef := make([][]float64, G)
+	if fixed == nil {
+		lam = lpm.AddVar("lambda", 0, lp.Inf, 1, false)
+		for g := range demand {
+			demand[g] = []int{lam}
+			demandCoef[g] = []float64{-float64(m.groups[g].c)}
+		}
+	} else {
+		for g := range demand {
+			y := lpm.AddVar("y_"+strconv.Itoa(g), 0, float64(fixed[g]), 1, false)
+			demand[g] = []int{y}
+			demandCoef[g] = []float64{-1}
+		}
+	}
+	xv = make([][]int, G) // LP column of x_gk, -1 if none
 	for g := range xv {
 		xv[g] = make([]int, len(cls))
 		for k := range xv[g] {
 			xv[g][k] = -1
 		}
-	}
-	demand := make([][]int, G)
-	demandCoef := make([][]float64, G)
-	for g := range demand {
-		demand[g] = []int{lam}
-		demandCoef[g] = []float64{-float64(m.groups[g].c)}
 	}
 	for k, cl := range cls {
 		idx := make([][]int, m.R)
@@ -180,6 +193,27 @@ func (m *model) upperBound(ctx context.Context) (float64, string) {
 	for g := range demand {
 		lpm.AddRow("demand_"+strconv.Itoa(g), demand[g], demandCoef[g], 0, lp.Inf)
 	}
+	return lpm, xv, lam
+}
+
+// fitTotalTol is the relative shortfall of the counting LP's optimum from
+// Σ counts that still counts as "fits": CLP meets constraints to about
+// 1e-7 relative, so 1e-6 never rejects a count vector that fits, and a
+// real shortfall is at least one container, far above it.
+const fitTotalTol = 1e-6
+
+// upperBound returns an upper bound on λ and a note. First the LP
+// relaxation's max λ; then, since any packing at λ holds ⌈λ·c_g⌉ (not
+// λ·c_g) containers, a bisection over the breakpoints below it with the
+// counting relaxation as the oracle finds the largest breakpoint whose
+// rounded-up counts still fit the relaxation — a valid and often much
+// tighter bound when counts are small. When the LP cannot be solved it
+// falls back to simpleBound and says so.
+func (m *model) upperBound(ctx context.Context) (float64, string) {
+	simple := m.simpleBound()
+	cls := m.classes()
+	lpm, xv, _ := m.relaxation(cls, nil)
+	G := len(m.groups)
 	sol, err := lp.Solve(ctx, lpm, lp.Options{})
 	if err != nil {
 		return simple, "bound: LP failed (" + err.Error() + "), per-resource bound used"
@@ -208,5 +242,28 @@ func (m *model) upperBound(ctx context.Context) (float64, string) {
 			}
 		}
 	}
-	return math.Min(ub, simple), fmt.Sprintf("bound: LP relaxation over %d node classes (%s)", len(cls), sol.Backend)
+	ub = math.Min(ub, simple)
+	m.lpBound = ub
+	note := fmt.Sprintf("bound: LP relaxation over %d node classes (%s)", len(cls), sol.Backend)
+	c := m.required()
+	fits := func(ctx context.Context, n []int64) (bool, error) {
+		lpn, _, _ := m.relaxation(cls, n)
+		sol, err := lp.Solve(ctx, lpn, lp.Options{})
+		if err != nil {
+			return false, err
+		}
+		if sol.Status != lp.Optimal {
+			return false, fmt.Errorf("counting LP: %s", sol.Status)
+		}
+		total := 0.0
+		for _, k := range n {
+			total += float64(k)
+		}
+		return sol.Objective >= total-fitTotalTol*math.Max(1, total), nil
+	}
+	res, err := vecpack.MaxLambda(ctx, c, vecpack.Lambda{}, nil, ub, fits)
+	if err != nil || !res.Complete {
+		return ub, note
+	}
+	return math.Min(ub, res.Best.Float()), note + fmt.Sprintf("; rounded-count LP bound %s (%d LPs)", res.Best, res.Calls)
 }

@@ -46,6 +46,7 @@ type model struct {
 	appIdx    map[string]int
 	hasGarbo  bool
 	lp        *lpGuide // LP solution from upperBound (nil if the LP failed)
+	lpBound   float64  // the plain LP relaxation's λ (before rounding counts)
 	changeMax int      // ⌊f·N⌋ for incremental replans, N otherwise
 }
 

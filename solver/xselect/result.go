@@ -18,7 +18,8 @@ type Result struct {
 	// (UpperBound−Lambda)/UpperBound.
 	UpperBound float64 `json:"upper_bound"`
 	Gap        float64 `json:"gap"`
-	// LPBound is the raw LP relaxation value (or fallback bound).
+	// LPBound is the plain LP relaxation's λ (or the fallback bound when
+	// the LP fails), before the rounded-count tightening.
 	LPBound    float64          `json:"lp_bound"`
 	Nodes      []NodeResult     `json:"nodes"`
 	Apps       []AppResult      `json:"apps"`
@@ -124,6 +125,9 @@ func (o *outcome) result() *Result {
 	if o.search.FailedAt.Den != 0 {
 		f := o.search.FailedAt.Float()
 		res.Search.RejectedAt = &f
+	}
+	if m.lpBound > 0 {
+		res.LPBound = m.lpBound
 	}
 	res.Gap = solver.RelGap(res.Lambda, res.UpperBound)
 	if res.Lambda == res.UpperBound {
