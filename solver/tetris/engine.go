@@ -220,6 +220,14 @@ type round struct {
 	// index); sh caches each job's share. Only a placed job's share
 	// changes, so the order is kept by moving that one job.
 	order []int
+	// Per-group cache of the normalised demand on the machine being filled
+	// (valid when ndStamp equals fills; nil ndc: the machine lacks a
+	// resource the group needs).
+	fills    int
+	ndStamp  []int
+	ndc      [][]float64
+	ndBuf    [][]float64
+	ndRemote []bool
 }
 
 func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
@@ -237,7 +245,9 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	r := &round{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: mask,
 		local: make([][][2]int, len(ms)), pend: make([]int, len(js)),
 		best: make([]cand, len(js)), sh: make([]float64, len(js)), bestP: make([]cand, len(js)),
-		nf: make([]float64, d), dem: make([]float64, d), nd: make([]float64, d)}
+		nf: make([]float64, d), dem: make([]float64, d), nd: make([]float64, d),
+		ndStamp: make([]int, len(gs)), ndc: make([][]float64, len(gs)), ndBuf: make([][]float64, len(gs)),
+		ndRemote: make([]bool, len(gs))}
 	for gi, g := range gs {
 		r.pend[g.Job] += g.Count
 		for mi := range g.Members {
@@ -329,30 +339,58 @@ const (
 	failRemote
 )
 
-func (r *round) eval(gi, mi, m int) (cand, int) {
+// eval scores member mi of group gi (mi = -1: anonymous) on machine m.
+// local says the member holds input on m (it came from the local index);
+// otherwise its normalised demand on m is the group's, cached for the fill
+// of m (free capacity changes between picks, demand does not).
+func (r *round) eval(gi, mi, m int, local bool) (cand, int) {
 	g := r.gs[gi]
 	var inputs []Input
 	if mi >= 0 {
 		inputs = g.Members[mi].Inputs
 	}
-	remote := LocalDemand(g, inputs, m, r.cfg.Roles, r.dem)
-	mc := r.ms[m]
-	for k := 0; k < r.d; k++ {
-		r.nd[k] = 0
-		x := r.dem[k]
-		if x > 0 && mc.Cap[k] <= 0 {
-			// A machine without the resource at all never takes the task
-			// (not even when the resource is unchecked).
+	remote := false
+	nd := r.nd
+	if !local && r.ndStamp[gi] == r.fills {
+		nd, remote = r.ndc[gi], r.ndRemote[gi]
+		if nd == nil {
 			return cand{}, failLocal
 		}
-		if r.mask[k] && mc.Cap[k] > 0 {
-			r.nd[k] = x / mc.Cap[k]
+	} else {
+		remote = LocalDemand(g, inputs, m, r.cfg.Roles, r.dem)
+		mc := r.ms[m]
+		absent := false
+		for k := 0; k < r.d; k++ {
+			nd[k] = 0
+			x := r.dem[k]
+			if x > 0 && mc.Cap[k] <= 0 {
+				// A machine without the resource at all never takes the
+				// task (not even when the resource is unchecked).
+				absent = true
+				break
+			}
+			if r.mask[k] && mc.Cap[k] > 0 {
+				nd[k] = x / mc.Cap[k]
+			}
+		}
+		if !local {
+			r.ndStamp[gi], r.ndRemote[gi] = r.fills, remote
+			r.ndc[gi] = nil
+			if !absent {
+				if cap(r.ndBuf[gi]) < r.d {
+					r.ndBuf[gi] = make([]float64, r.d)
+				}
+				r.ndc[gi] = append(r.ndBuf[gi][:0], nd...)
+			}
+		}
+		if absent {
+			return cand{}, failLocal
 		}
 	}
 	// Alignment is -Inf unless the demand fits (vecpack.Fits on the
 	// capacity-normalised vectors, the same test as in raw units scaled by
 	// 1/capacity); unchecked resources are 0 in both vectors.
-	a := vecpack.Alignment(r.nd, r.nf)
+	a := vecpack.Alignment(nd, r.nf)
 	if math.IsInf(a, -1) {
 		return cand{}, failLocal
 	}
@@ -420,6 +458,7 @@ func (r *round) offer(c cand) {
 // shrinks while m is filled, so a group (or an indexed local member) that
 // does not fit m once is dropped for the rest of m's fill.
 func (r *round) fill(m int, out []Placement) []Placement {
+	r.fills++
 	alive := r.alive[:0]
 	for gi, g := range r.gs {
 		if g.Count > 0 {
@@ -444,7 +483,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			if r.gs[gm[0]].Members[gm[1]].placed {
 				continue
 			}
-			c, fail := r.eval(gm[0], gm[1], m)
+			c, fail := r.eval(gm[0], gm[1], m, true)
 			if fail == failLocal {
 				continue
 			}
@@ -461,7 +500,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 				continue
 			}
 			if g.Members == nil {
-				c, fail := r.eval(gi, -1, m)
+				c, fail := r.eval(gi, -1, m, false)
 				if fail == failLocal {
 					continue
 				}
@@ -485,7 +524,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 				if hasInput(mem.Inputs, m) {
 					continue
 				}
-				c, fail := r.eval(gi, mi, m)
+				c, fail := r.eval(gi, mi, m, false)
 				if fail == failRemote {
 					mem.dead = true
 					continue

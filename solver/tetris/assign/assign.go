@@ -13,12 +13,12 @@ package assign
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/tetris"
@@ -257,15 +257,20 @@ func Build(req *Request) (*Instance, error) {
 	d := len(in.Resources)
 	vec := func(m map[string]float64, ptr ...any) []float64 {
 		v := make([]float64, d)
-		for _, r := range sortedKeys(m) {
+		var bad []string
+		for r, x := range m {
 			k, ok := ridx[r]
 			if !ok {
-				if m[r] > 0 {
-					vs.Add(solver.Ptr(append(ptr, r)...), "resource %q is not provided by any machine", r)
+				if x > 0 {
+					bad = append(bad, r)
 				}
 				continue
 			}
-			v[k] = m[r]
+			v[k] = x
+		}
+		sort.Strings(bad) // deterministic violation order
+		for _, r := range bad {
+			vs.Add(solver.Ptr(append(ptr, r)...), "resource %q is not provided by any machine", r)
 		}
 		return v
 	}
@@ -461,23 +466,20 @@ func Build(req *Request) (*Instance, error) {
 // groupKey identifies interchangeable tasks. Tasks with inputs and tasks
 // without never share a group (anonymous groups carry no members).
 func groupKey(job int, stage string, dem, rates []float64, hasInputs bool) string {
-	var b strings.Builder
-	b.WriteString(strconv.Itoa(job))
-	b.WriteByte(0)
-	b.WriteString(stage)
-	b.WriteByte(0)
+	b := make([]byte, 0, 16+len(stage)+8*(len(dem)+len(rates)))
+	b = binary.LittleEndian.AppendUint64(b, uint64(job))
+	b = append(b, stage...)
+	b = append(b, 0)
 	for _, x := range dem {
-		b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
-		b.WriteByte(',')
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
 	if hasInputs {
-		b.WriteString("|in:")
+		b = append(b, 1)
 		for _, x := range rates {
-			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
-			b.WriteByte(',')
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 func sortedKeys(m map[string]float64) []string {
