@@ -47,7 +47,7 @@ const DefaultExactLimit = 10
 // DefaultSchedule is the ε sequence of the anytime loop without a target:
 // coarse first so a usable answer exists early, then finer sets, which are
 // not nested, so the best answer so far is kept across them.
-var DefaultSchedule = []float64{0.5, 0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.0025, 0.001}
+var DefaultSchedule = []float64{0.5, 0.25, 0.15, 0.1, 0.05, 0.025, 0.01, 0.005, 0.0025, 0.001}
 
 // DefaultMaxCandidates bounds rays × node types × distinct requests of one
 // level: the work of laying out its chains (a level computation and a sort
@@ -347,6 +347,9 @@ func finish(res *Result, ctx context.Context) {
 // already spent: 50 ms is ample for two rays on 10^5 distinct requests and
 // small against any budget a caller would set for such an instance.
 const minEffort = 50 * time.Millisecond
+
+// OptTol is the relative gap at which an answer counts as proven optimal.
+const OptTol = optTol
 
 // GapFloor keeps cost/bound finite when every request is zero.
 const GapFloor = 1e-300

@@ -1,8 +1,10 @@
 package ptas
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -58,17 +60,8 @@ func (rp *rayProblem) members(c int) []int32 {
 // point is candidate c's shape in normalized units.
 func (rp *rayProblem) point(c int) []float64 {
 	cd := rp.cands[c]
-	ch := rp.chains[cd.chain]
-	t := ch.level[cd.p-1]
-	v := rp.dirs.Vecs[ch.ray]
-	s := make([]float64, len(v))
-	for i := range v {
-		s[i] = t * v[i]
-		if ch.node >= 0 {
-			s[i] = math.Min(s[i], rp.in.Caps[ch.node][i])
-		}
-	}
-	return s
+	ch := &rp.chains[cd.chain]
+	return rp.pointAt(ch, ch.level[cd.p-1], make([]float64, len(rp.dirs.Vecs[ch.ray])))
 }
 
 // coverCount is Σ over candidates of the number of requests they cover:
@@ -116,7 +109,6 @@ func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost f
 	for j := range keys {
 		keys[j] = splitmix64(uint64(j) + 1)
 	}
-	levels := make([]float64, n)
 	byHash := map[uint64][]int{}
 	rp.full = make([]int, len(nodes))
 	fullCost := make([]float64, len(nodes))
@@ -132,33 +124,40 @@ func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost f
 			}
 		}
 	}
+	type lj struct {
+		l float64
+		j int32
+	}
+	byLevel := make([]lj, 0, n)
+	scratch := make([]float64, in.Dim())
 	for r, v := range dirs.Vecs {
 		if ctx.Err() != nil {
 			return nil
 		}
+		// one sort per ray (by level, ties by index); chains filter it
+		byLevel = byLevel[:0]
 		for j, u := range in.U {
-			levels[j] = Level(u, v)
+			if l := Level(u, v); !math.IsInf(l, 1) {
+				byLevel = append(byLevel, lj{l, int32(j)})
+			}
 		}
+		slices.SortFunc(byLevel, func(a, b lj) int {
+			if c := cmp.Compare(a.l, b.l); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.j, b.j)
+		})
 		for a, nd := range nodes {
 			var ch chain
 			ch.ray, ch.node = r, nd
-			for j := 0; j < n; j++ {
-				if fit[a][j] && !math.IsInf(levels[j], 1) {
-					ch.order = append(ch.order, int32(j))
+			for _, e := range byLevel {
+				if fit[a][e.j] {
+					ch.order = append(ch.order, e.j)
+					ch.level = append(ch.level, e.l)
 				}
 			}
 			if len(ch.order) == 0 {
 				continue
-			}
-			sort.SliceStable(ch.order, func(x, y int) bool { return levels[ch.order[x]] < levels[ch.order[y]] })
-			ch.level = make([]float64, len(ch.order))
-			ch.rank = make([]int32, n)
-			for j := range ch.rank {
-				ch.rank[j] = int32(n)
-			}
-			for i, j := range ch.order {
-				ch.level[i] = levels[j]
-				ch.rank[j] = int32(i)
 			}
 			g := int32(len(rp.chains))
 			rp.chains = append(rp.chains, ch)
@@ -171,7 +170,7 @@ func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost f
 					continue // a candidate's prefix ends at a level boundary
 				}
 				c := cand{chain: g, p: int32(i + 1)}
-				c.cost = cost(rp.pointOf(c))
+				c.cost = cost(rp.pointAt(&ch, ch.level[i], scratch))
 				idx := -1
 				for _, k := range byHash[h] {
 					if rp.sameCover(k, c) {
@@ -197,7 +196,16 @@ func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost f
 				// chain so memory grows with candidates, not with rays
 				rp.chains = rp.chains[:g]
 				rp.byChain = rp.byChain[:g]
+				continue
 			}
+			rank := make([]int32, n)
+			for j := range rank {
+				rank[j] = int32(n)
+			}
+			for i, j := range ch.order {
+				rank[j] = int32(i)
+			}
+			rp.chains[g].rank = rank
 		}
 	}
 	// Drop chains whose candidates were all replaced by cheaper ones with
@@ -230,12 +238,16 @@ func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost f
 	return rp
 }
 
-func (rp *rayProblem) pointOf(c cand) []float64 {
-	saved := len(rp.cands)
-	rp.cands = append(rp.cands, c)
-	p := rp.point(saved)
-	rp.cands = rp.cands[:saved]
-	return p
+// pointAt writes chain ch's point at level t (clipped to its node) into buf.
+func (rp *rayProblem) pointAt(ch *chain, t float64, buf []float64) []float64 {
+	v := rp.dirs.Vecs[ch.ray]
+	for i := range v {
+		buf[i] = t * v[i]
+		if ch.node >= 0 {
+			buf[i] = math.Min(buf[i], rp.in.Caps[ch.node][i])
+		}
+	}
+	return buf
 }
 
 // sameCover reports whether candidate k covers exactly the requests c does.

@@ -52,6 +52,11 @@ func QuantileShapes(u [][]float64, w []float64, K int) [][]float64 {
 // distinct sizes it converges in far fewer.
 const kmeansIters = 100
 
+// kmeansWork caps Lloyd's work (distinct requests × K × iterations) so the
+// baseline stays a few tens of milliseconds even on a million distinct
+// requests; at least one iteration always runs.
+const kmeansWork = 20_000_000
+
 // KMeansShapes runs weighted k-means (k-means++ seeding from seed, Lloyd's
 // iterations, ties to the lower centroid index) and rounds each centroid up
 // to the join of its cluster, so every request fits its cluster's shape.
@@ -84,7 +89,8 @@ func KMeansShapes(u [][]float64, w []float64, K int, seed int64) [][]float64 {
 		cent = append(cent, append([]float64(nil), u[weightedPick(r, dmin)]...))
 	}
 	asg := make([]int, n)
-	for it := 0; it < kmeansIters; it++ {
+	iters := max(1, min(kmeansIters, kmeansWork/max(1, n*K)))
+	for it := 0; it < iters; it++ {
 		changed := false
 		for j := range u {
 			best, bd := 0, math.Inf(1)

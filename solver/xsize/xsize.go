@@ -248,15 +248,23 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		}
 		return nil, meta, fmt.Errorf("xsize: %w", err)
 	}
+	// The baselines are valid answers too when their shapes fit the node
+	// types; a planner should never get less than them, so the cheaper one
+	// becomes the answer (its bound is still the PTAS's).
+	var base *Baselines
+	if req.Baselines == nil || *req.Baselines {
+		qs, ks := QuantileShapes(in.U, in.W, in.K), KMeansShapes(in.U, in.W, in.K, opts.Seed)
+		base = baselines(in, res.Cost, p.fit, qs, ks)
+		adoptBaseline(in, res, p.fit, qs, base.Quantile, "quantile")
+		adoptBaseline(in, res, p.fit, ks, base.KMeans, "kmeans")
+	}
 	out := buildResult(p, res)
+	out.Baselines = base
 	if req.Epsilon != nil {
 		out.EpsilonTarget = req.Epsilon
 		out.Reached = res.Epsilon <= *req.Epsilon
 	} else {
 		out.Reached = true
-	}
-	if req.Baselines == nil || *req.Baselines {
-		out.Baselines = baselines(in, res.Cost, opts.Seed, p.fit)
 	}
 	meta.SetObjective(res.Cost)
 	meta.SetBound(res.LowerBound)
@@ -264,10 +272,13 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	switch {
 	case res.Optimal:
 		meta.Status = solver.StatusOptimal
-	case res.TimedOut || !out.Reached:
+	case res.TimedOut:
 		meta.Status = solver.StatusTimeout
 	default:
 		meta.Status = solver.StatusFeasible
+	}
+	if !out.Reached && !res.TimedOut {
+		meta.Notes = append(meta.Notes, fmt.Sprintf("epsilon %g not reached: the next finer direction set exceeds the size limit; reached %.4g", *req.Epsilon, res.Epsilon))
 	}
 	for _, l := range res.Levels {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("level %s/%d: %d rays, ρ=%.4g, %d candidates, ray value %.6g, bound %.6g, %s", l.Family, l.Param, l.Rays, l.Rho, l.Candidates, l.RayValue, l.RayBound, l.Method))
@@ -323,7 +334,7 @@ func buildResult(p *prepared, res *ptas.Result) *Result {
 	return out
 }
 
-func baselines(in *ptas.Instance, ours float64, seed int64, fit ptas.Fit) *Baselines {
+func baselines(in *ptas.Instance, ours float64, fit ptas.Fit, quantile, kmeans [][]float64) *Baselines {
 	cost := ptas.Cost
 	if fit == ptas.FitMax {
 		cost = ptas.MaxCost
@@ -345,8 +356,28 @@ func baselines(in *ptas.Instance, ours float64, seed int64, fit ptas.Fit) *Basel
 		}
 		return b
 	}
-	return &Baselines{
-		Quantile: eval(QuantileShapes(in.U, in.W, in.K)),
-		KMeans:   eval(KMeansShapes(in.U, in.W, in.K, seed)),
+	return &Baselines{Quantile: eval(quantile), KMeans: eval(kmeans)}
+}
+
+// adoptBaseline replaces res's answer by the baseline's shapes (tightened)
+// when they fit the node types and cost less.
+func adoptBaseline(in *ptas.Instance, res *ptas.Result, fit ptas.Fit, shapes [][]float64, b Baseline, name string) {
+	if !b.FitsNodes || b.Cost >= res.Cost {
+		return
 	}
+	cost := ptas.Cost
+	if fit == ptas.FitMax {
+		cost = ptas.MaxCost
+	}
+	sh, asg, c := ptas.Tighten(in, shapes, cost)
+	if c >= res.Cost {
+		return
+	}
+	res.Shapes, res.Assign, res.Cost = sh, asg, c
+	res.Method = "baseline/" + name
+	if res.LowerBound > c {
+		res.LowerBound = c
+	}
+	res.Epsilon = max(c/math.Max(res.LowerBound, ptas.GapFloor)-1, 0)
+	res.Optimal = res.LowerBound >= c*(1-ptas.OptTol)
 }
