@@ -27,8 +27,10 @@ type Options struct {
 	// Zero refines through DefaultSchedule until the budget ends.
 	Epsilon float64
 	Fit     Fit
-	// NoMIP disables the CBC p-median (tests of the other exact paths).
+	// NoMIP disables the CBC p-median, NoDP the level DP (tests of the
+	// other exact paths).
 	NoMIP bool
+	NoDP  bool
 	// MaxCandidates skips (and stops at) levels whose chains × requests
 	// exceed it; 0 means DefaultMaxCandidates.
 	MaxCandidates int
@@ -400,7 +402,7 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 	bound := 0.0 // costs are non-negative, so 0 bounds OPT_rays
 	method := "ls"
 	exact := false
-	if rp.dpStates(in.K) <= dpMaxStates {
+	if !opts.NoDP && rp.dpStates(in.K) <= dpMaxStates {
 		if dsel, dv, ok := levelDP(ctx, rp, in.K); ok {
 			if dsel != nil && dv < value {
 				sel, value = dsel, dv

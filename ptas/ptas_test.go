@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -601,5 +602,51 @@ func TestSolveSmallIsExact(t *testing.T) {
 			t.Fatalf("cost %v optimal %v ε %v, exact %v", res.Cost, res.Optimal, res.Epsilon, opt)
 		}
 		checkShapes(t, in, res)
+	}
+}
+
+// Every level's reported ray bound is a true lower bound on OPT_rays (from
+// the level DP), and a level marked exact found OPT_rays: this checks the
+// Lagrangian reduction in front of the MIP and the MIP's verdicts.
+func TestLevelBoundsHonest(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	ctx := context.Background()
+	exactMIP := 0
+	for it := 0; it < 80; it++ {
+		d := 2 + it%2
+		in := randInstance(r, d, 6+r.IntN(8), 2+r.IntN(3), it%3 == 0)
+		if len(MinShapes(in, in.K)) > in.K {
+			continue
+		}
+		eps := []float64{0.5, 0.25}[it%2]
+		res, err := Solve(ctx, in, Options{Epsilon: eps, NoDP: true, ExactLimit: -1, MaxIter: 5 + it%20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range res.Levels {
+			var dirs *Directions
+			if d == 2 {
+				dirs = MixRays(l.Param)
+			} else {
+				dirs = LatticeRays(3, l.Param)
+			}
+			rp := buildRayProblem(ctx, in, dirs, Cost)
+			_, opt, ok := levelDP(ctx, rp, in.K)
+			if !ok {
+				continue
+			}
+			if l.RayBound > opt*(1+testTol) {
+				t.Fatalf("it %d: ray bound %v above OPT_rays %v (%s)", it, l.RayBound, opt, l.Method)
+			}
+			if l.Exact && math.Abs(l.RayValue-opt) > 1e-6*opt {
+				t.Fatalf("it %d: marked exact at %v, OPT_rays %v (%s)", it, l.RayValue, opt, l.Method)
+			}
+			if l.Exact && strings.Contains(l.Method, "mip") {
+				exactMIP++
+			}
+		}
+	}
+	if exactMIP < 10 {
+		t.Fatalf("only %d levels went through the MIP", exactMIP)
 	}
 }
