@@ -87,7 +87,25 @@ func rapConvexSum(r *rapProblem) []int {
 		left -= v
 	}
 	if left > 2*n {
-		left -= warmStart(r, s, left)
+		// A job with no slot has F = +Inf, so the greedy's first steps give
+		// each such job one slot in index order; do them in one go.
+		zero := 0
+		for _, v := range s {
+			if v <= 0 {
+				zero++
+			}
+		}
+		if zero > 0 && zero <= left {
+			for j, v := range s {
+				if v <= 0 && r.hi[j] >= 1 {
+					s[j] = 1
+					left--
+				}
+			}
+		}
+		if left > 2*n {
+			left -= warmStart(r, s, left)
+		}
 	}
 	return greedyFrom(r, s, left)
 }
@@ -103,7 +121,7 @@ func warmStart(r *rapProblem, s []int, left int) int {
 	n := len(r.lo)
 	gmax := 0.0
 	for j := 0; j < n; j++ {
-		if r.lo[j] <= 0 {
+		if s[j] <= 0 {
 			return 0
 		}
 		if s[j] < r.hi[j] {
@@ -164,10 +182,27 @@ func warmStart(r *rapProblem, s []int, left int) int {
 		}
 		return c
 	}
-	lo, hi := 0.0, gmax*2 // count(hi) = 0 ≤ left
-	for it := 0; it < 60; it++ {
+	// Bracket θ between the smallest last-increment gain (everything is
+	// handed out) and twice the largest first gain (nothing is), then
+	// bisect geometrically: gains span many orders of magnitude.
+	gmin := math.Inf(1)
+	for j := 0; j < n; j++ {
+		if s[j] < r.hi[j] {
+			if g := r.f(j, r.hi[j]-1) - r.f(j, r.hi[j]); g > 0 {
+				gmin = math.Min(gmin, g)
+			}
+		}
+	}
+	lo, hi := gmin/2, gmax*2 // count(hi) = 0 ≤ left
+	if !(lo > 0) || math.IsInf(lo, 0) || count(lo) <= left {
+		lo = 0
+	}
+	for it := 0; it < 200; it++ {
 		mid := (lo + hi) / 2
-		if mid <= 0 || mid == lo || mid == hi {
+		if lo > 0 {
+			mid = math.Sqrt(lo) * math.Sqrt(hi)
+		}
+		if mid <= lo || mid >= hi {
 			break
 		}
 		c := count(mid)
@@ -239,6 +274,10 @@ func rapMinimax(r *rapProblem) []int {
 	for _, v := range s {
 		left -= v
 	}
+	if left > minimaxGreedyFactor*n {
+		left = minimaxWarmStart(r, s, left)
+		left = min(left, minimaxGreedyFactor*n)
+	}
 	h := newHeap(n)
 	push := func(j int) {
 		if s[j] < r.hi[j] {
@@ -262,6 +301,74 @@ func rapMinimax(r *rapProblem) []int {
 		push(j)
 	}
 	return s
+}
+
+// minimaxGreedyFactor: with more than this many spare slots per job the
+// minimax greedy first jumps to the optimal value by bisection
+// (minimaxWarmStart) and then hands out at most this many slots per job
+// one by one; slots beyond that stay unassigned, which changes no penalty
+// that matters for the minimax value and keeps huge S cheap.
+const minimaxGreedyFactor = 64
+
+// minimaxWarmStart sets s to the fewest slots that bring every job's
+// penalty down to z, for the smallest z (found by bisection on the value)
+// whose allocation fits; it returns the slots still left. That z is the
+// minimax optimum: no allocation within the budget has a smaller maximum.
+func minimaxWarmStart(r *rapProblem, s []int, left int) int {
+	n := len(r.lo)
+	need := func(j int, z float64) int {
+		// Smallest v in [s_j, hi_j] with F_j(v) ≤ z (F non-increasing), or
+		// hi_j when none.
+		a, b := s[j], r.hi[j]
+		for a < b {
+			m := (a + b) / 2
+			if r.f(j, m) <= z {
+				b = m
+			} else {
+				a = m + 1
+			}
+		}
+		return a
+	}
+	fits := func(z float64) bool {
+		c := 0
+		for j := 0; j < n; j++ {
+			c += need(j, z) - s[j]
+			if c > left {
+				return false
+			}
+		}
+		return true
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for j := 0; j < n; j++ {
+		lo = math.Min(lo, r.f(j, r.hi[j]))
+		if v := r.f(j, s[j]); !math.IsInf(v, 1) {
+			hi = math.Max(hi, v)
+		} else {
+			hi = math.Max(hi, r.f(j, max(1, s[j])))
+		}
+	}
+	if !fits(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return left
+	}
+	for it := 0; it < 100 && lo < hi; it++ {
+		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if fits(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	for j := 0; j < n; j++ {
+		v := need(j, hi)
+		left -= v - s[j]
+		s[j] = v
+	}
+	return left
 }
 
 // DPMaxCells caps the minisum DP table (jobs × spare slots) so a huge
