@@ -77,7 +77,8 @@ func ParseGenParams(params map[string]string) (GenParams, error) {
 }
 
 // Generate builds a random X-Select instance: a cluster of node types
-// (cpu 32–96 cores, memory 4–8 GB per core, disk and network), shapes
+// (cpu 32–96 cores, memory 4–8 GB per core, disk 500–4000 GB, network
+// 25–100 Gb/s), shapes
 // of 1–8 cores with 1–8 GB per core that fit the smallest node type,
 // applications with 1–3 shapes each; optional Garbo applications,
 // colocate and exlocate pairs, predicates by type or zone label and
@@ -105,7 +106,7 @@ func GenerateWith(seed int64, gp GenParams) *Request {
 		cpu := float64(16 * (2 + rng.IntN(5)))
 		mem := cpu * float64(4+rng.IntN(5))
 		disk := float64(500 * (1 + rng.IntN(8)))
-		net := float64(10 * (1 + rng.IntN(4)))
+		net := float64(25 * (1 + rng.IntN(4)))
 		full := []float64{cpu, mem, disk, net}
 		types[i] = ntype{name: fmt.Sprintf("t%d", i), cap: full[:gp.Resources]}
 		for r := range minCap {

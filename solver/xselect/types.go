@@ -41,7 +41,7 @@ func (m *model) buildSpec(n []int64, nodes []int) *spec {
 	for b, nd := range nodes {
 		caps[b] = m.caps[nd]
 	}
-	in := &vecpack.Instance{Caps: caps, Scale: m.scale, Conflicts: m.conflicts}
+	in := &vecpack.Instance{Caps: caps, Scale: m.scoreScale, Conflicts: m.conflicts}
 	sp.in = in
 	type bundle struct {
 		members []int
