@@ -3,6 +3,7 @@ package cmmf
 import (
 	"context"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 )
@@ -157,6 +158,25 @@ func TestSelectKeyMatchesHeap(t *testing.T) {
 		got, want := s.selectKey(members, R), s.selectByHeap(members, R)
 		if got != want {
 			t.Fatalf("instance %d: R=%d select %+v, heap %+v", it, R, got, want)
+		}
+	}
+}
+
+// TestCmpFracExact compares cmpFrac with big.Rat arithmetic, including
+// near-ties that defeat float64 products.
+func TestCmpFracExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(81, 82))
+	ws := []float64{1, 2, 3, 0.1, 0.3, 1.0 / 3, 1e-9, 1e15, 0.7, 1 + 1e-15}
+	for it := 0; it < 20000; it++ {
+		k1, k2 := r.Int64N(1<<40), r.Int64N(1<<40)
+		w1, w2 := ws[r.IntN(len(ws))], ws[r.IntN(len(ws))]
+		if it%3 == 0 {
+			k2 = k1 + r.Int64N(3) - 1
+		}
+		x := new(big.Rat).Quo(new(big.Rat).SetInt64(k1), new(big.Rat).SetFloat64(w1))
+		y := new(big.Rat).Quo(new(big.Rat).SetInt64(k2), new(big.Rat).SetFloat64(w2))
+		if got, want := cmpFrac(k1, w1, k2, w2), x.Cmp(y); got != want {
+			t.Fatalf("cmpFrac(%d/%v, %d/%v) = %d, want %d", k1, w1, k2, w2, got, want)
 		}
 	}
 }

@@ -61,12 +61,6 @@ func choosyAlloc(in *Instance, seed int64) *Allocation {
 			byType[t] = append(byType[t], c)
 		}
 	}
-	userClass := make([]int, len(in.Users))
-	for c, cl := range cs {
-		for _, i := range cl.members {
-			userClass[i] = c
-		}
-	}
 	x := make([]int64, len(in.Users))
 	a := newAllocation(in)
 	heaps := make([]*shareHeap, len(cs))
@@ -80,28 +74,68 @@ func choosyAlloc(in *Instance, seed int64) *Allocation {
 		heap.Init(h)
 		heaps[c] = h
 	}
+	// top[c] caches class c's best candidate and its float share so the
+	// scan over the classes of a type is a tight loop; equal float shares
+	// fall back to the exact order.
+	type topOf struct {
+		user  int
+		x     int64
+		w     float64
+		share float64
+	}
+	top := make([]topOf, len(cs))
+	refresh := func(c int) {
+		h := heaps[c]
+		if h.Len() == 0 {
+			top[c] = topOf{user: -1}
+			return
+		}
+		i := h.users[0]
+		w := in.Users[i].Weight
+		top[c] = topOf{user: i, x: x[i], w: w, share: float64(x[i]) / w}
+	}
+	for c := range cs {
+		refresh(c)
+	}
 	for _, t := range order {
 		best := -1
+		var b topOf
 		for _, c := range byType[t] {
-			h := heaps[c]
-			if h.Len() == 0 {
+			tc := &top[c]
+			if tc.user < 0 {
 				continue
 			}
-			if best < 0 || h.less(h.users[0], best) {
-				best = h.users[0]
+			if best >= 0 {
+				if tc.share > b.share {
+					continue
+				}
+				if tc.share == b.share {
+					cmp := 0
+					if tc.w == b.w {
+						cmp = cmpInt(tc.x, b.x)
+					} else {
+						cmp = cmpFrac(tc.x, tc.w, b.x, b.w)
+					}
+					if cmp > 0 || cmp == 0 && tc.user > b.user {
+						continue
+					}
+				}
 			}
+			best, b = c, *tc
 		}
 		if best < 0 {
 			continue // nobody can use it
 		}
-		x[best]++
-		a.Amount[best][sort.SearchInts(in.Users[best].Allowed, int(t))]++
-		h := heaps[userClass[best]]
-		if float64(x[best]+1) > in.Users[best].Demand {
+		i := top[best].user
+		x[i]++
+		a.Amount[i][sort.SearchInts(in.Users[i].Allowed, int(t))]++
+		h := heaps[best]
+		if float64(x[i]+1) > in.Users[i].Demand {
 			heap.Pop(h)
 		} else {
 			heap.Fix(h, 0)
 		}
+		refresh(best)
 	}
 	for i, u := range in.Users {
 		a.Total[i] = float64(x[i])
@@ -117,8 +151,13 @@ type shareHeap struct {
 }
 
 func (h *shareHeap) less(i, j int) bool {
-	c := cmpFrac(h.x[i], h.in.Users[i].Weight, h.x[j], h.in.Users[j].Weight)
-	if c != 0 {
+	// Correctly rounded division is monotone, so different float shares
+	// order the exact shares; equal float shares are settled exactly.
+	wi, wj := h.in.Users[i].Weight, h.in.Users[j].Weight
+	if si, sj := float64(h.x[i])/wi, float64(h.x[j])/wj; si != sj {
+		return si < sj
+	}
+	if c := cmpFrac(h.x[i], wi, h.x[j], wj); c != 0 {
 		return c < 0
 	}
 	return i < j

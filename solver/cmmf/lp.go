@@ -4,76 +4,87 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/xflex/xflex/lp"
 )
 
-// Divisible CMMF by iterative linear programming: the paper's Algorithm 1
-// over machine types (the "coalescing identical machines" optimisation of
-// §5.1), extended with weights and demand caps.
+// Divisible CMMF by iterative linear programming: the paper's Algorithm 1,
+// extended with weights and demand caps, and solved by lp.Solve (CLP).
 //
-// Round r maximises M subject to: every type's users together get at most
-// its machines; each frozen user keeps its frozen amount; each active user
-// gets at least w_i·M and at most its demand, with M ≤ min demand_i/w_i
-// over active users. Users whose demand is reached freeze (capped); then
-// SATURATED runs one LP per remaining active user u, maximising u's total
-// while everyone else keeps its level, and freezes u when it cannot rise.
-// One shortcut, in the spirit of the paper's "identify frozen users
-// faster": a user with an unused machine of an allowed type in the round's
-// solution can clearly rise, so its LP is skipped.
+// Variables. The paper's x_{i,j} (user i's amount of machine j) with its
+// "coalescing identical machines" optimisation (§5.1) becomes one column
+// per (class, type): users with the same allowed types form a class, and
+// y_i, user i's total, splits the class's amount. So the LP has classes ×
+// types + users columns instead of users × machines.
+//
+// Round r maximises M subject to: Σ_classes x_{c,t} ≤ machines of t;
+// Σ_{i∈c} y_i = Σ_t x_{c,t}; frozen users keep y_i ≥ their frozen amount;
+// active users have w_i·M ≤ y_i ≤ demand_i, with M ≤ min demand_i/w_i.
+// Users whose demand is reached at M freeze (capped).
+//
+// SATURATED. The paper solves one LP per active user ("can u rise while
+// everyone else keeps its level?"). That is exact but costs one LP per
+// user per round. xflex asks the same question of all undecided users at
+// once: maximise Σ s_u with y_u ≥ w_u·M + s_u, 0 ≤ s_u ≤ 1, everyone else
+// at ≥ its level. Users with s_u > 0 in the optimum can rise; if some
+// undecided user could rise alone by ε > 0 the optimum is ≥ min(ε, 1) > 0,
+// so an optimum with every s_u = 0 proves all of them saturated. Repeat
+// on the users still undecided; every repetition decides at least one.
 
-// lpTol: CLP's primal feasibility tolerance is 1e-7; a user counts as able
-// to rise only when its LP optimum beats its level by more than that
-// (relative to the level), so solver noise never keeps a user active.
+// lpTol: CLP's primal feasibility tolerance is 1e-7; a user counts as
+// able to rise only when its rise beats that, so solver noise never keeps
+// a user active, and a demand within lpTol (relative) of the level counts
+// as reached.
 const lpTol = 1e-7
+
+type lpModel struct {
+	m   *lp.Model
+	x   map[[2]int]int // (class, type) → column
+	y   []int          // user → column
+	mv  int            // M's column, or -1
+	s   map[int]int    // undecided user → rise column
+	cls []class
+}
 
 func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 	a := newAllocation(in)
 	n := len(in.Users)
+	cs := buildClasses(in)
 	frozen := make([]bool, n)
 	amount := make([]float64, n) // frozen users' totals
 	for i, u := range in.Users {
-		if u.Demand == 0 || len(u.Allowed) == 0 || reachOf(in, i) == 0 {
+		if u.Demand == 0 || reachOf(in, i) == 0 {
 			frozen[i] = true
 			a.Level[i] = 0
 			a.Capped[i] = u.Demand == 0
 		}
 	}
-	var lastX [][]float64
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		active := 0
+		var active []int
 		for i := range frozen {
 			if !frozen[i] {
-				active++
+				active = append(active, i)
 			}
 		}
-		if active == 0 {
+		if len(active) == 0 {
 			break
 		}
 		// Round LP: maximise M.
-		m, xv, mv := buildLP(in, frozen, amount, -1, math.NaN())
-		sol, err := solveLP(ctx, m)
+		lm := buildLP(in, cs, frozen, amount, lpRound, math.NaN(), nil)
+		sol, err := solveLP(ctx, lm.m)
 		a.Flows++
 		if err != nil {
 			return nil, err
 		}
-		M := sol.X[mv]
-		lastX = extractX(in, sol.X, xv)
-		used := make([]float64, len(in.Types))
-		for i, row := range lastX {
-			for k, t := range in.Users[i].Allowed {
-				used[t] += row[k]
-			}
-		}
+		M := sol.X[lm.mv]
 		progress := false
-		var rising []int
-		for i, u := range in.Users {
-			if frozen[i] {
-				continue
-			}
+		var undecided []int
+		for _, i := range active {
+			u := in.Users[i]
 			if u.Demand <= u.Weight*M*(1+lpTol) {
 				frozen[i], a.Capped[i] = true, true
 				amount[i] = u.Demand
@@ -81,133 +92,144 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 				progress = true
 				continue
 			}
-			slack := false
-			for _, t := range u.Allowed {
-				if used[t] < float64(in.Types[t].Cap)*(1-lpTol)-lpTol {
-					slack = true
-				}
-			}
-			if !slack {
-				rising = append(rising, i)
-			}
+			undecided = append(undecided, i)
 		}
-		// SATURATED: one LP per user without visible slack.
-		var sat []int
-		for _, u := range rising {
+		// SATURATED, batched.
+		for len(undecided) > 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			m, xv, _ := buildLP(in, frozen, amount, u, M)
-			sol, err := solveLP(ctx, m)
+			lm := buildLP(in, cs, frozen, amount, lpSaturation, M, undecided)
+			sol, err := solveLP(ctx, lm.m)
 			a.Flows++
 			if err != nil {
 				return nil, err
 			}
-			tot := 0.0
-			for _, j := range xv[u] {
-				tot += sol.X[j]
+			var still []int
+			for _, i := range undecided {
+				if sol.X[lm.s[i]] <= lpTol {
+					still = append(still, i)
+				}
 			}
-			w := in.Users[u].Weight
-			if tot <= w*M*(1+lpTol)+lpTol {
-				sat = append(sat, u)
+			if len(still) == len(undecided) {
+				for _, i := range still {
+					frozen[i] = true
+					amount[i] = in.Users[i].Weight * M
+					a.Level[i] = M
+					progress = true
+				}
+				break
 			}
-		}
-		for _, u := range sat {
-			frozen[u] = true
-			amount[u] = in.Users[u].Weight * M
-			a.Level[u] = M
-			progress = true
+			undecided = still
 		}
 		if !progress {
 			return nil, fmt.Errorf("cmmf: LP round at level %v froze nobody", M)
 		}
 	}
-	if lastX == nil {
-		// Everyone froze before any LP (no demand or no machines).
-		a.finishRounds()
-		return a, nil
-	}
-	// The last round's LP respects every frozen amount; re-solve once with
-	// all users frozen so the allocation matches the final levels.
-	m, xv, _ := buildLP(in, frozen, amount, -2, math.NaN())
-	sol, err := solveLP(ctx, m)
+	// Final allocation: every user at its frozen amount.
+	lm := buildLP(in, cs, frozen, amount, lpFinal, math.NaN(), nil)
+	sol, err := solveLP(ctx, lm.m)
 	a.Flows++
 	if err != nil {
 		return nil, err
 	}
-	a.Amount = extractX(in, sol.X, xv)
+	for c, cl := range cs {
+		sum := 0.0
+		for _, i := range cl.members {
+			sum += amount[i]
+		}
+		for _, t := range cl.types {
+			col, ok := lm.x[[2]int{c, t}]
+			if !ok || sum <= 0 {
+				continue
+			}
+			f := math.Max(0, sol.X[col])
+			for _, i := range cl.members {
+				k := sort.SearchInts(in.Users[i].Allowed, t)
+				a.Amount[i][k] += f * amount[i] / sum
+			}
+		}
+	}
 	a.finishRounds()
 	return a, nil
 }
 
-func reachOf(in *Instance, i int) int64 {
-	var r int64
-	for _, t := range in.Users[i].Allowed {
-		r += in.Types[t].Cap
-	}
-	return r
-}
+type lpKind int
 
-// buildLP builds a round LP. focus = -1: maximise M over active users.
-// focus = u ≥ 0: the saturation LP for u (others active at level M,
-// maximise u's total). focus = -2: a feasibility LP with everyone at
-// their frozen amount (objective: nothing). xv[i][k] is the column of
-// user i's k-th allowed type; mv the column of M (or -1).
-func buildLP(in *Instance, frozen []bool, amount []float64, focus int, M float64) (*lp.Model, [][]int, int) {
+const (
+	lpRound      lpKind = iota // maximise M
+	lpSaturation               // maximise the undecided users' rise at level M
+	lpFinal                    // everyone at its frozen amount
+)
+
+func buildLP(in *Instance, cs []class, frozen []bool, amount []float64, kind lpKind, M float64, undecided []int) *lpModel {
 	m := lp.NewModel()
 	m.Maximize = true
-	xv := make([][]int, len(in.Users))
-	for i, u := range in.Users {
-		xv[i] = make([]int, len(u.Allowed))
-		for k, t := range u.Allowed {
-			cost := 0.0
-			if i == focus {
-				cost = 1
+	lm := &lpModel{m: m, x: map[[2]int]int{}, y: make([]int, len(in.Users)), mv: -1, s: map[int]int{}, cls: cs}
+	byType := make([][]int, len(in.Types))
+	for c, cl := range cs {
+		var cols []int
+		for _, t := range cl.types {
+			if in.Types[t].Cap == 0 {
+				continue
 			}
-			xv[i][k] = m.AddVar("", 0, float64(in.Types[t].Cap), cost, false)
+			j := m.AddVar("", 0, float64(in.Types[t].Cap), 0, false)
+			lm.x[[2]int{c, t}] = j
+			cols = append(cols, j)
+			byType[t] = append(byType[t], j)
+		}
+		coef := make([]float64, 0, len(cols)+len(cl.members))
+		for range cols {
+			coef = append(coef, 1)
+		}
+		for _, i := range cl.members {
+			u := in.Users[i]
+			lo, hi := 0.0, u.Demand
+			if frozen[i] {
+				lo = amount[i]
+				if kind == lpFinal {
+					hi = amount[i]
+				}
+			}
+			lm.y[i] = m.AddVar(u.Name, lo, math.Max(lo, hi), 0, false)
+			cols = append(cols, lm.y[i])
+			coef = append(coef, -1)
+		}
+		m.AddRow("", cols, coef, 0, 0) // the class's types = its users' totals
+	}
+	for t, cols := range byType {
+		if len(cols) > 0 {
+			m.AddRow(in.Types[t].Name, cols, ones(len(cols)), math.Inf(-1), float64(in.Types[t].Cap))
 		}
 	}
-	mv := -1
-	if focus == -1 {
+	switch kind {
+	case lpRound:
 		hi := math.Inf(1)
 		for i, u := range in.Users {
 			if !frozen[i] {
 				hi = math.Min(hi, u.Demand/u.Weight)
 			}
 		}
-		mv = m.AddVar("M", 0, hi, 1, false)
-	}
-	byType := make([][]int, len(in.Types))
-	for i, u := range in.Users {
-		for k, t := range u.Allowed {
-			byType[t] = append(byType[t], xv[i][k])
+		lm.mv = m.AddVar("M", 0, hi, 1, false)
+		for i, u := range in.Users {
+			if !frozen[i] {
+				m.AddRow("", []int{lm.y[i], lm.mv}, []float64{1, -u.Weight}, 0, math.Inf(1))
+			}
+		}
+	case lpSaturation:
+		isUndecided := map[int]bool{}
+		for _, i := range undecided {
+			isUndecided[i] = true
+			lm.s[i] = m.AddVar("", 0, 1, 1, false)
+			m.AddRow("", []int{lm.y[i], lm.s[i]}, []float64{1, -1}, in.Users[i].Weight*M, math.Inf(1))
+		}
+		for i, u := range in.Users {
+			if !frozen[i] && !isUndecided[i] {
+				m.AddRow("", []int{lm.y[i]}, []float64{1}, u.Weight*M, math.Inf(1))
+			}
 		}
 	}
-	for t, cols := range byType {
-		if len(cols) == 0 {
-			continue
-		}
-		m.AddRow(in.Types[t].Name, cols, ones(len(cols)), math.Inf(-1), float64(in.Types[t].Cap))
-	}
-	for i, u := range in.Users {
-		cols := append([]int(nil), xv[i]...)
-		coef := ones(len(cols))
-		switch {
-		case frozen[i] && focus == -2:
-			m.AddRow(u.Name, cols, coef, amount[i], amount[i])
-		case frozen[i]:
-			m.AddRow(u.Name, cols, coef, amount[i], math.Max(amount[i], u.Demand))
-		case focus == -1:
-			cols = append(cols, mv)
-			coef = append(coef, -u.Weight)
-			m.AddRow(u.Name, cols, coef, 0, math.Inf(1))
-			m.AddRow(u.Name+"/demand", xv[i], ones(len(xv[i])), math.Inf(-1), u.Demand)
-		default: // the focus user and the other active users
-
-			m.AddRow(u.Name, cols, coef, u.Weight*M, u.Demand)
-		}
-	}
-	return m, xv, mv
+	return lm
 }
 
 func ones(n int) []float64 {
@@ -232,13 +254,11 @@ func solveLP(ctx context.Context, m *lp.Model) (*lp.Solution, error) {
 	return sol, nil
 }
 
-func extractX(in *Instance, x []float64, xv [][]int) [][]float64 {
-	out := make([][]float64, len(in.Users))
-	for i := range in.Users {
-		out[i] = make([]float64, len(xv[i]))
-		for k, j := range xv[i] {
-			out[i][k] = math.Max(0, x[j])
-		}
+// reachOf is the number of machines user i can use at all.
+func reachOf(in *Instance, i int) int64 {
+	var r int64
+	for _, t := range in.Users[i].Allowed {
+		r += in.Types[t].Cap
 	}
-	return out
+	return r
 }

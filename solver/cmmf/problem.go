@@ -85,6 +85,26 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 // SolveInstance runs the chosen method on a validated instance and builds
 // the wire result, baselines included.
 func SolveInstance(ctx context.Context, in *Instance, method string, seed int64) (*Result, solver.Meta, error) {
+	a, err := SolveAllocation(ctx, in, method)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	var notes []string
+	res := buildResult(in, a, seed)
+	meta := solver.Meta{Status: solver.StatusOptimal, Solver: "cmmf/" + method}
+	minShare := 0.0
+	if len(res.Leximin) > 0 {
+		minShare = res.Leximin[0]
+	}
+	meta.SetObjective(minShare)
+	notes = append(notes, fmt.Sprintf("%d users, %d machine types, %d rounds, %d %s solves", len(in.Users), len(in.Types), len(res.Rounds), a.Flows, map[bool]string{true: "LP", false: "max-flow"}[method == MethodLP]))
+	meta.Notes = notes
+	return res, meta, nil
+}
+
+// SolveAllocation computes the exact CMMF allocation (and, with a current
+// allocation, the replan closest to it) without the baselines.
+func SolveAllocation(ctx context.Context, in *Instance, method string) (*Allocation, error) {
 	var (
 		a   *Allocation
 		err error
@@ -98,24 +118,14 @@ func SolveInstance(ctx context.Context, in *Instance, method string, seed int64)
 		a, err = solveIntegerFlow(ctx, in)
 	}
 	if err != nil {
-		return nil, solver.Meta{}, err
+		return nil, err
 	}
-	var notes []string
 	if in.Current != nil {
 		if err := Replan(ctx, in, a); err != nil {
-			return nil, solver.Meta{}, err
+			return nil, err
 		}
 	}
-	res := buildResult(in, a, seed)
-	meta := solver.Meta{Status: solver.StatusOptimal, Solver: "cmmf/" + method}
-	minShare := 0.0
-	if len(res.Leximin) > 0 {
-		minShare = res.Leximin[0]
-	}
-	meta.SetObjective(minShare)
-	notes = append(notes, fmt.Sprintf("%d users, %d machine types, %d rounds, %d %s solves", len(in.Users), len(in.Types), len(res.Rounds), a.Flows, map[bool]string{true: "LP", false: "max-flow"}[method == MethodLP]))
-	meta.Notes = notes
-	return res, meta, nil
+	return a, nil
 }
 
 func buildResult(in *Instance, a *Allocation, seed int64) *Result {

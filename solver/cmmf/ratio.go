@@ -17,8 +17,16 @@ const fastRelMargin = 1e-14
 
 // cmpFrac compares k1/w1 with k2/w2 (weights positive) exactly.
 func cmpFrac(k1 int64, w1 float64, k2 int64, w2 float64) int {
+	if w1 == w2 {
+		return cmpInt(k1, k2)
+	}
 	a := float64(k1) * w2
 	b := float64(k2) * w1
+	if k1 < 1<<53 && k1 > -1<<53 && k2 < 1<<53 && k2 > -1<<53 &&
+		math.FMA(float64(k1), w2, -a) == 0 && math.FMA(float64(k2), w1, -b) == 0 {
+		// Both products are exact (FMA shows no rounding error).
+		return cmpFloat(a, b)
+	}
 	if math.Abs(a-b) > fastRelMargin*math.Max(math.Abs(a), math.Abs(b)) {
 		if a < b {
 			return -1
@@ -54,4 +62,24 @@ func floorRatio(k int64, wk, wi float64, limit int64) int64 {
 		q--
 	}
 	return q
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
