@@ -129,23 +129,32 @@ func (lg *lagrange) eval() {
 	lg.finish()
 }
 
-// finish opens the K most negative candidates and sets L(λ).
+// finish opens the K most negative candidates (ties to the lower index)
+// and sets L(λ). The K smallest are kept by insertion into a sorted
+// buffer: O(C·K) at worst, O(C) typically, instead of sorting all C.
 func (lg *lagrange) finish() {
 	lg.open = lg.open[:0]
-	for c, v := range lg.v {
-		if v < 0 {
-			lg.open = append(lg.open, c)
+	less := func(a, b int) bool {
+		if lg.v[a] != lg.v[b] {
+			return lg.v[a] < lg.v[b]
 		}
+		return a < b
 	}
-	sort.Slice(lg.open, func(x, y int) bool {
-		vx, vy := lg.v[lg.open[x]], lg.v[lg.open[y]]
-		if vx != vy {
-			return vx < vy
+	for c, v := range lg.v {
+		if v >= 0 {
+			continue
 		}
-		return lg.open[x] < lg.open[y]
-	})
-	if len(lg.open) > lg.K {
-		lg.open = lg.open[:lg.K]
+		if len(lg.open) == lg.K && !less(c, lg.open[lg.K-1]) {
+			continue
+		}
+		if len(lg.open) < lg.K {
+			lg.open = append(lg.open, c)
+		} else {
+			lg.open[lg.K-1] = c
+		}
+		for i := len(lg.open) - 1; i > 0 && less(lg.open[i], lg.open[i-1]); i-- {
+			lg.open[i], lg.open[i-1] = lg.open[i-1], lg.open[i]
+		}
 	}
 	s, abs := 0.0, 0.0
 	for _, l := range lg.lambda {

@@ -3,6 +3,7 @@ package ptas
 import (
 	"context"
 	"math"
+	"sort"
 )
 
 // improveTol is the relative improvement a local-search move must bring to
@@ -61,9 +62,17 @@ func (st *lsState) recompute() {
 // using the d1/d2 bookkeeping of fast p-median interchange. Ties between
 // equal moves go to the lowest candidate index, then selection position.
 // It stops early, keeping its best, when ctx is done.
-func localSearch(ctx context.Context, rp *rayProblem, init []int, K int) *lsState {
+//
+// pool restricts the candidates tried (nil: all of them); see lsPool.
+func localSearch(ctx context.Context, rp *rayProblem, init []int, K int, pool []int) *lsState {
 	st := newState(rp, init)
 	nc := len(rp.cands)
+	if pool == nil {
+		pool = make([]int, nc)
+		for c := range pool {
+			pool[c] = c
+		}
+	}
 	inSel := make([]bool, nc)
 	for _, c := range st.sel {
 		inSel[c] = true
@@ -89,7 +98,12 @@ func localSearch(ctx context.Context, rp *rayProblem, init []int, K int) *lsStat
 			}
 		}
 		bestDelta, bestC, bestS := -improveTol*math.Max(st.total, 1), -1, -1
-		for c := 0; c < nc; c++ {
+		aborted := false
+		for k, c := range pool {
+			if k&255 == 255 && ctx.Err() != nil {
+				aborted = true // keep the current (valid) selection
+				break
+			}
 			if inSel[c] {
 				continue
 			}
@@ -130,7 +144,7 @@ func localSearch(ctx context.Context, rp *rayProblem, init []int, K int) *lsStat
 				}
 			}
 		}
-		if bestC < 0 {
+		if bestC < 0 || aborted {
 			break
 		}
 		if bestS < 0 {
@@ -143,4 +157,40 @@ func localSearch(ctx context.Context, rp *rayProblem, init []int, K int) *lsStat
 		st.recompute()
 	}
 	return st
+}
+
+// lsMaxCover bounds the coverage one local-search pass walks: about 20 ms
+// of one core. Past it the search tries a stride sample of each chain.
+const lsMaxCover = 2_000_000
+
+// lsPool returns nil (try every candidate) when one pass over all of them
+// stays under lsMaxCover; otherwise every step-th candidate of each chain
+// (counting from the chain's last, which serves the whole chain) plus the
+// starting candidates, with step chosen so a pass walks about lsMaxCover
+// coverage entries. The bound side is unaffected: the Lagrangian bound and
+// the MIP always see every candidate.
+func lsPool(rp *rayProblem, init []int) []int {
+	total := rp.coverCount()
+	if total <= lsMaxCover {
+		return nil
+	}
+	step := (total + lsMaxCover - 1) / lsMaxCover
+	in := make([]bool, len(rp.cands))
+	var pool []int
+	add := func(c int) {
+		if !in[c] {
+			in[c] = true
+			pool = append(pool, c)
+		}
+	}
+	for _, c := range init {
+		add(c)
+	}
+	for _, bc := range rp.byChain {
+		for i := len(bc) - 1; i >= 0; i -= step {
+			add(int(bc[i]))
+		}
+	}
+	sort.Ints(pool)
+	return pool
 }

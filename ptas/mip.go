@@ -73,6 +73,9 @@ func solveMIP(ctx context.Context, rp *rayProblem, keep []int, K int, limit time
 		res.bound, res.optimal = math.Inf(1), true
 		return res, nil
 	case lp.Optimal, lp.Feasible:
+		if len(sol.X) != len(m.Vars) {
+			return res, fmt.Errorf("ptas: p-median MIP: %s solution has %d values for %d columns", sol.Status, len(sol.X), len(m.Vars))
+		}
 		for k, c := range keep {
 			if sol.X[y[k]] > 0.5 {
 				res.sel = append(res.sel, c)

@@ -106,6 +106,8 @@ type Result struct {
 	TimedOut bool
 	Optimal  bool
 	Method   string
+	// Notes are remarks for meta.notes (e.g. a MIP backend failure).
+	Notes []string
 }
 
 // ErrTooFewShapes is wrapped by Solve when no K shapes that fit the node
@@ -397,7 +399,7 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 			init = append(init, c)
 		}
 	}
-	st := localSearch(ctx, rp, init, in.K)
+	st := localSearch(ctx, rp, init, in.K, lsPool(rp, init))
 	sel, value := st.sel, st.total
 	bound := 0.0 // costs are non-negative, so 0 bounds OPT_rays
 	method := "ls"
@@ -436,7 +438,10 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 				}
 				mr, err := solveMIP(ctx, rp, keep, in.K, limit)
 				if err != nil {
-					return err
+					// A backend failure costs the proof, not the answer:
+					// keep the local-search solution and Lagrangian bound.
+					mr = mipResult{value: math.Inf(1), bound: 0, backend: "failed"}
+					res.Notes = append(res.Notes, err.Error())
 				}
 				method = "ls+lagrange+mip/" + mr.backend
 				if mr.sel != nil && mr.value < value {

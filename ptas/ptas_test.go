@@ -276,7 +276,7 @@ func TestRayExactMethodsAgree(t *testing.T) {
 		for _, n := range cover {
 			init = append(init, rp.full[n])
 		}
-		st := localSearch(ctx, rp, init, in.K)
+		st := localSearch(ctx, rp, init, in.K, nil)
 		if st.total < want*(1-testTol) {
 			t.Fatalf("local search %v below the optimum %v", st.total, want)
 		}

@@ -280,6 +280,7 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	if !out.Reached && !res.TimedOut {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("epsilon %g not reached: the next finer direction set exceeds the size limit; reached %.4g", *req.Epsilon, res.Epsilon))
 	}
+	meta.Notes = append(meta.Notes, res.Notes...)
 	for _, l := range res.Levels {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("level %s/%d: %d rays, ρ=%.4g, %d candidates, ray value %.6g, bound %.6g, %s", l.Family, l.Param, l.Rays, l.Rho, l.Candidates, l.RayValue, l.RayBound, l.Method))
 	}
