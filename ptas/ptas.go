@@ -67,6 +67,10 @@ const mipMaxCover = 10000
 // anything a coarse level can prove and the budget is better spent there.
 const mipCoarsest = 0.05
 
+// lagShare is the part of the remaining budget one level's subgradient
+// search may use.
+const lagShare = 0.3
+
 // mipShare is the part of the remaining budget one level's MIP may use, so
 // an expensive proof at a coarse level cannot starve the finer levels.
 const mipShare = 0.4
@@ -418,7 +422,15 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 		if maxIter <= 0 {
 			maxIter = 300
 		}
-		lb := lg.subgradient(ctx, st, maxIter)
+		// The bound may use lagShare of the remaining budget, so a coarse
+		// level on a huge instance leaves time for finer ones.
+		lagCtx := ctx
+		if dl, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			lagCtx, cancel = context.WithTimeout(ctx, time.Duration(float64(time.Until(dl))*lagShare))
+			defer cancel()
+		}
+		lb := lg.subgradient(lagCtx, st, maxIter)
 		bound = math.Max(bound, lb)
 		method = "ls+lagrange"
 		if lb >= value*(1-optTol) {
