@@ -123,6 +123,8 @@ type Service struct {
 
 	stopJanitor context.CancelFunc
 	janitorDone chan struct{}
+	stopOnce    sync.Once
+	stopErr     error
 }
 
 // runningJob lets a DELETE on this replica stop a solve at once.

@@ -188,8 +188,13 @@ func (s *Service) Start(ctx context.Context) error {
 
 // Stop stops fetching jobs, waits for running solves until ctx ends, then
 // cancels the rest (they are requeued and run again by a replica) and
-// closes the store.
+// closes the store. Calls after the first return the first one's error.
 func (s *Service) Stop(ctx context.Context) error {
+	s.stopOnce.Do(func() { s.stopErr = s.stop(ctx) })
+	return s.stopErr
+}
+
+func (s *Service) stop(ctx context.Context) error {
 	var err error
 	if s.stopJanitor != nil {
 		s.stopJanitor()
