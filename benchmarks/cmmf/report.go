@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"time"
 
@@ -39,62 +40,82 @@ func Instance(seed int64, sz Size, divisible bool) *cmmf.Instance {
 	return in
 }
 
-// Report prints, per size, the median solve time over several seeds of
-// the flow method (divisible and whole machines) and of the LP method
-// (divisible), the median number of rounds, and Choosy's RMSE.
+// Report prints, per size, median solve times over several seeds: the
+// exact allocation by the flow method (divisible and whole machines) and
+// by the LP method (divisible), wall and CPU time, then the full response
+// (baselines included), the number of rounds, and how far Choosy and
+// independent allocation are from CMMF (RMSE of sorted cluster fractions).
+// It fails if flow and LP disagree on any instance.
 func Report(ctx context.Context, w io.Writer, scale string) error {
-	seeds := 5
-	lpLimit := 1000 // users: the LP method runs one LP per user per round
+	seeds := 3
 	if scale == "full" {
 		seeds = 5
-		lpLimit = 1000
 	}
-	fmt.Fprintf(w, "CMMF solve times, median of %d Google-like instances per size (one core)\n\n", seeds)
-	fmt.Fprintf(w, "%-22s %12s %12s %12s %8s %10s %12s\n", "users/types/machines", "flow div", "flow int", "lp div", "rounds", "lp/flow", "choosy rmse")
-	for _, sz := range Sizes(scale) {
-		var tf, ti, tl, rounds, rmse []float64
+	return report(ctx, w, Sizes(scale), seeds)
+}
+
+func report(ctx context.Context, w io.Writer, sizes []Size, seeds int) error {
+	fmt.Fprintf(w, "CMMF on Google-like instances: median of %d seeds per size; wall / CPU ms (CPU is the process's user+sys time, what one core would need).\n\n", seeds)
+	fmt.Fprintf(w, "%-20s %-15s %-15s %-15s %7s %-15s %6s %8s %8s\n", "users/types/machines", "flow divisible", "flow integer", "lp divisible", "lp/flow", "full response", "rounds", "choosy", "indep.")
+	for _, sz := range sizes {
+		var fw, fc, iw, ic, lw, lc, rw, rc, rounds, rmse, irmse []float64
 		for seed := int64(1); seed <= int64(seeds); seed++ {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			in := Instance(seed, sz, true)
-			t0 := time.Now()
-			res, _, err := cmmf.SolveInstance(ctx, in, cmmf.MethodFlow, seed)
+			inI := Instance(seed, sz, false)
+
+			wall, cpu, a, err := timed(func() (*cmmf.Allocation, error) { return cmmf.SolveAllocation(ctx, in, cmmf.MethodFlow) })
 			if err != nil {
 				return fmt.Errorf("flow %v: %w", sz, err)
 			}
-			tf = append(tf, ms(time.Since(t0)))
-			rounds = append(rounds, float64(len(res.Rounds)))
-			rmse = append(rmse, res.Choosy.RMSE)
-
-			inI := Instance(seed, sz, false)
-			t0 = time.Now()
-			if _, _, err := cmmf.SolveInstance(ctx, inI, cmmf.MethodFlow, seed); err != nil {
+			fw, fc = append(fw, wall), append(fc, cpu)
+			wall, cpu, b, err := timed(func() (*cmmf.Allocation, error) { return cmmf.SolveAllocation(ctx, in, cmmf.MethodLP) })
+			if err != nil {
+				return fmt.Errorf("lp %v: %w", sz, err)
+			}
+			lw, lc = append(lw, wall), append(lc, cpu)
+			if d := maxDiff(a.Leximin(in), b.Leximin(in)); d > 1e-6 {
+				return fmt.Errorf("size %v seed %d: flow and LP leximin differ by %g", sz, seed, d)
+			}
+			wall, cpu, _, err = timed(func() (*cmmf.Allocation, error) { return cmmf.SolveAllocation(ctx, inI, cmmf.MethodFlow) })
+			if err != nil {
 				return fmt.Errorf("integer flow %v: %w", sz, err)
 			}
-			ti = append(ti, ms(time.Since(t0)))
+			iw, ic = append(iw, wall), append(ic, cpu)
 
-			if sz.Users <= lpLimit {
-				t0 = time.Now()
-				lres, _, err := cmmf.SolveInstance(ctx, in, cmmf.MethodLP, seed)
-				if err != nil {
-					return fmt.Errorf("lp %v: %w", sz, err)
-				}
-				tl = append(tl, ms(time.Since(t0)))
-				if d := maxDiff(res.Leximin, lres.Leximin); d > 1e-6 {
-					return fmt.Errorf("size %v seed %d: flow and LP leximin differ by %g", sz, seed, d)
-				}
+			var res *cmmf.Result
+			wall, cpu, _, err = timed(func() (*cmmf.Allocation, error) {
+				r, _, err := cmmf.SolveInstance(ctx, inI, cmmf.MethodFlow, seed)
+				res = r
+				return nil, err
+			})
+			if err != nil {
+				return fmt.Errorf("response %v: %w", sz, err)
 			}
+			rw, rc = append(rw, wall), append(rc, cpu)
+			rounds = append(rounds, float64(len(res.Rounds)))
+			rmse = append(rmse, res.Choosy.RMSE)
+			irmse = append(irmse, res.Independent.RMSE)
 		}
-		lp, ratio := "skipped", "-"
-		if len(tl) > 0 {
-			lp = fmt.Sprintf("%.1f ms", median(tl))
-			ratio = fmt.Sprintf("%.0fx", median(tl)/median(tf))
-		}
-		fmt.Fprintf(w, "%-22s %9.1f ms %9.1f ms %12s %8.0f %10s %12.5f\n",
-			fmt.Sprintf("%d/%d/%d", sz.Users, sz.Types, sz.Machines), median(tf), median(ti), lp, median(rounds), ratio, median(rmse))
+		fmt.Fprintf(w, "%-20s %-15s %-15s %-15s %6.0fx %-15s %6.0f %8.5f %8.5f\n",
+			fmt.Sprintf("%d/%d/%d", sz.Users, sz.Types, sz.Machines),
+			pair(fw, fc), pair(iw, ic), pair(lw, lc), median(lc)/math.Max(median(fc), 0.001), pair(rw, rc),
+			median(rounds), median(rmse), median(irmse))
 	}
 	return nil
+}
+
+func pair(wall, cpu []float64) string {
+	return fmt.Sprintf("%.1f / %.1f", median(wall), median(cpu))
+}
+
+// timed runs f and returns its wall and CPU time in milliseconds.
+func timed(f func() (*cmmf.Allocation, error)) (wall, cpu float64, a *cmmf.Allocation, err error) {
+	c0, w0 := cpuTime(), time.Now()
+	a, err = f()
+	return ms(time.Since(w0)), ms(cpuTime() - c0), a, err
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

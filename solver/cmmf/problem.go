@@ -64,7 +64,7 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		return nil, solver.Meta{}, solver.Invalid("/method", "method lp computes divisible allocations (the paper's Algorithm 1); use method flow for whole machines")
 	}
 	res, meta, err := SolveInstance(ctx, in, method, opts.Seed)
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && machineCount(in) <= ChoosyMaxMachines {
 		// The exact method ran out of budget. The best allocation at
 		// hand is Choosy's (feasible, whole machines, computed without
 		// flows); report it with status timeout.
@@ -77,6 +77,9 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		return res, meta, nil
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, solver.Meta{}, &solver.Error{Kind: solver.KindCanceled, Detail: fmt.Sprintf("budget of %d ms ran out before the %s method finished", opts.Budget.Milliseconds(), method), Err: err}
+		}
 		return nil, solver.Meta{}, err
 	}
 	return res, meta, nil
@@ -187,15 +190,30 @@ func buildResult(in *Instance, a *Allocation, seed int64) *Result {
 	}
 	res.Moved = clean(movedAmount(in, a, perMachine))
 
-	ch := Choosy(in, seed)
 	ind := Independent(in)
 	for i, u := range in.Users {
-		res.Choosy.Users = append(res.Choosy.Users, Total{u.Name, ch[i]})
 		res.Independent.Users = append(res.Independent.Users, Total{u.Name, clean(ind[i])})
 	}
-	res.Choosy.RMSE = RMSE(ch, a.Total, total)
 	res.Independent.RMSE = RMSE(ind, a.Total, total)
+	res.Choosy.Users = []Total{}
+	if total > ChoosyMaxMachines {
+		res.Choosy.Skipped = fmt.Sprintf("Choosy simulates one machine at a time and runs on clusters of up to %d machines; this one has %.0f", ChoosyMaxMachines, total)
+		return res
+	}
+	ch := Choosy(in, seed)
+	for i, u := range in.Users {
+		res.Choosy.Users = append(res.Choosy.Users, Total{u.Name, ch[i]})
+	}
+	res.Choosy.RMSE = RMSE(ch, a.Total, total)
 	return res
+}
+
+func machineCount(in *Instance) float64 {
+	total := 0.0
+	for _, ty := range in.Types {
+		total += float64(ty.Cap)
+	}
+	return total
 }
 
 func machineNames(in *Instance) map[int]string {

@@ -1,6 +1,8 @@
 package cmmf
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,5 +30,120 @@ func TestExamples(t *testing.T) {
 				t.Fatalf("status %v", meta["status"])
 			}
 		})
+	}
+}
+
+// TestIndividualMachinesCoalesce: the same cluster given machine by machine
+// and as types yields the same leximin vector, and whole-machine results
+// assign every allocated machine exactly once.
+func TestIndividualMachinesCoalesce(t *testing.T) {
+	for seed := int64(0); seed < 6; seed++ {
+		for _, div := range []bool{true, false} {
+			p := GenParams{Users: 25, Types: 6, Machines: 120, Divisible: div, Weighted: seed%2 == 0, CappedFrac: 0.2}
+			typesReq := GenerateRequest(seed, p)
+			p.Individual = true
+			machReq := GenerateRequest(seed, p)
+			a, _, err := solveRequest(t, typesReq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, in, err := solveRequest(t, machReq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(in.Types) > 6 {
+				t.Fatalf("seed %d: %d machines coalesced into %d types, want at most 6", seed, len(machReq.Machines), len(in.Types))
+			}
+			for k := range a.Leximin {
+				if d := a.Leximin[k] - b.Leximin[k]; d > 1e-9 || d < -1e-9 {
+					t.Fatalf("seed %d divisible=%v: types leximin %v, machines %v", seed, div, a.Leximin, b.Leximin)
+				}
+			}
+			if !div {
+				per := map[string]float64{}
+				for m, user := range b.Assignment {
+					per[user]++
+					if _, ok := b.Users[userPos(b, user)].Allocation[m]; !ok {
+						t.Fatalf("machine %s assigned to %s but not in its allocation", m, user)
+					}
+				}
+				for _, ur := range b.Users {
+					if per[ur.Name] != ur.Total {
+						t.Fatalf("user %s: total %v, %v machines assigned", ur.Name, ur.Total, per[ur.Name])
+					}
+				}
+			}
+		}
+	}
+}
+
+func userPos(r *Result, name string) int {
+	for k, u := range r.Users {
+		if u.Name == name {
+			return k
+		}
+	}
+	return -1
+}
+
+func solveRequest(t *testing.T, req *Request) (*Result, *Instance, error) {
+	t.Helper()
+	in, err := Build(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, _, err := SolveInstance(context.Background(), in, MethodFlow, 1)
+	return res, in, err
+}
+
+// TestHugeCounts: a billion machines per type solve exactly (the flow
+// solvers work on types), while Choosy, which frees machines one at a
+// time, is skipped with a reason.
+func TestHugeCounts(t *testing.T) {
+	body := []byte(`{"machine_types":[{"name":"a","count":1000000000},{"name":"b","count":999999999}],
+	  "users":[{"name":"x","allowed":["a"]},{"name":"y","weight":3},{"name":"z","demand":5.5}],"divisible":false}`)
+	out := solvertest.Check(t, Problem(), body)
+	res := out["result"].(map[string]any)
+	ch := res["choosy"].(map[string]any)
+	if ch["skipped"] == nil || len(ch["users"].([]any)) != 0 {
+		t.Fatalf("choosy not skipped: %v", ch)
+	}
+	// x alone on a: shares x = 1e9 - ... ; z capped at 5; y gets the rest of b.
+	users := res["users"].([]any)
+	z := users[2].(map[string]any)
+	if z["total"].(float64) != 5 {
+		t.Fatalf("z total %v, want its demand 5", z["total"])
+	}
+	x, y := users[0].(map[string]any)["total"].(float64), users[1].(map[string]any)["total"].(float64)
+	if x+y+5 != 1999999999 {
+		t.Fatalf("totals %v + %v + 5 do not use all machines", x, y)
+	}
+}
+
+// TestBudgetTimeout: when the budget runs out the answer is Choosy's
+// allocation with status timeout, never a partial exact one.
+func TestBudgetTimeout(t *testing.T) {
+	req := GenerateRequest(3, GenParams{Users: 3000, Types: 60, Machines: 60000, Divisible: true})
+	req.Method = MethodLP
+	one := int64(1)
+	req.BudgetMS = &one
+	body, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, xe := solvertest.Run(t, Problem(), body)
+	if xe != nil {
+		t.Fatalf("error instead of a timeout answer: %v", xe)
+	}
+	var resp struct {
+		Result Result      `json:"result"`
+		Meta   solver.Meta `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("elapsed %v ms", resp.Meta.ElapsedMS)
+	if resp.Meta.Status != solver.StatusTimeout || len(resp.Result.Users) != 3000 || resp.Result.Choosy.RMSE != 0 {
+		t.Fatalf("status %v, %d users, choosy rmse %v", resp.Meta.Status, len(resp.Result.Users), resp.Result.Choosy.RMSE)
 	}
 }

@@ -1,6 +1,7 @@
 package cmmf
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -147,16 +148,40 @@ func Build(req *Request) (*Instance, error) {
 		if u.count < 0 {
 			vs.Add(solver.Ptr(kind, k, "count"), "count must be non-negative")
 		}
-		for a, v := range u.attrs {
-			if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		attrs := make([]string, 0, len(u.attrs))
+		for a := range u.attrs {
+			attrs = append(attrs, a)
+		}
+		sort.Strings(attrs)
+		for _, a := range attrs {
+			if f, ok := u.attrs[a].(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
 				vs.Add(solver.Ptr(kind, k, "attributes", a), "attribute must be finite")
 			}
 		}
 	}
 
-	// Users: who can use which unit.
+	// Units with identical attributes pass the same predicates, so
+	// predicates are evaluated once per attribute group, not per machine.
+	groupOf := make([]int, len(units))
+	var groupRep []int
+	byAttrs := map[string]int{}
+	for j, un := range units {
+		key := attrKey(un.attrs)
+		g, ok := byAttrs[key]
+		if !ok {
+			g = len(groupRep)
+			byAttrs[key] = g
+			groupRep = append(groupRep, j)
+		}
+		groupOf[j] = g
+	}
+	// groupUsers[g]: users without an allowed list whose predicates hold
+	// on group g. explicitUsers[j]: users listing unit j whose predicates
+	// hold on it. A user is in one kind of list or the other.
+	groupUsers := make([][]int, len(groupRep))
+	explicitUsers := make([][]int, len(units))
+
 	userIndex := make(map[string]int, len(req.Users))
-	can := make([][]int, len(req.Users)) // unit indices, ascending
 	for i, u := range req.Users {
 		if prev, dup := userIndex[u.Name]; dup {
 			vs.Add(solver.Ptr("users", i, "name"), "duplicate user name %q (also at /users/%d)", u.Name, prev)
@@ -182,10 +207,24 @@ func Build(req *Request) (*Instance, error) {
 		}
 		in.Users = append(in.Users, UserSpec{Name: u.Name, Weight: w, Demand: d})
 
-		var allowed []bool
+		valid := true
+		for k, p := range u.Require {
+			if err := checkPredicate(p); err != "" {
+				vs.Add(solver.Ptr("users", i, "require", k), "%s", err)
+				valid = false
+			}
+		}
+		okGroup := func(g int) bool {
+			for _, p := range u.Require {
+				if !p.holds(units[groupRep[g]].attrs) {
+					return false
+				}
+			}
+			return true
+		}
 		if u.Allowed != nil {
-			allowed = make([]bool, len(units))
-			seen := map[string]bool{}
+			seen := make(map[string]bool, len(u.Allowed))
+			memo := map[int]bool{}
 			for k, name := range u.Allowed {
 				j, ok := unitIndex[name]
 				if !ok {
@@ -194,29 +233,24 @@ func Build(req *Request) (*Instance, error) {
 				}
 				if seen[name] {
 					vs.Add(solver.Ptr("users", i, "allowed", k), "%q listed twice", name)
+					continue
 				}
 				seen[name] = true
-				allowed[j] = true
-			}
-		}
-		for k, p := range u.Require {
-			if err := checkPredicate(p); err != "" {
-				vs.Add(solver.Ptr("users", i, "require", k), "%s", err)
-			}
-		}
-		for j, un := range units {
-			if allowed != nil && !allowed[j] {
-				continue
-			}
-			ok := true
-			for _, p := range u.Require {
-				if !p.holds(un.attrs) {
-					ok = false
-					break
+				g := groupOf[j]
+				pass, done := memo[g]
+				if !done {
+					pass = valid && okGroup(g)
+					memo[g] = pass
+				}
+				if pass {
+					explicitUsers[j] = append(explicitUsers[j], i)
 				}
 			}
-			if ok {
-				can[i] = append(can[i], j)
+		} else if valid {
+			for g := range groupRep {
+				if okGroup(g) {
+					groupUsers[g] = append(groupUsers[g], i)
+				}
 			}
 		}
 	}
@@ -224,28 +258,32 @@ func Build(req *Request) (*Instance, error) {
 		return nil, vs.Err()
 	}
 
-	// Coalesce individual machines into types. Two machines that the same
-	// set of users can use are interchangeable for every allocation
-	// question, so they are coalesced even when their attributes differ
-	// (identical machines are the common case). Types keep
-	// first-appearance order and take the name of their first machine.
-	unitUsers := make([][]int, len(units))
-	for i, js := range can {
-		for _, j := range js {
-			unitUsers[j] = append(unitUsers[j], i)
-		}
-	}
+	// Types. Individual machines that the same users can use are
+	// interchangeable for every allocation question, so they are coalesced
+	// into one type (identical machines are the common case; machines with
+	// different attributes coalesce too when the same users can use them
+	// through the same predicates or listings). Types keep first-appearance
+	// order and take the name of their first machine.
 	unitType := make([]int, len(units))
+	var typeUsers [][]int
 	if req.Machines != nil {
 		in.Individual = true
+		groupKey := make([]string, len(groupRep))
+		for g := range groupRep {
+			groupKey[g] = intsKey(groupUsers[g])
+		}
 		byKey := map[string]int{}
 		for j, un := range units {
-			key := intsKey(unitUsers[j])
+			key := groupKey[groupOf[j]]
+			if len(explicitUsers[j]) > 0 {
+				key += "|" + intsKey(explicitUsers[j])
+			}
 			t, ok := byKey[key]
 			if !ok {
 				t = len(in.Types)
 				byKey[key] = t
 				in.Types = append(in.Types, Type{Name: un.name})
+				typeUsers = append(typeUsers, mergeSorted(groupUsers[groupOf[j]], explicitUsers[j]))
 			}
 			in.Types[t].Cap++
 			in.Types[t].Machines = append(in.Types[t].Machines, j)
@@ -255,20 +293,14 @@ func Build(req *Request) (*Instance, error) {
 	} else {
 		for j, un := range units {
 			in.Types = append(in.Types, Type{Name: un.name, Cap: un.count})
+			typeUsers = append(typeUsers, mergeSorted(groupUsers[groupOf[j]], explicitUsers[j]))
 			unitType[j] = j
 		}
 	}
-	for i := range in.Users {
-		var ts []int
-		for _, j := range can[i] {
-			t := unitType[j]
-			if len(ts) == 0 || ts[len(ts)-1] != t {
-				ts = append(ts, t)
-			}
+	for t, us := range typeUsers {
+		for _, i := range us {
+			in.Users[i].Allowed = append(in.Users[i].Allowed, t) // ascending t
 		}
-		sort.Ints(ts)
-		ts = dedupInts(ts)
-		in.Users[i].Allowed = ts
 	}
 
 	if req.Current != nil {
@@ -354,15 +386,27 @@ func nameOfUnit(req *Request, j int) string {
 	return req.MachineTypes[j].Name
 }
 
-func dedupInts(a []int) []int {
-	out := a[:0]
-	for k, v := range a {
-		if k > 0 && v == a[k-1] {
-			continue
+// mergeSorted merges two ascending lists of distinct ints.
+func mergeSorted(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
 		}
-		out = append(out, v)
 	}
-	return out
+	return append(append(out, a...), b...)
+}
+
+// attrKey is a canonical encoding of an attribute map (encoding/json
+// sorts map keys).
+func attrKey(attrs map[string]any) string {
+	b, err := json.Marshal(attrs)
+	if err != nil {
+		return fmt.Sprint(attrs)
+	}
+	return string(b)
 }
 
 func intsKey(a []int) string {

@@ -46,7 +46,15 @@ type Total struct {
 type ChoosyOut struct {
 	Users []Total `json:"users"`
 	RMSE  float64 `json:"rmse"`
+	// Skipped says why Choosy was not run (clusters above
+	// ChoosyMaxMachines); Users is then empty.
+	Skipped string `json:"skipped,omitempty"`
 }
+
+// ChoosyMaxMachines bounds the clusters Choosy is simulated on: it frees
+// machines one at a time, so its cost and memory grow with the machine
+// count, not the type count like the exact solvers'.
+const ChoosyMaxMachines = 5_000_000
 
 // IndependentOut is the independent-allocation baseline.
 type IndependentOut struct {
