@@ -347,10 +347,19 @@ func TestBadInput(t *testing.T) {
 func FuzzAssign(f *testing.F) {
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":4,"disk_read":10,"net_in":10,"net_out":10}}],"tasks":[{"id":"t","job":"j","demand":{"cpu":1},"inputs":[{"machine":"m","rate":3}]}]}`))
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":1}}],"tasks":[{"id":"t","job":"j","demand":{"cpu":2}}],"knobs":{"fairness":1}}`))
+	r, err := solver.NewRunner([]solver.Problem{Problem()}, 0)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if len(raw) > 1<<14 {
 			return
 		}
-		solvertest.Run(t, Problem(), raw) // must not panic; errors are fine
+		// Must not panic; errors must be typed.
+		if _, err := r.Run(context.Background(), Problem().Name, raw); err != nil {
+			if _, ok := err.(*solver.Error); !ok {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+		}
 	})
 }

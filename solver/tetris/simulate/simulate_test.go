@@ -314,10 +314,26 @@ func TestGenerateDeterministic(t *testing.T) {
 func FuzzSimulate(f *testing.F) {
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":2,"memory":4,"net":1}}],"jobs":[{"id":"a","arrival":0,"stages":[{"name":"s","tasks":2,"demand":{"cpu":1,"net":1},"duration":1}]}],"policy":"drf"}`))
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":2}}],"jobs":[{"id":"a","arrival":1,"stages":[{"name":"s","tasks":1,"demand":{},"duration":1,"after":["t"]},{"name":"t","tasks":0,"demand":{},"duration":1}]}]}`))
+	r, err := solver.NewRunner([]solver.Problem{Problem()}, 0)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if len(raw) > 1<<12 || strings.Contains(string(raw), "e1") {
-			return // keep task counts and durations small enough to simulate
+		if len(raw) > 1<<12 {
+			return
 		}
-		solvertest.Run(t, Problem(), raw)
+		// Must not panic; errors must be typed. A small budget bounds
+		// traces with huge task counts (they come back as timeouts).
+		body := raw
+		var m map[string]any
+		if json.Unmarshal(raw, &m) == nil && m != nil {
+			m["budget_ms"] = 200
+			body, _ = json.Marshal(m)
+		}
+		if _, err := r.Run(context.Background(), Problem().Name, body); err != nil {
+			if _, ok := err.(*solver.Error); !ok {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+		}
 	})
 }
