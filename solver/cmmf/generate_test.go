@@ -1,8 +1,11 @@
 package cmmf
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // TestGenerateMatchesGoogleStatistics checks the generator against the
@@ -61,5 +64,24 @@ func TestGenerateDeterministic(t *testing.T) {
 	}
 	if _, err := ParseGenParams(map[string]string{"colour": "red"}); err == nil {
 		t.Fatal("unknown parameter accepted")
+	}
+}
+
+// TestGeneratedRequestIsValid: what `xflex gen cmmf` prints passes the
+// request schema and solves, in every variant.
+func TestGeneratedRequestIsValid(t *testing.T) {
+	for _, params := range []map[string]string{
+		{"users": "20", "types": "5"},
+		{"users": "20", "types": "5", "machines": "60", "individual": "true", "divisible": "false", "weighted": "true", "capped": "0.5"},
+	} {
+		req, err := Generate(9, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		solvertest.Check(t, Problem(), body)
 	}
 }
