@@ -171,7 +171,10 @@ func (lg *lagrange) finish() {
 // θ·(UB − L)/‖g‖², θ halved after 10 steps without improvement), starting
 // from λ_j = w_j·d1_j of the incumbent. It returns the best bound found and
 // leaves lg at the λ that achieved it.
-func (lg *lagrange) subgradient(ctx context.Context, st *lsState, maxIter int) float64 {
+//
+// It stops early once the bound reaches stopAt (pass +Inf to run to
+// convergence).
+func (lg *lagrange) subgradient(ctx context.Context, st *lsState, maxIter int, stopAt float64) float64 {
 	rp := lg.rp
 	for j, w := range rp.in.W {
 		lg.lambda[j] = w * st.d1[j]
@@ -194,7 +197,7 @@ func (lg *lagrange) subgradient(ctx context.Context, st *lsState, maxIter int) f
 			theta /= 2
 			stall = 0
 		}
-		if best >= ub*(1-optTol) || theta < 1e-5 {
+		if best >= ub*(1-optTol) || best >= stopAt || theta < 1e-5 {
 			break
 		}
 		for j := range g {
