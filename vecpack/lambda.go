@@ -141,9 +141,13 @@ const breakTol = 1e-6
 const BoundTol = 1e-6
 
 // Oracle decides whether the count vector n can be packed. It returns ok
-// and may keep the packing it found; an error aborts the search (a
+// and may keep the packing it found. When it cannot pack n it may still
+// return achieved, the counts of a valid partial packing it found (any
+// feasible count vector): the search then raises its lower end to the λ
+// those counts attain, which makes the search useful from its first call
+// even when the budget allows only one. An error aborts the search (a
 // context error ends it with the best λ so far).
-type Oracle func(ctx context.Context, n []int64) (bool, error)
+type Oracle func(ctx context.Context, n []int64) (ok bool, achieved []int64, err error)
 
 // SearchResult is the outcome of MaxLambda.
 type SearchResult struct {
@@ -231,7 +235,7 @@ func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64
 			return res, err
 		}
 		n := cand.Counts(c)
-		ok, err := oracle(ctx, n)
+		ok, achieved, err := oracle(ctx, n)
 		res.Calls++
 		if err != nil {
 			return res, err
@@ -242,6 +246,13 @@ func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64
 			res.Counts = n
 		} else {
 			res.FailedAt = cand
+			if achieved != nil {
+				if a := Attained(achieved, c); a.rat().Cmp(res.Best.rat()) > 0 && a.rat().Cmp(cand.rat()) < 0 {
+					accepted = true
+					res.Best = a
+					res.Counts = achieved
+				}
+			}
 		}
 	}
 }

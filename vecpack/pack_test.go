@@ -125,13 +125,21 @@ func TestMaxLambdaFindsThreshold(t *testing.T) {
 		g := rng.IntN(len(c))
 		star := Lambda{int64(rng.IntN(200)), c[g]}
 		limit := star.Counts(c)
-		feasible := func(_ context.Context, n []int64) (bool, error) {
+		feasible := func(_ context.Context, n []int64) (bool, []int64, error) {
 			for g := range n {
 				if n[g] > limit[g] {
-					return false, nil
+					// A partial answer: what fits under the limit.
+					part := make([]int64, len(n))
+					for h := range n {
+						part[h] = min(n[h], limit[h])
+					}
+					if seed%2 == 0 {
+						part = nil
+					}
+					return false, part, nil
 				}
 			}
-			return true, nil
+			return true, nil, nil
 		}
 		ub := star.Float() * (1 + rng.Float64())
 		if rng.IntN(4) == 0 {

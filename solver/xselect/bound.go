@@ -246,20 +246,20 @@ func (m *model) upperBound(ctx context.Context) (float64, string) {
 	m.lpBound = ub
 	note := fmt.Sprintf("bound: LP relaxation over %d node classes (%s)", len(cls), sol.Backend)
 	c := m.required()
-	fits := func(ctx context.Context, n []int64) (bool, error) {
+	fits := func(ctx context.Context, n []int64) (bool, []int64, error) {
 		lpn, _, _ := m.relaxation(cls, n)
 		sol, err := lp.Solve(ctx, lpn, lp.Options{})
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 		if sol.Status != lp.Optimal {
-			return false, fmt.Errorf("counting LP: %s", sol.Status)
+			return false, nil, fmt.Errorf("counting LP: %s", sol.Status)
 		}
 		total := 0.0
 		for _, k := range n {
 			total += float64(k)
 		}
-		return sol.Objective >= total-fitTotalTol*math.Max(1, total), nil
+		return sol.Objective >= total-fitTotalTol*math.Max(1, total), nil, nil
 	}
 	res, err := vecpack.MaxLambda(ctx, c, vecpack.Lambda{}, nil, ub, fits)
 	if err != nil || !res.Complete {

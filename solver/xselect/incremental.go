@@ -177,7 +177,7 @@ func (m *model) colocationHolds(assign [][]cnt) bool {
 // (the forced ones first, then by one of two rankings), keep every other
 // node as it is, and pack the shortfall n_g − (containers on kept nodes)
 // into the open nodes, starting from the containers already there.
-func (inc *incremental) try(ctx context.Context, n []int64, rules []vecpack.Rule, rng *rand.Rand, exact bool, out *outcome) (bool, error) {
+func (inc *incremental) try(ctx context.Context, n []int64, rules []vecpack.Rule, rng *rand.Rand, exact bool, out *outcome) (bool, []int64, error) {
 	m := inc.m
 	for _, rank := range []func(int) float64{inc.valueRank(n), inc.freeRank} {
 		open := inc.choose(rank)
@@ -205,7 +205,7 @@ func (inc *incremental) try(ctx context.Context, n []int64, rules []vecpack.Rule
 		if exact {
 			q, ok, err := exactPack(ctx, sp)
 			if err != nil {
-				return false, err
+				return false, nil, err
 			}
 			if ok {
 				p = q
@@ -214,14 +214,14 @@ func (inc *incremental) try(ctx context.Context, n []int64, rules []vecpack.Rule
 			for _, r := range rules {
 				q, err := inc.prefilled(sp)
 				if err != nil {
-					return false, err
+					return false, nil, err
 				}
 				if err := q.FillBins(ctx, r, nil); err != nil {
-					return false, err
+					return false, nil, err
 				}
 				if q.Unplaced() > 0 {
 					if _, err := q.Improve(ctx, vecpack.ImproveOptions{Rules: rules, Rand: rng}); err != nil {
-						return false, err
+						return false, nil, err
 					}
 				}
 				if q.Unplaced() == 0 {
@@ -238,9 +238,9 @@ func (inc *incremental) try(ctx context.Context, n []int64, rules []vecpack.Rule
 		}
 		out.sp, out.pack, out.rule = sp, p, rule
 		inc.open = open
-		return true, nil
+		return true, nil, nil
 	}
-	return false, nil
+	return false, nil, nil
 }
 
 // prefilled starts a packing of sp with each open node's current

@@ -43,6 +43,7 @@ type outcome struct {
 	sp      *spec // instance of the accepted packing (nil: empty packing)
 	pack    *vecpack.Packing
 	rule    string
+	kept    vecpack.Lambda // λ attained by pack
 	timeout bool
 	exact   bool
 	// incremental replans
@@ -159,7 +160,17 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 			start, startCounts = vecpack.Attained(inc.curGroup, c), inc.curGroup
 		}
 	}
-	oracle := func(ctx context.Context, n []int64) (bool, error) {
+	// keep records a packing when it attains more than the best so far;
+	// the λ search applies the same comparison, so the kept packing is
+	// always the one behind the search's best λ.
+	keep := func(sp *spec, p *vecpack.Packing, rule string) []int64 {
+		a := achieved(m, sp, p)
+		if att := vecpack.Attained(a, c); out.pack == nil || att.Float() > out.kept.Float() {
+			out.sp, out.pack, out.rule, out.kept = sp, p, rule, att
+		}
+		return a
+	}
+	oracle := func(ctx context.Context, n []int64) (bool, []int64, error) {
 		if out.inc != nil {
 			return out.inc.try(ctx, n, rules, rng, exact, out)
 		}
@@ -167,28 +178,36 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 		if exact {
 			p, ok, err := exactPack(ctx, sp)
 			if ok {
-				out.sp, out.pack, out.rule = sp, p, ""
+				keep(sp, p, "")
 			}
-			return ok, err
+			return ok, nil, err
 		}
-		p, rule, ok, err := heuristicPack(ctx, sp, rules, rng, guide)
+		p, rule, ok, err := heuristicPack(ctx, sp, c, rules, rng, guide)
+		if err != nil || p == nil {
+			return false, nil, err
+		}
+		a := keep(sp, p, rule)
 		if ok {
-			out.sp, out.pack, out.rule = sp, p, rule
+			return true, nil, nil
 		}
-		return ok, err
+		return false, a, nil
 	}
 	var res vecpack.SearchResult
 	if out.inc == nil && !exact {
 		// Phase 1: the greedy alone (every rule, LP-guided and plain) is
 		// cheap, so bracket and bisect with it first; phase 2 bisects
 		// above its answer with the local search as well.
-		greedyOnly := func(ctx context.Context, n []int64) (bool, error) {
+		greedyOnly := func(ctx context.Context, n []int64) (bool, []int64, error) {
 			sp := m.buildSpec(n, nil)
-			p, rule, ok, err := greedyPack(ctx, sp, rules, guide, true)
-			if ok {
-				out.sp, out.pack, out.rule = sp, p, rule
+			p, rule, ok, err := greedyPack(ctx, sp, c, rules, guide, true)
+			if err != nil || p == nil {
+				return false, nil, err
 			}
-			return ok, err
+			a := keep(sp, p, rule)
+			if ok {
+				return true, nil, nil
+			}
+			return false, a, nil
 		}
 		res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, greedyOnly)
 		calls := res.Calls
@@ -233,9 +252,52 @@ type candidate struct {
 // greedyPack runs the LP-guided greedy and (unless guidedOnly and an LP
 // guide exists) the plain greedy with every rule; it returns the first
 // complete packing.
-func greedyPack(ctx context.Context, sp *spec, rules []vecpack.Rule, guide *lpGuide, guidedOnly bool) (*vecpack.Packing, string, bool, error) {
-	p, rule, _, err := greedyCandidates(ctx, sp, rules, guide, guidedOnly)
-	return p, rule, p != nil, err
+// On failure it returns the candidate whose partial packing attains the
+// largest λ (ok false).
+func greedyPack(ctx context.Context, sp *spec, c []int64, rules []vecpack.Rule, guide *lpGuide, guidedOnly bool) (*vecpack.Packing, string, bool, error) {
+	p, rule, cands, err := greedyCandidates(ctx, sp, rules, guide, guidedOnly)
+	if err != nil || p != nil {
+		return p, rule, p != nil, err
+	}
+	p, rule = bestPartial(sp, cands, c)
+	return p, rule, false, nil
+}
+
+// achieved is the number of containers of each group a (possibly partial)
+// packing of sp holds.
+func achieved(m *model, sp *spec, p *vecpack.Packing) []int64 {
+	a := make([]int64, len(m.groups))
+	for t, ms := range sp.members {
+		k := int64(sp.in.Types[t].Count - p.Left[t])
+		for _, g := range ms {
+			a[g] += k
+		}
+	}
+	return a
+}
+
+// bestPartial picks the candidate whose placed items attain the largest
+// λ, min over groups of placed/c (ties to the earlier candidate).
+func bestPartial(sp *spec, cands []candidate, c []int64) (*vecpack.Packing, string) {
+	var best *vecpack.Packing
+	rule := ""
+	bestV := -1.0
+	for _, cd := range cands {
+		placed := make([]int64, len(c))
+		for t, ms := range sp.members {
+			for _, g := range ms {
+				placed[g] += int64(sp.in.Types[t].Count - cd.p.Left[t])
+			}
+		}
+		v := math.Inf(1)
+		for g, cg := range c {
+			v = math.Min(v, float64(placed[g])/float64(cg))
+		}
+		if v > bestV {
+			best, rule, bestV = cd.p, cd.rule, v
+		}
+	}
+	return best, rule
 }
 
 // greedyCandidates returns the first complete greedy packing, or every
@@ -273,7 +335,7 @@ func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide
 
 // heuristicPack is greedyCandidates followed by the local search from the
 // greedy packings, least unplaced weight first, until one packs every item.
-func heuristicPack(ctx context.Context, sp *spec, rules []vecpack.Rule, rng *rand.Rand, guide *lpGuide) (*vecpack.Packing, string, bool, error) {
+func heuristicPack(ctx context.Context, sp *spec, c []int64, rules []vecpack.Rule, rng *rand.Rand, guide *lpGuide) (*vecpack.Packing, string, bool, error) {
 	p, rule, cands, err := greedyCandidates(ctx, sp, rules, guide, false)
 	if err != nil || p != nil {
 		return p, rule, p != nil, err
@@ -284,13 +346,15 @@ func heuristicPack(ctx context.Context, sp *spec, rules []vecpack.Rule, rng *ran
 			cands[j], cands[j-1] = cands[j-1], cands[j]
 		}
 	}
-	for _, c := range cands[:min(len(cands), improveCandidates)] {
+	for i, c := range cands[:min(len(cands), improveCandidates)] {
 		if _, err := c.p.Improve(ctx, vecpack.ImproveOptions{Rules: rules, Rand: rng}); err != nil {
 			return nil, "", false, err
 		}
+		cands[i].rule += "+local-search"
 		if c.p.Unplaced() == 0 {
-			return c.p, c.rule + "+local-search", true, nil
+			return c.p, cands[i].rule, true, nil
 		}
 	}
-	return nil, "", false, nil
+	p, rule = bestPartial(sp, cands, c)
+	return p, rule, false, nil
 }
