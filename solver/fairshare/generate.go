@@ -20,8 +20,9 @@ import (
 //	policy      the request's policy (default mmf)
 //
 // Server types draw capacities from 16–128 cores and 2–8 GB per core with
-// further resources uniform in 10–100; frameworks draw demands of 0.5–8
-// cores with 1–16 GB and 1–10 of any further resource, weights 1–4.
+// further resources uniform in 10–100; frameworks draw demands of 1–16
+// cores with 2–64 GB and 1–10 of any further resource, weights 1–4; a
+// restricted framework allows each server type with probability 1/2.
 func Generate(seed int64, params map[string]string) (any, error) {
 	get := func(k string, def int) (int, error) {
 		s, ok := params[k]
@@ -87,13 +88,13 @@ func Generate(seed int64, params map[string]string) (any, error) {
 			counts[rng.IntN(T)]++
 		}
 	}
-	var names []string
+	names := make([][]string, T) // server names per type
 	if params["expand"] == "true" {
 		for t := range caps {
 			for k := 0; k < counts[t]; k++ {
 				name := fmt.Sprintf("t%d-%d", t+1, k+1)
 				req.Servers = append(req.Servers, ServerSpec{Name: name, Capacity: caps[t]})
-				names = append(names, name)
+				names[t] = append(names[t], name)
 			}
 		}
 	} else {
@@ -101,24 +102,25 @@ func Generate(seed int64, params map[string]string) (any, error) {
 			c := counts[t]
 			name := fmt.Sprintf("t%d", t+1)
 			req.Servers = append(req.Servers, ServerSpec{Name: name, Capacity: caps[t], Count: &c})
-			names = append(names, name)
+			names[t] = append(names[t], name)
 		}
 	}
 	for n := 0; n < N; n++ {
-		d := []float64{round(0.5 + 7.5*rng.Float64()), round(1 + 15*rng.Float64())}[:min(R, 2)]
+		d := []float64{round(1 + 15*rng.Float64()), round(2 + 62*rng.Float64())}[:min(R, 2)]
 		for r := 2; r < R; r++ {
 			d = append(d, round(1+9*rng.Float64()))
 		}
 		w := float64(1 + rng.IntN(4))
 		f := FrameworkSpec{Name: fmt.Sprintf("f%d", n+1), Demand: d, Weight: &w}
 		if rng.Float64() < restricted {
-			for _, name := range names {
+			// Preferences are by server type (labels), as in practice.
+			for t := range names {
 				if rng.Float64() < 0.5 {
-					f.Servers = append(f.Servers, name)
+					f.Servers = append(f.Servers, names[t]...)
 				}
 			}
 			if len(f.Servers) == 0 {
-				f.Servers = []string{names[rng.IntN(len(names))]}
+				f.Servers = append(f.Servers, names[rng.IntN(T)]...)
 			}
 		}
 		req.Frameworks = append(req.Frameworks, f)
