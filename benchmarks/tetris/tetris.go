@@ -67,9 +67,16 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 		machines int
 	}{{"1x load", wl.machines}, {"4x load", max(1, wl.machines/4)}} {
 		for _, hz := range []float64{3600, 0} {
-			if err := reportSim(ctx, w, wl, load.name, load.machines, hz); err != nil {
+			if err := reportSim(ctx, w, wl, load.name, load.machines, hz, 0); err != nil {
 				return err
 			}
+		}
+	}
+	// Over-allocation with a throughput penalty (seeks, incast): an
+	// over-allocated disk or NIC delivers c/(1 + 0.5·(u/c − 1)).
+	for _, hz := range []float64{3600, 0} {
+		if err := reportSim(ctx, w, wl, "4x load", max(1, wl.machines/4), hz, ReportInterference); err != nil {
+			return err
 		}
 	}
 	return reportFairness(ctx, w, wl, max(1, wl.machines/4))
@@ -175,8 +182,15 @@ const tetrisEps0 = "tetris ε=0"
 
 var policies = []string{simulate.PolicyTetris, simulate.PolicyDRF, simulate.PolicySlotFair, simulate.PolicyCapacity, simulate.PolicyTetrisCPUMem}
 
-func reportSim(ctx context.Context, w io.Writer, wl workload, load string, machines int, horizon float64) error {
+// ReportInterference is the contention penalty of the report's last tables.
+const ReportInterference = 0.5
+
+func reportSim(ctx context.Context, w io.Writer, wl workload, load string, machines int, horizon, interference float64) error {
 	req := simulate.GenerateRequest(rand.New(rand.NewPCG(Seed, 1)), wl.jobs, machines, wl.size, horizon, simulate.PolicyTetris)
+	if interference > 0 {
+		req.Interference = &interference
+		load += fmt.Sprintf(", interference %g", interference)
+	}
 	tasks := 0
 	for _, j := range req.Jobs {
 		for _, s := range j.Stages {

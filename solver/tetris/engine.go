@@ -250,6 +250,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		ndRemote: make([]bool, len(gs))}
 	for gi, g := range gs {
 		r.pend[g.Job] += g.Count
+		g.cursor = 0
 		for mi := range g.Members {
 			mem := &g.Members[mi]
 			mem.dead = false

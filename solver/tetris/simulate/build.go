@@ -28,6 +28,9 @@ type Instance struct {
 	Knobs     knobs
 	Slot      float64
 	Bins      int
+	// Interference is the throughput lost on an over-allocated resource
+	// (see share); 0 is lossless proportional sharing.
+	Interference float64
 }
 
 type knobs struct {
@@ -158,6 +161,9 @@ func Build(req *Request) (*Instance, error) {
 	in.Slot = DefaultSlotMemory
 	if req.SlotMemory != nil {
 		in.Slot = *req.SlotMemory
+	}
+	if req.Interference != nil {
+		in.Interference = *req.Interference
 	}
 	in.Bins = DefaultBins
 	if req.Bins != nil {

@@ -24,8 +24,10 @@
 // at that fraction of its speed (the slowest of its resources), holding its
 // other resources longer. Two reducers that can each use the whole NIC take
 // twice as long together. Contention is modelled as fair proportional
-// sharing with no throughput loss (no seek or incast penalty), so the cost
-// of over-allocation shown here is a lower estimate.
+// sharing with no throughput loss by default (no seek or incast penalty),
+// so the cost of over-allocation is a lower estimate; "interference" α
+// makes an over-allocated resource deliver only c / (1 + α·(u/c − 1)) of
+// its capacity c when u is demanded.
 //
 // Times: jobs[].completion is a job's absolute finish time; avg_completion
 // averages finish − arrival (the paper's job completion time); makespan is
@@ -75,8 +77,11 @@ type Request struct {
 	SlotMemory    *float64     `json:"slot_memory,omitempty"`
 	Queues        []QueueReq   `json:"queues,omitempty"`
 	Bins          *int         `json:"bins,omitempty"`
-	BudgetMS      *int64       `json:"budget_ms,omitempty"`
-	Seed          *int64       `json:"seed,omitempty"`
+	// Interference is the fraction of throughput lost per unit of
+	// over-allocation (default 0: lossless proportional sharing).
+	Interference *float64 `json:"interference,omitempty"`
+	BudgetMS     *int64   `json:"budget_ms,omitempty"`
+	Seed         *int64   `json:"seed,omitempty"`
 }
 
 // MachineReq is one machine.

@@ -363,6 +363,15 @@ func (s *sim) complete(id int) {
 	}
 }
 
+// share is the speed of a task on a resource with capacity c demanded at
+// u > c by all its tasks: proportional sharing gives c/u; interference α
+// lowers the effective capacity to c / (1 + α·(u/c − 1)) (seeks, incast:
+// §2.1 "the total effective throughput is lowered").
+func (in *Instance) share(c, u float64) float64 {
+	eff := c / (1 + in.Interference*(u/c-1))
+	return eff / u
+}
+
 // taskSlots is the number of memory slots a task occupies (at least one).
 func (in *Instance) taskSlots(mem float64) int {
 	if in.Slot <= 0 {
@@ -394,7 +403,7 @@ func (s *sim) flushRates() {
 			rate := 1.0
 			for k, x := range s.in.Jobs[t.job].stages[t.stage].demand {
 				if x > 0 && s.compress[k] && over(u[k], c[k]) {
-					rate = math.Min(rate, c[k]/u[k])
+					rate = math.Min(rate, s.in.share(c[k], u[k]))
 				}
 			}
 			if rate < 1 {

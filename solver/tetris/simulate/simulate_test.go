@@ -150,6 +150,12 @@ func TestOverAllocationSlowsSharedNIC(t *testing.T) {
 	if !near(res.AvgUtil["net"], 1) {
 		t.Errorf("net utilization %v, want 1 (the NIC is busy, just shared)", res.AvgUtil["net"])
 	}
+	// With interference 0.5 the doubly demanded NIC delivers 1/1.5 of its
+	// capacity: each reducer runs at 1/3 and both end at 3.
+	half := 0.5
+	req.Interference = &half
+	checkJobs(t, simRun(t, req), 3, 3, map[string]float64{"a": 3, "b": 3})
+	req.Interference = nil
 	req.Policy = PolicyTetris
 	checkJobs(t, simRun(t, req), 2, 1.5, map[string]float64{"a": 1, "b": 2})
 	// Rates change mid-run: x (2 units of work) runs alone until y arrives
