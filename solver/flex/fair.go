@@ -131,7 +131,7 @@ func (in *Instance) fairFast() ([]float64, []int) {
 	for len(order) < n {
 		best, bt := -1, math.Inf(1)
 		if j, ok := fixed.top(); ok {
-			best, bt = j, fixed.key[j]
+			best, bt = j, fixed.keyOf(j)
 		}
 		if j, ok := byP.top(); ok && lambda > 0 {
 			ft := t + (P[j]-Lam)/lambda

@@ -190,16 +190,21 @@ func (in *Instance) intervalsFromRecord(rec *mpsRecord, comp []float64, limit in
 	return out
 }
 
-// heap is an indexed binary min-heap of jobs keyed by (key, tie).
+// heap is an indexed binary min-heap of jobs keyed by (key, tie). Entries
+// carry their keys so comparisons stay in one array (cache friendly).
 type heap struct {
 	idx []int // heap position of job, -1 when absent
-	job []int
-	key []float64
-	tie []int
+	e   []hent
+}
+
+type hent struct {
+	key float64
+	tie int
+	job int
 }
 
 func newHeap(n int) heap {
-	h := heap{idx: make([]int, n), job: make([]int, 0, n), key: make([]float64, n), tie: make([]int, n)}
+	h := heap{idx: make([]int, n), e: make([]hent, 0, n)}
 	for i := range h.idx {
 		h.idx[i] = -1
 	}
@@ -207,24 +212,24 @@ func newHeap(n int) heap {
 }
 
 func (h *heap) reset() {
-	for _, j := range h.job {
-		h.idx[j] = -1
+	for _, x := range h.e {
+		h.idx[x.job] = -1
 	}
-	h.job = h.job[:0]
+	h.e = h.e[:0]
 }
 
 func (h *heap) less(a, b int) bool {
-	ja, jb := h.job[a], h.job[b]
-	if h.key[ja] != h.key[jb] {
-		return h.key[ja] < h.key[jb]
+	x, y := &h.e[a], &h.e[b]
+	if x.key != y.key {
+		return x.key < y.key
 	}
-	return h.tie[ja] < h.tie[jb]
+	return x.tie < y.tie
 }
 
 func (h *heap) swap(a, b int) {
-	h.job[a], h.job[b] = h.job[b], h.job[a]
-	h.idx[h.job[a]] = a
-	h.idx[h.job[b]] = b
+	h.e[a], h.e[b] = h.e[b], h.e[a]
+	h.idx[h.e[a].job] = a
+	h.idx[h.e[b].job] = b
 }
 
 func (h *heap) up(i int) {
@@ -239,7 +244,7 @@ func (h *heap) up(i int) {
 }
 
 func (h *heap) down(i int) {
-	n := len(h.job)
+	n := len(h.e)
 	for {
 		l := 2*i + 1
 		if l >= n {
@@ -259,17 +264,19 @@ func (h *heap) down(i int) {
 
 // set inserts job j or changes its key.
 func (h *heap) set(j int, key float64, tie int) {
-	h.key[j] = key
-	h.tie[j] = tie
 	if i := h.idx[j]; i >= 0 {
+		h.e[i].key, h.e[i].tie = key, tie
 		h.up(i)
 		h.down(h.idx[j])
 		return
 	}
-	h.job = append(h.job, j)
-	h.idx[j] = len(h.job) - 1
-	h.up(len(h.job) - 1)
+	h.e = append(h.e, hent{key: key, tie: tie, job: j})
+	h.idx[j] = len(h.e) - 1
+	h.up(len(h.e) - 1)
 }
+
+// keyOf is job j's key (j must be present).
+func (h *heap) keyOf(j int) float64 { return h.e[h.idx[j]].key }
 
 // remove deletes job j if present.
 func (h *heap) remove(j int) {
@@ -277,12 +284,12 @@ func (h *heap) remove(j int) {
 	if i < 0 {
 		return
 	}
-	last := len(h.job) - 1
+	last := len(h.e) - 1
 	h.swap(i, last)
-	h.job = h.job[:last]
+	h.e = h.e[:last]
 	h.idx[j] = -1
 	if i < last {
-		x := h.job[i]
+		x := h.e[i].job
 		h.up(i)
 		h.down(h.idx[x])
 	}
@@ -290,24 +297,24 @@ func (h *heap) remove(j int) {
 
 // top returns the minimum without removing it.
 func (h *heap) top() (job int, ok bool) {
-	if len(h.job) == 0 {
+	if len(h.e) == 0 {
 		return 0, false
 	}
-	return h.job[0], true
+	return h.e[0].job, true
 }
 
 // pop removes the minimum.
 func (h *heap) pop() (job int, key float64, ok bool) {
-	if len(h.job) == 0 {
+	if len(h.e) == 0 {
 		return 0, 0, false
 	}
-	j := h.job[0]
-	last := len(h.job) - 1
+	x := h.e[0]
+	last := len(h.e) - 1
 	h.swap(0, last)
-	h.job = h.job[:last]
-	h.idx[j] = -1
+	h.e = h.e[:last]
+	h.idx[x.job] = -1
 	if last > 0 {
 		h.down(0)
 	}
-	return j, h.key[j], true
+	return x.job, x.key, true
 }

@@ -184,6 +184,19 @@ func (in *Instance) refine(ctx context.Context, order []int, backend string) (*r
 	if sol.Status != lp.Optimal && sol.Status != lp.Feasible {
 		return nil, fmt.Errorf("flex refinement: LP status %s", sol.Status)
 	}
+	if (sol.Status == lp.Optimal || sol.Status == lp.Feasible) && len(sol.X) != len(m.Vars) && backend != lp.BackendNative {
+		// Seen with coin/cbc on tiny MIPs (status optimal, no values);
+		// the native backend is an independent second method.
+		if alt, err := lp.Solve(ctx, m, lp.Options{Backend: lp.BackendNative}); err == nil {
+			sol = alt
+		}
+	}
+	if sol.Status == lp.Infeasible {
+		return nil, errOrderInfeasible
+	}
+	if len(sol.X) != len(m.Vars) {
+		return nil, fmt.Errorf("flex refinement: %s returned status %s with %d of %d values", sol.Backend, sol.Status, len(sol.X), len(m.Vars))
+	}
 	res := &refineResult{proven: sol.Status == lp.Optimal, lpObj: sol.Objective}
 	t := in.T0
 	yv := make([]float64, n)

@@ -1,9 +1,11 @@
 package flex
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 )
 
@@ -248,17 +250,20 @@ func (in *Instance) lowerBound(t float64, rem []float64, active []bool, doneSum,
 }
 
 func sortInts(a []int, key func(int) float64) {
-	ks := make([]float64, len(a))
-	idx := make([]int, len(a))
-	for i, j := range a {
-		ks[i] = key(j)
-		idx[i] = i
+	top := 0
+	for _, j := range a {
+		top = max(top, j)
 	}
-	sort.SliceStable(idx, func(x, y int) bool { return ks[idx[x]] < ks[idx[y]] })
-	tmp := append([]int(nil), a...)
-	for i, k := range idx {
-		a[i] = tmp[k]
+	ks := make([]float64, top+1)
+	for _, j := range a {
+		ks[j] = key(j)
 	}
+	slices.SortFunc(a, func(x, y int) int {
+		if c := cmp.Compare(ks[x], ks[y]); c != 0 {
+			return c
+		}
+		return x - y
+	})
 }
 
 // rootBound is lowerBound at the epoch start with nothing done.
