@@ -2,9 +2,20 @@ package main
 
 import (
 	"github.com/xflex/xflex/benchmarks"
+	benchcmmf "github.com/xflex/xflex/benchmarks/cmmf"
+	benchflex "github.com/xflex/xflex/benchmarks/flex"
+	benchtetris "github.com/xflex/xflex/benchmarks/tetris"
+	benchxselect "github.com/xflex/xflex/benchmarks/xselect"
+	benchxsize "github.com/xflex/xflex/benchmarks/xsize"
 )
 
 // benchReports lists every problem's benchmark report for `xflex bench`.
 func benchReports() []benchmarks.Report {
-	return []benchmarks.Report{}
+	return []benchmarks.Report{
+		{Problem: "cmmf", Run: benchcmmf.Report},
+		{Problem: "flex", Run: benchflex.Report},
+		{Problem: "xsize", Run: benchxsize.Report},
+		{Problem: "xselect", Run: benchxselect.Report},
+		{Problem: "tetris", Run: benchtetris.Report},
+	}
 }
