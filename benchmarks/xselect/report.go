@@ -119,6 +119,29 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 		}
 	}
 
+	fmt.Fprintf(w, "\n(4) incremental replans: solve, then one application doubles its forecast; replan changing at most ⌊f·nodes⌋ nodes\n")
+	fmt.Fprintf(w, "%7s %5s %9s %9s %9s %8s %8s %9s %8s\n", "nodes", "f", "λ before", "λ kept", "λ replan", "changed", "allowed", "moved", "wall ms")
+	for _, n := range []int{1000} {
+		req := Case{n, 2, 10}.Instance()
+		first, err := Solve(ctx, req, ServiceBudget, xs.Variant{})
+		if err != nil {
+			return err
+		}
+		for s := range req.Apps[0].Mix {
+			req.Apps[0].Mix[s] *= 2
+		}
+		req.Current = first.Result.Nodes
+		for _, f := range []float64{0, 0.05, 0.1, 0.25, 1} {
+			req.ChangeFraction = &f
+			run, err := Solve(ctx, req, 10*time.Second, xs.Variant{})
+			if err != nil {
+				return err
+			}
+			ch := run.Result.Changes
+			fmt.Fprintf(w, "%7d %5.2f %9.4f %9.4f %9.4f %8d %8d %9d %8s\n", n, f, first.Result.Lambda, ch.PreviousLambda, run.Result.Lambda, ch.Changed, ch.MaxChanged, ch.ContainersMoved, ms(run.Wall))
+		}
+	}
+
 	fmt.Fprintf(w, "\n(2) realtime stream: pre-packed X-Flex containers vs online best-fit (DRF) placement, same stream, same nodes\n")
 	fmt.Fprintf(w, "%6s %4s %5s %8s %8s %8s %8s %8s\n", "nodes", "apps", "load", "requests", "λ", "X-Flex", "DRF", "ratio")
 	streamNodes := []int{20, 100}

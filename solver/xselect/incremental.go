@@ -211,6 +211,10 @@ func (inc *incremental) try(ctx context.Context, n []int64, rules []vecpack.Rule
 				p = q
 			}
 		} else {
+			// Every rule's greedy from the prefilled start; the local
+			// search then runs once, from the least unplaced weight.
+			var best *vecpack.Packing
+			bestRule := ""
 			for _, r := range rules {
 				q, err := inc.prefilled(sp)
 				if err != nil {
@@ -219,14 +223,20 @@ func (inc *incremental) try(ctx context.Context, n []int64, rules []vecpack.Rule
 				if err := q.FillBins(ctx, r, nil); err != nil {
 					return false, nil, err
 				}
-				if q.Unplaced() > 0 {
-					if _, err := q.Improve(ctx, vecpack.ImproveOptions{Rules: rules, Rand: rng}); err != nil {
-						return false, nil, err
-					}
-				}
 				if q.Unplaced() == 0 {
 					p, rule = q, r.Name
 					break
+				}
+				if best == nil || q.UnplacedWeight() < best.UnplacedWeight() {
+					best, bestRule = q, r.Name
+				}
+			}
+			if p == nil && best != nil {
+				if _, err := best.Improve(ctx, vecpack.ImproveOptions{Rules: rules, Rand: rng}); err != nil {
+					return false, nil, err
+				}
+				if best.Unplaced() == 0 {
+					p, rule = best, bestRule+"+local-search"
 				}
 			}
 		}
