@@ -144,3 +144,86 @@ func TestRenderBar(t *testing.T) {
 		t.Errorf("queued bar %q", got)
 	}
 }
+
+// TestJobsMatchSolveForEveryProblem: for every problem's example, a job's
+// result is the body `xflex solve` prints (apart from elapsed_ms), and a
+// scenario over the example (base plus a reseeded variant) compares the
+// two with the figures of the synchronous result.
+func TestJobsMatchSolveForEveryProblem(t *testing.T) {
+	runner, err := newRunner(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
+	stop, err := jobs.Setup(context.Background(), jobs.Config{
+		Store: "sqlite:" + filepath.Join(t.TempDir(), "jobs.db"), PollInterval: 20 * time.Millisecond,
+	}, runner, api, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.Handler())
+	defer func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stop(ctx)
+	}()
+	for _, p := range runner.Problems() {
+		example := examplePath(p)
+		if _, err := os.Stat(example); err != nil {
+			continue // TestSolveMatchesHTTP reports missing examples
+		}
+		t.Run(p.Command(), func(t *testing.T) {
+			sync, _, code := runCLI(t, "solve", p.Command(), example)
+			if code != 0 {
+				t.Fatalf("solve: exit %d", code)
+			}
+			out, errs, code := jobsCLI(t, "", "submit", "--server", srv.URL, "--wait", "--interval", "20ms", p.Command(), example)
+			if code != 0 {
+				t.Fatalf("jobs submit --wait: exit %d: %s %s", code, out, errs)
+			}
+			var sm struct {
+				Result json.RawMessage `json:"result"`
+				Meta   struct {
+					Status    string   `json:"status"`
+					Objective *float64 `json:"objective"`
+				} `json:"meta"`
+			}
+			if err := json.Unmarshal([]byte(sync), &sm); err != nil {
+				t.Fatal(err)
+			}
+			// An anytime solver stopped by its budget may differ run to run.
+			if sm.Meta.Status != "timeout" && stripElapsed([]byte(out)) != stripElapsed([]byte(sync)) {
+				t.Errorf("job result differs from xflex solve:\n%s\n%s", out, sync)
+			}
+			vfile := filepath.Join(t.TempDir(), "variants.json")
+			if err := os.WriteFile(vfile, []byte(`[{"name":"reseeded","patch":{"seed":7}}]`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, errs, code = jobsCLI(t, "", "submit", "--server", srv.URL, "--variants", vfile, "--wait", "--interval", "20ms", p.Command(), example)
+			if code != 0 {
+				t.Fatalf("scenario: exit %d: %s %s", code, out, errs)
+			}
+			var cmp jobs.Comparison
+			if err := json.Unmarshal([]byte(out), &cmp); err != nil || len(cmp.Rows) != 2 {
+				t.Fatalf("scenario result %s (%v)", out, err)
+			}
+			base := cmp.Rows[0]
+			if base.State != jobs.StateSucceeded || base.Status != sm.Meta.Status || (sm.Meta.Objective == nil) != (base.Objective == nil) {
+				t.Errorf("base row %+v vs synchronous meta %+v", base, sm.Meta)
+			}
+			if cmp.Rows[1].Changed == nil {
+				t.Errorf("variant row lacks the comparison with the base: %+v", cmp.Rows[1])
+			}
+			var top map[string]any
+			_ = json.Unmarshal(sm.Result, &top)
+			for k, v := range top {
+				if f, ok := v.(float64); ok && sm.Meta.Status != "timeout" {
+					if got, ok := base.Figures[k]; !ok || got != f {
+						t.Errorf("figure %s: %v in the table, %v in the result", k, got, f)
+					}
+				}
+			}
+		})
+	}
+}
