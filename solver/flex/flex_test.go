@@ -543,3 +543,51 @@ func FuzzSolve(f *testing.F) {
 		}
 	})
 }
+
+// TestMPSLayerStructure checks the structure the paper describes for each
+// MPS interval (Fig. 4): among the active jobs in priority order, a prefix
+// holds its maximum, then at most one job holds a partial allocation, and
+// every later job holds its minimum; and no slot is idle unless every
+// active job is at its maximum.
+func TestMPSLayerStructure(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for it := 0; it < 300; it++ {
+		n := 1 + rng.IntN(10)
+		in := randInstance(rng, n, 1+rng.IntN(30), WeightedResponseTime, Sum)
+		prio := rng.Perm(n)
+		comp := make([]float64, n)
+		rec := &mpsRecord{}
+		in.mps(prio, false, newMPSWork(n), comp, rec)
+		for k, iv := range in.intervalsFromRecord(rec, comp, -1) {
+			held := map[int]int{}
+			total := 0
+			for i, j := range iv.Jobs {
+				held[j] = iv.Slots[i]
+				total += iv.Slots[i]
+			}
+			phase := 0 // 0: at max, 1: after the partial job, 2: at min
+			allMax := true
+			for _, j := range prio {
+				if comp[j] <= iv.Start {
+					continue // finished before this interval
+				}
+				s, jb := held[j], in.Jobs[j]
+				if s < jb.Max {
+					allMax = false
+				}
+				switch {
+				case s == jb.Max && phase == 0:
+				case s == jb.Min:
+					phase = 2
+				case phase == 0 && s > jb.Min && s < jb.Max:
+					phase = 1
+				default:
+					t.Fatalf("instance %d interval %d: job %d holds %d (min %d, max %d) out of layer order", it, k, j, s, jb.Min, jb.Max)
+				}
+			}
+			if total < in.S && !allMax {
+				t.Fatalf("instance %d interval %d: %d of %d slots idle", it, k, in.S-total, in.S)
+			}
+		}
+	}
+}
