@@ -1,10 +1,10 @@
 package cmmf
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/xflex/xflex/solver"
@@ -399,22 +399,39 @@ func mergeSorted(a, b []int) []int {
 	return append(append(out, a...), b...)
 }
 
-// attrKey is a canonical encoding of an attribute map (encoding/json
-// sorts map keys).
+// attrKey is a canonical encoding of an attribute map: sorted keys, each
+// value tagged with its JSON type.
 func attrKey(attrs map[string]any) string {
-	b, err := json.Marshal(attrs)
-	if err != nil {
-		return fmt.Sprint(attrs)
+	keys := make([]string, 0, len(attrs))
+	for k := range attrs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b := make([]byte, 0, 16*len(keys))
+	for _, k := range keys {
+		b = strconv.AppendQuote(b, k)
+		switch v := attrs[k].(type) {
+		case string:
+			b = strconv.AppendQuote(append(b, 's'), v)
+		case float64:
+			b = strconv.AppendFloat(append(b, 'n'), v, 'g', -1, 64)
+		case bool:
+			b = strconv.AppendBool(append(b, 'b'), v)
+		default:
+			b = fmt.Appendf(append(b, '?'), "%v", v)
+		}
+		b = append(b, ';')
 	}
 	return string(b)
 }
 
+// intsKey encodes a list of ints as a map key.
 func intsKey(a []int) string {
-	var b strings.Builder
+	b := make([]byte, 0, 4*len(a))
 	for _, v := range a {
-		fmt.Fprintf(&b, "%d,", v)
+		b = append(strconv.AppendInt(b, int64(v), 10), ',')
 	}
-	return b.String()
+	return string(b)
 }
 
 func checkPredicate(p Predicate) string {
