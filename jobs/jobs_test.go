@@ -450,3 +450,50 @@ func TestScenarioCancel(t *testing.T) {
 		}
 	})
 }
+
+// TestTwoReplicas: two services on one store share the queue; either
+// answers for any job, and a cancel sent to one stops a solve running on
+// the other.
+func TestTwoReplicas(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store string) {
+		a := newHarness(t, store, Config{Workers: 1})
+		b := newHarness(t, store, Config{Workers: 1})
+		long := a.submit(job(sleepInput(50000, 2)))
+		b.waitFor(long, "running", func(j Job) bool { return j.State == StateRunning })
+		var quick []string
+		for i := 0; i < 4; i++ {
+			quick = append(quick, b.submit(job(sleepInput(10, float64(i)))))
+		}
+		for _, id := range quick {
+			if j := a.waitTerminal(id); j.State != StateSucceeded {
+				t.Errorf("job %s: %s", id, j.State)
+			}
+		}
+		sent := false
+		for _, h := range []*harness{a, b} {
+			h.svc.mu.Lock()
+			_, here := h.svc.running[long]
+			h.svc.mu.Unlock()
+			if here {
+				// Cancel through the other replica.
+				other := a
+				if h == a {
+					other = b
+				}
+				if r := other.do("DELETE", "/v1/jobs/"+long, nil); r.status != http.StatusAccepted {
+					t.Fatalf("cancel via the other replica: %d %s", r.status, r.body)
+				}
+				sent = true
+			}
+		}
+		if !sent {
+			t.Fatal("the running job is on neither replica")
+		}
+		if j := a.waitTerminal(long); j.State != StateCancelled {
+			t.Errorf("long job %s after a cancel on the other replica", j.State)
+		}
+		if r := b.do("GET", "/v1/jobs/"+long+"/result", nil); r.status != http.StatusOK {
+			t.Errorf("best answer of the cancelled job via the other replica: %d", r.status)
+		}
+	})
+}
