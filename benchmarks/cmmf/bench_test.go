@@ -8,6 +8,8 @@ import (
 	"github.com/xflex/xflex/solver/cmmf"
 )
 
+// BenchmarkFlow times the complete answer (exact allocation and
+// baselines) at the sizes, divisible and whole machines.
 func BenchmarkFlow(b *testing.B) {
 	for _, sz := range Sizes("full") {
 		for _, div := range []bool{true, false} {
@@ -24,10 +26,26 @@ func BenchmarkFlow(b *testing.B) {
 	}
 }
 
+// BenchmarkChoosy times the Choosy baseline alone at the largest size.
 func BenchmarkChoosy(b *testing.B) {
 	in := Instance(1, Size{5000, 100, 100000}, true)
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		cmmf.Choosy(in, 1)
+	}
+}
+
+// BenchmarkLP times the LP method (exact allocation only).
+func BenchmarkLP(b *testing.B) {
+	for _, sz := range Sizes("small") {
+		b.Run(fmt.Sprintf("%dx%dx%d", sz.Users, sz.Types, sz.Machines), func(b *testing.B) {
+			in := Instance(1, sz, true)
+			b.ResetTimer()
+			for k := 0; k < b.N; k++ {
+				if _, err := cmmf.SolveAllocation(context.Background(), in, cmmf.MethodLP); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
