@@ -143,9 +143,12 @@
 //
 // With cost max_i s_i a shape at level L can be taken as L·(1, …, 1): the
 // problem is one-dimensional in the keys max_i u_ji and an O(K·n log n)
-// divide-and-conquer DP is exact (MaxFitDP). When node types split the
-// requests (no single type holds all), the same ray machinery runs with the
-// single direction (1, …, 1) and ρ = 1.
+// divide-and-conquer DP is exact (MaxFitDP). The paper's "very simple
+// dynamic program" needs that every shape can be L·(1, …, 1): when node
+// types split the requests (no single type holds all) contiguous groups of
+// keys can all be infeasible while a non-contiguous grouping is optimal
+// (kept as TestMaxFitPaperClaimNeedsOneNode). Then the ray machinery runs
+// with the single direction (1, …, 1), chains per node type, and ρ = 1.
 //
 // # Exact small instances
 //

@@ -650,3 +650,49 @@ func TestLevelBoundsHonest(t *testing.T) {
 		t.Fatalf("only %d levels went through the MIP", exactMIP)
 	}
 }
+
+// The paper's remark that fit "max" needs only "a very simple dynamic
+// program" holds without node types; node types that split the requests
+// break it. Here the contiguous key order A (.5), B (.55), C (.6) admits no
+// feasible split into two groups (B shares no node type with A or C), while
+// {A, C}, {B} is optimal. MaxFitDP declines and Solve finds the optimum.
+func TestMaxFitPaperClaimNeedsOneNode(t *testing.T) {
+	in := &Instance{
+		U:    [][]float64{{0.5, 0}, {0, 0.55}, {0.6, 0}},
+		W:    []float64{1, 1, 1},
+		Caps: [][]float64{{1, 0.1}, {0.1, 1}},
+		K:    2,
+	}
+	if _, _, _, ok := MaxFitDP(in); ok {
+		t.Fatal("MaxFitDP accepted node types that split the requests")
+	}
+	keys := []float64{0.5, 0.55, 0.6}
+	levels, _ := maxFitLevels(keys, in.W, 2)
+	// the contiguous split puts B with A or with C: no node holds that join
+	lo := levels[0]
+	groups := [][]int{{}, {}}
+	for i := range keys {
+		g := 0
+		if i > lo {
+			g = 1
+		}
+		groups[g] = append(groups[g], i)
+	}
+	feasible := true
+	for _, g := range groups {
+		j := Join(in.U, g)
+		if !Fits(j, in.Caps[0]) && !Fits(j, in.Caps[1]) {
+			feasible = false
+		}
+	}
+	if feasible {
+		t.Fatalf("contiguous split %v is feasible", groups)
+	}
+	res, err := Solve(context.Background(), in, Options{Fit: FitMax, ExactLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.Cost-1.75) > testTol || !res.Optimal {
+		t.Fatalf("cost %v (optimal %v), want 1.75", res.Cost, res.Optimal)
+	}
+}
