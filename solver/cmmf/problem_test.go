@@ -3,8 +3,10 @@ package cmmf
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/xflex/xflex/solver"
@@ -29,7 +31,50 @@ func TestExamples(t *testing.T) {
 			if meta["status"] != string(solver.StatusOptimal) {
 				t.Fatalf("status %v", meta["status"])
 			}
+			got, err := json.MarshalIndent(out["result"], "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := strings.TrimSuffix(f, ".json") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestExamples -update to create it)", err)
+			}
+			if string(want) != string(got)+"\n" {
+				t.Fatalf("result differs from %s (rerun with -update after checking):\n%s", golden, got)
+			}
 		})
+	}
+}
+
+// update rewrites the golden results in testdata.
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// TestReplanKeepsMachines: in Figure 1 with whole machines both
+// (u1={m1,m4}, u2={m3}) and (u1={m1}, u2={m3,m4}) are CMMF; with u2 holding
+// m4 now, the replan keeps it there and also keeps u3's and u4's machines,
+// so nothing moves. (Had u4 held m7, one move would be forced: u3 needs
+// m2, m6 and m7 in every CMMF allocation.)
+func TestReplanKeepsMachines(t *testing.T) {
+	raw, err := os.ReadFile("testdata/figure1_replan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := solvertest.Check(t, Problem(), raw)
+	res := out["result"].(map[string]any)
+	if res["moved"].(float64) != 0 {
+		t.Fatalf("moved %v, want 0", res["moved"])
+	}
+	as := res["assignment"].(map[string]any)
+	for m, u := range map[string]string{"m4": "u2", "m6": "u3", "m2": "u3", "m8": "u4", "m5": "u4", "m1": "u1", "m3": "u2"} {
+		if as[m] != u {
+			t.Fatalf("assignment %v: %s should stay with %s", as, m, u)
+		}
 	}
 }
 
