@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,4 +43,33 @@ func FuzzPrepare(f *testing.F) {
 			t.Fatalf("prepare(%q): spec %v for %d inputs", body, spec != nil, len(inputs))
 		}
 	})
+}
+
+// TestScenarioSizeLimit: a scenario whose patched inputs would take more
+// than maxScenarioBytes is refused with 413 before anything is stored.
+func TestScenarioSizeLimit(t *testing.T) {
+	runner, err := jobtest.Runner(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &Service{cfg: Config{MaxVariants: 100}.WithDefaults(), runner: runner}
+	name := strings.Repeat("n", 1<<20)
+	body := `{"problem":"test/sleep","input":{"ms":1,"value":1,"nodes":[` +
+		`{"name":"` + name + `a","cap":1},{"name":"` + name + `b","cap":1},{"name":"` + name + `c","cap":1}]},"variants":[`
+	n := maxScenarioBytes/(3<<20) + 1
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			body += ","
+		}
+		body += fmt.Sprintf(`{"name":"v%d","patch":{"value":%d}}`, i, i)
+	}
+	body += "]}"
+	_, _, _, xe := svc.prepare([]byte(body))
+	if xe == nil || xe.Kind != solver.KindTooLarge {
+		t.Fatalf("%d variants of a 3 MiB input: %v, want too_large", n, xe)
+	}
+	_, inputs, _, xe := svc.prepare([]byte(`{"problem":"test/sleep","input":{"ms":1, "value":1},"variants":[{"name":"v","patch":{"value":2}}]}`))
+	if xe != nil || len(inputs) != 2 || string(inputs[1].Input) != `{"ms":1,"value":2}` {
+		t.Fatalf("small scenario: %v %q", xe, inputs)
+	}
 }

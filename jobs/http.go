@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -183,6 +184,11 @@ func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, toJob(rec))
 }
 
+// maxScenarioBytes bounds the stored inputs of one job (the base plus every
+// patched variant is stored in full): 64 MiB keeps a submission's
+// transaction and rows reasonable for both stores.
+const maxScenarioBytes = 64 << 20
+
 // prepare validates a submission: its envelope against jobs.submit.json,
 // the problem name, and every input (the base and each patched variant)
 // against the problem's request schema, so a job that is accepted can only
@@ -220,6 +226,7 @@ func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, 
 		}
 	}
 	base := compactJSON(sb.Input)
+	total := len(base)
 	check("/input", base)
 	inputs := []variantInput{{Name: BaseVariant, Input: base}}
 	seen := map[string]bool{BaseVariant: true}
@@ -235,6 +242,11 @@ func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, 
 			continue
 		}
 		patched = compactJSON(patched)
+		if total += len(patched); total > maxScenarioBytes {
+			return p, nil, nil, &solver.Error{Kind: solver.KindTooLarge, Detail: fmt.Sprintf(
+				"the base and its first %d patched variants take %d bytes, over the limit of %d: use fewer variants or a smaller input",
+				i+1, total, maxScenarioBytes)}
+		}
 		check(solver.Ptr("variants", i, "patch"), patched)
 		inputs = append(inputs, variantInput{Name: v.Name, Input: patched})
 	}
@@ -243,6 +255,7 @@ func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, 
 		xe.Kind = solver.KindSchema
 		return p, nil, nil, xe
 	}
+
 	if len(sb.Variants) == 0 {
 		return p, inputs[:1], nil, nil
 	}
