@@ -46,17 +46,18 @@ func FuzzPrepare(f *testing.F) {
 }
 
 // TestScenarioSizeLimit: a scenario whose patched inputs would take more
-// than maxScenarioBytes is refused with 413 before anything is stored.
+// than the limit (maxScenarioBytes, lowered here) is refused with 413 before anything is stored.
 func TestScenarioSizeLimit(t *testing.T) {
 	runner, err := jobtest.Runner(time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &Service{cfg: Config{MaxVariants: 100}.WithDefaults(), runner: runner}
-	name := strings.Repeat("n", 1<<20)
+	const limit = 1 << 20
+	svc := &Service{cfg: Config{MaxVariants: 100}.WithDefaults(), runner: runner, maxStoredBytes: limit}
+	name := strings.Repeat("n", 100<<10)
 	body := `{"problem":"test/sleep","input":{"ms":1,"value":1,"nodes":[` +
 		`{"name":"` + name + `a","cap":1},{"name":"` + name + `b","cap":1},{"name":"` + name + `c","cap":1}]},"variants":[`
-	n := maxScenarioBytes/(3<<20) + 1
+	n := limit/(300<<10) + 1
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			body += ","
@@ -66,7 +67,7 @@ func TestScenarioSizeLimit(t *testing.T) {
 	body += "]}"
 	_, _, _, xe := svc.prepare([]byte(body))
 	if xe == nil || xe.Kind != solver.KindTooLarge {
-		t.Fatalf("%d variants of a 3 MiB input: %v, want too_large", n, xe)
+		t.Fatalf("%d variants of a 300 KiB input: %v, want too_large", n, xe)
 	}
 	_, inputs, _, xe := svc.prepare([]byte(`{"problem":"test/sleep","input":{"ms":1, "value":1},"variants":[{"name":"v","patch":{"value":2}}]}`))
 	if xe != nil || len(inputs) != 2 || string(inputs[1].Input) != `{"ms":1,"value":2}` {

@@ -189,6 +189,13 @@ func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
 // transaction and rows reasonable for both stores.
 const maxScenarioBytes = 64 << 20
 
+func (s *Service) maxStored() int {
+	if s.maxStoredBytes > 0 {
+		return s.maxStoredBytes
+	}
+	return maxScenarioBytes
+}
+
 // prepare validates a submission: its envelope against jobs.submit.json,
 // the problem name, and every input (the base and each patched variant)
 // against the problem's request schema, so a job that is accepted can only
@@ -242,10 +249,10 @@ func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, 
 			continue
 		}
 		patched = compactJSON(patched)
-		if total += len(patched); total > maxScenarioBytes {
+		if total += len(patched); total > s.maxStored() {
 			return p, nil, nil, &solver.Error{Kind: solver.KindTooLarge, Detail: fmt.Sprintf(
 				"the base and its first %d patched variants take %d bytes, over the limit of %d: use fewer variants or a smaller input",
-				i+1, total, maxScenarioBytes)}
+				i+1, total, s.maxStored())}
 		}
 		check(solver.Ptr("variants", i, "patch"), patched)
 		inputs = append(inputs, variantInput{Name: v.Name, Input: patched})

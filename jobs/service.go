@@ -125,6 +125,9 @@ type Service struct {
 	janitorDone chan struct{}
 	stopOnce    sync.Once
 	stopErr     error
+
+	// maxStoredBytes overrides maxScenarioBytes (tests).
+	maxStoredBytes int
 }
 
 // runningJob lets a DELETE on this replica stop a solve at once.
