@@ -331,6 +331,11 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if dirs == nil && li == 0 {
+			// Many dimensions: even the first ε needs too many directions;
+			// take the finest lattice that fits (ρ = 1 + (d−1)/N).
+			dirs = coarsestLattice(in, maxCand)
+		}
 		if dirs == nil {
 			break // finer levels only grow
 		}
@@ -393,6 +398,20 @@ func dirsFor(family Family, in *Instance, eps float64, maxCand int) (*Directions
 		return nil, nil
 	}
 	return dirs, nil
+}
+
+// coarsestLattice is the lattice with the largest N whose rays × node
+// types × requests stay within maxCand, or nil when not even N = 1 does.
+func coarsestLattice(in *Instance, maxCand int) *Directions {
+	d, nodes := in.Dim(), max(len(in.Caps), 1)
+	N := 0
+	for LatticeCount(d, N+1)*nodes*len(in.U) <= maxCand && N < 1<<20 {
+		N++
+	}
+	if N == 0 {
+		return nil
+	}
+	return LatticeRays(d, N)
 }
 
 // solveLevel solves one ray-restricted problem as far as ctx allows and

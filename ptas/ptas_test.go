@@ -696,3 +696,21 @@ func TestMaxFitPaperClaimNeedsOneNode(t *testing.T) {
 		t.Fatalf("cost %v (optimal %v), want 1.75", res.Cost, res.Optimal)
 	}
 }
+
+// In many dimensions the first scheduled ε needs too many directions; the
+// finest lattice that fits runs instead of nothing.
+func TestManyDimensionsFallback(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	in := randInstance(r, 6, 40, 4, true)
+	res, err := Solve(context.Background(), in, Options{MaxCandidates: 200000, ExactLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Levels) == 0 || res.Levels[0].Family != FamilyLattice || res.Levels[0].Rays*len(in.Caps)*len(in.U) > 200000 {
+		t.Fatalf("levels %+v", res.Levels)
+	}
+	if res.LowerBound > res.Cost || res.Cost > res.Levels[0].Cost*(1+testTol) {
+		t.Fatalf("cost %v bound %v levels %+v", res.Cost, res.LowerBound, res.Levels)
+	}
+	checkShapes(t, in, res)
+}
