@@ -1,11 +1,14 @@
 package cmmf
 
 import (
+	"container/heap"
 	"context"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/xflex/xflex/flow"
 )
 
 // TestIntegerMatchesBruteForce: the batched greedy's sorted share vector
@@ -177,6 +180,90 @@ func TestCmpFracExact(t *testing.T) {
 		y := new(big.Rat).Quo(new(big.Rat).SetInt64(k2), new(big.Rat).SetFloat64(w2))
 		if got, want := cmpFrac(k1, w1, k2, w2), x.Cmp(y); got != want {
 			t.Fatalf("cmpFrac(%d/%v, %d/%v) = %d, want %d", k1, w1, k2, w2, got, want)
+		}
+	}
+}
+
+// unitGreedy is the unbatched greedy the batched solver implements:
+// process units in key order, accept a unit iff one more augmenting path
+// exists. It is slow (one max-flow step per machine) and shares no code
+// with the rounds, Newton search or selection of solveIntegerFlow.
+func unitGreedy(in *Instance) []int64 {
+	n := len(in.Users)
+	g := flow.NewNetwork[int64](2 + n + len(in.Types))
+	src := make([]int, n)
+	for i, u := range in.Users {
+		src[i] = g.AddEdge(0, 2+i, 0)
+		for _, tt := range u.Allowed {
+			g.AddEdge(2+i, 2+n+tt, 1<<40)
+		}
+	}
+	for tt, ty := range in.Types {
+		g.AddEdge(2+n+tt, 1, ty.Cap)
+	}
+	s := &intSolver{in: in}
+	h := &keyHeap{s: s}
+	x := make([]int64, n)
+	for i, u := range in.Users {
+		if u.Demand >= 1 {
+			h.keys = append(h.keys, unitKey{k: 0, u: i})
+		}
+	}
+	heap.Init(h)
+	var total int64
+	for h.Len() > 0 {
+		k := heap.Pop(h).(unitKey)
+		i := k.u
+		// Try one more unit for i: raise its source arc and augment.
+		g.SetCap(src[i], x[i]+1)
+		g.ClearFlow()
+		if g.MaxFlow(0, 1) == total+1 {
+			x[i]++
+			total++
+			if float64(x[i]+1) <= in.Users[i].Demand {
+				heap.Push(h, unitKey{k: x[i], u: i})
+			}
+		} else {
+			g.SetCap(src[i], x[i])
+		}
+	}
+	return x
+}
+
+// TestIntegerMatchesUnitGreedy checks the batched integer solver against
+// the unit-at-a-time greedy on instances too large for enumeration, with
+// arbitrary float weights and demands.
+func TestIntegerMatchesUnitGreedy(t *testing.T) {
+	r := rand.New(rand.NewPCG(101, 102))
+	n := 300
+	if testing.Short() {
+		n = 50
+	}
+	for it := 0; it < n; it++ {
+		in := &Instance{}
+		nt, nu := 1+r.IntN(6), 1+r.IntN(20)
+		for k := 0; k < nt; k++ {
+			in.Types = append(in.Types, Type{Name: "t", Cap: int64(r.IntN(80))})
+		}
+		for i := 0; i < nu; i++ {
+			var al []int
+			for k := 0; k < nt; k++ {
+				if r.Float64() < 0.5 {
+					al = append(al, k)
+				}
+			}
+			d := math.Inf(1)
+			if r.Float64() < 0.3 {
+				d = float64(r.IntN(30))
+			}
+			w := []float64{1, 2, 0.1 + 3*r.Float64(), 0.5}[r.IntN(4)]
+			in.Users = append(in.Users, UserSpec{Name: "u", Weight: w, Demand: d, Allowed: al})
+		}
+		a := solveFlow(t, in)
+		checkValid(t, in, a)
+		want := ratShares(in, unitGreedy(in))
+		if got := ratShares(in, intTotals(a)); cmpLex(got, want) != 0 {
+			t.Fatalf("instance %d: batched %v, unit greedy %v", it, got, want)
 		}
 	}
 }
