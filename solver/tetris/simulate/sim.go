@@ -3,9 +3,11 @@ package simulate
 import (
 	"container/heap"
 	"context"
+	"fmt"
 	"math"
 	"sort"
 
+	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/tetris"
 	"github.com/xflex/xflex/vecpack"
 )
@@ -186,12 +188,29 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 		s.flushRates()
 	}
 	s.out.complete = true
+	s.out.end = s.now
+	var stuck []solver.Violation
 	for j := range s.js {
-		if !s.js[j].done {
-			s.out.complete = false
+		if s.js[j].done {
+			continue
+		}
+		s.out.complete = false
+		for k, st := range s.js[j].stages {
+			if st.runnable && st.started < in.Jobs[j].stages[k].tasks {
+				msg := fmt.Sprintf("policy %s never places these tasks on any machine", pol)
+				if (pol == PolicySlotFair || pol == PolicyCapacity) && in.Mem >= 0 {
+					mem := in.Jobs[j].stages[k].demand[in.Mem]
+					msg += fmt.Sprintf(": memory %g takes %d slots of %g, more than any machine has", mem, in.taskSlots(mem), in.Slot)
+				}
+				stuck = append(stuck, solver.Violation{Pointer: solver.Ptr("jobs", in.Jobs[j].index, "stages", k, "demand"), Message: msg})
+			}
 		}
 	}
-	s.out.end = s.now
+	if len(stuck) > 0 {
+		// No event is left yet tasks wait: the policy can never run them
+		// (slot rounding or a slot larger than a machine's memory).
+		return nil, solver.Infeasible(fmt.Sprintf("under policy %s some tasks fit no machine", pol), stuck...)
+	}
 	return &s.out, nil
 }
 

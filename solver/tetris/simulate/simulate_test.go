@@ -285,6 +285,7 @@ func TestBadInput(t *testing.T) {
 		{"slots without memory", `{"machines":[{"name":"m","capacity":{"cpu":1}}],"jobs":[],"policy":"slot-fair"}`, solver.KindInvalid, "/roles/memory"},
 		{"unknown fair resource", `{` + m + `,"jobs":[],"fair_resources":["net"]}`, solver.KindInvalid, "/fair_resources/0"},
 		{"unknown queue", `{` + m + `,"jobs":[{"id":"j","arrival":0,"queue":"q2","stages":[]}],"queues":[{"name":"q1","capacity":1}]}`, solver.KindInvalid, "/jobs/0/queue"},
+		{"slots too small", `{"machines":[{"name":"m","capacity":{"cpu":4,"memory":4}}],"policy":"slot-fair","slot_memory":3,"jobs":[{"id":"j","arrival":0,"stages":[{"name":"a","tasks":1,"demand":{"memory":3.5},"duration":1}]}]}`, solver.KindInfeasible, "/jobs/0/stages/0/demand"},
 		{"bad policy", `{` + m + `,"jobs":[],"policy":"fifo"}`, solver.KindSchema, "/policy"},
 	}
 	for _, c := range cases {

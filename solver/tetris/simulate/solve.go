@@ -3,6 +3,7 @@ package simulate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
@@ -60,11 +61,18 @@ func (in *Instance) Run(ctx context.Context) (*Result, solver.Meta, error) {
 			fo = o
 		} else {
 			fo, err = Simulate(ctx, in, fairPol)
+			var xe *solver.Error
+			if errors.As(err, &xe) && xe.Kind == solver.KindInfeasible {
+				meta.Notes = append(meta.Notes, "fair policy "+fairPol+" cannot run this trace ("+xe.Detail+"); slowdowns omitted")
+				fo, err = nil, nil
+			}
 			if err != nil {
 				return nil, meta, err
 			}
 		}
-		if fo.complete {
+		if fo == nil {
+			// noted above
+		} else if fo.complete {
 			in.compare(res, fairPol, fo)
 		} else {
 			meta.Notes = append(meta.Notes, "budget ran out during the fair-policy run; slowdowns omitted")
