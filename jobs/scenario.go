@@ -83,6 +83,13 @@ var keyFields = []string{"name", "id", "job", "container", "app", "user", "node"
 // compare builds the comparison of a finished scenario from its children
 // (base first) and their stored responses; descs maps variant names to
 // their descriptions.
+// metaColumns are the leading columns of every comparison (changedColumn
+// is the last); result figures with any of these names are prefixed
+// "result.".
+func metaColumns() []string { return []string{"state", "status", "objective", "bound", "gap"} }
+
+const changedColumn = "changed"
+
 func compare(problem string, descs map[string]string, kids []record, results [][]byte) (*Comparison, error) {
 	c := &Comparison{Problem: problem, Base: BaseVariant}
 	docs := make([]any, len(kids))
@@ -105,20 +112,27 @@ func compare(problem string, descs map[string]string, kids []record, results [][
 			}
 			docs[i] = doc
 			row.Figures = figures(doc)
+			for _, m := range append(metaColumns(), changedColumn) {
+				if v, ok := row.Figures[m]; ok {
+					// e.g. a result's own "gap" next to meta.gap
+					delete(row.Figures, m)
+					row.Figures["result."+m] = v
+				}
+			}
 			for f := range row.Figures {
 				figs[f] = true
 			}
 		}
 		c.Rows = append(c.Rows, row)
 	}
-	c.Columns = []string{"state", "status", "objective", "bound", "gap"}
+	c.Columns = metaColumns()
 	names := make([]string, 0, len(figs))
 	for f := range figs {
 		names = append(names, f)
 	}
 	sort.Strings(names)
 	c.Columns = append(c.Columns, names...)
-	c.Columns = append(c.Columns, "changed")
+	c.Columns = append(c.Columns, changedColumn)
 	if len(c.Rows) == 0 || docs[0] == nil {
 		return c, nil
 	}
@@ -360,7 +374,7 @@ func (c *Comparison) Table() string {
 				cell = num(r.Bound)
 			case "gap":
 				cell = num(r.Gap)
-			case "changed":
+			case changedColumn:
 				cell = "-"
 				if r.Changed != nil {
 					cell = fmt.Sprint(r.Changed.Count)

@@ -90,3 +90,28 @@ func TestFigures(t *testing.T) {
 		t.Error("figures of an array")
 	}
 }
+
+// TestCompareColumns: a result field named like a meta column (xselect's
+// result has its own "gap") gets a "result." prefix instead of a
+// duplicate column.
+func TestCompareColumns(t *testing.T) {
+	kids := []record{{Variant: BaseVariant, State: StateSucceeded}, {Variant: "v", State: StateSucceeded}}
+	results := [][]byte{
+		[]byte(`{"result":{"gap":0.5,"lambda":2},"meta":{"status":"feasible","objective":2,"gap":0.5}}`),
+		[]byte(`{"result":{"gap":0.25,"lambda":3},"meta":{"status":"optimal","objective":3,"gap":0}}`),
+	}
+	c, err := compare("p", nil, kids, results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "state,status,objective,bound,gap,lambda,result.gap,changed"
+	if got := strings.Join(c.Columns, ","); got != want {
+		t.Errorf("columns %s, want %s", got, want)
+	}
+	if d := c.Rows[1].Delta; d["result.gap"] != -0.25 || d["lambda"] != 1 || d["objective"] != 1 {
+		t.Errorf("delta %v", d)
+	}
+	if got := strings.Join(c.Rows[1].Changed.Paths, ","); got != "/gap,/lambda" {
+		t.Errorf("changed %v", c.Rows[1].Changed)
+	}
+}
