@@ -70,11 +70,11 @@ func (in *Instance) Run(ctx context.Context) (*Result, solver.Meta, error) {
 				return nil, meta, err
 			}
 		}
-		if fo == nil {
-			// noted above
-		} else if fo.complete {
+		switch {
+		case fo == nil: // the fair policy cannot run the trace (noted above)
+		case fo.complete:
 			in.compare(res, fairPol, fo)
-		} else {
+		default:
 			meta.Notes = append(meta.Notes, "budget ran out during the fair-policy run; slowdowns omitted")
 		}
 	}
