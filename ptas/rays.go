@@ -41,15 +41,6 @@ type rayProblem struct {
 	// full[n] is a candidate covering every request that fits node n
 	// (n = 0 when there are no node types).
 	full []int
-	// rho is the direction set's factor.
-	rho float64
-	// cost prices a shape: Cost for fit "sum", MaxCost for fit "max".
-	cost func([]float64) float64
-}
-
-func (rp *rayProblem) covers(c int, j int) bool {
-	cd := rp.cands[c]
-	return rp.chains[cd.chain].rank[j] < cd.p
 }
 
 func (rp *rayProblem) members(c int) []int32 {
@@ -91,13 +82,13 @@ func splitmix64(x uint64) uint64 {
 // sums of fixed pseudo-random keys of their members (order-independent, so
 // a prefix's key is updated in O(1) as the prefix grows). Two different
 // sets of the same size collide with probability 2^-128 per pair, below
-// 10^-25 for the 10^6 candidates of the largest level Solve builds; a
-// collision could only drop a candidate (the answer stays valid), never
-// add one.
+// 10^-25 for the 10^6 candidates of the largest level Solve builds. A
+// collision would drop a candidate: the answer would stay valid and only
+// the level's bound could be wrong, with that probability.
 // It returns nil when ctx ends first.
 func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost func([]float64) float64) *rayProblem {
 	n := len(in.U)
-	rp := &rayProblem{in: in, dirs: dirs, rho: dirs.Rho, cost: cost}
+	rp := &rayProblem{in: in, dirs: dirs}
 	nodes := []int{-1}
 	if len(in.Caps) > 0 {
 		nodes = nodes[:0]
