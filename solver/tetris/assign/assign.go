@@ -191,6 +191,9 @@ type Summary struct {
 	Remote   int `json:"remote"`
 	Promoted int `json:"promoted"`
 	Groups   int `json:"groups"`
+	// Complete is false when the budget ran out before every machine was
+	// visited (the status is then timeout).
+	Complete bool `json:"complete"`
 }
 
 // Solve decodes, validates and runs one round.
@@ -214,6 +217,10 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 			"status is feasible, not optimal: a Tetris round is a deterministic greedy heuristic (alignment + SRTF under the fairness and barrier knobs); it never over-allocates a checked resource, but makes no optimality claim",
 			fmt.Sprintf("epsilon %.6g (%s)", inst.Knobs.Epsilon, map[bool]string{true: "auto: ā/p̄ times epsilon_scale", false: "given"}[inst.Knobs.EpsilonAuto]),
 		},
+	}
+	if !res.Summary.Complete {
+		meta.Status = solver.StatusTimeout
+		meta.Notes = append(meta.Notes, "budget ran out before every machine was visited: the assignments made are valid, later machines got none")
 	}
 	meta.SetObjective(float64(res.Summary.Placed))
 	return res, meta, nil
@@ -505,9 +512,11 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 	}
 	cfg := in.Config()
 	ps, err := tetris.Round(ctx, in.Machines, order, in.Groups, in.Jobs, cfg)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}
+	// On a budget overrun the placements made so far are still valid (each
+	// fitted when made); the rest are reported unplaced.
 	req := in.Req
 	res := &Result{Assignments: make([]Assignment, 0, len(ps)), Unplaced: []Unplaced{}}
 	// Anonymous groups hand out their tasks in request order.
@@ -584,6 +593,7 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 	res.Knobs = KnobsOut{Fairness: in.Knobs.Fairness, Barrier: in.Knobs.Barrier, Epsilon: in.Knobs.Epsilon,
 		EpsilonAuto: in.Knobs.EpsilonAuto, RemotePenalty: in.Knobs.RemotePenalty}
 	res.Summary.Placed = len(res.Assignments)
+	res.Summary.Complete = err == nil
 	res.Summary.Groups = len(in.Groups)
 	return res, nil
 }

@@ -217,6 +217,9 @@ func replay(t *testing.T, req *Request, res *Result, strict bool) {
 		if placed[u.Task] {
 			t.Fatalf("task %s both placed and unplaced", u.Task)
 		}
+		if !res.Summary.Complete {
+			continue // a round cut short by the budget leaves fitting tasks
+		}
 		task := req.Tasks[ti[u.Task]]
 		for m := range free {
 			if fits(task, m) {
@@ -362,4 +365,22 @@ func FuzzAssign(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A budget that has already run out still gives a valid (empty) round with
+// status timeout.
+func TestTimeoutKeepsValidPlacements(t *testing.T) {
+	req := GenerateRequest(rand.New(rand.NewPCG(3, 3)), 40, 400, 5, 0.5, 1)
+	raw, _ := json.Marshal(req)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	resp, meta, err := Solve(ctx, raw, solver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := resp.(*Result)
+	if meta.Status != solver.StatusTimeout || res.Summary.Complete {
+		t.Fatalf("status %s complete %v, want timeout", meta.Status, res.Summary.Complete)
+	}
+	replay(t, req, res, false)
 }
