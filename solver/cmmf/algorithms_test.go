@@ -267,3 +267,68 @@ func TestIntegerMatchesUnitGreedy(t *testing.T) {
 		}
 	}
 }
+
+// TestCertificateExact: on small instances the exchange certificate
+// accepts exactly the leximin-optimal allocations among all feasible ones
+// (every assignment of machines is enumerated), and it accepts every
+// allocation the solver returns.
+func TestCertificateExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(111, 112))
+	for it := 0; it < 300; it++ {
+		in := randInstance(r, false, 3, 2, 3)
+		best, _ := bruteInteger(in)
+		if err := CertifyInteger(in, solveFlow(t, in)); err != nil {
+			t.Fatalf("instance %d: solver allocation rejected: %v", it, err)
+		}
+		var machines []int
+		for tt, ty := range in.Types {
+			for k := int64(0); k < ty.Cap; k++ {
+				machines = append(machines, tt)
+			}
+		}
+		assign := make([]int, len(machines))
+		var rec func(m int)
+		rec = func(m int) {
+			if m == len(machines) {
+				a := newAllocation(in)
+				tot := make([]int64, len(in.Users))
+				for k, who := range assign {
+					if who < 0 {
+						continue
+					}
+					tot[who]++
+					a.Amount[who][sortSearch(in.Users[who].Allowed, machines[k])]++
+				}
+				for i := range tot {
+					if float64(tot[i]) > in.Users[i].Demand {
+						return
+					}
+					a.Total[i] = float64(tot[i])
+				}
+				optimal := cmpLex(ratShares(in, tot), best) == 0
+				if err := CertifyInteger(in, a); (err == nil) != optimal {
+					t.Fatalf("instance %d: totals %v optimal=%v but certificate says %v\n%+v", it, tot, optimal, err, in)
+				}
+				return
+			}
+			assign[m] = -1
+			rec(m + 1)
+			for i, u := range in.Users {
+				if contains(u.Allowed, machines[m]) {
+					assign[m] = i
+					rec(m + 1)
+				}
+			}
+		}
+		rec(0)
+	}
+}
+
+func sortSearch(a []int, v int) int {
+	for k, x := range a {
+		if x == v {
+			return k
+		}
+	}
+	return -1
+}

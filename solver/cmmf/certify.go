@@ -1,0 +1,116 @@
+package cmmf
+
+import (
+	"fmt"
+	"sort"
+)
+
+// CertifyInteger checks a whole-machine allocation for leximin optimality
+// by the exchange criterion, independently of how it was computed.
+//
+// The feasible totals form an integral polymatroid and the objective is
+// separable convex (see integer.go), so an allocation is optimal iff
+//
+//   - no user below its demand can take an idle machine it can use, even
+//     through a chain of reassignments (no residual path to a free
+//     machine), and
+//   - no single exchange improves it: whenever user i can gain a machine
+//     at user j's expense (a residual path from i's class to j's class,
+//     or i and j in the same class), i's next unit does not outrank j's
+//     last unit, i.e. not x_i/w_i < (x_j−1)/w_j, and on equal shares not
+//     w_i < w_j (that exchange would raise the lower share of the pair or,
+//     on a tie, the higher one).
+//
+// Residual paths are found per class (users with the same allowed types)
+// by breadth-first search: class → any allowed type; type → a class that
+// holds some of it; type → "idle" if the type has free machines. It
+// returns nil for an optimal allocation and a description otherwise.
+func CertifyInteger(in *Instance, a *Allocation) error {
+	cs := buildClasses(in)
+	nc, nt := len(cs), len(in.Types)
+	holders := make([][]int, nt) // classes holding some of each type
+	used := make([]float64, nt)
+	for c, cl := range cs {
+		for _, t := range cl.types {
+			held := 0.0
+			for _, i := range cl.members {
+				held += a.Amount[i][sort.SearchInts(in.Users[i].Allowed, t)]
+			}
+			used[t] += held
+			if held > 0 {
+				holders[t] = append(holders[t], c)
+			}
+		}
+	}
+	s := &intSolver{in: in}
+	// Best receiver (next unit) and worst giver (last unit) per class.
+	next := make([]*unitKey, nc)
+	last := make([]*unitKey, nc)
+	for c, cl := range cs {
+		for _, i := range cl.members {
+			x := int64(a.Total[i] + 0.5)
+			if float64(x+1) <= in.Users[i].Demand {
+				k := unitKey{k: x, u: i}
+				if next[c] == nil || s.cmpShareWeight(k, *next[c]) < 0 {
+					next[c] = &k
+				}
+			}
+			if x >= 1 {
+				k := unitKey{k: x - 1, u: i}
+				if last[c] == nil || s.cmpShareWeight(k, *last[c]) > 0 {
+					last[c] = &k
+				}
+			}
+		}
+	}
+	seenC := make([]int, nc)
+	seenT := make([]int, nt)
+	stamp := 0
+	for c := range cs {
+		if next[c] == nil {
+			continue // nobody in the class can take more
+		}
+		stamp++
+		queue := []int{c}
+		seenC[c] = stamp
+		for h := 0; h < len(queue); h++ {
+			d := queue[h]
+			if last[d] != nil && s.cmpShareWeight(*next[c], *last[d]) < 0 {
+				return fmt.Errorf("user %q can gain a machine from user %q and the exchange improves the leximin vector",
+					in.Users[next[c].u].Name, in.Users[last[d].u].Name)
+			}
+			for _, t := range cs[d].types {
+				if seenT[t] == stamp || in.Types[t].Cap == 0 {
+					continue
+				}
+				seenT[t] = stamp
+				if used[t] < float64(in.Types[t].Cap) {
+					return fmt.Errorf("user %q is below its demand and can reach an idle machine of type %q", in.Users[next[c].u].Name, in.Types[t].Name)
+				}
+				for _, e := range holders[t] {
+					if seenC[e] != stamp {
+						seenC[e] = stamp
+						queue = append(queue, e)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// cmpShareWeight orders units by share, then weight, ignoring the user
+// index: the order in which an exchange counts as an improvement.
+func (s *intSolver) cmpShareWeight(a, b unitKey) int {
+	wa, wb := s.in.Users[a.u].Weight, s.in.Users[b.u].Weight
+	if c := cmpFrac(a.k, wa, b.k, wb); c != 0 {
+		return c
+	}
+	switch {
+	case wa < wb:
+		return -1
+	case wa > wb:
+		return 1
+	}
+	return 0
+}
