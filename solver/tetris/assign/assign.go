@@ -611,8 +611,8 @@ func (in *Instance) unplaced(ti, job int, r *tetris.Reason, blocked map[string]i
 	case r.Machine < 0:
 		u.Reason = "no machines"
 	case len(u.Shortfalls) == 0:
-		// Cannot happen after a round (a machine is filled until nothing
-		// fits); reported rather than hidden if it ever does.
+		// Only when the budget cut the round short: a completed round
+		// fills every machine until nothing fits.
 		u.Machine = req.Machines[r.Machine].Name
 		u.Reason = "fits on " + u.Machine + " but was not placed"
 	default:

@@ -344,3 +344,22 @@ func FuzzSimulate(f *testing.F) {
 		}
 	})
 }
+
+// A budget that has run out returns the partial simulation with status
+// timeout and the unfinished jobs listed.
+func TestTimeoutPartial(t *testing.T) {
+	req := load(t, "figure1.json")
+	in, err := Build(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, meta, err := in.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Status != solver.StatusTimeout || res.Complete || len(res.Unfinished) != 3 {
+		t.Fatalf("status %s complete %v unfinished %v", meta.Status, res.Complete, res.Unfinished)
+	}
+}
