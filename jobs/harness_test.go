@@ -3,16 +3,10 @@ package jobs
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -23,64 +17,12 @@ import (
 	"github.com/xflex/xflex/jobs/jobtest"
 )
 
-// postgresURLEnv names the PostgreSQL server the tests may use (see
-// scripts/postgres-test.sh); each test creates and drops its own database.
-const postgresURLEnv = "XFLEX_TEST_POSTGRES_URL"
-
-// postgresBase returns the server URL, skipping the test when none is
-// configured, except in CI where a missing PostgreSQL is a failure.
-func postgresBase(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv(postgresURLEnv)
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set: CI must start PostgreSQL (scripts/postgres-test.sh) so the PostgreSQL job store is tested", postgresURLEnv)
-		}
-		t.Skipf("%s is not set; run `eval \"$(./scripts/postgres-test.sh start)\"` to test the PostgreSQL job store", postgresURLEnv)
-	}
-	return u
-}
-
-// freshPostgres creates an empty database for one test and drops it after.
-func freshPostgres(t *testing.T) string {
-	t.Helper()
-	base := postgresBase(t)
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = admin.Close() })
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "xflex_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			t.Logf("drop test database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
-
 // storeURL returns a fresh store of the given kind.
-func storeURL(t *testing.T, kind string) string {
-	t.Helper()
-	if kind == "postgres" {
-		return freshPostgres(t)
-	}
-	return "sqlite:" + filepath.Join(t.TempDir(), "jobs.db")
-}
+func storeURL(t *testing.T, kind string) string { return jobtest.Store(t, kind) }
 
 // forEachStore runs f as a subtest against SQLite and PostgreSQL.
 func forEachStore(t *testing.T, f func(t *testing.T, store string)) {
-	for _, kind := range []string{"sqlite", "postgres"} {
+	for _, kind := range jobtest.StoreKinds() {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			f(t, storeURL(t, kind))
