@@ -311,7 +311,7 @@ func Build(req *Request) (*Instance, error) {
 		}
 	}
 	// Roles.
-	role := func(name, def, field string) int {
+	role := func(name, def string) int {
 		if name == "" {
 			name = def
 		}
@@ -325,9 +325,9 @@ func Build(req *Request) (*Instance, error) {
 		ro = *req.Roles
 	}
 	in.Roles = tetris.Roles{
-		DiskRead: role(ro.DiskRead, "disk_read", "disk_read"),
-		NetIn:    role(ro.NetIn, "net_in", "net_in"),
-		NetOut:   role(ro.NetOut, "net_out", "net_out"),
+		DiskRead: role(ro.DiskRead, "disk_read"),
+		NetIn:    role(ro.NetIn, "net_in"),
+		NetOut:   role(ro.NetOut, "net_out"),
 	}
 	// Knobs.
 	in.Knobs = Resolved{Fairness: DefaultFairness, Barrier: DefaultBarrier, RemotePenalty: DefaultRemotePenalty}
