@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/xflex/xflex/lp"
 	"github.com/xflex/xflex/vecpack"
@@ -196,6 +197,10 @@ func (m *model) relaxation(cls []nodeClass, fixed []int64) (lpm *lp.Model, xv []
 	return lpm, xv, lam
 }
 
+// roundedBoundShare: the rounded-count tightening of the bound may use
+// 1/roundedBoundShare of the remaining budget.
+const roundedBoundShare = 10
+
 // fitTotalTol is the relative shortfall of the counting LP's optimum from
 // Σ counts that still counts as "fits": CLP meets constraints to about
 // 1e-7 relative, so 1e-6 never rejects a count vector that fits, and a
@@ -260,6 +265,13 @@ func (m *model) upperBound(ctx context.Context) (float64, string) {
 			total += float64(k)
 		}
 		return sol.Objective >= total-fitTotalTol*math.Max(1, total), nil, nil
+	}
+	// The tightening gets at most a tenth of what is left of the budget:
+	// the packing search needs the rest more.
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/roundedBoundShare)
+		defer cancel()
 	}
 	res, err := vecpack.MaxLambda(ctx, c, vecpack.Lambda{}, nil, ub, fits)
 	if err != nil || !res.Complete {

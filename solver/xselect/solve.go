@@ -183,14 +183,14 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 			return ok, nil, err
 		}
 		p, rule, ok, err := heuristicPack(ctx, sp, c, rules, rng, guide)
-		if err != nil || p == nil {
+		if p == nil {
 			return false, nil, err
 		}
 		a := keep(sp, p, rule)
 		if ok {
 			return true, nil, nil
 		}
-		return false, a, nil
+		return false, a, err
 	}
 	var res vecpack.SearchResult
 	if out.inc == nil && !exact {
@@ -200,14 +200,14 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 		greedyOnly := func(ctx context.Context, n []int64) (bool, []int64, error) {
 			sp := m.buildSpec(n, nil)
 			p, rule, ok, err := greedyPack(ctx, sp, c, rules, guide, true)
-			if err != nil || p == nil {
+			if p == nil {
 				return false, nil, err
 			}
 			a := keep(sp, p, rule)
-			if ok {
+			if ok && err == nil {
 				return true, nil, nil
 			}
-			return false, a, nil
+			return false, a, err
 		}
 		res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, greedyOnly)
 		calls := res.Calls
@@ -221,6 +221,10 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 	}
 	out.search = res
 	out.lambda = res.Best
+	if out.inc == nil && out.pack != nil && out.kept.Float() > out.lambda.Float() {
+		// A partial packing recorded when the budget ran out mid-call.
+		out.lambda = out.kept
+	}
 	if err != nil {
 		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && !errors.Is(err, errUndecided) {
 			return nil, fmt.Errorf("xselect: λ search: %w", err)
@@ -256,11 +260,11 @@ type candidate struct {
 // largest λ (ok false).
 func greedyPack(ctx context.Context, sp *spec, c []int64, rules []vecpack.Rule, guide *lpGuide, guidedOnly bool) (*vecpack.Packing, string, bool, error) {
 	p, rule, cands, err := greedyCandidates(ctx, sp, rules, guide, guidedOnly)
-	if err != nil || p != nil {
-		return p, rule, p != nil, err
+	if p != nil {
+		return p, rule, true, err
 	}
 	p, rule = bestPartial(sp, cands, c)
-	return p, rule, false, nil
+	return p, rule, false, err
 }
 
 // achieved is the number of containers of each group a (possibly partial)
@@ -301,7 +305,9 @@ func bestPartial(sp *spec, cands []candidate, c []int64) (*vecpack.Packing, stri
 }
 
 // greedyCandidates returns the first complete greedy packing, or every
-// incomplete one (for the local search).
+// incomplete one (for the local search). When ctx expires it returns the
+// error together with the candidates so far, the interrupted one included
+// (a partially filled packing is still a valid packing of what it holds).
 func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide *lpGuide, guidedOnly bool) (*vecpack.Packing, string, []candidate, error) {
 	type cand = candidate
 	var cands []cand
@@ -309,7 +315,10 @@ func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide
 		for _, r := range rules {
 			p, err := vecpack.GreedyGuided(ctx, sp.in, r, nil, guide.quota(sp))
 			if err != nil {
-				return nil, "", nil, err
+				if p != nil {
+					cands = append(cands, cand{p, r.Name + "+lp-guided"})
+				}
+				return nil, "", cands, err
 			}
 			if p.Unplaced() == 0 {
 				return p, r.Name + "+lp-guided", nil, nil
@@ -323,7 +332,10 @@ func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide
 	for _, r := range rules {
 		p, err := vecpack.Greedy(ctx, sp.in, r, nil)
 		if err != nil {
-			return nil, "", nil, err
+			if p != nil {
+				cands = append(cands, cand{p, r.Name})
+			}
+			return nil, "", cands, err
 		}
 		if p.Unplaced() == 0 {
 			return p, r.Name, nil, nil
@@ -337,8 +349,11 @@ func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide
 // greedy packings, least unplaced weight first, until one packs every item.
 func heuristicPack(ctx context.Context, sp *spec, c []int64, rules []vecpack.Rule, rng *rand.Rand, guide *lpGuide) (*vecpack.Packing, string, bool, error) {
 	p, rule, cands, err := greedyCandidates(ctx, sp, rules, guide, false)
-	if err != nil || p != nil {
-		return p, rule, p != nil, err
+	if p != nil || err != nil {
+		if p == nil {
+			p, rule = bestPartial(sp, cands, c)
+		}
+		return p, rule, p != nil && err == nil, err
 	}
 	// Stable order by unplaced weight, ties by rule order.
 	for i := 1; i < len(cands); i++ {
@@ -346,13 +361,14 @@ func heuristicPack(ctx context.Context, sp *spec, c []int64, rules []vecpack.Rul
 			cands[j], cands[j-1] = cands[j-1], cands[j]
 		}
 	}
-	for i, c := range cands[:min(len(cands), improveCandidates)] {
-		if _, err := c.p.Improve(ctx, vecpack.ImproveOptions{Rules: rules, Rand: rng}); err != nil {
-			return nil, "", false, err
+	for i, cd := range cands[:min(len(cands), improveCandidates)] {
+		if _, err := cd.p.Improve(ctx, vecpack.ImproveOptions{Rules: rules, Rand: rng}); err != nil {
+			p, rule = bestPartial(sp, cands, c)
+			return p, rule, false, err
 		}
 		cands[i].rule += "+local-search"
-		if c.p.Unplaced() == 0 {
-			return c.p, cands[i].rule, true, nil
+		if cd.p.Unplaced() == 0 {
+			return cd.p, cands[i].rule, true, nil
 		}
 	}
 	p, rule = bestPartial(sp, cands, c)
