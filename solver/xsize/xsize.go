@@ -206,6 +206,22 @@ func prepare(raw json.RawMessage) (*prepared, error) {
 	return p, nil
 }
 
+// Instance decodes and validates a request body (already schema-valid) and
+// returns the normalized, aggregated ptas instance Solve would work on, the
+// fit and the direction family. Benchmarks use it to time the algorithm
+// apart from request decoding.
+func Instance(raw json.RawMessage) (*ptas.Instance, ptas.Options, error) {
+	p, err := prepare(raw)
+	if err != nil {
+		return nil, ptas.Options{}, err
+	}
+	opts := ptas.Options{Family: p.family, Fit: p.fit}
+	if p.req.Epsilon != nil {
+		opts.Epsilon = *p.req.Epsilon
+	}
+	return p.in, opts, nil
+}
+
 func describe(r RequestItem, j int) string {
 	if r.Name != "" {
 		return fmt.Sprintf("%q", r.Name)
