@@ -277,7 +277,7 @@ func TestCertificateExact(t *testing.T) {
 	for it := 0; it < 300; it++ {
 		in := randInstance(r, false, 3, 2, 3)
 		best, _ := bruteInteger(in)
-		if err := CertifyInteger(in, solveFlow(t, in)); err != nil {
+		if err := Certify(in, solveFlow(t, in)); err != nil {
 			t.Fatalf("instance %d: solver allocation rejected: %v", it, err)
 		}
 		var machines []int
@@ -306,7 +306,7 @@ func TestCertificateExact(t *testing.T) {
 					a.Total[i] = float64(tot[i])
 				}
 				optimal := cmpLex(ratShares(in, tot), best) == 0
-				if err := CertifyInteger(in, a); (err == nil) != optimal {
+				if err := Certify(in, a); (err == nil) != optimal {
 					t.Fatalf("instance %d: totals %v optimal=%v but certificate says %v\n%+v", it, tot, optimal, err, in)
 				}
 				return
@@ -331,4 +331,57 @@ func sortSearch(a []int, v int) int {
 		}
 	}
 	return -1
+}
+
+// TestDivisibleCertificate: the certificate accepts every divisible
+// answer of both methods and rejects a perturbed one (moving a little of a
+// machine between two users changes totals, and divisible optima have
+// unique totals).
+func TestDivisibleCertificate(t *testing.T) {
+	r := rand.New(rand.NewPCG(121, 122))
+	rejected := 0
+	for it := 0; it < 300; it++ {
+		in := randInstance(r, true, 4, 6, 5)
+		a := solveFlow(t, in)
+		if err := Certify(in, a); err != nil {
+			t.Fatalf("instance %d: flow answer rejected: %v", it, err)
+		}
+		b, err := solveDivisibleLP(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Certify(in, b); err != nil {
+			t.Fatalf("instance %d: LP answer rejected: %v", it, err)
+		}
+		// Move 0.25 of a type from one user to another that can use it.
+		moved := false
+		for i := range in.Users {
+			for k, tt := range in.Users[i].Allowed {
+				if a.Amount[i][k] < 0.25 || moved {
+					continue
+				}
+				for j := range in.Users {
+					if j == i || moved || a.Total[j]+0.25 > in.Users[j].Demand {
+						continue
+					}
+					if kj := sortSearch(in.Users[j].Allowed, tt); kj >= 0 {
+						a.Amount[i][k] -= 0.25
+						a.Amount[j][kj] += 0.25
+						a.Total[i] -= 0.25
+						a.Total[j] += 0.25
+						moved = true
+					}
+				}
+			}
+		}
+		if moved {
+			if Certify(in, a) == nil {
+				t.Fatalf("instance %d: perturbed allocation accepted", it)
+			}
+			rejected++
+		}
+	}
+	if rejected < 100 {
+		t.Fatalf("only %d perturbations tried", rejected)
+	}
 }

@@ -21,6 +21,9 @@ type Allocation struct {
 	Rounds []Round
 	// Flows counts max-flow (or LP) solves, for benchmarks and notes.
 	Flows int
+	// Tol is the relative accuracy of divisible amounts (0: certTol);
+	// the certificate allows this much slack.
+	Tol float64
 }
 
 // Round is one level of progressive filling: the users that froze there.

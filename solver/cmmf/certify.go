@@ -2,10 +2,11 @@ package cmmf
 
 import (
 	"fmt"
+	"math"
 	"sort"
 )
 
-// CertifyInteger checks a whole-machine allocation for leximin optimality
+// Certify checks an allocation for leximin optimality
 // by the exchange criterion, independently of how it was computed.
 //
 // The feasible totals form an integral polymatroid and the objective is
@@ -25,7 +26,10 @@ import (
 // by breadth-first search: class → any allowed type; type → a class that
 // holds some of it; type → "idle" if the type has free machines. It
 // returns nil for an optimal allocation and a description otherwise.
-func CertifyInteger(in *Instance, a *Allocation) error {
+//
+// For divisible allocations the same structure applies with real amounts
+// (see certifyDivisible).
+func Certify(in *Instance, a *Allocation) error {
 	cs := buildClasses(in)
 	nc, nt := len(cs), len(in.Types)
 	holders := make([][]int, nt) // classes holding some of each type
@@ -37,10 +41,13 @@ func CertifyInteger(in *Instance, a *Allocation) error {
 				held += a.Amount[i][sort.SearchInts(in.Users[i].Allowed, t)]
 			}
 			used[t] += held
-			if held > 0 {
+			if held > holdTol(in, a, t) {
 				holders[t] = append(holders[t], c)
 			}
 		}
+	}
+	if in.Divisible {
+		return certifyDivisible(in, a, cs, holders, used)
 	}
 	s := &intSolver{in: in}
 	// Best receiver (next unit) and worst giver (last unit) per class.
@@ -113,4 +120,82 @@ func (s *intSolver) cmpShareWeight(a, b unitKey) int {
 		return 1
 	}
 	return 0
+}
+
+// holdTol is the smallest amount that counts as holding a type: zero for
+// whole machines, float noise for divisible ones.
+func holdTol(in *Instance, a *Allocation, t int) float64 {
+	if !in.Divisible {
+		return 0
+	}
+	return max(certTol, a.Tol) * max(1, float64(in.Types[t].Cap))
+}
+
+// certTol: divisible allocations come from float max-flows whose amounts
+// err by ~1e-12 relative; a share gap or an idle amount below 1e-9
+// (relative) is treated as none.
+const certTol = 1e-9
+
+// certifyDivisible is the continuous exchange criterion: an allocation is
+// leximin-optimal iff no user below its demand reaches an idle machine,
+// and no user i reaches (by a residual path) a user j holding some amount
+// with x_i/w_i < x_j/w_j: moving a small amount along the path would raise
+// the lower share.
+func certifyDivisible(in *Instance, a *Allocation, cs []class, holders [][]int, used []float64) error {
+	nc, nt := len(cs), len(in.Types)
+	rel := certTol
+	if a.Tol > rel {
+		rel = a.Tol
+	}
+	tol := func(v float64) float64 { return rel * max(1, v) }
+	recv := make([]int, nc) // lowest-share member below demand, or -1
+	give := make([]int, nc) // highest-share member holding some, or -1
+	share := func(i int) float64 { return a.Total[i] / in.Users[i].Weight }
+	for c, cl := range cs {
+		recv[c], give[c] = -1, -1
+		for _, i := range cl.members {
+			d := in.Users[i].Demand
+			below := math.IsInf(d, 1) || a.Total[i] < d-tol(d)
+			if below && (recv[c] < 0 || share(i) < share(recv[c])) {
+				recv[c] = i
+			}
+			if a.Total[i] > tol(0) && (give[c] < 0 || share(i) > share(give[c])) {
+				give[c] = i
+			}
+		}
+	}
+	seenC := make([]int, nc)
+	seenT := make([]int, nt)
+	stamp := 0
+	for c := range cs {
+		i := recv[c]
+		if i < 0 {
+			continue
+		}
+		stamp++
+		seenC[c] = stamp
+		queue := []int{c}
+		for h := 0; h < len(queue); h++ {
+			d := queue[h]
+			if j := give[d]; j >= 0 && j != i && share(i) < share(j)-tol(share(j)) {
+				return fmt.Errorf("user %q (share %g) can gain from user %q (share %g)", in.Users[i].Name, share(i), in.Users[j].Name, share(j))
+			}
+			for _, t := range cs[d].types {
+				if seenT[t] == stamp || in.Types[t].Cap == 0 {
+					continue
+				}
+				seenT[t] = stamp
+				if used[t] < float64(in.Types[t].Cap)-tol(float64(in.Types[t].Cap)) {
+					return fmt.Errorf("user %q is below its demand and can reach idle capacity of type %q", in.Users[i].Name, in.Types[t].Name)
+				}
+				for _, e := range holders[t] {
+					if seenC[e] != stamp {
+						seenC[e] = stamp
+						queue = append(queue, e)
+					}
+				}
+			}
+		}
+	}
+	return nil
 }

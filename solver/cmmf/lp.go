@@ -151,6 +151,8 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 		}
 	}
 	a.finishRounds()
+	// CLP's feasibility tolerance bounds how exact these amounts are.
+	a.Tol = 10 * lpTol
 	return a, nil
 }
 

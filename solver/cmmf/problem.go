@@ -11,9 +11,9 @@
 //   - divisible machines by parametric max-flow (divisible.go) or by the
 //     paper's iterative LP, Algorithm 1 (lp.go); both agree within 1e-9;
 //   - whole machines by a batched greedy that is exact for this objective
-//     (integer.go), checked against brute force, and every answer
-//     re-proved optimal at run time by the exchange-path certificate
-//     (certify.go);
+//     (integer.go), checked against brute force;
+//   - every answer re-proved optimal at run time by an exchange-path
+//     certificate (certify.go);
 //   - with a current allocation, the optimal allocation that moves the
 //     fewest machines, by min-cost flow (replan.go);
 //   - the paper's baselines, independent allocation and Choosy
@@ -95,14 +95,13 @@ func SolveInstance(ctx context.Context, in *Instance, method string, seed int64)
 		return nil, solver.Meta{}, err
 	}
 	var notes []string
-	if !in.Divisible {
-		// Independent proof of optimality for whole machines: no
-		// improving exchange along residual paths (certify.go).
-		if err := CertifyInteger(in, a); err != nil {
-			return nil, solver.Meta{}, fmt.Errorf("cmmf: optimality certificate failed: %w", err)
-		}
-		notes = append(notes, "certified: no improving exchange and no idle usable machine (exchange-path check)")
+	// Independent proof of optimality: no improving exchange along
+	// residual paths and no idle machine a user below its demand could
+	// reach (certify.go).
+	if err := Certify(in, a); err != nil {
+		return nil, solver.Meta{}, fmt.Errorf("cmmf: optimality certificate failed: %w", err)
 	}
+	notes = append(notes, "certified optimal: no improving exchange and no reachable idle machine (exchange-path check)")
 	res := buildResult(in, a, seed)
 	meta := solver.Meta{Status: solver.StatusOptimal, Solver: "cmmf/" + method}
 	minShare := 0.0
