@@ -293,7 +293,12 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	switch win.kind {
 	case kindMPS:
 		rec := &mpsRecord{}
-		comp := make([]float64, n)
+		if more >= 0 {
+			// Interval k ends at the k-th completion; zero-length ones
+			// are dropped, so run until more distinct completion times.
+			rec.stopAfter = min(n, more+countTies(win.comp, more))
+		}
+		comp := append([]float64(nil), win.comp...)
 		in.mps(win.prio, false, newMPSWork(n), comp, rec)
 		ivs = in.intervalsFromRecord(rec, comp, more)
 	case kindFair:
@@ -353,6 +358,26 @@ func baseline(v, flex float64) Baseline {
 		b.Ratio = &r
 	}
 	return b
+}
+
+// countTies is how many completions in comp share a time with an earlier
+// one among the first k+ties distinct times: the extra MPS steps needed to
+// produce k non-empty intervals.
+func countTies(comp []float64, k int) int {
+	c := append([]float64(nil), comp...)
+	slices.Sort(c)
+	ties, distinct := 0, 0
+	for i, v := range c {
+		if i > 0 && v-c[i-1] <= TimeTol*math.Max(1, math.Abs(v)) {
+			ties++
+			continue
+		}
+		distinct++
+		if distinct > k {
+			break
+		}
+	}
+	return ties
 }
 
 // exactLimit is the largest job count for which exact=true enumerates

@@ -591,3 +591,34 @@ func TestMPSLayerStructure(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxIntervals: a capped listing is the prefix of the full one.
+func TestMaxIntervals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	for it := 0; it < 60; it++ {
+		m := allMetrics[it%len(allMetrics)]
+		agg := Aggregate(it % 2)
+		if m == Makespan {
+			agg = Max
+		}
+		in := randInstance(rng, 2+rng.IntN(8), 1+rng.IntN(20), m, agg)
+		zero := 0
+		full, _, err := run(context.Background(), in, &Request{LocalSearch: &zero, Refine: "off"}, solver.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := rng.IntN(len(full.Intervals) + 1)
+		capped, _, err := run(context.Background(), in, &Request{LocalSearch: &zero, Refine: "off", MaxIntervals: &k}, solver.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(capped.Intervals) != k || capped.IntervalsCut != (k < len(full.Intervals)) {
+			t.Fatalf("instance %d: %d intervals (cut %v) for max %d of %d", it, len(capped.Intervals), capped.IntervalsCut, k, len(full.Intervals))
+		}
+		a, _ := json.Marshal(capped.Intervals)
+		b, _ := json.Marshal(full.Intervals[:k])
+		if string(a) != string(b) {
+			t.Fatalf("instance %d: capped listing is not a prefix:\n%s\n%s", it, a, b)
+		}
+	}
+}

@@ -137,6 +137,9 @@ func (in *Instance) mps(prio []int, zeroMin bool, w *mpsWork, comp []float64, re
 		used -= w.extra[j]
 		if rec != nil {
 			rec.order = append(rec.order, j)
+			if rec.stopAfter > 0 && k >= rec.stopAfter {
+				return // the caller lists only the first intervals
+			}
 		}
 		fill(k)
 	}
@@ -146,6 +149,9 @@ func (in *Instance) mps(prio []int, zeroMin bool, w *mpsWork, comp []float64, re
 type mpsRecord struct {
 	events []rateEvent
 	order  []int
+	// stopAfter > 0 ends the run after that many completions (the
+	// completion times of the other jobs are then left unset).
+	stopAfter int
 }
 
 // Interval is one interval of a schedule: Slots[i] slots go to job Jobs[i]
