@@ -3,7 +3,6 @@ package cmmf
 import (
 	"math"
 	"sort"
-	"strings"
 )
 
 // Allocation is what an algorithm returns for an Instance.
@@ -149,5 +148,3 @@ func clean(v float64) float64 {
 // machine; 1e-11 relative removes it from output without hiding any real
 // fraction of a machine.
 const reportTol = 1e-11
-
-func joinNames(names []string) string { return strings.Join(names, ", ") }

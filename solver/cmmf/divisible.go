@@ -35,15 +35,6 @@ import (
 // and there are at most 2^classes cuts, but in practice 2–6 steps suffice.
 const maxNewton = 200
 
-type divNet struct {
-	g       *flow.Network[float64]
-	src     []int // source edge per class (-1 if not in this round)
-	classes []int
-	types   []int
-	mid     [][2]int // (class, type) for middle edges, by edge id - offset
-	midEdge []int
-}
-
 func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) {
 	a := newAllocation(in)
 	cs := buildClasses(in)
@@ -57,7 +48,8 @@ func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) 
 		done   // frozen and removed with its types
 	)
 	state := make([]int, len(cs))
-	// Users with no demand or no machines freeze at level 0.
+	// Classes whose users all want nothing are fixed from the start (users
+	// with no usable machines freeze at level 0 in the first round).
 	for c := range cs {
 		allZero := true
 		for _, i := range cs[c].members {
@@ -164,8 +156,11 @@ func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) 
 			g.ClearFlow()
 			f := g.MaxFlow(s, t)
 			a.Flows++
-			if f >= total-float64(len(inNet)+1)*g.Eps || step >= maxNewton {
+			if f >= total-float64(len(inNet)+1)*g.Eps {
 				break
+			}
+			if step >= maxNewton {
+				return nil, fmt.Errorf("cmmf: divisible Newton search did not converge in %d steps", maxNewton)
 			}
 			side := g.ReachableFrom(s)
 			var xAct []int

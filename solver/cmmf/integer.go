@@ -40,8 +40,8 @@ import (
 // divisible solver but over keys), so the greedy accepted every unit up to
 // K; the next unit fails, so its class is in a tight set; every class that
 // cannot reach the sink in the residual network is tight, freezes, and
-// leaves with its types. The exchange-path certificate of optimality is
-// exactly this: no frozen user has a residual path to a free machine.
+// leaves with its types. Certify (certify.go) then re-proves the answer
+// optimal by the exchange criterion, independently of this search.
 
 // unitKey identifies user u's k-th unit (0-based): the step from k to k+1
 // machines. A key with inf set is +∞; k = -1 sorts before every unit.
@@ -310,8 +310,8 @@ func solveIntegerFlow(ctx context.Context, in *Instance) (*Allocation, error) {
 			if f == total {
 				break
 			}
-			if step >= maxNewton*10 {
-				return nil, fmt.Errorf("cmmf: integer Newton search did not converge")
+			if step >= maxNewton {
+				return nil, fmt.Errorf("cmmf: integer Newton search did not converge in %d steps", maxNewton)
 			}
 			side := g.ReachableFrom(src)
 			var R int64

@@ -30,7 +30,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/xflex/xflex/solver"
@@ -234,6 +233,3 @@ func machineNames(in *Instance) map[int]string {
 	}
 	return names
 }
-
-// isInf reports an unlimited demand.
-func isInf(v float64) bool { return math.IsInf(v, 1) }
