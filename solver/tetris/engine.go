@@ -77,6 +77,15 @@ type Member struct {
 // Placed reports whether the member was assigned in a round.
 func (m *Member) Placed() bool { return m.placed }
 
+// Take marks member mi as placed by a scheduler other than Round (the
+// simulator's baseline policies), keeping Count in step.
+func (g *Group) Take(mi int) {
+	if !g.Members[mi].placed {
+		g.Members[mi].placed = true
+		g.Count--
+	}
+}
+
 // Group is a set of interchangeable pending tasks: one job, one stage, the
 // same peak demand. Members may differ in input locations.
 type Group struct {

@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"sort"
 
 	"github.com/xflex/xflex/solver"
@@ -23,6 +25,7 @@ type Instance struct {
 	Norm      []float64
 	Jobs      []job
 	CPU, Mem  int // role indices, -1 if absent
+	IO        tetris.Roles
 	Fair      []bool
 	Queues    []queue
 	Knobs     knobs
@@ -55,6 +58,9 @@ type stage struct {
 	after    []int
 	next     []int
 	work     float64 // one task's remaining-work contribution
+	// inRate > 0: task i reads its input at inRate from machine inAt[i].
+	inRate float64
+	inAt   []int32
 }
 
 type queue struct {
@@ -125,6 +131,31 @@ func Build(req *Request) (*Instance, error) {
 	}
 	if k, ok := ridx[ro.Memory]; ok {
 		in.Mem = k
+	}
+	ioRole := func(given, def string) int {
+		if given == "" {
+			given = def
+		}
+		if k, ok := ridx[given]; ok {
+			return k
+		}
+		return -1
+	}
+	in.IO = tetris.Roles{DiskRead: -1, NetIn: -1, NetOut: -1}
+	if req.Roles != nil {
+		in.IO = tetris.Roles{DiskRead: ioRole(req.Roles.DiskRead, "disk_read"), NetIn: ioRole(req.Roles.NetIn, "net_in"), NetOut: ioRole(req.Roles.NetOut, "net_out")}
+	} else {
+		in.IO = tetris.Roles{DiskRead: ioRole("", "disk_read"), NetIn: ioRole("", "net_in"), NetOut: ioRole("", "net_out")}
+	}
+	midx := map[string]int{}
+	for i, m := range req.Machines {
+		if _, ok := midx[m.Name]; !ok {
+			midx[m.Name] = i
+		}
+	}
+	seed := int64(0)
+	if req.Seed != nil {
+		seed = *req.Seed
 	}
 	for _, p := range []struct{ name, ptr string }{{pol, "/policy"}, {fairPol, "/fair_policy"}} {
 		switch p.name {
@@ -277,6 +308,34 @@ func Build(req *Request) (*Instance, error) {
 				}
 			}
 			st.work = tetris.TaskWork(st.demand, st.duration, in.Norm)
+			if sr.InputRate > 0 || len(sr.InputMachines) > 0 {
+				if sr.InputRate > 0 && (in.IO.DiskRead < 0 || in.IO.NetIn < 0 || in.IO.NetOut < 0) {
+					vs.Add(solver.Ptr("jobs", i, "stages", s, "input_rate"), "input reads need the disk_read, net_in and net_out resources (see roles); some machine must have each")
+				}
+				if sr.InputRate > 0 && in.IO.DiskRead >= 0 {
+					st.work += sr.InputRate / math.Max(in.Norm[in.IO.DiskRead], tetris.ShareTieTol) * sr.Duration
+				}
+				st.inRate = sr.InputRate
+				st.inAt = make([]int32, sr.Tasks)
+				if len(sr.InputMachines) > 0 {
+					ms := make([]int32, len(sr.InputMachines))
+					for k, name := range sr.InputMachines {
+						m, ok := midx[name]
+						if !ok {
+							vs.Add(solver.Ptr("jobs", i, "stages", s, "input_machines", k), "unknown machine %q", name)
+						}
+						ms[k] = int32(m)
+					}
+					for t := range st.inAt {
+						st.inAt[t] = ms[t%len(ms)]
+					}
+				} else if len(in.Cap) > 0 {
+					rng := rand.New(rand.NewPCG(uint64(seed), uint64(i)<<20|uint64(s)))
+					for t := range st.inAt {
+						st.inAt[t] = int32(rng.IntN(len(in.Cap)))
+					}
+				}
+			}
 			j.stages = append(j.stages, st)
 		}
 		for s := range j.stages {

@@ -19,11 +19,25 @@ func TestTetrisWorkConserving(t *testing.T) {
 			pol = PolicyTetrisCPUMem
 		}
 		req := GenerateRequest(rng, 2+rng.IntN(6), 1+rng.IntN(4), 0.02, 300*rng.Float64(), pol)
+		if it%2 == 1 {
+			// A loaded cluster (tasks queue) whose map tasks read their
+			// blocks from seeded machines.
+			req = GenerateRequest(rng, 2+rng.IntN(3), 2+rng.IntN(2), 0.05, 60*rng.Float64(), pol)
+			for j := range req.Jobs {
+				st := &req.Jobs[j].Stages[0]
+				dem := map[string]float64{}
+				for r, x := range st.Demand {
+					dem[r] = x
+				}
+				st.InputRate, dem["disk_read"] = dem["disk_read"], 0
+				st.Demand = dem
+			}
+		}
 		in, err := Build(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checks := 0
+		checks, memberChecks := 0, 0
 		hook := func(s *sim) {
 			checks++
 			free := make([]float64, s.d)
@@ -38,15 +52,38 @@ func TestTetrisWorkConserving(t *testing.T) {
 					if !st.runnable || st.started == spec.tasks {
 						continue
 					}
-					for m := range in.Cap {
-						for r := range free {
-							free[r], dem[r] = in.Cap[m][r]-s.used[m][r], spec.demand[r]
-							if pol == PolicyTetrisCPUMem && r != in.CPU && r != in.Mem {
-								free[r], dem[r] = 0, 0
+					members := []int{-1}
+					if st.grp != nil {
+						members = members[:0]
+						for mi := range st.grp.Members {
+							if !st.grp.Members[mi].Placed() {
+								members = append(members, mi)
 							}
 						}
-						if vecpack.Fits(dem, free) {
-							t.Fatalf("%s at %v: job %s stage %s fits machine %d but waits", pol, s.now, in.Jobs[j].id, spec.name, m)
+					}
+					for _, mi := range members {
+						if mi >= 0 {
+							memberChecks++
+						}
+						for m := range in.Cap {
+							td, at := s.taskDemand(j, k, m, mi)
+							for r := range free {
+								free[r], dem[r] = in.Cap[m][r]-s.used[m][r], td[r]
+								if pol == PolicyTetrisCPUMem && r != in.CPU && r != in.Mem {
+									free[r], dem[r] = 0, 0
+								}
+							}
+							fits := vecpack.Fits(dem, free)
+							if fits && at >= 0 && pol == PolicyTetris {
+								for _, r := range []int{in.IO.DiskRead, in.IO.NetOut} {
+									if !vecpack.Fits([]float64{spec.inRate}, []float64{in.Cap[at][r] - s.used[at][r]}) {
+										fits = false
+									}
+								}
+							}
+							if fits {
+								t.Fatalf("%s at %v: job %s stage %s task %d fits machine %d but waits", pol, s.now, in.Jobs[j].id, spec.name, mi, m)
+							}
 						}
 					}
 				}
@@ -58,6 +95,9 @@ func TestTetrisWorkConserving(t *testing.T) {
 		}
 		if checks == 0 {
 			t.Fatal("hook never ran")
+		}
+		if it%2 == 1 && memberChecks == 0 {
+			t.Fatal("no pending input-reading task was ever checked")
 		}
 	}
 }

@@ -107,6 +107,13 @@ type StageReq struct {
 	Demand   map[string]float64 `json:"demand"`
 	Duration float64            `json:"duration"`
 	After    []string           `json:"after,omitempty"`
+	// InputRate is the bandwidth each task reads its input at, from the
+	// machine holding it: disk read there when placed there, otherwise
+	// disk read and network out there and network in where it runs.
+	InputRate float64 `json:"input_rate,omitempty"`
+	// InputMachines says where the inputs live (task i's on entry
+	// i mod len); absent, each task's machine is drawn from the seed.
+	InputMachines []string `json:"input_machines,omitempty"`
 }
 
 // QueueReq is a capacity-scheduler queue.
@@ -124,10 +131,14 @@ type Knobs struct {
 	RemotePenalty *float64 `json:"remote_penalty,omitempty"`
 }
 
-// Roles name the CPU and memory resources (defaults "cpu", "memory").
+// Roles name the CPU and memory resources (defaults "cpu", "memory") and
+// those remote reads use (defaults "disk_read", "net_in", "net_out").
 type Roles struct {
-	CPU    string `json:"cpu,omitempty"`
-	Memory string `json:"memory,omitempty"`
+	CPU      string `json:"cpu,omitempty"`
+	Memory   string `json:"memory,omitempty"`
+	DiskRead string `json:"disk_read,omitempty"`
+	NetIn    string `json:"net_in,omitempty"`
+	NetOut   string `json:"net_out,omitempty"`
 }
 
 // Policies.

@@ -35,12 +35,24 @@ type task struct {
 	work, rate    float64
 	last, start   float64
 	ver           int
+	// dem is the demand on m (the stage's, plus input bandwidth); in is
+	// the machine the task reads its input from remotely (-1: none), at
+	// inRate of disk read and network out there.
+	dem    []float64
+	in     int
+	inRate float64
 }
 
 type stageState struct {
 	deps              int
 	runnable          bool
 	started, finished int
+	// For stages whose tasks read input: the pending tasks as a Tetris
+	// group with one member per task, and per machine the members whose
+	// input lives there (the baselines' local-first choice).
+	grp   *tetris.Group
+	local [][]int32
+	cur   int
 }
 
 type jobState struct {
@@ -63,7 +75,9 @@ type sim struct {
 	slots    []int
 	maxSlots []int
 	running  [][]int
-	slowed   []bool
+	overPrev []bool  // a compressible resource was over-allocated at the last rate update
+	readers  [][]int // tasks reading input remotely from each machine
+	rvec     []float64
 	changed  []bool
 	chList   []int
 	dirty    []bool
@@ -100,7 +114,9 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 	s.slots = make([]int, nm)
 	s.maxSlots = make([]int, nm)
 	s.running = make([][]int, nm)
-	s.slowed = make([]bool, nm)
+	s.overPrev = make([]bool, nm)
+	s.readers = make([][]int, nm)
+	s.rvec = make([]float64, d)
 	s.changed = make([]bool, nm)
 	s.dirty = make([]bool, nm)
 	s.tm = make([]tetris.Machine, nm)
@@ -249,6 +265,17 @@ func (s *sim) makeRunnable(j, k int) {
 	}
 	js.pending += n
 	s.allDirty = true
+	spec := &s.in.Jobs[j].stages[k]
+	if spec.inRate > 0 {
+		g := &tetris.Group{Job: j, Demand: spec.demand, Count: n, Members: make([]tetris.Member, n)}
+		st.local = make([][]int32, len(s.in.Cap))
+		for t := 0; t < n; t++ {
+			at := spec.inAt[t]
+			g.Members[t].Inputs = []tetris.Input{{Machine: int(at), Rate: spec.inRate}}
+			st.local[at] = append(st.local[at], int32(t))
+		}
+		st.grp = g
+	}
 }
 
 func (s *sim) stageDone(j, k int) {
@@ -311,7 +338,35 @@ func (s *sim) setUsed(m int, dem []float64, sign float64) {
 
 func over(u, c float64) bool { return u > c+vecpack.FitTol*math.Max(1, c) }
 
-func (s *sim) start(j, k, m int) {
+// taskDemand is the demand on m of task mi of stage k of job j (mi < 0:
+// a task without input) and the machine it reads remotely from (-1: none).
+func (s *sim) taskDemand(j, k, m, mi int) ([]float64, int) {
+	st := &s.in.Jobs[j].stages[k]
+	if mi < 0 || st.inRate <= 0 {
+		return st.demand, -1
+	}
+	dem := append([]float64(nil), st.demand...)
+	at := int(st.inAt[mi])
+	if at == m {
+		dem[s.in.IO.DiskRead] += st.inRate
+		return dem, -1
+	}
+	dem[s.in.IO.NetIn] += st.inRate
+	return dem, at
+}
+
+// remoteVec is the usage a remote read of rate puts on the input's machine.
+func (s *sim) remoteVec(rate float64) []float64 {
+	for k := range s.rvec {
+		s.rvec[k] = 0
+	}
+	s.rvec[s.in.IO.DiskRead] += rate
+	s.rvec[s.in.IO.NetOut] += rate
+	return s.rvec
+}
+
+// start runs task mi (-1: a task without input) of stage k of job j on m.
+func (s *sim) start(j, k, m, mi int) {
 	in := s.in
 	st := &in.Jobs[j].stages[k]
 	js := &s.js[j]
@@ -321,11 +376,12 @@ func (s *sim) start(j, k, m int) {
 	if js.work < 0 {
 		js.work = 0
 	}
-	for r, x := range st.demand {
+	dem, at := s.taskDemand(j, k, m, mi)
+	for r, x := range dem {
 		js.alloc[r] += x
 		js.attained[r] += x * st.duration
 	}
-	s.setUsed(m, st.demand, 1)
+	s.setUsed(m, dem, 1)
 	if in.Mem >= 0 {
 		s.slots[m] += in.taskSlots(st.demand[in.Mem])
 		js.slots += in.taskSlots(st.demand[in.Mem])
@@ -334,16 +390,36 @@ func (s *sim) start(j, k, m int) {
 	if n := len(s.freeIDs); n > 0 {
 		id = s.freeIDs[n-1]
 		s.freeIDs = s.freeIDs[:n-1]
-		ver := s.tasks[id].ver + 1
-		s.tasks[id] = task{ver: ver}
 	} else {
 		id = len(s.tasks)
 		s.tasks = append(s.tasks, task{})
 	}
-	s.tasks[id] = task{job: j, stage: k, m: m, work: st.duration, rate: 1, last: s.now, start: s.now, ver: s.tasks[id].ver}
+	ver := s.tasks[id].ver + 1
+	s.tasks[id] = task{job: j, stage: k, m: m, work: st.duration, rate: 1, last: s.now, start: s.now, ver: ver,
+		dem: dem, in: at, inRate: st.inRate}
+	if at >= 0 {
+		rv := s.remoteVec(st.inRate)
+		for r, x := range rv {
+			js.alloc[r] += x
+			js.attained[r] += x * st.duration
+		}
+		s.setUsed(at, rv, 1)
+		s.readers[at] = append(s.readers[at], id)
+		s.markChanged(at)
+	}
 	s.running[m] = append(s.running[m], id)
-	heap.Push(&s.h, ev{t: s.now + st.duration, id: id, ver: s.tasks[id].ver})
+	heap.Push(&s.h, ev{t: s.now + st.duration, id: id, ver: ver})
 	s.markChanged(m)
+}
+
+func removeID(list []int, id int) []int {
+	for i, x := range list {
+		if x == id {
+			list[i] = list[len(list)-1]
+			return list[:len(list)-1]
+		}
+	}
+	return list
 }
 
 func (s *sim) complete(id int) {
@@ -356,22 +432,27 @@ func (s *sim) complete(id int) {
 	s.out.nTasks++
 	s.out.stretchSum += stretch
 	s.out.stretchMax = math.Max(s.out.stretchMax, stretch)
-	for r, x := range st.demand {
+	for r, x := range t.dem {
 		js.alloc[r] -= x
 	}
-	s.setUsed(m, st.demand, -1)
+	s.setUsed(m, t.dem, -1)
+	if t.in >= 0 {
+		rv := s.remoteVec(t.inRate)
+		for r, x := range rv {
+			js.alloc[r] -= x
+		}
+		s.setUsed(t.in, rv, -1)
+		s.readers[t.in] = removeID(s.readers[t.in], id)
+		// Freed disk read and network out at the input's machine can let a
+		// pending remote reader start on any machine.
+		s.allDirty = true
+		s.markChanged(t.in)
+	}
 	if in.Mem >= 0 {
 		s.slots[m] -= in.taskSlots(st.demand[in.Mem])
 		js.slots -= in.taskSlots(st.demand[in.Mem])
 	}
-	run := s.running[m]
-	for i, x := range run {
-		if x == id {
-			run[i] = run[len(run)-1]
-			s.running[m] = run[:len(run)-1]
-			break
-		}
-	}
+	s.running[m] = removeID(s.running[m], id)
 	t.ver++
 	s.freeIDs = append(s.freeIDs, id)
 	s.dirty[m] = true
@@ -399,10 +480,12 @@ func (in *Instance) taskSlots(mem float64) int {
 	return max(1, int(math.Ceil(mem/in.Slot-timeTol)))
 }
 
-// flushRates recomputes the speed of tasks on machines whose set of
-// running tasks changed: each compressible resource demanded beyond
-// capacity is shared in proportion to demand, and a task runs at the
-// smallest share among the resources it uses.
+// flushRates recomputes the speed of tasks touching machines whose usage
+// changed (running there or reading input from there): each compressible
+// resource demanded beyond capacity is shared in proportion to demand, and
+// a task runs at the smallest share among the resources it uses, here and
+// at its input's machine. A machine that was and is not over-allocated
+// changes no task's speed and is skipped.
 func (s *sim) flushRates() {
 	for _, m := range s.chList {
 		s.changed[m] = false
@@ -411,35 +494,49 @@ func (s *sim) flushRates() {
 		for k := range u {
 			if s.compress[k] && over(u[k], c[k]) {
 				anyOver = true
+				break
 			}
 		}
-		if !anyOver && !s.slowed[m] {
+		if !anyOver && !s.overPrev[m] {
 			continue
 		}
-		slowed := false
-		for _, id := range s.running[m] {
-			t := &s.tasks[id]
-			rate := 1.0
-			for k, x := range s.in.Jobs[t.job].stages[t.stage].demand {
-				if x > 0 && s.compress[k] && over(u[k], c[k]) {
-					rate = math.Min(rate, s.in.share(c[k], u[k]))
-				}
+		s.overPrev[m] = anyOver
+		for _, list := range [2][]int{s.running[m], s.readers[m]} {
+			for _, id := range list {
+				s.updateRate(id)
 			}
-			if rate < 1 {
-				slowed = true
-			}
-			if rate == t.rate {
-				continue
-			}
-			t.work = math.Max(0, t.work-t.rate*(s.now-t.last))
-			t.last = s.now
-			t.rate = rate
-			t.ver++
-			heap.Push(&s.h, ev{t: s.now + t.work/rate, id: id, ver: t.ver})
 		}
-		s.slowed[m] = slowed
 	}
 	s.chList = s.chList[:0]
+}
+
+// updateRate recomputes one running task's speed and reschedules its
+// completion if it changed.
+func (s *sim) updateRate(id int) {
+	t := &s.tasks[id]
+	rate := 1.0
+	u, c := s.used[t.m], s.in.Cap[t.m]
+	for k, x := range t.dem {
+		if x > 0 && s.compress[k] && over(u[k], c[k]) {
+			rate = math.Min(rate, s.in.share(c[k], u[k]))
+		}
+	}
+	if t.in >= 0 {
+		u, c := s.used[t.in], s.in.Cap[t.in]
+		for _, k := range []int{s.in.IO.DiskRead, s.in.IO.NetOut} {
+			if s.compress[k] && over(u[k], c[k]) {
+				rate = math.Min(rate, s.in.share(c[k], u[k]))
+			}
+		}
+	}
+	if rate == t.rate {
+		return
+	}
+	t.work = math.Max(0, t.work-t.rate*(s.now-t.last))
+	t.last = s.now
+	t.rate = rate
+	t.ver++
+	heap.Push(&s.h, ev{t: s.now + t.work/rate, id: id, ver: t.ver})
 }
 
 // schedule lets the policy place pending tasks on machines that freed
@@ -481,7 +578,12 @@ func (s *sim) tetrisRound(ctx context.Context) {
 			}
 			b := in.Knobs.barrier
 			promoted := b < 1 && float64(st.finished) >= b*float64(in.Jobs[j].stages[k].tasks)
-			groups = append(groups, &tetris.Group{Job: j, Demand: in.Jobs[j].stages[k].demand, Count: n, Promoted: promoted})
+			if st.grp != nil {
+				st.grp.Promoted = promoted
+				groups = append(groups, st.grp)
+			} else {
+				groups = append(groups, &tetris.Group{Job: j, Demand: in.Jobs[j].stages[k].demand, Count: n, Promoted: promoted})
+			}
 			where = append(where, [2]int{j, k})
 		}
 	}
@@ -511,12 +613,30 @@ func (s *sim) tetrisRound(ctx context.Context) {
 		eps = in.Knobs.scale * tetris.AutoEpsilon(s.tm, groups, s.tj, mask)
 	}
 	cfg := tetris.Config{Fairness: in.Knobs.fairness, Epsilon: eps, RemotePenalty: in.Knobs.remotePenalty,
-		Mask: mask, Total: in.Total, Roles: tetris.Roles{DiskRead: -1, NetIn: -1, NetOut: -1}}
+		Mask: mask, Total: in.Total, Roles: in.IO}
 	ps, _ := tetris.Round(ctx, s.tm, s.order, groups, s.tj, cfg)
 	for _, p := range ps {
 		w := where[p.Group]
-		s.start(w[0], w[1], p.Machine)
+		s.start(w[0], w[1], p.Machine, p.Member)
 	}
+}
+
+// pick chooses the baselines' next task of an input-reading stage for
+// machine m: one whose input is on m if any (locality, as Hadoop's
+// schedulers prefer local slots), else the first pending one.
+func (st *stageState) pick(m int) int {
+	loc := st.local[m]
+	for len(loc) > 0 && st.grp.Members[loc[len(loc)-1]].Placed() {
+		loc = loc[:len(loc)-1]
+	}
+	st.local[m] = loc
+	if len(loc) > 0 {
+		return int(loc[len(loc)-1])
+	}
+	for st.cur < len(st.grp.Members) && st.grp.Members[st.cur].Placed() {
+		st.cur++
+	}
+	return st.cur
 }
 
 // heartbeats emulates YARN's node heartbeats for the baseline policies:
@@ -604,8 +724,16 @@ func (s *sim) placeOne(m int) bool {
 			if !st.runnable || st.started == in.Jobs[j].stages[k].tasks {
 				continue
 			}
-			if s.fits(in.Jobs[j].stages[k].demand, m) {
-				s.start(j, k, m)
+			mi := -1
+			if st.grp != nil {
+				mi = st.pick(m)
+			}
+			dem, _ := s.taskDemand(j, k, m, mi)
+			if s.fits(dem, m) {
+				if mi >= 0 {
+					st.grp.Take(mi)
+				}
+				s.start(j, k, m, mi)
 				return true
 			}
 		}

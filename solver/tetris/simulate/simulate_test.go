@@ -363,3 +363,95 @@ func TestTimeoutPartial(t *testing.T) {
 		t.Fatalf("status %s complete %v unfinished %v", meta.Status, res.Complete, res.Unfinished)
 	}
 }
+
+func ioMachine(name string, cpu, disk float64) MachineReq {
+	return MachineReq{Name: name, Capacity: map[string]float64{"cpu": cpu, "memory": 8, "disk_read": disk, "net_in": 1000, "net_out": 1000}}
+}
+
+// Two tasks read 100 MB/s each from B, whose disks give 100 MB/s and which
+// has no core to run them. DRF (CPU and memory) runs both on A at once:
+// B's disks are shared, both at half speed, both end at 2. Tetris checks
+// B's free disk read bandwidth before a remote placement: one runs, the
+// other waits: 1 and 2.
+func TestRemoteReadsContend(t *testing.T) {
+	stage := func() []StageReq {
+		return []StageReq{{Name: "map", Tasks: 1, Demand: map[string]float64{"cpu": 1, "memory": 1}, Duration: 1,
+			InputRate: 100, InputMachines: []string{"B"}}}
+	}
+	req := &Request{
+		Machines: []MachineReq{ioMachine("A", 4, 1000), ioMachine("B", 0.5, 100)},
+		Jobs:     []JobReq{{ID: "a", Stages: stage()}, {ID: "b", Stages: stage()}},
+		Policy:   PolicyDRF, FairPolicy: PolicyNone,
+	}
+	res := simRun(t, req)
+	checkJobs(t, res, 2, 2, map[string]float64{"a": 2, "b": 2})
+	if res.Overalloc["disk_read"] <= 0 || !near(res.Tasks.AvgStretch, 2) {
+		t.Errorf("drf: disk over-allocation %v, stretch %v; want B's disks over-allocated, stretch 2", res.Overalloc["disk_read"], res.Tasks.AvgStretch)
+	}
+	req.Policy = PolicyTetris
+	res = simRun(t, req)
+	checkJobs(t, res, 2, 1.5, map[string]float64{"a": 1, "b": 2})
+	if res.Overalloc["disk_read"] != 0 || res.AvgUtil["net_out"] <= 0 {
+		t.Errorf("tetris: disk over-allocation %v (want 0), net_out use %v (want > 0: remote reads)", res.Overalloc["disk_read"], res.AvgUtil["net_out"])
+	}
+}
+
+// The baselines prefer a task whose input is on the offered machine, so
+// with inputs on B and A and one core each both tasks read locally: no
+// network is used.
+func TestBaselinesPreferLocalInput(t *testing.T) {
+	req := &Request{
+		Machines: []MachineReq{ioMachine("A", 1, 100), ioMachine("B", 1, 100)},
+		Jobs: []JobReq{{ID: "a", Stages: []StageReq{{Name: "map", Tasks: 2, Demand: map[string]float64{"cpu": 1, "memory": 1},
+			Duration: 1, InputRate: 60, InputMachines: []string{"B", "A"}}}}},
+		FairPolicy: PolicyNone,
+	}
+	for _, pol := range []string{PolicyDRF, PolicySlotFair, PolicyCapacity, PolicyTetris} {
+		req.Policy = pol
+		res := simRun(t, req)
+		checkJobs(t, res, 1, 1, map[string]float64{"a": 1})
+		if res.AvgUtil["net_in"] != 0 || !near(res.AvgUtil["disk_read"], 0.6) {
+			t.Errorf("%s: net_in %v disk_read %v; want local reads only (0 and 0.6)", pol, res.AvgUtil["net_in"], res.AvgUtil["disk_read"])
+		}
+	}
+}
+
+// Random traces whose map tasks read their blocks from seeded machines:
+// every policy finishes every job, and tetris never over-allocates,
+// remote resources included.
+func TestRandomTracesWithInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	pols := []string{PolicyTetris, PolicyTetrisCPUMem, PolicyDRF, PolicySlotFair, PolicyCapacity}
+	for it := 0; it < 25; it++ {
+		req := GenerateRequest(rng, 1+rng.IntN(5), 1+rng.IntN(4), 0.01, 300*rng.Float64(), pols[it%len(pols)])
+		for j := range req.Jobs {
+			st := &req.Jobs[j].Stages[0]
+			dem := map[string]float64{}
+			for r, x := range st.Demand {
+				dem[r] = x
+			}
+			st.InputRate, dem["disk_read"] = dem["disk_read"], 0
+			st.Demand = dem
+		}
+		seed := int64(it)
+		req.Seed = &seed
+		in, err := Build(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, meta, err := in.Run(context.Background())
+		if err != nil || !res.Complete || meta.Status != solver.StatusFeasible {
+			t.Fatalf("%s: %v complete=%v status=%s", req.Policy, err, res != nil && res.Complete, meta.Status)
+		}
+		if res.Policy == PolicyTetris {
+			for r, o := range res.Overalloc {
+				if o > 0 {
+					t.Fatalf("tetris over-allocated %s (%v) with remote reads", r, o)
+				}
+			}
+			if !near(res.Tasks.AvgStretch, 1) {
+				t.Fatalf("tetris stretch %v", res.Tasks.AvgStretch)
+			}
+		}
+	}
+}

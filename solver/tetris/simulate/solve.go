@@ -42,9 +42,6 @@ func (in *Instance) Run(ctx context.Context) (*Result, solver.Meta, error) {
 	meta.Notes = append(meta.Notes,
 		"status is feasible, not optimal: this is a deterministic event-driven simulation of the policy; objective is the makespan and bound a lower bound on any schedule's makespan (critical paths and resource volume), so gap measures how far the policy is from that bound",
 		"instance: "+in.String())
-	if req.Knobs != nil && req.Knobs.RemotePenalty != nil {
-		meta.Notes = append(meta.Notes, "remote_penalty has no effect in the simulator: tasks have no input locations (every read is local); tetris/assign models remote reads")
-	}
 	o, err := Simulate(ctx, in, pol)
 	if err != nil {
 		return nil, meta, err
