@@ -38,12 +38,12 @@ const testPoll = 20 * time.Millisecond
 const waitLimit = 30 * time.Second
 
 type harness struct {
-	t   *testing.T
+	t   testing.TB
 	svc *Service
 	srv *httptest.Server
 }
 
-func newHarness(t *testing.T, store string, cfg Config) *harness {
+func newHarness(t testing.TB, store string, cfg Config) *harness {
 	t.Helper()
 	runner, err := jobtest.Runner(time.Minute)
 	if err != nil {
@@ -81,7 +81,7 @@ type reply struct {
 	body   []byte
 }
 
-func (r reply) json(t *testing.T) map[string]any {
+func (r reply) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
