@@ -68,10 +68,11 @@ type Member struct {
 	// bandwidth beyond the group's Demand.
 	Inputs []Input
 	placed bool
-	// dead marks, for the current round, a member whose remote reads no
-	// longer fit: free capacity only shrinks during a round, so it cannot
-	// fit on any machine that does not hold its input.
-	dead bool
+	// deadAt marks (with the group's round number) a member whose remote
+	// reads no longer fit in that round: free capacity only shrinks during
+	// a round, so it cannot fit on any machine that does not hold its
+	// input.
+	deadAt int
 }
 
 // Placed reports whether the member was assigned in a round.
@@ -100,8 +101,13 @@ type Group struct {
 	Members []Member
 	// Count is the number of pending (unplaced) tasks.
 	Count int
+	// ByMachine, when set, lists per machine the members with input there
+	// (placed ones may remain; they are skipped). A caller that keeps it
+	// across rounds (the simulator) spares Round a scan of every member.
+	ByMachine [][]int32
 
-	cursor int // first member that may still be pending
+	cursor int // every member before it is placed
+	round  int // rounds seen, for deadAt
 }
 
 // Job is the per-job state a round reads and updates.
@@ -259,10 +265,12 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		ndRemote: make([]bool, len(gs))}
 	for gi, g := range gs {
 		r.pend[g.Job] += g.Count
-		g.cursor = 0
+		g.round++
+		if g.ByMachine != nil {
+			continue
+		}
 		for mi := range g.Members {
 			mem := &g.Members[mi]
-			mem.dead = false
 			if mem.placed {
 				continue
 			}
@@ -481,6 +489,15 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			loc = append(loc, gm)
 		}
 	}
+	for _, gi := range alive {
+		if g := r.gs[gi]; g.ByMachine != nil {
+			for _, mi := range g.ByMachine[m] {
+				if !g.Members[mi].placed {
+					loc = append(loc, [2]int{gi, int(mi)})
+				}
+			}
+		}
+	}
 	defer func() { r.alive, r.loc = alive[:0], loc[:0] }()
 	for {
 		r.prepMachine(m)
@@ -525,10 +542,13 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			drop := false
 			for mi := g.cursor; mi < len(g.Members); mi++ {
 				mem := &g.Members[mi]
-				if mem.placed || mem.dead {
+				if mem.placed {
 					if mi == g.cursor {
 						g.cursor++
 					}
+					continue
+				}
+				if mem.deadAt == g.round {
 					continue
 				}
 				if hasInput(mem.Inputs, m) {
@@ -536,7 +556,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 				}
 				c, fail := r.eval(gi, mi, m, false)
 				if fail == failRemote {
-					mem.dead = true
+					mem.deadAt = g.round
 					continue
 				}
 				if fail == failLocal {

@@ -274,6 +274,7 @@ func (s *sim) makeRunnable(j, k int) {
 			g.Members[t].Inputs = []tetris.Input{{Machine: int(at), Rate: spec.inRate}}
 			st.local[at] = append(st.local[at], int32(t))
 		}
+		g.ByMachine = st.local
 		st.grp = g
 	}
 }
