@@ -3,12 +3,14 @@ package jobs
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -170,6 +172,54 @@ func TestKilledServerLosesNothing(t *testing.T) {
 		}
 		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Result.Lambda != 7 || r.Meta.Status != "optimal" {
 			t.Errorf("recovered result: %+v (%v)", r, err)
+		}
+	})
+}
+
+// TestGracefulShutdown: SIGTERM lets a running solve finish and store its
+// result before the server exits.
+func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
+	bin := buildJobServer(t)
+	forEachStore(t, func(t *testing.T, store string) {
+		srv := startServer(t, bin, store)
+		id := srv.submit(t, `{"problem":"test/sleep","input":{"ms":800,"value":5}}`)
+		deadline := time.Now().Add(waitLimit)
+		for srv.job(t, id).State != StateRunning {
+			if time.Now().After(deadline) {
+				t.Fatalf("job never ran:\n%s", srv.stderr.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.cmd.Wait(); err != nil {
+			t.Fatalf("server exit: %v\n%s", err, srv.stderr.String())
+		}
+		srv = startServer(t, bin, store)
+		if j := srv.job(t, id); j.State != StateSucceeded || j.Attempts != 1 {
+			t.Errorf("after a graceful stop the running job is %s after %d attempts; want succeeded in 1", j.State, j.Attempts)
+		}
+	})
+}
+
+// TestShutdownTimeoutRequeues: when shutdown runs out of time, running
+// solves are stopped and put back in the queue, and the next process runs
+// them again.
+func TestShutdownTimeoutRequeues(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store string) {
+		a := newHarness(t, store, Config{})
+		id := a.submit(job(sleepInput(2000, 6)))
+		a.waitFor(id, "running", func(j Job) bool { return j.State == StateRunning })
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		_ = a.svc.Stop(ctx)
+		a.srv.Close()
+		b := newHarness(t, store, Config{})
+		j := b.waitTerminal(id)
+		if j.State != StateSucceeded || j.Attempts < 2 {
+			t.Errorf("requeued job: %s after %d attempts; want succeeded on a second attempt", j.State, j.Attempts)
 		}
 	})
 }
