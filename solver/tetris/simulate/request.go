@@ -29,6 +29,15 @@
 // makes an over-allocated resource deliver only c / (1 + α·(u/c − 1)) of
 // its capacity c when u is demanded.
 //
+// Input locality: a stage with input_rate has each task read its input at
+// that rate from one machine (input_machines, or drawn from the request
+// seed). Placed there the read is local disk read; elsewhere it is disk
+// read and network out at the input's machine plus network in where the
+// task runs, and contention at either end slows the task. Tetris checks the
+// remote machine's free bandwidth and applies remote_penalty (§3.2); the
+// baselines prefer a task whose input is on the offered machine and ignore
+// disk and network otherwise.
+//
 // Times: jobs[].completion is a job's absolute finish time; avg_completion
 // averages finish − arrival (the paper's job completion time); makespan is
 // the last finish. Per-job slowdown compares finish − arrival with the same
