@@ -239,3 +239,32 @@ func TestHugeSlotsStayCheap(t *testing.T) {
 		}
 	}
 }
+
+func TestHungarianAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	for it := 0; it < 300; it++ {
+		n := 1 + rng.IntN(6)
+		a := make([][]float64, n)
+		for i := range a {
+			a[i] = make([]float64, n)
+			for j := range a[i] {
+				a[i][j] = float64(rng.IntN(50)) - 10
+			}
+		}
+		best := math.Inf(1)
+		p := identity(n)
+		for {
+			v := 0.0
+			for i, j := range p {
+				v += a[i][j]
+			}
+			best = math.Min(best, v)
+			if !nextPerm(p) {
+				break
+			}
+		}
+		if got := hungarian(a); got != best {
+			t.Fatalf("matrix %v: hungarian %g, brute force %g", a, got, best)
+		}
+	}
+}

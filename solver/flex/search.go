@@ -226,6 +226,9 @@ func (in *Instance) lowerBound(t float64, rem []float64, active []bool, doneSum,
 		}
 	}
 	best := perJob
+	if len(list) > 1 && len(list) <= AssignBoundMaxJobs {
+		best = math.Max(best, in.assignmentBound(t, rem, list))
+	}
 	if allLinear && len(list) > 1 {
 		// Smith's rule on rem_j / a_j (insertion sort: called on small sets
 		// in the exact search, once on the full set otherwise).
@@ -264,6 +267,101 @@ func sortInts(a []int, key func(int) float64) {
 		}
 		return x - y
 	})
+}
+
+// AssignBoundMaxJobs: the assignment bound (an O(k³) Hungarian solve on
+// k active jobs) is used at search nodes with at most this many jobs.
+const AssignBoundMaxJobs = 16
+
+// assignmentBound is a lower bound on Σ f_j(C_j) over the active jobs: in
+// any schedule the k-th job to complete finishes no earlier than
+// τ_k = t + (sum of the k smallest remaining works)/S, and job j no earlier
+// than t + rem_j/M_j; penalties are non-decreasing, so the cheapest
+// assignment of jobs to completion ranks with cost
+// f_j(max(τ_k, t + rem_j/M_j)) is a valid bound.
+func (in *Instance) assignmentBound(t float64, rem []float64, list []int) float64 {
+	k := len(list)
+	rs := make([]float64, k)
+	for i, j := range list {
+		rs[i] = rem[j]
+	}
+	slices.Sort(rs)
+	tau := make([]float64, k)
+	acc := 0.0
+	for i, r := range rs {
+		acc += r
+		tau[i] = t + acc/float64(in.S)
+	}
+	cost := make([][]float64, k)
+	for i, j := range list {
+		solo := t + rem[j]/float64(in.Jobs[j].Max)
+		cost[i] = make([]float64, k)
+		for r := 0; r < k; r++ {
+			cost[i][r] = in.Penalty(j, math.Max(tau[r], solo))
+		}
+	}
+	return hungarian(cost)
+}
+
+// hungarian returns the minimum-cost perfect assignment value of a square
+// cost matrix (Kuhn-Munkres with potentials, O(n³)).
+func hungarian(a [][]float64) float64 {
+	n := len(a)
+	inf := math.Inf(1)
+	u := make([]float64, n+1)
+	v := make([]float64, n+1)
+	p := make([]int, n+1)
+	way := make([]int, n+1)
+	minv := make([]float64, n+1)
+	used := make([]bool, n+1)
+	for i := 1; i <= n; i++ {
+		p[0] = i
+		j0 := 0
+		for j := range minv {
+			minv[j] = inf
+			used[j] = false
+		}
+		for {
+			used[j0] = true
+			i0, delta, j1 := p[j0], inf, 0
+			for j := 1; j <= n; j++ {
+				if !used[j] {
+					cur := a[i0-1][j-1] - u[i0] - v[j]
+					if cur < minv[j] {
+						minv[j], way[j] = cur, j0
+					}
+					if minv[j] < delta {
+						delta, j1 = minv[j], j
+					}
+				}
+			}
+			for j := 0; j <= n; j++ {
+				if used[j] {
+					u[p[j]] += delta
+					v[j] -= delta
+				} else {
+					minv[j] -= delta
+				}
+			}
+			j0 = j1
+			if p[j0] == 0 {
+				break
+			}
+		}
+		for {
+			j1 := way[j0]
+			p[j0] = p[j1]
+			j0 = j1
+			if j0 == 0 {
+				break
+			}
+		}
+	}
+	total := 0.0
+	for j := 1; j <= n; j++ {
+		total += a[p[j]-1][j-1]
+	}
+	return total
 }
 
 // rootBound is lowerBound at the epoch start with nothing done.
