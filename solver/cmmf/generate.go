@@ -78,11 +78,11 @@ func ParseGenParams(params map[string]string) (GenParams, error) {
 			return p, fmt.Errorf("cmmf gen: unknown parameter %q (want users, types, machines, weighted, capped, divisible, individual)", k)
 		}
 	}
-	if p.Machines == 0 {
-		p.Machines = 20 * p.Users
+	if p.Users < 1 || p.Types < 1 {
+		return p, fmt.Errorf("cmmf gen: users and types must be at least 1")
 	}
-	if p.Types < 1 {
-		p.Types = 1
+	if _, set := params["machines"]; !set {
+		p.Machines = 20 * p.Users
 	}
 	return p, nil
 }

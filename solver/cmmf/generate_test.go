@@ -65,6 +65,12 @@ func TestGenerateDeterministic(t *testing.T) {
 	if _, err := ParseGenParams(map[string]string{"colour": "red"}); err == nil {
 		t.Fatal("unknown parameter accepted")
 	}
+	if _, err := ParseGenParams(map[string]string{"users": "0"}); err == nil {
+		t.Fatal("zero users accepted")
+	}
+	if p, err := ParseGenParams(map[string]string{"users": "7"}); err != nil || p.Machines != 140 {
+		t.Fatalf("default machines %d (%v), want 20 per user", p.Machines, err)
+	}
 }
 
 // TestGeneratedRequestIsValid: what `xflex gen cmmf` prints passes the
