@@ -147,8 +147,14 @@ func movedAmount(in *Instance, a *Allocation, perMachine map[int]map[int]float64
 	}
 	if in.Individual && perMachine != nil {
 		for m, holders := range in.CurrentMachine {
-			for i, cur := range holders {
-				moved += math.Max(0, cur-perMachine[m][i])
+			// Sum in user order so the float total is reproducible.
+			users := make([]int, 0, len(holders))
+			for i := range holders {
+				users = append(users, i)
+			}
+			sort.Ints(users)
+			for _, i := range users {
+				moved += math.Max(0, holders[i]-perMachine[m][i])
 			}
 		}
 		return moved
