@@ -27,6 +27,7 @@ func TestBadInput(t *testing.T) {
 		{"duplicate type", `{"machine_types":[{"name":"t","count":1},{"name":"t","count":2}],"users":[{"name":"a"}]}`, solver.KindInvalid, []string{"/machine_types/1/name"}},
 		{"duplicate machine", `{"machines":[{"name":"m"},{"name":"m"}],"users":[{"name":"a"}]}`, solver.KindInvalid, []string{"/machines/1/name"}},
 		{"zero weight", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a","weight":0}]}`, solver.KindSchema, []string{"/users/0/weight"}},
+		{"tiny weight", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a","weight":1e-300}]}`, solver.KindSchema, []string{"/users/0/weight"}},
 		{"negative weight", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a","weight":-2}]}`, solver.KindSchema, []string{"/users/0/weight"}},
 		{"negative count", `{"machine_types":[{"name":"t","count":-1}],"users":[{"name":"a"}]}`, solver.KindSchema, []string{"/machine_types/0/count"}},
 		{"unknown field", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a"}],"fairness":"drf"}`, solver.KindSchema, []string{""}},
