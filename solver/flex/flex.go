@@ -122,6 +122,8 @@ type candidate struct {
 	comp   []float64
 	obj    float64
 	ivs    []Interval
+	// backend names the LP/MILP engine of an LP candidate.
+	backend string
 }
 
 // completionOrder sorts jobs by completion, ties by prio position.
@@ -222,7 +224,6 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		doRefine = false
 		meta.Notes = append(meta.Notes, fmt.Sprintf("refinement skipped: its LP has J²/2 columns, allowed up to %d jobs", RefineMaxJobs))
 	}
-	backend := ""
 	if doRefine {
 		for _, base := range []*candidate{bestMPS, fairC} {
 			if ctx.Err() != nil {
@@ -239,7 +240,7 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 				meta.Notes = append(meta.Notes, fmt.Sprintf("refinement of %s rejected: %v", base.source, err))
 				continue
 			}
-			cands = append(cands, &candidate{source: "lp_refinement", kind: kindLP, prio: completionOrder(r.comp, order), comp: r.comp, obj: r.obj, ivs: r.ivs})
+			cands = append(cands, &candidate{source: "lp_refinement", kind: kindLP, prio: completionOrder(r.comp, order), comp: r.comp, obj: r.obj, ivs: r.ivs, backend: r.backend})
 		}
 	}
 	malleableProven := false
@@ -261,9 +262,6 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		if better(c.obj, win.obj) {
 			win = c
 		}
-	}
-	if win.kind == kindLP {
-		backend = "+lp"
 	}
 
 	res := &Result{
@@ -328,7 +326,10 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		res.Candidates = append(res.Candidates, CandOut{Source: c.source, Objective: c.obj})
 	}
 
-	meta.Solver = "flex/" + win.source + backend
+	meta.Solver = "flex/" + win.source
+	if win.backend != "" {
+		meta.Solver += "+" + win.backend
+	}
 	meta.SetObjective(win.obj)
 	switch {
 	case malleableProven:
@@ -413,7 +414,7 @@ func (in *Instance) exactMalleable(ctx context.Context) (*candidate, float64, bo
 				bestVal = r.lpObj
 			}
 			if in.verify(r.ivs, r.comp, false) == nil && (best == nil || better(r.obj, best.obj)) {
-				best = &candidate{source: "lp_exhaustive", kind: kindLP, prio: completionOrder(r.comp, perm), comp: r.comp, obj: r.obj, ivs: r.ivs}
+				best = &candidate{source: "lp_exhaustive", kind: kindLP, prio: completionOrder(r.comp, perm), comp: r.comp, obj: r.obj, ivs: r.ivs, backend: r.backend}
 			}
 		}
 		if !nextPerm(perm) {

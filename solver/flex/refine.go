@@ -43,11 +43,12 @@ var errOrderInfeasible = errors.New("no schedule has this completion order")
 
 // refineResult is an LP/MILP refinement outcome.
 type refineResult struct {
-	comp   []float64
-	ivs    []Interval
-	obj    float64
-	proven bool // the LP/MILP was solved to optimality
-	lpObj  float64
+	comp    []float64
+	ivs     []Interval
+	obj     float64
+	proven  bool // the LP/MILP was solved to optimality
+	lpObj   float64
+	backend string
 }
 
 // refine solves the fixed-completion-order LP/MILP for order.
@@ -197,7 +198,7 @@ func (in *Instance) refine(ctx context.Context, order []int, backend string) (*r
 	if len(sol.X) != len(m.Vars) {
 		return nil, fmt.Errorf("flex refinement: %s returned status %s with %d of %d values", sol.Backend, sol.Status, len(sol.X), len(m.Vars))
 	}
-	res := &refineResult{proven: sol.Status == lp.Optimal, lpObj: sol.Objective}
+	res := &refineResult{proven: sol.Status == lp.Optimal, lpObj: sol.Objective, backend: sol.Backend}
 	t := in.T0
 	yv := make([]float64, n)
 	for k := 0; k < n; k++ {
