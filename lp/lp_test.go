@@ -793,3 +793,125 @@ func TestVerifyRejects(t *testing.T) {
 		}
 	}
 }
+
+// quirkMIPs are models on which CBC 2.10.8 went wrong in the randomized
+// cross-checks (wrong optimum, false infeasibility, process abort); see
+// solveMIP and presolveMIP. Every backend must get them right.
+func quirkMIPs() []struct {
+	name   string
+	m      *Model
+	status Status
+	obj    float64
+} {
+	v := func(lo, up, cost float64, integer bool) Var {
+		return Var{Lower: lo, Upper: up, Cost: cost, Integer: integer}
+	}
+	r := func(idx []int, coef []float64, lo, up float64) Row {
+		return Row{Index: idx, Coef: coef, Lower: lo, Upper: up}
+	}
+	return []struct {
+		name   string
+		m      *Model
+		status Status
+		obj    float64
+	}{
+		{"preprocessing wrong optimum 2x2", &Model{
+			Vars:      []Var{v(-1, 2, -2, true), v(1, 4, 5, true)},
+			Rows:      []Row{r([]int{0, 1}, []float64{4, -3}, -3, -2)},
+			ObjOffset: 4,
+		}, Optimal, 9},
+		{"preprocessing wrong optimum mixed", &Model{
+			Vars: []Var{v(0, 4, 3, true), v(-1, 2, 3, true), v(0, Inf, 1, true), v(-1, 3, -5, false)},
+			Rows: []Row{r([]int{1}, []float64{2}, -Inf, 7), r([]int{0, 1, 3}, []float64{4, -5, 2}, -6, -4),
+				r([]int{0, 1}, []float64{-3, 0}, -6, Inf), r([]int{0, 2}, []float64{4, 2}, 3, 6)},
+			ObjOffset: 3,
+		}, Optimal, -4},
+		{"preprocessing wrong optimum free integer", &Model{
+			Vars:      []Var{v(-Inf, -2, -3, false), v(-Inf, Inf, -3, true)},
+			Rows:      []Row{r([]int{0, 1}, []float64{4, 4}, -Inf, -23)},
+			ObjOffset: 4,
+		}, Optimal, 21.25},
+		{"preprocessing wrong optimum maximize", &Model{
+			Maximize: true,
+			Vars: []Var{v(0, Inf, -5, false), v(-Inf, 2, 5, true), v(-2, 0, -1, true), v(-Inf, 0, 0, true),
+				v(0, 0, -4, true), v(-Inf, 1, 1, true)},
+			Rows: []Row{r([]int{0, 1, 3, 5}, []float64{-3, 4, 4, -2}, -Inf, -12),
+				r([]int{1, 4, 5}, []float64{2, -4, -5}, -Inf, -7)},
+			ObjOffset: 4,
+		}, Optimal, 2},
+		{"no preprocessing aborts on singleton rows", &Model{
+			Vars:      []Var{v(2, 5, 5, true), v(1, 1, 3, false), v(-Inf, 0, 4, true)},
+			Rows:      []Row{r([]int{0}, []float64{-4}, -8, -8), r([]int{0, 2}, []float64{4, 3}, 2, 2)},
+			ObjOffset: 2,
+		}, Optimal, 7},
+		{"no preprocessing aborts on an empty row", &Model{
+			Maximize:  true,
+			Vars:      []Var{v(0, Inf, -3, true), v(0, Inf, -4, true)},
+			Rows:      []Row{r(nil, nil, -Inf, 0), r([]int{0, 1}, []float64{-4, 5}, 15, 15)},
+			ObjOffset: 1,
+		}, Optimal, -11},
+		{"no preprocessing false infeasible", &Model{
+			Vars: []Var{v(0, Inf, 4, true), v(1, 1, 0, false), v(2, 5, 2, true), v(0, 0, 1, true), v(-Inf, Inf, 2, true),
+				v(-Inf, 0, 2, true), v(-Inf, Inf, -5, true), v(0, Inf, 1, true), v(-Inf, Inf, 3, true), v(0, Inf, -5, true)},
+			Rows: []Row{
+				r([]int{4, 5, 6, 7}, []float64{-2, 0, -4, 5}, -1, Inf),
+				r([]int{1, 2, 4, 8}, []float64{0, 0, -3, 2}, -2, Inf),
+				r([]int{0, 2, 4, 5, 7}, []float64{4, -1, -1, -4, -4}, -3, -1),
+				r([]int{2, 5, 6, 7, 8}, []float64{-1, 2, -1, 2, 2}, -2, -2),
+				r([]int{0, 1, 2, 5, 6, 8}, []float64{-1, -1, -4, 5, -3, -5}, -13, -11),
+				r([]int{1, 4, 8, 9}, []float64{-5, -1, -5, 2}, -Inf, 3),
+				r([]int{1, 2, 4, 5, 6, 8}, []float64{-3, 0, 0, -3, 4, -1}, 4, 8),
+			},
+			ObjOffset: 1,
+		}, Optimal, -8},
+		{"no preprocessing wrong optimum", &Model{
+			Maximize: true,
+			Vars: []Var{v(0, Inf, -3, true), v(-Inf, -1, -1, true), v(-Inf, -1, 0, true), v(0, Inf, -3, true),
+				v(0, Inf, -2, false), v(-Inf, 2, 0, false), v(-Inf, Inf, 4, true), v(0, Inf, -3, true)},
+			Rows: []Row{
+				r([]int{2, 5, 6, 7}, []float64{2, 2, 3, 1}, 0, 0),
+				r([]int{1, 3, 4, 5, 6}, []float64{2, 1, -1, 3, -5}, -Inf, -16),
+				r([]int{2, 4, 7}, []float64{-3, 1, -2}, -Inf, 4),
+				r([]int{3, 4}, []float64{2, 0}, -1, 2),
+				r([]int{2, 5, 6}, []float64{3, -3, 1}, 5, 5),
+				r([]int{2, 3, 6, 7}, []float64{1, 5, -3, 5}, -7, Inf),
+				r([]int{2, 5}, []float64{0, 3}, -Inf, -3),
+				r([]int{0, 1, 5}, []float64{-2, -4, -5}, -Inf, 13),
+				r([]int{0, 3, 6}, []float64{5, -1, 5}, 14, Inf),
+			},
+		}, Optimal, 6},
+		{"unbounded relaxation reported infeasible", &Model{
+			Maximize: true,
+			Vars: []Var{v(0, 2, 0, true), v(-Inf, Inf, -4, true), v(0, Inf, -1, false), v(-Inf, Inf, 2, true),
+				v(1, 3, 1, true), v(-Inf, 2, -5, true)},
+			Rows:      []Row{r([]int{0, 3}, []float64{0, 1}, 0, Inf), r([]int{1, 3, 5}, []float64{-4, -1, 5}, -Inf, -14)},
+			ObjOffset: 2,
+		}, Unbounded, 0},
+	}
+}
+
+func TestQuirkMIPs(t *testing.T) {
+	for _, name := range Backends() {
+		for _, tc := range quirkMIPs() {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				s, err := Solve(context.Background(), tc.m, Options{Backend: name, TimeLimit: 20 * time.Second})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.Status != tc.status {
+					t.Fatalf("status %v, want %v", s.Status, tc.status)
+				}
+				if s.Status == Optimal {
+					if relDiff(s.Objective, tc.obj) > objTol {
+						t.Errorf("objective %g, want %g", s.Objective, tc.obj)
+					}
+					checkFeasible(t, tc.m, s.X, name)
+				}
+			})
+		}
+	}
+	// The pure integer ones are small enough to enumerate on a box.
+	if best, ok := enumerateMIP(quirkMIPs()[0].m); !ok || best != 9 {
+		t.Errorf("enumeration: %g %v, want 9", best, ok)
+	}
+}
