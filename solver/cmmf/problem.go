@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/xflex/xflex/solver"
@@ -132,8 +133,27 @@ func SolveAllocation(ctx context.Context, in *Instance, method string) (*Allocat
 		return nil, err
 	}
 	if in.Current != nil {
+		before := append([]float64(nil), a.Total...)
 		if err := Replan(ctx, in, a); err != nil {
 			return nil, err
+		}
+		// Whole machines: the replan may trade a machine between users of
+		// equal weight whose totals differ by one. Such users keep their
+		// round unless the trade moves them onto or off their demand;
+		// then they report their own share, like any capped user.
+		changed := false
+		for i, u := range in.Users {
+			if math.Abs(a.Total[i]-before[i]) < 0.5 {
+				continue
+			}
+			if capped := a.Total[i] >= u.Demand; capped || a.Capped[i] {
+				a.Capped[i] = capped
+				a.Level[i] = a.Total[i] / u.Weight
+				changed = true
+			}
+		}
+		if changed {
+			a.finishRounds()
 		}
 	}
 	return a, nil
