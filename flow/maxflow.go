@@ -47,11 +47,19 @@ type Network[T Number] struct {
 	path  []int32
 	// Eps: residual capacities ≤ Eps count as saturated. Zero for int64
 	// networks; for float64 networks it is kept at DefaultRelTol times the
-	// largest capacity (at least 1) unless the caller sets it after the
-	// last AddEdge.
-	Eps    T
-	maxCap T
-	float  bool
+	// largest finite capacity (at least 1) unless fixed with SetEps.
+	Eps      T
+	maxCap   T
+	float    bool
+	epsFixed bool
+}
+
+// SetEps fixes the zero tolerance (it no longer follows the capacities).
+// Use it when a few arcs carry much larger capacities than the amounts
+// whose saturation matters.
+func (g *Network[T]) SetEps(eps T) {
+	g.Eps = eps
+	g.epsFixed = true
 }
 
 // NewNetwork returns an empty network on n nodes, numbered 0..n-1.
@@ -89,7 +97,9 @@ func (g *Network[T]) AddEdge(u, v int, c T) int {
 	g.orig[2*id] = c
 	if g.float && !math.IsInf(float64(c), 1) && c > g.maxCap {
 		g.maxCap = c
-		g.Eps = T(relTol() * math.Max(1, float64(c)))
+		if !g.epsFixed {
+			g.Eps = T(relTol() * math.Max(1, float64(c)))
+		}
 	}
 	return id
 }
@@ -124,7 +134,9 @@ func (g *Network[T]) SetCap(id int, c T) {
 	g.orig[2*id] = c
 	if g.float && !math.IsInf(float64(c), 1) && c > g.maxCap {
 		g.maxCap = c
-		g.Eps = T(relTol() * math.Max(1, float64(c)))
+		if !g.epsFixed {
+			g.Eps = T(relTol() * math.Max(1, float64(c)))
+		}
 	}
 }
 

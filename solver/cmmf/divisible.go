@@ -106,9 +106,15 @@ func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) 
 				mids = append(mids, mid{c, tt, g.AddEdge(classNode[c], v, math.Inf(1))})
 			}
 		}
+		maxType := 1.0
 		for _, tt := range typesUsed {
 			g.AddEdge(typeNode[tt], t, float64(in.Types[tt].Cap))
+			maxType = math.Max(maxType, float64(in.Types[tt].Cap))
 		}
+		// Saturation is decided on amounts of one type at a time, so the
+		// tolerance scales with the largest type, not with the (possibly
+		// much larger) wants on the source arcs.
+		g.SetEps(flow.DefaultRelTol * maxType)
 		reach := func(c int) float64 { // machines class c can reach
 			r := 0.0
 			for _, tt := range cs[c].types {
