@@ -198,3 +198,54 @@ func TestCoinConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomMIPsCoinWide is the MIP sweep that found the CBC quirks
+// documented at solveMIP: pure integer models against enumeration and mixed
+// ones against the native backend (where it proves its answer within a
+// second). Skipped with -short.
+func TestRandomMIPsCoinWide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("wide sweep")
+	}
+	rng := rand.New(rand.NewPCG(4242, 4))
+	checked := 0
+	for it := 0; it < 1200; it++ {
+		var m *Model
+		if it%2 == 0 {
+			m = randomPureMIP(rng)
+		} else {
+			m = randomLP(rng, 10, true)
+		}
+		if !m.IsMIP() {
+			continue
+		}
+		s, err := Solve(context.Background(), m, Options{Backend: BackendCoin, TimeLimit: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, obj := Infeasible, 0.0
+		if it%2 == 0 {
+			best, ok := enumerateMIP(m)
+			if ok {
+				want, obj = Optimal, best
+			}
+		} else {
+			n, err := Solve(context.Background(), m, Options{Backend: BackendNative, TimeLimit: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n.Status != Optimal && n.Status != Infeasible && n.Status != Unbounded {
+				continue
+			}
+			want, obj = n.Status, n.Objective
+		}
+		checked++
+		if s.Status != want || (want == Optimal && relDiff(s.Objective, obj) > objTol) {
+			t.Errorf("instance %d: coin %v %g, want %v %g", it, s.Status, s.Objective, want, obj)
+		}
+		if s.Status == Optimal {
+			checkFeasible(t, m, s.X, fmt.Sprint("instance ", it))
+		}
+	}
+	t.Logf("%d MIPs checked", checked)
+}
