@@ -172,6 +172,12 @@ type SearchResult struct {
 // small saves oracle calls; the step doubles on every failure.
 const initialStep = 1.0 / 64
 
+// firstDrop places the first oracle call that far below the cap (as a
+// fraction of it): on the benchmark instances the greedy alone lands 0.2%
+// to 5% under the rounded LP bound, so 5% below is usually feasible and
+// already close.
+const firstDrop = 0.05
+
 // MaxLambda brackets and bisects over breakpoints for the largest λ ≤ ub
 // the oracle accepts. c holds the required counts (all > 0); start is a λ
 // already known to be feasible (zero value: none, λ = 0 is always
@@ -199,6 +205,7 @@ func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64
 	}
 	res.Cap = BreakpointAtMost(ub, c)
 	capR := res.Cap.rat()
+	capR0 := res.Cap.Float()
 	step := initialStep
 	// With a known feasible start the bracket is [start, cap] already:
 	// bisect directly.
@@ -211,7 +218,16 @@ func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64
 			return res, nil
 		}
 		var cand Lambda
-		if res.FailedAt.Den == 0 {
+		if res.FailedAt.Den == 0 && res.Calls == 0 && !accepted {
+			// First call without a known feasible point: just below the
+			// cap, where a good packer usually succeeds, so the search
+			// holds a good λ after one call even if the budget allows
+			// no second; the cap is tested next.
+			cand = snapUp(capR0*(1-firstDrop), c)
+			if cand.rat().Cmp(capR) > 0 || cand.rat().Cmp(lo.rat()) <= 0 {
+				cand = res.Cap
+			}
+		} else if res.FailedAt.Den == 0 {
 			cand = res.Cap
 		} else {
 			loF, hiF := lo.Float(), res.FailedAt.Float()

@@ -137,6 +137,21 @@ func (m *model) simpleBound() float64 {
 // Σ fixed (the model is always feasible, so no infeasibility proof is
 // needed from the LP engine).
 func (m *model) relaxation(cls []nodeClass, fixed []int64) (lpm *lp.Model, xv [][]int, lam int) {
+	if m.classCap == nil {
+		// ubx[g][k]: how many of group g fit class k's nodes one by one.
+		m.classCap = make([][]float64, len(m.groups))
+		for g := range m.groups {
+			m.classCap[g] = make([]float64, len(cls))
+			for k, cl := range cls {
+				if !m.allowed[g][cl.nodes[0]] {
+					continue
+				}
+				for _, n := range cl.nodes {
+					m.classCap[g][k] += m.perNode(g, n)
+				}
+			}
+		}
+	}
 	lpm = lp.NewModel()
 	lpm.Maximize = true
 	lam = -1
@@ -170,10 +185,7 @@ func (m *model) relaxation(cls []nodeClass, fixed []int64) (lpm *lp.Model, xv []
 			if !m.allowed[g][cl.nodes[0]] {
 				continue
 			}
-			ubx := 0.0
-			for _, n := range cl.nodes {
-				ubx += m.perNode(g, n)
-			}
+			ubx := m.classCap[g][k]
 			x := lpm.AddVar("x_"+strconv.Itoa(g)+"_"+strconv.Itoa(k), 0, ubx, 0, false)
 			xv[g][k] = x
 			demand[g] = append(demand[g], x)

@@ -48,9 +48,10 @@ type model struct {
 	shapeIdx  map[string]int
 	appIdx    map[string]int
 	hasGarbo  bool
-	lp        *lpGuide // LP solution from upperBound (nil if the LP failed)
-	lpBound   float64  // the plain LP relaxation's λ (before rounding counts)
-	changeMax int      // ⌊f·N⌋ for incremental replans, N otherwise
+	lp        *lpGuide    // LP solution from upperBound (nil if the LP failed)
+	lpBound   float64     // the plain LP relaxation's λ (before rounding counts)
+	classCap  [][]float64 // per group and node class, containers that fit (LP column bounds)
+	changeMax int         // ⌊f·N⌋ for incremental replans, N otherwise
 }
 
 // build validates req semantically and returns the model. Invalid input
