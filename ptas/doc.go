@@ -109,10 +109,14 @@
 //   - local search (localSearch): a greedy start from a cover, then
 //     interchange moves (add one candidate, drop one) evaluated in
 //     O(coverage + candidates·K) per pass from each request's cheapest and
-//     second-cheapest chosen candidate;
+//     second-cheapest chosen candidate (on huge levels, a stride sample of
+//     each chain, so a pass stays around 2·10^6 coverage entries);
 //   - a Lagrangian bound (lagrange): pricing "each request served once" by
 //     λ_j gives L(λ) = Σλ_j + (K most negative Σ_{j∈cov(c)} min(0,
-//     w_j·cost_c − λ_j)) ≤ OPT_rays for every λ; subgradient steps raise it;
+//     w_j·cost_c − λ_j)) ≤ OPT_rays for every λ; subgradient steps raise it.
+//     Along a chain coverage grows one request at a time, so all V_c of a
+//     chain come from one sweep with Fenwick trees (or from direct sums when
+//     merging left few candidates);
 //   - the exact DP the paper sketches (levelDP): take chosen candidates by
 //     increasing cost; a request pays the first that covers it; since
 //     coverage is nested along a chain, what is already covered depends only
