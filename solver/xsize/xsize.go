@@ -288,7 +288,7 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	switch {
 	case res.Optimal:
 		meta.Status = solver.StatusOptimal
-	case res.TimedOut:
+	case res.TimedOut && !(req.Epsilon != nil && out.Reached):
 		meta.Status = solver.StatusTimeout
 	default:
 		meta.Status = solver.StatusFeasible
