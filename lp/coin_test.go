@@ -209,7 +209,7 @@ func TestRandomMIPsCoinWide(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(4242, 4))
 	checked := 0
-	for it := 0; it < 1200; it++ {
+	for it := 0; it < 800; it++ {
 		var m *Model
 		if it%2 == 0 {
 			m = randomPureMIP(rng)
