@@ -385,3 +385,34 @@ func TestDivisibleCertificate(t *testing.T) {
 		t.Fatalf("only %d perturbations tried", rejected)
 	}
 }
+
+// TestIntegerLPMatchesBruteForce: the LP-driven whole-machine method gives
+// the brute-force optimum too (and so agrees with the flow method).
+func TestIntegerLPMatchesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(131, 132))
+	n := 250
+	if testing.Short() {
+		n = 60
+	}
+	for it := 0; it < n; it++ {
+		in := randInstance(r, false, 3, 3, 4)
+		a, err := solveIntegerLP(context.Background(), in)
+		if err != nil {
+			t.Fatalf("instance %d: %v", it, err)
+		}
+		checkValid(t, in, a)
+		if err := Certify(in, a); err != nil {
+			t.Fatalf("instance %d: %v", it, err)
+		}
+		want, _ := bruteInteger(in)
+		if got := ratShares(in, intTotals(a)); cmpLex(got, want) != 0 {
+			t.Fatalf("instance %d: LP %v, brute force %v", it, got, want)
+		}
+		b := solveFlow(t, in)
+		for i := range in.Users {
+			if a.Level[i] != b.Level[i] || a.Capped[i] != b.Capped[i] {
+				t.Fatalf("instance %d user %d: LP level %v capped %v, flow %v %v", it, i, a.Level[i], a.Capped[i], b.Level[i], b.Capped[i])
+			}
+		}
+	}
+}

@@ -40,7 +40,6 @@ func TestBadInput(t *testing.T) {
 		{"current over-allocates", `{"machine_types":[{"name":"t","count":2}],"users":[{"name":"a"},{"name":"b"}],"current":{"a":{"t":2},"b":{"t":1}}}`, solver.KindInvalid, []string{"/machine_types/0"}},
 		{"current over-allocates a machine", `{"machines":[{"name":"m"}],"users":[{"name":"a"},{"name":"b"}],"current":{"a":{"m":0.6},"b":{"m":0.6}}}`, solver.KindInvalid, []string{"/machines/0"}},
 		{"fractional current in integer mode", `{"machine_types":[{"name":"t","count":2}],"users":[{"name":"a"}],"divisible":false,"current":{"a":{"t":0.5}}}`, solver.KindInvalid, []string{"/current/a/t"}},
-		{"lp for whole machines", `{"machine_types":[{"name":"t","count":2}],"users":[{"name":"a"}],"divisible":false,"method":"lp"}`, solver.KindInvalid, []string{"/method"}},
 		{"unknown method", `{"machine_types":[{"name":"t","count":2}],"users":[{"name":"a"}],"method":"simplex"}`, solver.KindSchema, []string{"/method"}},
 		{"several at once", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a","allowed":["x"]},{"name":"a","allowed":["y"]}]}`, solver.KindInvalid, []string{"/users/0/allowed/0", "/users/1/allowed/0", "/users/1/name"}},
 	}

@@ -211,20 +211,24 @@ func (h *keyHeap) Pop() any {
 	return x
 }
 
-func solveIntegerFlow(ctx context.Context, in *Instance) (*Allocation, error) {
-	a := newAllocation(in)
+// newIntSolver sets each user's unit limit: ⌊demand⌋ or the machines it
+// can reach, whichever is smaller.
+func newIntSolver(in *Instance) *intSolver {
 	s := &intSolver{in: in, lim: make([]int64, len(in.Users)), byDemand: make([]bool, len(in.Users))}
 	for i, u := range in.Users {
-		var reach int64
-		for _, t := range u.Allowed {
-			reach += in.Types[t].Cap
-		}
+		reach := reachOf(in, i)
 		s.lim[i] = reach
 		if u.Demand < float64(reach) {
 			s.lim[i] = int64(u.Demand)
 			s.byDemand[i] = true
 		}
 	}
+	return s
+}
+
+func solveIntegerFlow(ctx context.Context, in *Instance) (*Allocation, error) {
+	a := newAllocation(in)
+	s := newIntSolver(in)
 	cs := buildClasses(in)
 	alive := make([]bool, len(in.Types))
 	var unbounded int64 = 1

@@ -10,8 +10,9 @@
 //
 //   - divisible machines by parametric max-flow (divisible.go) or by the
 //     paper's iterative LP, Algorithm 1 (lp.go); both agree within 1e-9;
-//   - whole machines by a batched greedy that is exact for this objective
-//     (integer.go), checked against brute force;
+//   - whole machines by a batched greedy that is exact for this objective,
+//     with max-flow (integer.go) or LP (lpint.go) feasibility tests,
+//     checked against brute force;
 //   - every answer re-proved optimal at run time by an exchange-path
 //     certificate (certify.go);
 //   - with a current allocation, the optimal allocation that moves the
@@ -61,9 +62,6 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	method := req.Method
 	if method == "" {
 		method = MethodFlow
-	}
-	if method == MethodLP && !in.Divisible {
-		return nil, solver.Meta{}, solver.Invalid("/method", "method lp computes divisible allocations (the paper's Algorithm 1); use method flow for whole machines")
 	}
 	res, meta, err := SolveInstance(ctx, in, method, opts.Seed)
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && machineCount(in) <= ChoosyMaxMachines {
@@ -122,8 +120,10 @@ func SolveAllocation(ctx context.Context, in *Instance, method string) (*Allocat
 		err error
 	)
 	switch {
-	case method == MethodLP:
+	case method == MethodLP && in.Divisible:
 		a, err = solveDivisibleLP(ctx, in)
+	case method == MethodLP:
+		a, err = solveIntegerLP(ctx, in)
 	case in.Divisible:
 		a, err = solveDivisibleFlow(ctx, in)
 	default:
