@@ -48,9 +48,8 @@ type Row struct {
 	SolverLevels  int
 }
 
-// RunCase generates one instance and solves it through a Runner, as the
-// service would.
-func RunCase(ctx context.Context, requests, dims, k int, budget time.Duration, eps float64, seed int64) (Row, error) {
+// Request generates one benchmark request body.
+func Request(requests, dims, k int, budget time.Duration, eps float64, seed int64) ([]byte, error) {
 	params := map[string]string{
 		"requests": strconv.Itoa(requests), "distinct": strconv.Itoa(Distinct), "dims": strconv.Itoa(dims),
 		"k": strconv.Itoa(k), "budget_ms": strconv.FormatInt(budget.Milliseconds(), 10),
@@ -60,9 +59,15 @@ func RunCase(ctx context.Context, requests, dims, k int, budget time.Duration, e
 	}
 	req, err := xs.Generate(seed, params)
 	if err != nil {
-		return Row{}, err
+		return nil, err
 	}
-	raw, err := json.Marshal(req)
+	return json.Marshal(req)
+}
+
+// RunCase generates one instance and solves it through a Runner, as the
+// service would, then once more with ptas.Solve alone.
+func RunCase(ctx context.Context, requests, dims, k int, budget time.Duration, eps float64, seed int64) (Row, error) {
+	raw, err := Request(requests, dims, k, budget, eps, seed)
 	if err != nil {
 		return Row{}, err
 	}

@@ -6,21 +6,42 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xflex/xflex/solver"
+	xs "github.com/xflex/xflex/solver/xsize"
 )
 
 // BenchmarkTarget2D is the target: 2D, 10,000 requests, K = 8,
-// ε = 0.05 (budget 10 s so the time to reach it is what is measured).
+// ε = 0.05 (budget 10 s so the time to reach it is what is measured),
+// through the Runner as the service runs it; ns/op is the time per solve
+// including request decoding and validation.
 func BenchmarkTarget2D(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		row, err := RunCase(context.Background(), 10000, 2, 8, 10*time.Second, 0.05, int64(i%5+1))
+	r, err := solver.NewRunner([]solver.Problem{xs.Problem()}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var raws [][]byte
+	for s := int64(1); s <= 5; s++ {
+		raw, err := Request(10000, 2, 8, 10*time.Second, 0.05, s)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if row.Epsilon > 0.05 {
-			b.Fatalf("ε %v not reached", row.Epsilon)
-		}
-		b.ReportMetric(row.Epsilon, "ε")
+		raws = append(raws, raw)
 	}
+	b.ResetTimer()
+	worst := 0.0
+	for i := 0; i < b.N; i++ {
+		resp, err := r.Run(context.Background(), "xsize", raws[i%len(raws)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		res := resp.Result.(*xs.Result)
+		if !res.Reached {
+			b.Fatalf("ε %v not reached", res.Epsilon)
+		}
+		worst = max(worst, res.Epsilon)
+	}
+	b.ReportMetric(worst, "worst-ε")
 }
 
 // BenchmarkAnytime1s reports the ε reached in a 1 s budget per dimension
