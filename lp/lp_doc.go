@@ -36,7 +36,7 @@
 //     pricing with a Bland fallback against cycling, and depth-first branch
 //     and bound for MIPs (native.go) with a rounding heuristic, a node limit
 //     of 200,000 and the deadline. Dense O(rows²) work per pivot: fine up to
-//     a few hundred rows; the MIP search re-solves each node's LP from
+//     a few hundred rows, refused (Status Failed) beyond 4,000; the MIP search re-solves each node's LP from
 //     scratch, so it is meant for small MIPs. It is deterministic.
 //
 // With CGO_ENABLED=0 only "native" exists and is the default;
@@ -65,7 +65,8 @@
 // minimisation): equal to Objective for an optimal LP, CBC's best possible
 // value or the native search's best open node for a MIP. With MIPGap > 0 a
 // MIP is reported Optimal once the gap is closed to within MIPGap
-// (relative), and Bound then shows the remaining gap.
+// (relative), and Bound then shows the remaining gap; Solution.Gap computes
+// it.
 //
 // # Duals
 //

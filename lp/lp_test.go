@@ -915,3 +915,34 @@ func TestQuirkMIPs(t *testing.T) {
 		t.Errorf("enumeration: %g %v, want 9", best, ok)
 	}
 }
+
+func TestGapAndRowCap(t *testing.T) {
+	cases := []struct {
+		s    *Solution
+		want float64
+	}{
+		{&Solution{Status: Optimal, Objective: 10, Bound: 10}, 0},
+		{&Solution{Status: Feasible, Objective: 10, Bound: 12}, 0.2},
+		{&Solution{Status: Feasible, Objective: 0.5, Bound: 0}, 0.5},
+		{&Solution{Status: Feasible, Objective: 3, Bound: math.Inf(1)}, math.NaN()},
+		{&Solution{Status: Infeasible, Objective: math.NaN(), Bound: math.NaN()}, math.NaN()},
+		{nil, math.NaN()},
+	}
+	for k, tc := range cases {
+		got := tc.s.Gap()
+		if (math.IsNaN(tc.want) != math.IsNaN(got)) || (!math.IsNaN(got) && math.Abs(got-tc.want) > 1e-12) {
+			t.Errorf("case %d: Gap() = %g, want %g", k, got, tc.want)
+		}
+	}
+	// The native engine refuses models beyond its dense limit instead of
+	// allocating rows² memory.
+	m := NewModel()
+	x := m.AddVar("x", 0, 1, 1, false)
+	for i := 0; i <= nativeMaxRows; i++ {
+		m.AddRow("r", []int{x}, []float64{1}, -Inf, 1)
+	}
+	s, err := Solve(context.Background(), m, Options{Backend: BackendNative})
+	if err != nil || s.Status != Failed {
+		t.Errorf("native on %d rows: %v %v, want failed", len(m.Rows), s, err)
+	}
+}

@@ -55,6 +55,10 @@ const (
 	// refactorEvery bounds the number of product-form updates of the
 	// inverse before it is rebuilt from the basis columns.
 	refactorEvery = 100
+	// nativeMaxRows caps the rows the dense engine accepts: its explicit
+	// basis inverse takes 8·rows² bytes (128 MB at 4,000 rows) and O(rows²)
+	// work per pivot. Larger models get Status Failed; use the coin backend.
+	nativeMaxRows = 4000
 	// degenerateStreak is the number of consecutive zero-length pivots
 	// after which Bland's rule takes over.
 	degenerateStreak = 30
@@ -123,6 +127,9 @@ type simplex struct {
 // solveLP solves p with structural bounds colLo/colUp. A zero deadline
 // means none; ctx cancellation is polled every few pivots.
 func solveLP(ctx context.Context, p *lpProblem, colLo, colUp []float64, deadline time.Time) lpResult {
+	if p.m > nativeMaxRows {
+		return lpResult{status: Failed}
+	}
 	s := &simplex{p: p, m: p.m, n: p.n, nt: p.n + 2*p.m, ctx: ctx, dl: deadline}
 	s.maxIt = 50*(s.m+s.n) + 10000
 	s.lo = make([]float64, s.nt)
