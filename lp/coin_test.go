@@ -5,6 +5,7 @@ package lp
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -255,4 +256,46 @@ func TestRandomMIPsCoinWide(t *testing.T) {
 		}
 	}
 	t.Logf("%d MIPs checked, %d undecided within the limit", checked, undecided)
+}
+
+// TestBadlyScaledLPsCoinVsNative rescales random LPs' rows and columns by
+// factors 10^-2..10^2 each (coefficients spread over eight orders of
+// magnitude) and demands the same agreement as for well-scaled ones.
+func TestBadlyScaledLPsCoinVsNative(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 4))
+	for it := 0; it < 200; it++ {
+		m := randomLP(rng, 25, false)
+		cs := make([]float64, len(m.Vars))
+		for j := range m.Vars {
+			cs[j] = math.Pow(10, float64(rng.IntN(5)-2))
+			m.Vars[j].Cost *= cs[j]
+			m.Vars[j].Lower /= cs[j]
+			m.Vars[j].Upper /= cs[j]
+		}
+		for i := range m.Rows {
+			rs := math.Pow(10, float64(rng.IntN(5)-2))
+			for k, j := range m.Rows[i].Index {
+				m.Rows[i].Coef[k] *= cs[j] * rs
+			}
+			m.Rows[i].Lower *= rs
+			m.Rows[i].Upper *= rs
+		}
+		c, n := solveBoth(t, m, Options{})
+		label := fmt.Sprintf("instance %d", it)
+		if c.Status != n.Status {
+			t.Errorf("%s: coin %v, native %v", label, c.Status, n.Status)
+			continue
+		}
+		if c.Status != Optimal {
+			continue
+		}
+		if relDiff(c.Objective, n.Objective) > objTol {
+			t.Errorf("%s: objectives coin %.12g native %.12g", label, c.Objective, n.Objective)
+		}
+		for _, s := range []*Solution{c, n} {
+			if err := Verify(m, s, VerifyTol); err != nil {
+				t.Errorf("%s %s: %v", label, s.Backend, err)
+			}
+		}
+	}
 }
