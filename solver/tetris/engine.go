@@ -108,6 +108,35 @@ type Group struct {
 
 	cursor int // every member before it is placed
 	round  int // rounds seen, for deadAt
+	// skip, when set (groups without ByMachine, rebuilt each round), maps a
+	// member index to the next member not yet placed or dead this round,
+	// with path compression, so scans never revisit them.
+	skip []int32
+}
+
+// nextLive is the first member at or after i not known placed or dead in
+// this round (len(Members) if none).
+func (g *Group) nextLive(i int) int {
+	if g.skip == nil || i >= len(g.Members) {
+		return i
+	}
+	root := i
+	for int(g.skip[root]) != root {
+		root = int(g.skip[root])
+	}
+	for int(g.skip[i]) != root {
+		nx := int(g.skip[i])
+		g.skip[i] = int32(root)
+		i = nx
+	}
+	return root
+}
+
+// removeLive drops member i from the skip structure.
+func (g *Group) removeLive(i int) {
+	if g.skip != nil {
+		g.skip[i] = int32(i + 1)
+	}
 }
 
 // Job is the per-job state a round reads and updates.
@@ -243,6 +272,7 @@ type round struct {
 	ndc      [][]float64
 	ndBuf    [][]float64
 	ndRemote []bool
+	sorted   [][]int // per resource: groups by demand (see byDemand)
 }
 
 func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
@@ -267,7 +297,18 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		r.pend[g.Job] += g.Count
 		g.round++
 		if g.ByMachine != nil {
+			g.skip = nil
 			continue
+		}
+		if g.Members != nil {
+			// Skip pointers over placed and dead members for this round.
+			g.skip = make([]int32, len(g.Members)+1)
+			for mi := range g.skip {
+				g.skip[mi] = int32(mi)
+				if mi < len(g.Members) && g.Members[mi].placed {
+					g.skip[mi] = int32(mi + 1)
+				}
+			}
 		}
 		for mi := range g.Members {
 			mem := &g.Members[mi]
@@ -478,14 +519,40 @@ func (r *round) offer(c cand) {
 func (r *round) fill(m int, out []Placement) []Placement {
 	r.fills++
 	alive := r.alive[:0]
-	for gi, g := range r.gs {
-		if g.Count > 0 {
-			alive = append(alive, gi)
+	// Pre-filter: a group fits m only if its base demand (placement only
+	// adds input bandwidth to it) fits m's free amount of the scarcest
+	// checked resource; byDemand lists groups by that demand, so the
+	// candidates are a prefix found by binary search.
+	free := r.ms[m].Free
+	scarce, frac := -1, math.Inf(1)
+	for k := 0; k < r.d; k++ {
+		if r.mask[k] && r.ms[m].Cap[k] > 0 {
+			if f := free[k] / r.ms[m].Cap[k]; f < frac {
+				scarce, frac = k, f
+			}
+		}
+	}
+	lim := math.Inf(1)
+	if scarce >= 0 {
+		byD := r.byDemand(scarce)
+		lim = free[scarce] + vecpack.FitTol*math.Max(1, math.Abs(free[scarce]))
+		n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
+		for _, gi := range byD[:n] {
+			if r.gs[gi].Count > 0 {
+				alive = append(alive, gi)
+			}
+		}
+	} else {
+		for gi, g := range r.gs {
+			if g.Count > 0 {
+				alive = append(alive, gi)
+			}
 		}
 	}
 	loc := r.loc[:0]
 	for _, gm := range r.local[m] {
-		if !r.gs[gm[0]].Members[gm[1]].placed {
+		g := r.gs[gm[0]]
+		if !g.Members[gm[1]].placed && (scarce < 0 || g.Demand[scarce] <= lim) {
 			loc = append(loc, gm)
 		}
 	}
@@ -540,7 +607,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			// the same demand on m (members on m come from the local
 			// index above).
 			drop := false
-			for mi := g.cursor; mi < len(g.Members); mi++ {
+			for mi := g.nextLive(g.cursor); mi < len(g.Members); mi = g.nextLive(mi + 1) {
 				mem := &g.Members[mi]
 				if mem.placed {
 					if mi == g.cursor {
@@ -557,6 +624,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 				c, fail := r.eval(gi, mi, m, false)
 				if fail == failRemote {
 					mem.deadAt = g.round
+					g.removeLive(mi)
 					continue
 				}
 				if fail == failLocal {
@@ -617,6 +685,23 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	}
 }
 
+// byDemand returns the group indices sorted by demand of resource k (ties
+// by index), built once per round per resource.
+func (r *round) byDemand(k int) []int {
+	if r.sorted == nil {
+		r.sorted = make([][]int, r.d)
+	}
+	if r.sorted[k] == nil {
+		idx := make([]int, len(r.gs))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return r.gs[idx[a]].Demand[k] < r.gs[idx[b]].Demand[k] })
+		r.sorted[k] = idx
+	}
+	return r.sorted[k]
+}
+
 // shareLess orders jobs by dominant share, ties by index.
 func (r *round) shareLess(a, b int) bool {
 	sa, sb := r.sh[a], r.sh[b]
@@ -667,6 +752,7 @@ func (r *round) apply(c cand, m int, share float64, rank int) Placement {
 	var inputs []Input
 	if c.mi >= 0 {
 		g.Members[c.mi].placed = true
+		g.removeLive(c.mi)
 		inputs = g.Members[c.mi].Inputs
 	}
 	dem := make([]float64, r.d)
