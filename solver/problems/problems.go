@@ -6,6 +6,7 @@ package problems
 import (
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/cmmf"
+	"github.com/xflex/xflex/solver/fairshare"
 	"github.com/xflex/xflex/solver/flex"
 	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
 	tetrissimulate "github.com/xflex/xflex/solver/tetris/simulate"
@@ -13,16 +14,16 @@ import (
 	"github.com/xflex/xflex/solver/xsize"
 )
 
-// All returns every problem, in the order they are listed in help output.
+// All returns every problem, in issue order (the order of the API docs).
 // Each solver subpackage contributes one line: pkg.Problem().
 func All() []solver.Problem {
 	return []solver.Problem{
-		// problem list: one line per solver subpackage, e.g. cmmf.Problem(),
 		cmmf.Problem(),
+		flex.Problem(),
+		fairshare.Problem(),
+		xsize.Problem(),
+		xselect.Problem(),
 		tetrisassign.Problem(),
 		tetrissimulate.Problem(),
-		flex.Problem(),
-		xselect.Problem(),
-		xsize.Problem(),
 	}
 }
