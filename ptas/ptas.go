@@ -31,6 +31,8 @@ type Options struct {
 	// other exact paths).
 	NoMIP bool
 	NoDP  bool
+	// NoJoins skips the grid-join level (tests of the ray levels).
+	NoJoins bool
 	// MaxCandidates skips (and stops at) levels whose chains × requests
 	// exceed it; 0 means DefaultMaxCandidates.
 	MaxCandidates int
@@ -300,6 +302,20 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 		finish(res, ctx)
 		return res, nil
 	}
+	// Small grids of request coordinates: the p-median over the grid joins
+	// is the exact problem (ρ = 1), so its bound needs no division by ρ.
+	if !opts.NoJoins {
+		if joins, covers := GridJoins(ctx, in); joins != nil {
+			rp := buildJoinProblem(in, joins, covers, cost)
+			if err := solveProblem(ctx, in, rp, cost, cover, opts, res); err != nil {
+				return nil, err
+			}
+			if res.LowerBound >= res.Cost*(1-optTol) || (opts.Epsilon > 0 && res.Cost <= (1+opts.Epsilon)*res.LowerBound) {
+				finish(res, ctx)
+				return res, nil
+			}
+		}
+	}
 	schedule := DefaultSchedule
 	if opts.Epsilon > 0 {
 		// ρ ≤ 1 + targetShare·ε leaves the bound room to certify the target
@@ -421,6 +437,13 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 	if rp == nil {
 		return nil
 	}
+	return solveProblem(ctx, in, rp, cost, cover, opts, res)
+}
+
+// solveProblem solves one candidate problem (a ray level, or the grid
+// joins with ρ = 1) and folds its answer and bound into res.
+func solveProblem(ctx context.Context, in *Instance, rp *rayProblem, cost func([]float64) float64, cover []int, opts Options, res *Result) error {
+	dirs := rp.dirs
 	stat := LevelStat{Family: dirs.Family, Param: dirs.Param, Rays: dirs.Len(), Rho: dirs.Rho, Candidates: len(rp.cands)}
 	init := make([]int, 0, len(cover))
 	seen := map[int]bool{}

@@ -322,7 +322,7 @@ func TestPTASWithinRho(t *testing.T) {
 				}
 			}
 		}
-		res, err := Solve(ctx, in, Options{Epsilon: eps, Family: fam, ExactLimit: -1})
+		res, err := Solve(ctx, in, Options{Epsilon: eps, Family: fam, ExactLimit: -1, NoJoins: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -473,7 +473,7 @@ func TestSolveCancelled(t *testing.T) {
 	in := randInstance(r, 2, 12, 3, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := Solve(ctx, in, Options{ExactLimit: -1})
+	res, err := Solve(ctx, in, Options{ExactLimit: -1, NoJoins: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +561,7 @@ func TestKeepsBestLevel(t *testing.T) {
 	worseSeen := false
 	for it := 0; it < 150; it++ {
 		in := randInstance(r, 2, 6+r.IntN(8), 2+r.IntN(3), false)
-		res, err := Solve(context.Background(), in, Options{NoMIP: it%2 == 0, ExactLimit: -1})
+		res, err := Solve(context.Background(), in, Options{NoMIP: it%2 == 0, ExactLimit: -1, NoJoins: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -619,7 +619,7 @@ func TestLevelBoundsHonest(t *testing.T) {
 			continue
 		}
 		eps := []float64{0.5, 0.25}[it%2]
-		res, err := Solve(ctx, in, Options{Epsilon: eps, NoDP: true, ExactLimit: -1, MaxIter: 5 + it%20})
+		res, err := Solve(ctx, in, Options{Epsilon: eps, NoDP: true, ExactLimit: -1, MaxIter: 5 + it%20, NoJoins: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -702,7 +702,7 @@ func TestMaxFitPaperClaimNeedsOneNode(t *testing.T) {
 func TestManyDimensionsFallback(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	in := randInstance(r, 6, 40, 4, true)
-	res, err := Solve(context.Background(), in, Options{MaxCandidates: 200000, ExactLimit: -1})
+	res, err := Solve(context.Background(), in, Options{MaxCandidates: 200000, ExactLimit: -1, NoJoins: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -713,4 +713,47 @@ func TestManyDimensionsFallback(t *testing.T) {
 		t.Fatalf("cost %v bound %v levels %+v", res.Cost, res.LowerBound, res.Levels)
 	}
 	checkShapes(t, in, res)
+}
+
+// The grid joins contain an optimal solution: the join level alone finds
+// the exact optimum (with the MIP) on random small instances, and every
+// shape of Exact's optimum is a grid join.
+func TestGridJoinsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	ctx := context.Background()
+	for it := 0; it < 150; it++ {
+		d := 2 + it%3
+		in := randInstance(r, d, 5+r.IntN(6), 1+r.IntN(4), it%3 == 1)
+		if len(MinShapes(in, in.K)) > in.K {
+			continue
+		}
+		shapes, _, opt, err := Exact(in, Cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		joins, _ := GridJoins(ctx, in)
+		keys := map[string]bool{}
+		for _, s := range joins {
+			keys[vecKey(s)] = true
+		}
+		for _, s := range shapes {
+			if !keys[vecKey(s)] {
+				t.Fatalf("it %d: optimal shape %v is not among the %d grid joins", it, s, len(joins))
+			}
+		}
+		res, err := Solve(ctx, in, Options{ExactLimit: -1, NoDP: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.LowerBound > opt*(1+testTol) || res.Cost < opt*(1-testTol) {
+			t.Fatalf("it %d: cost %v bound %v, OPT %v", it, res.Cost, res.LowerBound, opt)
+		}
+		if len(res.Levels) == 0 || res.Levels[0].Family != FamilyJoins {
+			t.Fatalf("it %d: no join level: %+v", it, res.Levels)
+		}
+		if !res.Optimal || math.Abs(res.Cost-opt) > 1e-6*opt {
+			t.Fatalf("it %d: join level gave %v (optimal %v), OPT %v: %+v", it, res.Cost, res.Optimal, opt, res.Levels)
+		}
+		checkShapes(t, in, res)
+	}
 }

@@ -41,6 +41,9 @@ type rayProblem struct {
 	// full[n] is a candidate covering every request that fits node n
 	// (n = 0 when there are no node types).
 	full []int
+	// points, when set, gives each chain's single candidate explicitly
+	// (the grid-join problem); otherwise points lie on the chain's ray.
+	points [][]float64
 }
 
 func (rp *rayProblem) members(c int) []int32 {
@@ -51,6 +54,9 @@ func (rp *rayProblem) members(c int) []int32 {
 // point is candidate c's shape in normalized units.
 func (rp *rayProblem) point(c int) []float64 {
 	cd := rp.cands[c]
+	if rp.points != nil {
+		return append([]float64(nil), rp.points[cd.chain]...)
+	}
 	ch := &rp.chains[cd.chain]
 	return rp.pointAt(ch, ch.level[cd.p-1], make([]float64, len(rp.dirs.Vecs[ch.ray])))
 }
