@@ -126,6 +126,18 @@
 //     candidates the Lagrangian bound cannot exclude (forcing c open bounds
 //     the cost by L − V_K + V_c; above the incumbent, c is dropped).
 //
+// # The grid-join level (ρ = 1)
+//
+// Some optimal solution uses only grid joins: points of the grid of request
+// coordinates that are the join of the requests they dominate (and fit a
+// node type) — see Exact. When that grid is small, which is the common case
+// for real profiles whose resources take few values (cores in powers of
+// two, memory in GB steps), GridJoins enumerates the joins and the same
+// p-median machinery (local search, Lagrangian bound, MIP) runs on them as
+// one more level with ρ = 1: its bound bounds OPT directly. Solve runs it
+// before the ray levels and stops there when it proves the optimum or the
+// asked ε.
+//
 // # Anytime refinement and the guarantee
 //
 // Solve runs levels of decreasing ε (DefaultSchedule, or the asked ε then
