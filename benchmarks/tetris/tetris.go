@@ -67,7 +67,7 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 		machines int
 	}{{"1x load", wl.machines}, {"4x load", max(1, wl.machines/4)}} {
 		for _, hz := range []float64{3600, 0} {
-			if err := reportSim(ctx, w, wl, load.name, load.machines, hz, 0); err != nil {
+			if err := reportSim(ctx, w, wl, load.name, load.machines, hz, 0, false); err != nil {
 				return err
 			}
 		}
@@ -75,9 +75,14 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 	// Over-allocation with a throughput penalty (seeks, incast): an
 	// over-allocated disk or NIC delivers c/(1 + 0.5·(u/c − 1)).
 	for _, hz := range []float64{3600, 0} {
-		if err := reportSim(ctx, w, wl, "4x load", max(1, wl.machines/4), hz, ReportInterference); err != nil {
+		if err := reportSim(ctx, w, wl, "4x load", max(1, wl.machines/4), hz, ReportInterference, false); err != nil {
 			return err
 		}
+	}
+	// Map tasks reading their input blocks from seeded machines: remote
+	// reads load the network and the input machine's disks.
+	if err := reportSim(ctx, w, wl, "4x load", max(1, wl.machines/4), 3600, 0, true); err != nil {
+		return err
 	}
 	return reportFairness(ctx, w, wl, max(1, wl.machines/4))
 }
@@ -185,8 +190,14 @@ var policies = []string{simulate.PolicyTetris, simulate.PolicyDRF, simulate.Poli
 // ReportInterference is the contention penalty of the report's last tables.
 const ReportInterference = 0.5
 
-func reportSim(ctx context.Context, w io.Writer, wl workload, load string, machines int, horizon, interference float64) error {
+func reportSim(ctx context.Context, w io.Writer, wl workload, load string, machines int, horizon, interference float64, inputs bool) error {
 	req := simulate.GenerateRequest(rand.New(rand.NewPCG(Seed, 1)), wl.jobs, machines, wl.size, horizon, simulate.PolicyTetris)
+	if inputs {
+		seed := int64(Seed)
+		req.Seed = &seed
+		simulate.WithInputs(req)
+		load += ", map inputs on seeded machines"
+	}
 	if interference > 0 {
 		req.Interference = &interference
 		load += fmt.Sprintf(", interference %g", interference)

@@ -12,7 +12,9 @@ import (
 // Generate builds a trace like the paper's deployment workload (§5.1):
 // params "jobs" (default 10), "machines" (default 10), "size" (task-count
 // scale, 1 = the paper's couple-thousand / thousand / hundreds classes,
-// default 0.05), "horizon" (arrival window in seconds, default 3600) and
+// default 0.05), "horizon" (arrival window in seconds, default 3600),
+// "locality" (1: map tasks read their block through input_rate from a
+// machine drawn from the seed instead of local disk; default 0) and
 // "policy" (default tetris).
 func Generate(seed int64, params map[string]string) (any, error) {
 	num := func(k string, def float64) (float64, error) {
@@ -45,11 +47,36 @@ func Generate(seed int64, params map[string]string) (any, error) {
 	if nm < 1 {
 		return nil, fmt.Errorf("param machines: need at least 1")
 	}
+	loc, err := num("locality", 0)
+	if err != nil {
+		return nil, err
+	}
 	pol := params["policy"]
 	if pol == "" {
 		pol = PolicyTetris
 	}
-	return GenerateRequest(rand.New(rand.NewPCG(uint64(seed), 0x51a1a7e)), int(nj), int(nm), size, hz, pol), nil
+	req := GenerateRequest(rand.New(rand.NewPCG(uint64(seed), 0x51a1a7e)), int(nj), int(nm), size, hz, pol)
+	if loc > 0 {
+		WithInputs(req)
+		req.Seed = &seed
+	}
+	return req, nil
+}
+
+// WithInputs turns every job's first stage (the maps) into input readers:
+// its disk-read demand becomes input_rate, read from the block's machine.
+func WithInputs(req *Request) {
+	for j := range req.Jobs {
+		st := &req.Jobs[j].Stages[0]
+		dem := map[string]float64{}
+		for r, x := range st.Demand {
+			if r != "disk_read" {
+				dem[r] = x
+			}
+		}
+		st.InputRate = st.Demand["disk_read"]
+		st.Demand = dem
+	}
 }
 
 // GenerateRequest is Generate with parsed parameters.
