@@ -35,9 +35,10 @@
 //     dense explicit basis inverse (native_simplex.go), Dantzig partial
 //     pricing with a Bland fallback against cycling, and depth-first branch
 //     and bound for MIPs (native.go) with a rounding heuristic, a node limit
-//     of 200,000 and the deadline. Dense O(rows²) work per pivot: fine up to
-//     a few hundred rows, refused (Status Failed) beyond 4,000; the MIP search re-solves each node's LP from
-//     scratch, so it is meant for small MIPs. It is deterministic.
+//     of 200,000 and the deadline; node LPs start from the parent's optimal
+//     basis. Dense O(rows²) work per pivot: fine up to a few hundred rows,
+//     refused (Status Failed) beyond 4,000; the search has no cuts, so it is
+//     meant for small MIPs. It is deterministic.
 //
 // With CGO_ENABLED=0 only "native" exists and is the default;
 // BackendByName("coin") returns ErrNoBackend. The tests that need COIN-OR

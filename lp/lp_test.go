@@ -946,3 +946,63 @@ func TestGapAndRowCap(t *testing.T) {
 		t.Errorf("native on %d rows: %v %v, want failed", len(m.Rows), s, err)
 	}
 }
+
+// TestWarmStartMatchesCold re-solves random LPs after a branching-style
+// bound change on a basic column, once from the parent's optimal basis and
+// once from scratch: statuses and objectives must agree, and the warm start
+// must actually be taken (not fall back) in most cases.
+func TestWarmStartMatchesCold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 5))
+	tried, warmTaken := 0, 0
+	for it := 0; it < 400; it++ {
+		m := randomLP(rng, 15, false)
+		p := newLPProblem(m)
+		lo := make([]float64, p.n)
+		up := make([]float64, p.n)
+		for j, v := range m.Vars {
+			lo[j], up[j] = v.Lower, v.Upper
+		}
+		root := solveLP(context.Background(), p, lo, up, time.Time{}, nil)
+		if root.status != Optimal {
+			continue
+		}
+		// Branch on the first basic structural column strictly inside its
+		// bounds: x ≤ value − 0.5 or x ≥ value + 0.5.
+		j := -1
+		for _, b := range root.warm.basis {
+			if b < p.n && root.x[b] > lo[b]+1 && root.x[b] < up[b]-1 {
+				j = b
+				break
+			}
+		}
+		if j < 0 {
+			continue
+		}
+		for _, down := range []bool{true, false} {
+			clo := append([]float64(nil), lo...)
+			cup := append([]float64(nil), up...)
+			if down {
+				cup[j] = root.x[j] - 0.5
+			} else {
+				clo[j] = root.x[j] + 0.5
+			}
+			cold := solveLP(context.Background(), p, clo, cup, time.Time{}, nil)
+			warm := solveLP(context.Background(), p, clo, cup, time.Time{}, root.warm)
+			tried++
+			if _, ok := newSimplex(context.Background(), p, clo, cup, time.Time{}).solveWarm(root.warm); ok {
+				warmTaken++
+			}
+			if cold.status != warm.status {
+				t.Errorf("instance %d: cold %v, warm %v", it, cold.status, warm.status)
+				continue
+			}
+			if cold.status == Optimal && relDiff(cold.obj, warm.obj) > objTol {
+				t.Errorf("instance %d: cold %g, warm %g", it, cold.obj, warm.obj)
+			}
+		}
+	}
+	if tried < 50 || warmTaken < tried*9/10 {
+		t.Errorf("warm start taken %d of %d times", warmTaken, tried)
+	}
+	t.Logf("warm start taken %d of %d", warmTaken, tried)
+}

@@ -16,8 +16,8 @@ const (
 	// practice and well above the LP's own error on small models.
 	prunePrecision = 1e-9
 	// nativeNodeLimit caps the branch-and-bound nodes of one native solve;
-	// each node re-solves its LP from scratch, so the native MIP is meant
-	// for small models (the coin backend handles real ones).
+	// the search has no cuts and a dense LP per node, so the native MIP is
+	// meant for small models (the coin backend handles real ones).
 	nativeNodeLimit = 200000
 	// roundingEvery: the rounding heuristic runs at the root and then at
 	// every roundingEvery-th node; it costs one LP over the continuous
@@ -65,7 +65,7 @@ func (nativeBackend) Solve(ctx context.Context, m *Model, opts Options) (*Soluti
 }
 
 func nativeLP(ctx context.Context, m *Model, p *lpProblem, lo, up []float64, deadline time.Time) *Solution {
-	r := solveLP(ctx, p, lo, up, deadline)
+	r := solveLP(ctx, p, lo, up, deadline, nil)
 	if r.status != Optimal {
 		sol := limitSolution("")
 		sol.Status = r.status
@@ -92,6 +92,7 @@ func nativeLP(ctx context.Context, m *Model, p *lpProblem, lo, up []float64, dea
 type bbNode struct {
 	lo, up []float64
 	bound  float64
+	warm   *warmStart // the parent's optimal basis
 }
 
 // nativeMIP is depth-first branch and bound. Branching variable: the
@@ -174,7 +175,7 @@ func branchAndBound(ctx context.Context, m *Model, p *lpProblem, lo, up []float6
 		if prune(nd.bound) {
 			continue
 		}
-		r := solveLP(ctx, p, nd.lo, nd.up, deadline)
+		r := solveLP(ctx, p, nd.lo, nd.up, deadline, nd.warm)
 		nodes++
 		switch r.status {
 		case Infeasible:
@@ -234,9 +235,9 @@ func branchAndBound(ctx context.Context, m *Model, p *lpProblem, lo, up []float6
 			}
 		}
 		v := r.x[bj]
-		down := bbNode{lo: nd.lo, up: append([]float64(nil), nd.up...), bound: r.obj}
+		down := bbNode{lo: nd.lo, up: append([]float64(nil), nd.up...), bound: r.obj, warm: r.warm}
 		down.up[bj] = math.Floor(v)
-		upn := bbNode{lo: append([]float64(nil), nd.lo...), up: nd.up, bound: r.obj}
+		upn := bbNode{lo: append([]float64(nil), nd.lo...), up: nd.up, bound: r.obj, warm: r.warm}
 		upn.lo[bj] = math.Ceil(v)
 		if v-math.Floor(v) >= 0.5 {
 			stack = append(stack, down, upn)
@@ -275,7 +276,7 @@ func roundingHeuristic(ctx context.Context, m *Model, p *lpProblem, nd bbNode, x
 	}
 	var pt []float64
 	if continuous {
-		res := solveLP(ctx, p, lo, up, deadline)
+		res := solveLP(ctx, p, lo, up, deadline, nil)
 		if res.status != Optimal {
 			return nil, 0, false
 		}

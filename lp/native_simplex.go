@@ -97,6 +97,7 @@ type lpResult struct {
 	y      []float64 // row duals, minimisation sense
 	d      []float64 // reduced costs, minimisation sense
 	iters  int
+	warm   *warmStart // the optimal basis, for warm starts
 }
 
 type simplex struct {
@@ -124,12 +125,32 @@ type simplex struct {
 	dl         time.Time
 }
 
+// warmStart is an optimal basis of the same problem under other column
+// bounds: the basic variable of each position, the artificial signs, and
+// which nonbasic variables sat at their upper bound.
+type warmStart struct {
+	basis   []int
+	sign    []float64
+	atUpper []bool
+}
+
 // solveLP solves p with structural bounds colLo/colUp. A zero deadline
-// means none; ctx cancellation is polled every few pivots.
-func solveLP(ctx context.Context, p *lpProblem, colLo, colUp []float64, deadline time.Time) lpResult {
+// means none; ctx cancellation is polled every few pivots. With warm (the
+// optimal basis of a parent branch-and-bound node) it first tries to start
+// from that basis; when that is not possible it starts cold.
+func solveLP(ctx context.Context, p *lpProblem, colLo, colUp []float64, deadline time.Time, warm *warmStart) lpResult {
 	if p.m > nativeMaxRows {
 		return lpResult{status: Failed}
 	}
+	if warm != nil {
+		if res, ok := newSimplex(ctx, p, colLo, colUp, deadline).solveWarm(warm); ok {
+			return res
+		}
+	}
+	return newSimplex(ctx, p, colLo, colUp, deadline).solveCold()
+}
+
+func newSimplex(ctx context.Context, p *lpProblem, colLo, colUp []float64, deadline time.Time) *simplex {
 	s := &simplex{p: p, m: p.m, n: p.n, nt: p.n + 2*p.m, ctx: ctx, dl: deadline}
 	s.maxIt = 50*(s.m+s.n) + 10000
 	s.lo = make([]float64, s.nt)
@@ -147,6 +168,81 @@ func solveLP(ctx context.Context, p *lpProblem, colLo, colUp []float64, deadline
 	copy(s.up, colUp)
 	copy(s.lo[s.n:], p.rowLo)
 	copy(s.up[s.n:], p.rowUp)
+	return s
+}
+
+// solveWarm starts from a parent's optimal basis. Branching leaves exactly
+// one basic variable outside its new bounds; its violated bound is relaxed
+// to its current value and phase 1 drives it back to the bound (along the
+// segment to any feasible point the variable passes the bound while every
+// other constraint holds, so reaching the bound decides feasibility). With
+// more than one violation, or a singular basis, ok is false and the caller
+// starts cold.
+func (s *simplex) solveWarm(w *warmStart) (res lpResult, ok bool) {
+	copy(s.basis, w.basis)
+	copy(s.sign, w.sign)
+	for j := range s.pos {
+		s.pos[j] = -1
+	}
+	for i, j := range s.basis {
+		s.pos[j] = i
+	}
+	for j := 0; j < s.nt; j++ {
+		if s.pos[j] >= 0 {
+			continue
+		}
+		switch {
+		case w.atUpper[j] && !math.IsInf(s.up[j], 1):
+			s.x[j] = s.up[j]
+		case !math.IsInf(s.lo[j], -1):
+			s.x[j] = s.lo[j]
+		case !math.IsInf(s.up[j], 1):
+			s.x[j] = s.up[j]
+		}
+	}
+	if !s.refactor() {
+		return res, false
+	}
+	viol, target, origLo, origUp := -1, 0.0, 0.0, 0.0
+	for _, j := range s.basis {
+		v := s.x[j]
+		below := v < s.lo[j]-feasTol*(1+math.Abs(s.lo[j]))
+		above := v > s.up[j]+feasTol*(1+math.Abs(s.up[j]))
+		if !below && !above {
+			continue
+		}
+		if viol >= 0 {
+			return res, false
+		}
+		viol, origLo, origUp = j, s.lo[j], s.up[j]
+		if below {
+			target = s.lo[j]
+			s.lo[j], s.up[j], s.c[j] = v, target, -1
+		} else {
+			target = s.up[j]
+			s.lo[j], s.up[j], s.c[j] = target, v, 1
+		}
+	}
+	if viol >= 0 {
+		if st := s.run(true); st != Optimal {
+			if st == TimeLimit {
+				return lpResult{status: st, iters: s.iters}, true
+			}
+			return res, false
+		}
+		if math.Abs(s.x[viol]-target) > feasTol*(1+math.Abs(target)) {
+			return lpResult{status: Infeasible, iters: s.iters}, true
+		}
+		s.x[viol] = target
+		s.lo[viol], s.up[viol], s.c[viol] = origLo, origUp, 0
+	}
+	return s.phase2(), true
+}
+
+// solveCold starts from the all-logical basis with artificials where the
+// starting point violates a row, and runs phase 1 on them.
+func (s *simplex) solveCold() lpResult {
+	p := s.p
 	for j := 0; j < s.n; j++ {
 		s.pos[j] = -1
 		switch {
@@ -207,7 +303,14 @@ func solveLP(ctx context.Context, p *lpProblem, colLo, colUp []float64, deadline
 		a := s.n + s.m + i
 		s.up[a], s.c[a] = 0, 0
 	}
-	copy(s.c, p.cost)
+	return s.phase2()
+}
+
+// phase2 optimises the real cost from a primal feasible basis and packs the
+// result, including the basis for warm starts.
+func (s *simplex) phase2() lpResult {
+	clear(s.c)
+	copy(s.c, s.p.cost)
 	if st := s.run(false); st != Optimal {
 		return lpResult{status: st, iters: s.iters}
 	}
@@ -218,6 +321,10 @@ func solveLP(ctx context.Context, p *lpProblem, colLo, colUp []float64, deadline
 	for j := 0; j < s.n; j++ {
 		res.d[j] = s.c[j] - s.colDot(s.y, j)
 		res.obj += s.c[j] * s.x[j]
+	}
+	res.warm = &warmStart{basis: append([]int(nil), s.basis...), sign: append([]float64(nil), s.sign...), atUpper: make([]bool, s.nt)}
+	for j := 0; j < s.nt; j++ {
+		res.warm.atUpper[j] = s.pos[j] < 0 && !math.IsInf(s.up[j], 1) && s.x[j] == s.up[j] && s.lo[j] != s.up[j]
 	}
 	return res
 }
