@@ -135,8 +135,8 @@
 // two, memory in GB steps), GridJoins enumerates the joins and the same
 // p-median machinery (local search, Lagrangian bound, MIP) runs on them as
 // one more level with ρ = 1: its bound bounds OPT directly. Solve runs it
-// before the ray levels and stops there when it proves the optimum or the
-// asked ε.
+// after the first (coarsest) ray level, with at most half of the remaining
+// budget, and stops there when it proves the optimum or the asked ε.
 //
 // # Anytime refinement and the guarantee
 //

@@ -79,6 +79,10 @@ const lagEnough = 0.02
 // target.
 const targetShare = 0.9
 
+// joinShare is the part of the remaining budget the grid-join level may
+// use, so ray levels still run when the grid is large.
+const joinShare = 0.5
+
 // lagShare is the part of the remaining budget one level's subgradient
 // search may use.
 const lagShare = 0.3
@@ -302,19 +306,27 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 		finish(res, ctx)
 		return res, nil
 	}
-	// Small grids of request coordinates: the p-median over the grid joins
-	// is the exact problem (ρ = 1), so its bound needs no division by ρ.
-	if !opts.NoJoins {
-		if joins, covers := GridJoins(ctx, in); joins != nil {
-			rp := buildJoinProblem(in, joins, covers, cost)
-			if err := solveProblem(ctx, in, rp, cost, cover, opts, res); err != nil {
-				return nil, err
-			}
-			if res.LowerBound >= res.Cost*(1-optTol) || (opts.Epsilon > 0 && res.Cost <= (1+opts.Epsilon)*res.LowerBound) {
-				finish(res, ctx)
-				return res, nil
-			}
+	done := func() bool {
+		return res.LowerBound >= res.Cost*(1-optTol) || (opts.Epsilon > 0 && res.Cost <= (1+opts.Epsilon)*res.LowerBound)
+	}
+	// joinLevel runs once, after the first ray level (so a cheap answer and
+	// bound exist first) with at most joinShare of the remaining budget:
+	// small grids of request coordinates make the p-median over the grid
+	// joins the exact problem (ρ = 1), whose bound needs no division by ρ.
+	joinTried := opts.NoJoins
+	joinLevel := func() error {
+		joinTried = true
+		jctx := ctx
+		if dl, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			jctx, cancel = context.WithTimeout(ctx, time.Duration(float64(time.Until(dl))*joinShare))
+			defer cancel()
 		}
+		joins, covers := GridJoins(jctx, in)
+		if joins == nil {
+			return nil
+		}
+		return solveProblem(jctx, in, buildJoinProblem(in, joins, covers, cost), cost, cover, opts, res)
 	}
 	schedule := DefaultSchedule
 	if opts.Epsilon > 0 {
@@ -358,11 +370,16 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 		if err := solveLevel(lctx, in, dirs, cost, cover, opts, res); err != nil {
 			return nil, err
 		}
-		if res.LowerBound >= res.Cost*(1-optTol) {
+		if done() {
 			break
 		}
-		if opts.Epsilon > 0 && res.Cost <= (1+opts.Epsilon)*res.LowerBound {
-			break
+		if !joinTried && ctx.Err() == nil {
+			if err := joinLevel(); err != nil {
+				return nil, err
+			}
+			if done() {
+				break
+			}
 		}
 		if in.Dim() == 1 {
 			break // one direction, ρ = 1: nothing finer exists
