@@ -48,6 +48,7 @@ func FuzzPrepare(f *testing.F) {
 // TestScenarioSizeLimit: a scenario whose patched inputs would take more
 // than the limit (maxScenarioBytes, lowered here) is refused with 413 before anything is stored.
 func TestScenarioSizeLimit(t *testing.T) {
+	t.Parallel()
 	runner, err := jobtest.Runner(time.Minute)
 	if err != nil {
 		t.Fatal(err)

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,14 +23,20 @@ import (
 // storeURL returns a fresh store of the given kind.
 func storeURL(t *testing.T, kind string) string { return jobtest.Store(t, kind) }
 
-// forEachStore runs f as a subtest against SQLite and PostgreSQL.
+// forEachStore runs f as a subtest against SQLite and PostgreSQL, both at
+// once. The subtests run from goroutines (t.Run allows that) rather than
+// as parallel subtests, so they do not wait for one of go test's few
+// -parallel slots: most of their time is spent waiting on solves.
 func forEachStore(t *testing.T, f func(t *testing.T, store string)) {
+	var wg sync.WaitGroup
 	for _, kind := range jobtest.StoreKinds() {
-		t.Run(kind, func(t *testing.T) {
-			t.Parallel()
-			f(t, storeURL(t, kind))
-		})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(kind, func(t *testing.T) { f(t, storeURL(t, kind)) })
+		}()
 	}
+	wg.Wait()
 }
 
 // testPoll keeps the tests quick: workers look for jobs every 20 ms.
@@ -166,7 +175,7 @@ func (h *harness) waitFor(id string, what string, cond func(Job) bool) Job {
 			return j
 		}
 		if time.Now().After(deadline) {
-			h.t.Fatalf("job %s: still not %s after %s: %+v", id, what, waitLimit, j)
+			h.t.Fatalf("job %s: still not %s after %s: %+v\nriver: %s", id, what, waitLimit, j, h.riverState(id))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -180,3 +189,43 @@ func (h *harness) waitTerminal(id string) Job {
 var elapsedRE = regexp.MustCompile(`"elapsed_ms":[0-9.eE+-]+`)
 
 func stripElapsed(b []byte) string { return elapsedRE.ReplaceAllString(string(b), "") }
+
+// riverState describes a job's River rows, for failure messages.
+func (h *harness) riverState(id string) string {
+	var out []string
+	rows, err := h.svc.st.db.Query(h.svc.st.d.rebind(`SELECT r.id, r.state, r.attempt, r.max_attempts, r.scheduled_at, r.errors
+		FROM river_job r JOIN xflex_job x ON x.river_id = r.id WHERE x.id = ? OR x.parent_id = ?`), id, id)
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rid, state, attempt, maxAttempts, scheduled, errs any
+		if err := rows.Scan(&rid, &state, &attempt, &maxAttempts, &scheduled, &errs); err != nil {
+			return err.Error()
+		}
+		out = append(out, fmt.Sprintf("river job %v: %s attempt %v/%v scheduled %v errors %s", rid, state, attempt, maxAttempts, scheduled, errs))
+	}
+	xr, err := h.svc.st.db.Query(`SELECT id, state, client, river_id, cancel_requested, attempts FROM xflex_job ORDER BY created_at`)
+	if err == nil {
+		for xr.Next() {
+			var a, b, c, d, e, f any
+			_ = xr.Scan(&a, &b, &c, &d, &e, &f)
+			out = append(out, fmt.Sprintf("row %v %v client %v river %v cancel %v attempts %v", a, b, c, d, e, f))
+		}
+		xr.Close()
+	}
+	rr, err := h.svc.st.db.Query(`SELECT id, state, attempt, args FROM river_job ORDER BY id`)
+	if err == nil {
+		for rr.Next() {
+			var a, b, c, d any
+			_ = rr.Scan(&a, &b, &c, &d)
+			out = append(out, fmt.Sprintf("river %v %v attempt %v args %s", a, b, c, d))
+		}
+		rr.Close()
+	}
+	var leader any
+	_ = h.svc.st.db.QueryRow(`SELECT leader_id FROM river_leader`).Scan(&leader)
+	out = append(out, fmt.Sprintf("leader %v, now %s", leader, time.Now().UTC()))
+	return strings.Join(out, "; ")
+}

@@ -49,6 +49,7 @@ func checkSchema(t *testing.T, name string, body []byte) {
 // TestResultMatchesSynchronous: a job's result is the body POST
 // /v1/{problem} returns for the same input, for a success and a failure.
 func TestResultMatchesSynchronous(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{})
 		ok := sleepInput(30, 2.5, "nodes", `[{"name":"a","cap":3},{"name":"b","cap":1}]`)
@@ -92,6 +93,7 @@ func TestResultMatchesSynchronous(t *testing.T) {
 // TestProgressAndCancel: a running job reports the solver's progress, and
 // DELETE stops it promptly with the best answer so far kept as its result.
 func TestProgressAndCancel(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{})
 		id := h.submit(job(sleepInput(50000, 4)))
@@ -134,6 +136,7 @@ func TestProgressAndCancel(t *testing.T) {
 
 // TestCancelQueued: a queued job is cancelled at once and never runs.
 func TestCancelQueued(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{Workers: 1})
 		first := h.submit(job(sleepInput(50000, 1)))
@@ -171,6 +174,7 @@ func TestCancelQueued(t *testing.T) {
 // TestSubmitValidation: bad submissions are refused up front with the
 // pointer of what is wrong.
 func TestSubmitValidation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storeURL(t, "sqlite"), Config{MaxVariants: 2})
 	cases := []struct {
 		name    string
@@ -225,6 +229,7 @@ func TestSubmitValidation(t *testing.T) {
 // MaxQueuedPerClient more in the queue; beyond that 429, while other
 // clients are unaffected.
 func TestClientLimits(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{Workers: 3, MaxRunningPerClient: 1, MaxQueuedPerClient: 1})
 		a := []string{"X-Client-Id", "team-a"}
@@ -238,19 +243,33 @@ func TestClientLimits(t *testing.T) {
 		if j := h.waitTerminal(b); j.State != StateSucceeded || j.Client != "team-b" {
 			t.Errorf("team-b job: %+v", j)
 		}
-		h.waitFor(j1, "running", func(j Job) bool { return j.State == StateRunning })
-		// With three workers free, team-a's second job still waits: one
-		// running solve per client. Sample it across several worker polls.
+		// Either of team-a's jobs may start first; the other waits, though
+		// three workers are free: one running solve per client. Sample it
+		// across several worker polls.
+		var first, second string
+		deadline := time.Now().Add(waitLimit)
+		for first == "" {
+			switch {
+			case h.job(j1).State == StateRunning:
+				first, second = j1, j2
+			case h.job(j2).State == StateRunning:
+				first, second = j2, j1
+			case time.Now().After(deadline):
+				t.Fatalf("neither of team-a's jobs runs: %s", h.riverState(j1))
+			default:
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
 		for i := 0; i < 10; i++ {
-			if j := h.job(j2); j.State != StateQueued {
-				t.Fatalf("team-a's second job is %s while its first runs; want queued", j.State)
+			if j := h.job(second); j.State != StateQueued {
+				t.Fatalf("team-a's other job is %s while one runs; want queued", j.State)
 			}
 			time.Sleep(2 * testPoll)
 		}
-		h.do("DELETE", "/v1/jobs/"+j1, nil)
-		h.waitFor(j2, "running", func(j Job) bool { return j.State == StateRunning })
-		h.do("DELETE", "/v1/jobs/"+j2, nil)
-		h.waitTerminal(j2)
+		h.do("DELETE", "/v1/jobs/"+first, nil)
+		h.waitFor(second, "running", func(j Job) bool { return j.State == StateRunning })
+		h.do("DELETE", "/v1/jobs/"+second, nil)
+		h.waitTerminal(second)
 		h.submit(job(sleepInput(0, 1)), a...)
 	})
 }
@@ -258,6 +277,7 @@ func TestClientLimits(t *testing.T) {
 // TestListPaginationAndFilters pages through jobs newest first without
 // gaps or repeats and filters by state, problem, kind and client.
 func TestListPaginationAndFilters(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{})
 		var ids []string
@@ -331,6 +351,7 @@ func TestListPaginationAndFilters(t *testing.T) {
 // TestRetention: finished jobs disappear once their retention passes;
 // unfinished ones stay.
 func TestRetention(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{Retention: 50 * time.Millisecond})
 		id := h.submit(job(sleepInput(0, 1)))
@@ -358,6 +379,7 @@ func TestRetention(t *testing.T) {
 // each variant's full result matches a synchronous solve of the patched
 // input.
 func TestScenario(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{})
 		base := sleepInput(20, 3, "nodes", `[{"name":"a","cap":5},{"name":"b","cap":2},{"name":"c","cap":1}]`)
@@ -423,6 +445,7 @@ func TestScenario(t *testing.T) {
 // TestScenarioCancel: cancelling a scenario cancels its variants and still
 // produces the comparison of what finished.
 func TestScenarioCancel(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{Workers: 1})
 		id := h.submit(map[string]any{"problem": jobtest.Name, "input": sleepInput(50000, 3), "variants": []any{
@@ -455,6 +478,7 @@ func TestScenarioCancel(t *testing.T) {
 // answers for any job, and a cancel sent to one stops a solve running on
 // the other.
 func TestTwoReplicas(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		a := newHarness(t, store, Config{Workers: 1})
 		b := newHarness(t, store, Config{Workers: 1})

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -44,14 +46,43 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// jobServerBuild builds the jobserver binary once for every test of the
+// package (TestMain removes its directory).
+var jobServerBuild struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "xflex-jobserver")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	jobServerBuild.dir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 func buildJobServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "jobserver")
-	out, err := exec.Command("go", "build", "-o", bin, "./internal/jobserver").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build jobserver: %v\n%s", err, out)
+	b := &jobServerBuild
+	b.once.Do(func() {
+		bin := filepath.Join(b.dir, "jobserver")
+		out, err := exec.Command("go", "build", "-o", bin, "./internal/jobserver").CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("build jobserver: %v\n%s", err, out)
+			return
+		}
+		b.bin = bin
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.bin
 }
 
 func startServer(t *testing.T, bin, store string) *serverProc {
@@ -208,6 +239,7 @@ func TestGracefulShutdown(t *testing.T) {
 // solves are stopped and put back in the queue, and the next process runs
 // them again.
 func TestShutdownTimeoutRequeues(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		a := newHarness(t, store, Config{})
 		id := a.submit(job(sleepInput(2000, 6)))

@@ -12,6 +12,7 @@ import (
 // TestMergePatchRFC7396 checks applyPatch against every example of RFC
 // 7396, Appendix A, plus the nested-null case of section 2.
 func TestMergePatchRFC7396(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ target, patch, want string }{
 		{`{"a":"b"}`, `{"a":"c"}`, `{"a":"c"}`},
 		{`{"a":"b"}`, `{"b":"c"}`, `{"a":"b","b":"c"}`},
@@ -60,6 +61,7 @@ func decode(t *testing.T, s string) any {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ a, b, want string }{
 		{`{"x":1}`, `{"x":1.0}`, ``},
 		{`{"x":1,"y":2}`, `{"x":1,"y":3,"z":0}`, `/y,/z`},
@@ -81,6 +83,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestFigures(t *testing.T) {
+	t.Parallel()
 	got := figures(decode(t, `{"lambda":1.5,"name":"x","summary":{"makespan":10,"deep":{"no":1}},"list":[1,2]}`))
 	want := map[string]float64{"lambda": 1.5, "summary.makespan": 10}
 	if !reflect.DeepEqual(got, want) {
@@ -95,6 +98,7 @@ func TestFigures(t *testing.T) {
 // result has its own "gap") gets a "result." prefix instead of a
 // duplicate column.
 func TestCompareColumns(t *testing.T) {
+	t.Parallel()
 	kids := []record{{Variant: BaseVariant, State: StateSucceeded}, {Variant: "v", State: StateSucceeded}}
 	results := [][]byte{
 		[]byte(`{"result":{"gap":0.5,"lambda":2},"meta":{"status":"feasible","objective":2,"gap":0.5}}`),
