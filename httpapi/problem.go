@@ -28,7 +28,7 @@ func StatusOf(k solver.Kind) int {
 	switch k {
 	case solver.KindMalformed:
 		return http.StatusBadRequest
-	case solver.KindSchema, solver.KindInvalid, solver.KindInfeasible:
+	case solver.KindSchema, solver.KindInvalid, solver.KindInfeasible, solver.KindBudget:
 		return http.StatusUnprocessableEntity
 	case solver.KindTooLarge:
 		return http.StatusRequestEntityTooLarge
@@ -50,6 +50,7 @@ var titles = map[solver.Kind]string{
 	solver.KindInfeasible:     "Infeasible instance",
 	solver.KindTooLarge:       "Request body too large",
 	solver.KindUnknownProblem: "Unknown problem",
+	solver.KindBudget:         "Budget exhausted before any answer",
 	solver.KindCanceled:       "Request canceled",
 	solver.KindInternal:       "Internal error",
 }

@@ -128,12 +128,16 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 	defer cancel()
 	result, meta, err := safeSolve(sctx, p, raw, opts)
 	if err != nil {
+		// The caller going away explains any failure that follows it.
+		if ctx.Err() != nil {
+			return nil, &Error{Kind: KindCanceled, Detail: "request canceled", Err: err}
+		}
 		var xe *Error
 		if errors.As(err, &xe) {
 			return nil, xe
 		}
-		if ctx.Err() != nil {
-			return nil, &Error{Kind: KindCanceled, Detail: "request canceled", Err: err}
+		if sctx.Err() != nil {
+			return nil, &Error{Kind: KindBudget, Detail: fmt.Sprintf("budget of %d ms ran out before %s had an answer; raise budget_ms", opts.Budget.Milliseconds(), p.Name), Err: err}
 		}
 		return nil, &Error{Kind: KindInternal, Detail: err.Error(), Err: err}
 	}

@@ -170,6 +170,9 @@ const (
 	KindTooLarge Kind = "too_large"
 	// KindUnknownProblem: no such problem (HTTP 404).
 	KindUnknownProblem Kind = "unknown_problem"
+	// KindBudget: the budget ran out before the solver had any answer to
+	// return (HTTP 422: the request's own budget_ms is too small for it).
+	KindBudget Kind = "budget_exhausted"
 	// KindCanceled: the caller went away (HTTP 499-style; logged only).
 	KindCanceled Kind = "canceled"
 	// KindInternal: a bug or a backend failure (HTTP 500).

@@ -78,7 +78,7 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, solver.Meta{}, &solver.Error{Kind: solver.KindCanceled, Detail: fmt.Sprintf("budget of %d ms ran out before the %s method finished", opts.Budget.Milliseconds(), method), Err: err}
+			return nil, solver.Meta{}, &solver.Error{Kind: solver.KindBudget, Detail: fmt.Sprintf("budget of %d ms ran out before the %s method finished; raise budget_ms", opts.Budget.Milliseconds(), method), Err: err}
 		}
 		return nil, solver.Meta{}, err
 	}
