@@ -32,43 +32,15 @@ type model struct {
 	vcoef []float64
 	// inert[n]: n can get nothing (no usable server or a zero cap).
 	inert []bool
+	// active[k]: column k is in the restricted LP. Columns enter by
+	// pricing (column generation), so a framework allowed on 50 server
+	// types usually needs only a few of its 50 columns in the LP.
+	active []bool
 }
 
-// criterionCoef returns u_{n,g}/φ_n for the criterion (eq. 2): tasks 1,
-// drf max_r d/Σc (eq. 3), psdsf Σ_i max_r d/c_i (eq. 4 summed over the
-// servers n may use), generic the request's utility.
-func (in *instance) criterionCoef(crit string, n, j int) float64 {
-	f := &in.fws[n]
-	switch crit {
-	case CriterionDRF:
-		dom := 0.0
-		for r, d := range f.d {
-			if d > 0 {
-				dom = math.Max(dom, d/in.total[r])
-			}
-		}
-		return dom / f.phi
-	case CriterionPSDSF:
-		s := 0.0
-		for k, sv := range in.servers {
-			if !in.usable(n, k) {
-				continue
-			}
-			m := 0.0
-			for r, d := range f.d {
-				if d > 0 {
-					m = math.Max(m, d/sv.cap[r])
-				}
-			}
-			s += float64(sv.count) * m
-		}
-		return s / f.phi
-	case CriterionGeneric:
-		return f.util[j] / f.phi
-	default:
-		return 1 / f.phi
-	}
-}
+// initialColumns is how many of its best columns (by criterion gained per
+// server copy) each framework starts with; pricing adds the rest as needed.
+const initialColumns = 3
 
 func newModel(in *instance, crit string) *model {
 	m := &model{in: in, byFw: make([][]int, len(in.fws)), inert: make([]bool, len(in.fws))}
@@ -84,6 +56,7 @@ func newModel(in *instance, crit string) *model {
 			m.inert[n] = true
 			continue
 		}
+		var score []float64
 		for g, gr := range in.groups {
 			j := gr.members[0]
 			if !in.usable(n, j) {
@@ -97,67 +70,195 @@ func newModel(in *instance, crit string) *model {
 			m.cols = append(m.cols, col{n, g})
 			m.coef = append(m.coef, c)
 			m.vcoef = append(m.vcoef, c*f.phi)
+			m.active = append(m.active, false)
+			perCopy := math.Inf(1)
+			for r, d := range f.d {
+				if d > 0 {
+					perCopy = math.Min(perCopy, gr.cap[r]/d)
+				}
+			}
+			score = append(score, c*perCopy)
 		}
 		if len(m.byFw[n]) == 0 {
 			m.inert[n] = true
+			continue
+		}
+		// Activate the initialColumns best (ties: lower group index).
+		order := make([]int, len(score))
+		for k := range order {
+			order[k] = k
+		}
+		sortBy(order, func(a, b int) bool { return score[a] > score[b] })
+		for _, k := range order[:min(initialColumns, len(order))] {
+			m.active[m.byFw[n][k]] = true
 		}
 	}
 	return m
 }
 
-// base builds an LP with the x columns, capacity rows (one per group and
-// resource some column uses) and task-cap rows. It returns the model and
-// the indices of the capacity rows (with their (g, r)) and cap rows.
-func (m *model) base() (*lp.Model, []capRow, []int) {
+// activateAll puts every column in the LP (tests compare it with pricing).
+func (m *model) activateAll() {
+	for k := range m.active {
+		m.active[k] = true
+	}
+}
+
+// lpb is one restricted LP built from the model plus what pricing needs.
+type lpb struct {
+	lm      *lp.Model
+	xVar    []int // per column: LP variable, -1 when inactive
+	capRows []capRow
+	capRow  []int // per g*R+r: LP row, -1 when absent
+	taskRow []int // per framework: LP row of its cap, -1 when none
+	fwRow   []int // per framework: the caller's own row over its columns
+	// fwCoef(k) is column k's coefficient in fwRow[n]; cost(k) its
+	// objective coefficient.
+	fwCoef func(k int) float64
+	cost   func(k int) float64
+}
+
+// build creates the restricted LP: active x columns (objective cost(k)),
+// capacity rows (per group and resource some active column uses), cap rows,
+// and, when fwCoef is set, an empty slot per framework for the caller's
+// row (see addFwRow). maximize is set.
+func (m *model) build(cost, fwCoef func(k int) float64) *lpb {
 	in := m.in
 	R := len(in.resources)
-	lm := lp.NewModel()
-	for _, c := range m.cols {
-		lm.AddVar("", 0, lp.Inf, 0, false)
-		_ = c
+	b := &lpb{lm: lp.NewModel(), xVar: make([]int, len(m.cols)), capRow: make([]int, len(in.groups)*R),
+		taskRow: make([]int, len(in.fws)), fwRow: make([]int, len(in.fws)), fwCoef: fwCoef, cost: cost}
+	b.lm.Maximize = true
+	for k := range m.cols {
+		b.xVar[k] = -1
+		if m.active[k] {
+			c := 0.0
+			if cost != nil {
+				c = cost(k)
+			}
+			b.xVar[k] = b.lm.AddVar("", 0, lp.Inf, c, false)
+		}
 	}
-	// Capacity rows: Σ_n d_{n,r} x_{n,g} ≤ count_g·c_{g,r}.
 	idx := make([][]int, len(in.groups)*R)
 	val := make([][]float64, len(in.groups)*R)
 	for k, c := range m.cols {
+		if !m.active[k] {
+			continue
+		}
 		for r, d := range in.fws[c.n].d {
 			if d > 0 {
 				q := c.g*R + r
-				idx[q] = append(idx[q], k)
+				idx[q] = append(idx[q], b.xVar[k])
 				val[q] = append(val[q], d)
 			}
 		}
 	}
-	var caps []capRow
 	for q := range idx {
+		b.capRow[q] = -1
 		if len(idx[q]) == 0 {
 			continue
 		}
 		g, r := q/R, q%R
 		C := float64(in.groups[g].count) * in.groups[g].cap[r]
-		row := lm.AddRow("", idx[q], val[q], -lp.Inf, C)
-		caps = append(caps, capRow{row: row, g: g, r: r, C: C})
+		row := b.lm.AddRow("", idx[q], val[q], -lp.Inf, C)
+		b.capRow[q] = row
+		b.capRows = append(b.capRows, capRow{row: row, g: g, r: r, C: C})
 	}
-	taskRows := make([]int, len(in.fws))
 	for n := range in.fws {
-		taskRows[n] = -1
+		b.taskRow[n], b.fwRow[n] = -1, -1
 		f := &in.fws[n]
 		if m.inert[n] || math.IsInf(f.cap, 1) {
 			continue
 		}
-		ones := make([]float64, len(m.byFw[n]))
-		for k := range ones {
-			ones[k] = 1
+		var ix []int
+		var ones []float64
+		for _, k := range m.byFw[n] {
+			if m.active[k] {
+				ix = append(ix, b.xVar[k])
+				ones = append(ones, 1)
+			}
 		}
-		taskRows[n] = lm.AddRow("", m.byFw[n], ones, -lp.Inf, f.cap)
+		b.taskRow[n] = b.lm.AddRow("", ix, ones, -lp.Inf, f.cap)
 	}
-	return lm, caps, taskRows
+	return b
 }
 
-type capRow struct {
-	row  int
-	g, r int
-	C    float64
+// addFwRow adds framework n's own row lo ≤ Σ fwCoef(k)·x_k + Σ extra ≤ hi
+// over its active columns.
+func (m *model) addFwRow(b *lpb, n int, extraIdx []int, extraVal []float64, lo, hi float64) int {
+	var ix []int
+	var v []float64
+	for _, k := range m.byFw[n] {
+		if m.active[k] {
+			ix = append(ix, b.xVar[k])
+			v = append(v, b.fwCoef(k))
+		}
+	}
+	ix = append(ix, extraIdx...)
+	v = append(v, extraVal...)
+	b.fwRow[n] = b.lm.AddRow("", ix, v, lo, hi)
+	return b.fwRow[n]
+}
+
+// rcTol: a column enters when its reduced cost exceeds this relative to
+// the magnitude of the terms it is computed from; LP duals are accurate to
+// ≈1e-9 relative, so smaller reduced costs are indistinguishable from 0.
+const rcTol = 1e-9
+
+// price activates every inactive column with a positive reduced cost
+// c_k − Σ_i y_i a_{ik} (y_i = d objective / d bound_i, the lp package's
+// convention, so the formula holds for every row sense) and returns how
+// many entered. When none does, the restricted LP's optimum and duals are
+// optimal for the full LP.
+func (m *model) price(b *lpb, sol *lp.Solution) int {
+	in := m.in
+	R := len(in.resources)
+	y := func(row int) float64 {
+		if row < 0 {
+			return 0
+		}
+		return sol.RowDuals[row]
+	}
+	added := 0
+	for k, c := range m.cols {
+		if m.active[k] || m.inert[c.n] {
+			continue
+		}
+		rc, mag := 0.0, 0.0
+		if b.cost != nil {
+			rc = b.cost(k)
+			mag = math.Abs(rc)
+		}
+		for r, d := range in.fws[c.n].d {
+			if d > 0 {
+				t := y(b.capRow[c.g*R+r]) * d
+				rc -= t
+				mag += math.Abs(t)
+			}
+		}
+		t := y(b.taskRow[c.n])
+		rc -= t
+		mag += math.Abs(t)
+		if b.fwCoef != nil {
+			t = y(b.fwRow[c.n]) * b.fwCoef(k)
+			rc -= t
+			mag += math.Abs(t)
+		}
+		if rc > rcTol*math.Max(mag, 1e-12) {
+			m.active[k] = true
+			added++
+		}
+	}
+	return added
+}
+
+// xOf maps an LP solution back to all columns.
+func (m *model) xOf(b *lpb, sol *lp.Solution) []float64 {
+	x := make([]float64, len(m.cols))
+	for k, v := range b.xVar {
+		if v >= 0 {
+			x[k] = sol.X[v]
+		}
+	}
+	return x
 }
 
 // repair scales each group's columns down so every capacity and cap row
@@ -276,40 +377,43 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 	S := m.scale()
 	res := &exactResult{x: make([]float64, len(m.cols))}
 	var lastLevel float64
+	fwCoef := func(k int) float64 { return m.coef[k] / S }
 	for active > 0 {
-		lm, _, _ := m.base()
-		lam := lm.AddVar("lambda", 0, lp.Inf, 1, false)
-		lm.Maximize = true
-		rowOf := make([]int, N)
-		for n := range rowOf {
-			rowOf[n] = -1
-			if m.inert[n] {
-				continue
+		var b *lpb
+		var sol *lp.Solution
+		var lam int
+		for {
+			b = m.build(nil, fwCoef)
+			lam = b.lm.AddVar("lambda", 0, lp.Inf, 1, false)
+			for n := range frozen {
+				switch {
+				case m.inert[n]:
+				case frozen[n]:
+					m.addFwRow(b, n, nil, nil, level[n]/S*(1-levelSlack), lp.Inf)
+				default:
+					m.addFwRow(b, n, []int{lam}, []float64{-1}, 0, lp.Inf)
+				}
 			}
-			idx := append([]int(nil), m.byFw[n]...)
-			val := make([]float64, len(idx))
-			for k, j := range idx {
-				val[k] = m.coef[j] / S
+			var err error
+			sol, err = solveLP(ctx, b.lm, backend)
+			res.lps++
+			if err != nil {
+				if errors.Is(err, errBudget) {
+					res.timeout = true
+					sol = nil
+					break
+				}
+				return nil, err
 			}
-			if frozen[n] {
-				lm.AddRow("", idx, val, level[n]/S*(1-levelSlack), lp.Inf)
-				continue
-			}
-			idx = append(idx, lam)
-			val = append(val, -1)
-			rowOf[n] = lm.AddRow("", idx, val, 0, lp.Inf)
-		}
-		sol, err := solveLP(ctx, lm, backend)
-		res.lps++
-		if err != nil {
-			if errors.Is(err, errBudget) {
-				res.timeout = true
+			if m.price(b, sol) == 0 {
 				break
 			}
-			return nil, err
+		}
+		if sol == nil {
+			break
 		}
 		res.backend = sol.Backend
-		copy(res.x, sol.X[:len(m.cols)])
+		res.x = m.xOf(b, sol)
 		L := sol.X[lam] * S
 		if res.levels == 0 || !tied(L, lastLevel) {
 			res.levels++
@@ -321,7 +425,7 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 			if frozen[n] {
 				continue
 			}
-			y := math.Abs(sol.RowDuals[rowOf[n]])
+			y := math.Abs(sol.RowDuals[b.fwRow[n]])
 			if y > bestDual {
 				best, bestDual = n, y
 			}
@@ -392,23 +496,77 @@ func (m *model) scale() float64 {
 
 // solveEfficiency maximises eq. 10, Σ_n φ_n x_n.
 func solveEfficiency(ctx context.Context, m *model, backend string) (*exactResult, error) {
-	lm, _, _ := m.base()
-	lm.Maximize = true
-	for k, c := range m.cols {
-		lm.Vars[k].Cost = m.in.fws[c.n].phi
-	}
-	sol, err := solveLP(ctx, lm, backend)
-	if err != nil {
-		if errors.Is(err, errBudget) {
-			return &exactResult{x: make([]float64, len(m.cols)), timeout: true, lps: 1}, nil
+	cost := func(k int) float64 { return m.in.fws[m.cols[k].n].phi }
+	res := &exactResult{x: make([]float64, len(m.cols))}
+	for {
+		b := m.build(cost, nil)
+		sol, err := solveLP(ctx, b.lm, backend)
+		res.lps++
+		if err != nil {
+			if errors.Is(err, errBudget) {
+				res.timeout = true
+				break
+			}
+			return nil, err
 		}
-		return nil, err
+		res.backend = sol.Backend
+		res.x = m.xOf(b, sol)
+		res.bound = sol.Objective
+		if m.price(b, sol) == 0 {
+			break
+		}
 	}
-	res := &exactResult{x: append([]float64(nil), sol.X[:len(m.cols)]...), lps: 1, backend: sol.Backend}
 	m.repair(res.x)
+	res.objective = 0
 	for k, c := range m.cols {
 		res.objective += m.in.fws[c.n].phi * res.x[k]
 	}
-	res.bound = math.Max(sol.Objective, res.objective)
+	if res.timeout {
+		res.bound = math.Inf(1)
+	}
+	res.bound = math.Max(res.bound, res.objective)
 	return res, nil
+}
+
+// capRow is one capacity row: group g, resource r, pooled capacity C.
+type capRow struct {
+	row  int
+	g, r int
+	C    float64
+}
+
+// criterionCoef returns u_{n,g}/φ_n for the criterion (eq. 2): tasks 1,
+// drf max_r d/Σc (eq. 3), psdsf Σ_i max_r d/c_i (eq. 4 summed over the
+// servers n may use), generic the request's utility.
+func (in *instance) criterionCoef(crit string, n, j int) float64 {
+	f := &in.fws[n]
+	switch crit {
+	case CriterionDRF:
+		dom := 0.0
+		for r, d := range f.d {
+			if d > 0 {
+				dom = math.Max(dom, d/in.total[r])
+			}
+		}
+		return dom / f.phi
+	case CriterionPSDSF:
+		s := 0.0
+		for k, sv := range in.servers {
+			if !in.usable(n, k) {
+				continue
+			}
+			m := 0.0
+			for r, d := range f.d {
+				if d > 0 {
+					m = math.Max(m, d/sv.cap[r])
+				}
+			}
+			s += float64(sv.count) * m
+		}
+		return s / f.phi
+	case CriterionGeneric:
+		return f.util[j] / f.phi
+	default:
+		return 1 / f.phi
+	}
 }

@@ -189,11 +189,14 @@ func TestMMFDefinition1(t *testing.T) {
 			if m.inert[n] {
 				continue
 			}
-			lm, _, _ := m.base()
-			lm.Maximize = true
-			for k := range m.byFw[n] {
-				lm.Vars[m.byFw[n][k]].Cost = m.coef[m.byFw[n][k]]
-			}
+			m.activateAll()
+			b := m.build(func(k int) float64 {
+				if m.cols[k].n == n {
+					return m.coef[k]
+				}
+				return 0
+			}, nil)
+			lm := b.lm
 			for mm := 0; mm < N; mm++ {
 				if mm == n || m.inert[mm] || U[mm] > U[n]*(1+diffTol) {
 					continue
@@ -202,7 +205,11 @@ func TestMMFDefinition1(t *testing.T) {
 				for k, c := range m.byFw[mm] {
 					val[k] = m.coef[c]
 				}
-				lm.AddRow("", m.byFw[mm], val, U[mm]*(1-lexTol), lp.Inf)
+				ix := make([]int, len(m.byFw[mm]))
+				for k, c := range m.byFw[mm] {
+					ix[k] = b.xVar[c]
+				}
+				lm.AddRow("", ix, val, U[mm]*(1-lexTol), lp.Inf)
 			}
 			sol, err := lp.Solve(context.Background(), lm, lp.Options{})
 			if err != nil || sol.Status != lp.Optimal {
@@ -238,8 +245,10 @@ func TestPFCondition(t *testing.T) {
 		if !gapOK(er.objective, er.bound, alpha, phiSum) {
 			t.Fatalf("trial %d: gap not closed: %g vs %g", trial, er.objective, er.bound)
 		}
-		lm, _, _ := m.base()
-		lm.Maximize = true
+		m.activateAll()
+		wts := make([]float64, len(in.fws))
+		b := m.build(func(k int) float64 { return wts[m.cols[k].n] }, nil)
+		lm := b.lm
 		ref := 0.0
 		xstar := make([]float64, len(in.fws))
 		for n := range in.fws {
@@ -249,9 +258,9 @@ func TestPFCondition(t *testing.T) {
 			for _, v := range a[n] {
 				xstar[n] += v
 			}
-			w := in.fws[n].phi / math.Pow(xstar[n], alpha)
+			wts[n] = in.fws[n].phi / math.Pow(xstar[n], alpha)
 			for _, k := range m.byFw[n] {
-				lm.Vars[k].Cost = w
+				lm.Vars[b.xVar[k]].Cost = wts[n]
 			}
 			ref += in.fws[n].phi * math.Pow(xstar[n], 1-alpha)
 		}
@@ -266,7 +275,7 @@ func TestPFCondition(t *testing.T) {
 		}
 		xhat := make([]float64, len(in.fws))
 		for k, c := range m.cols {
-			xhat[c.n] += sol.X[k]
+			xhat[c.n] += sol.X[b.xVar[k]]
 		}
 		f := func(s float64) float64 {
 			v := 0.0

@@ -92,10 +92,6 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 	in := m.in
 	N := len(in.fws)
 	res := &exactResult{x: make([]float64, len(m.cols)), objective: math.Inf(-1), bound: math.Inf(1)}
-	lm, caps, taskRows := m.base()
-	lm.Maximize = true
-	nuVar := make([]int, N)
-	sVar := make([]int, N)
 	vmax := make([]float64, N)
 	phiSum := 0.0
 	for n := range in.fws {
@@ -114,58 +110,53 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 	// ≈1e-7 relative whatever the instance's units. φ_n g_α(V_n) equals
 	// w_n g_α(ν_n) (plus φ_n log v0_n when α = 1) with w_n = φ_n v0_n^{1−α}.
 	v0 := make([]float64, N)
+	w := make([]float64, N)
 	offset := 0.0
+	cuts := make([][]float64, N) // tangent points ν per framework
 	for n := range in.fws {
-		nuVar[n], sVar[n] = -1, -1
 		if m.inert[n] {
 			continue
 		}
 		phi := in.fws[n].phi
 		v0[n] = vmax[n] * phi / phiSum
-		w := phi
+		w[n] = phi
 		if alpha == 1 {
 			offset += phi * math.Log(v0[n])
 		} else {
-			w = phi * math.Pow(v0[n], 1-alpha)
+			w[n] = phi * math.Pow(v0[n], 1-alpha)
 		}
-		nuVar[n] = lm.AddVar("", 0, lp.Inf, 0, false)
-		sVar[n] = lm.AddVar("", -lp.Inf, lp.Inf, w, false)
-		idx := append([]int(nil), m.byFw[n]...)
-		val := make([]float64, len(idx))
-		for k, j := range idx {
-			val[k] = m.vcoef[j] / v0[n]
-		}
-		idx = append(idx, nuVar[n])
-		val = append(val, -1)
-		lm.AddRow("", idx, val, 0, 0)
-	}
-	lm.ObjOffset = offset
-	addCut := func(n int, v float64) {
-		if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-			return
-		}
-		g, dg := gAlpha(alpha, v)
-		// s_n ≤ g(v) + g'(v)(ν_n − v)  ⇔  s_n − g'(v)ν_n ≤ g(v) − g'(v)v
-		lm.AddRow("", []int{sVar[n], nuVar[n]}, []float64{1, -dg}, -lp.Inf, g-dg*v)
-	}
-	// Initial cuts: a geometric ladder 4^-4..4^4 around ν = 1, wide enough
-	// to bound every s_n and to cover where the optimum usually lies, and
-	// one at n's best alone.
-	for n := range in.fws {
-		if m.inert[n] {
-			continue
-		}
+		// Initial cuts: a geometric ladder 4^-4..4^4 around ν = 1, wide
+		// enough to bound every s_n and to cover where the optimum usually
+		// lies, and one at n's best alone.
 		top := vmax[n] / v0[n]
 		for k := -4; k <= 4; k++ {
 			if v := math.Pow(4, float64(k)); v <= top {
-				addCut(n, v)
+				cuts[n] = append(cuts[n], v)
 			}
 		}
-		addCut(n, top)
+		cuts[n] = append(cuts[n], top)
 	}
+	fwCoef := func(k int) float64 { return m.vcoef[k] / v0[m.cols[k].n] }
 	radius := 0.25
 	for round := 0; round < pfMaxRounds; round++ {
-		sol, err := solveLP(ctx, lm, backend)
+		b := m.build(nil, fwCoef)
+		b.lm.ObjOffset = offset
+		nuVar := make([]int, N)
+		sVar := make([]int, N)
+		for n := range in.fws {
+			if m.inert[n] {
+				continue
+			}
+			nuVar[n] = b.lm.AddVar("", 0, lp.Inf, 0, false)
+			sVar[n] = b.lm.AddVar("", -lp.Inf, lp.Inf, w[n], false)
+			m.addFwRow(b, n, []int{nuVar[n]}, []float64{-1}, 0, 0)
+			for _, v := range cuts[n] {
+				g, dg := gAlpha(alpha, v)
+				// s_n ≤ g(v) + g'(v)(ν_n − v)  ⇔  s_n − g'(v)ν_n ≤ g(v) − g'(v)v
+				b.lm.AddRow("", []int{sVar[n], nuVar[n]}, []float64{1, -dg}, -lp.Inf, g-dg*v)
+			}
+		}
+		sol, err := solveLP(ctx, b.lm, backend)
 		res.lps++
 		if err != nil {
 			if errors.Is(err, errBudget) {
@@ -175,27 +166,20 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 			return nil, err
 		}
 		res.backend = sol.Backend
-		res.bound = math.Min(res.bound, sol.Objective)
-		x := append([]float64(nil), sol.X[:len(m.cols)]...)
+		x := m.xOf(b, sol)
 		m.repair(x)
 		if f := m.pfValue(alpha, x); f > res.objective {
 			res.objective = f
 			copy(res.x, x)
 		}
-		if d := m.lagrangeBound(alpha, sol, caps, taskRows); d < res.bound {
+		if d := m.lagrangeBound(alpha, sol, b); d < res.bound {
 			res.bound = d
 		}
-		if debugPF {
-			fn, sn := offset, offset
-			for n := range in.fws {
-				if m.inert[n] {
-					continue
-				}
-				g, _ := gAlpha(alpha, sol.X[nuVar[n]])
-				fn += lm.Vars[sVar[n]].Cost * g
-				sn += lm.Vars[sVar[n]].Cost * sol.X[sVar[n]]
-			}
-			println("round", round, "lp", sol.Objective, "sum s", sn, "f(nu)", fn, "f(x)", m.pfValue(alpha, x), "lag", res.bound)
+		priced := m.price(b, sol)
+		if priced == 0 {
+			// No column can improve the outer approximation: its optimum
+			// over all columns is this LP's, an upper bound on eq. 8.
+			res.bound = math.Min(res.bound, sol.Objective)
 		}
 		if gapOK(res.objective, res.bound, alpha, phiSum) {
 			break
@@ -214,17 +198,17 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 			if sol.X[sVar[n]]-g <= cutTol*math.Max(1, math.Abs(g)) {
 				continue
 			}
-			addCut(n, v)
-			addCut(n, v*(1+radius))
-			addCut(n, v/(1+radius))
+			cuts[n] = append(cuts[n], v, v*(1+radius), v/(1+radius))
 			added++
 		}
-		if added == 0 {
+		if added == 0 && priced == 0 {
 			// The LP's model is exact at its own optimum to the backend's
 			// tolerance: nothing left to cut.
 			break
 		}
-		radius = math.Max(radius/4, 1e-9)
+		if added > 0 {
+			radius = math.Max(radius/4, 1e-9)
+		}
 	}
 	return res, nil
 }
@@ -234,8 +218,6 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 // feasibility tolerance (1e-7 absolute in CLP), so a cut there would not
 // move the LP's solution.
 const cutTol = 1e-9
-
-var debugPF = false
 
 // gapOK: the relative gap (solver.RelGap) is below target, or, when the
 // log objective itself is near zero (α = 1 with V_n near 1), the absolute gap
@@ -251,7 +233,7 @@ func gapOK(obj, bound, alpha, phiSum float64) bool {
 }
 
 // lagrangeBound evaluates D(p, q) at the LP's capacity and cap duals.
-func (m *model) lagrangeBound(alpha float64, sol *lp.Solution, caps []capRow, taskRows []int) float64 {
+func (m *model) lagrangeBound(alpha float64, sol *lp.Solution, b *lpb) float64 {
 	in := m.in
 	R := len(in.resources)
 	if sol.RowDuals == nil {
@@ -259,13 +241,13 @@ func (m *model) lagrangeBound(alpha float64, sol *lp.Solution, caps []capRow, ta
 	}
 	p := make([]float64, len(in.groups)*R)
 	D := 0.0
-	for _, c := range caps {
+	for _, c := range b.capRows {
 		y := math.Abs(sol.RowDuals[c.row])
 		p[c.g*R+c.r] = y
 		D += y * c.C
 	}
 	q := make([]float64, len(in.fws))
-	for n, row := range taskRows {
+	for n, row := range b.taskRow {
 		if row >= 0 {
 			q[n] = math.Abs(sol.RowDuals[row])
 			D += q[n] * in.fws[n].cap
