@@ -134,9 +134,17 @@ func GreedyGuided(ctx context.Context, in *Instance, rule Rule, order []int, quo
 	if order == nil {
 		order = in.BinOrder()
 	}
-	acc := make([]float64, len(in.Types))
+	// Quota owed per bin class: what one class's bins could not take is
+	// retried on that class's later bins only, never pushed onto another
+	// class the LP did not plan it for.
+	accs := map[int][]float64{}
 	q := make([]float64, len(in.Types))
 	for i, b := range order {
+		acc := accs[in.class[b]]
+		if acc == nil {
+			acc = make([]float64, len(in.Types))
+			accs[in.class[b]] = acc
+		}
 		if i%ctxCheckEvery == 0 && ctx.Err() != nil {
 			return p, ctx.Err()
 		}
@@ -164,7 +172,45 @@ func GreedyGuided(ctx context.Context, in *Instance, rule Rule, order []int, quo
 				acc[t] = 0
 			}
 		}
+		// Items still owed (their quota did not fit on earlier bins) go
+		// first, then the rule fills what is left with anything: without
+		// this, the rule keeps taking large items ahead of schedule and
+		// the small ones that fill the gaps are stranded at the end.
+		p.fillOwed(b, rule, acc)
+		p.fillBin(b, rule, nil)
+	}
+	// What no class could take goes wherever it still fits.
+	for _, b := range order {
+		if p.Unplaced() == 0 {
+			break
+		}
 		p.fillBin(b, rule, nil)
 	}
 	return p, nil
+}
+
+// fillOwed fills bin b with the rule among the types owed at least one
+// whole item (acc[t] ≥ 1), paying the debt down as it places them.
+func (p *Packing) fillOwed(b int, rule Rule, acc []float64) {
+	in := p.In
+	free := make([]float64, in.dim)
+	for {
+		for r, x := range p.Free[b] {
+			free[r] = x * in.Scale[r]
+		}
+		best, bestScore := -1, math.Inf(-1)
+		for _, t := range in.order {
+			if acc[t] < 1-quotaEps || p.Left[t] == 0 || !p.CanPlace(t, b) {
+				continue
+			}
+			if s := rule.score(in.norm[t], free); s > bestScore {
+				best, bestScore = t, s
+			}
+		}
+		if best < 0 {
+			return
+		}
+		p.Place(best, b, 1)
+		acc[best]--
+	}
 }

@@ -237,6 +237,11 @@ func (p *Packing) ejectPass(ctx context.Context) (ejects, swaps int) {
 				b--
 				continue bins
 			}
+			if p.evictToFit(t, b, findHome) {
+				ejects++
+				b--
+				continue bins
+			}
 		}
 	}
 	return
@@ -410,4 +415,51 @@ func (p *Packing) repackPass(ctx context.Context, opts ImproveOptions) (accepted
 		}
 	}
 	return
+}
+
+// evictToFit is the eject move with several items: take the lightest items
+// off bin b, one at a time, until an item of type t fits, moving each to
+// another bin where it fits. Consolidating small items into the gaps other
+// bins leave frees a block big enough for a large item. It undoes
+// everything and returns false when some item has no other home, when
+// more than maxEvict items would have to move, or when t still does not fit.
+func (p *Packing) evictToFit(t, b int, findHome func(v, exclude int) int) bool {
+	in := p.In
+	size := in.Types[t].Size
+	if !in.AllowedOn(t, b) || !Fits(size, in.Caps[b]) || p.conflicts(t, b) {
+		return false
+	}
+	type move struct{ t, h int }
+	var moved []move
+	undo := func() {
+		for i := len(moved) - 1; i >= 0; i-- {
+			p.Remove(moved[i].t, moved[i].h, 1)
+			p.Place(moved[i].t, b, 1)
+		}
+	}
+	for len(moved) < maxEvict && !Fits(size, p.Free[b]) {
+		// The lightest type on b that is not t.
+		v := -1
+		for _, s := range p.Bins[b] {
+			if s.Type != t && (v < 0 || in.weight[s.Type] < in.weight[v]) {
+				v = s.Type
+			}
+		}
+		if v < 0 {
+			break
+		}
+		h := findHome(v, b)
+		if h < 0 {
+			break
+		}
+		p.Remove(v, b, 1)
+		p.Place(v, h, 1)
+		moved = append(moved, move{v, h})
+	}
+	if len(moved) > 0 && p.CanPlace(t, b) {
+		p.Place(t, b, 1)
+		return true
+	}
+	undo()
+	return false
 }
