@@ -130,10 +130,11 @@
 //
 // Some optimal solution uses only grid joins: points of the grid of request
 // coordinates that are the join of the requests they dominate (and fit a
-// node type) — see Exact. When that grid is small (and its joins cover at
-// most joinMaxCover (join, request) pairs), which is the common case
-// for real profiles whose resources take few values (cores in powers of
-// two, memory in GB steps), GridJoins enumerates the joins and the same
+// node type) — see Exact. When that grid is small and its joins cover at
+// most joinMaxCover (join, request) pairs — the common case in two and
+// three resources for real profiles, whose resources take few values
+// (cores in powers of two, memory in GB steps) — GridJoins enumerates the
+// joins and the same
 // p-median machinery (local search, Lagrangian bound, MIP) runs on them as
 // one more level with ρ = 1: its bound bounds OPT directly. Solve runs it
 // after the first (coarsest) ray level, with at most half of the remaining
