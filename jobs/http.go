@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -307,12 +306,7 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
 	}
 	j := toJob(rec)
 	if rec.Kind == kindScenario {
-		var kids []record
-		err := h.svc.st.withTx(r.Context(), func(tx *sql.Tx) error {
-			var err error
-			kids, _, err = h.svc.st.childrenTx(r.Context(), tx, id)
-			return err
-		})
+		kids, _, err := h.svc.st.childrenTx(r.Context(), h.svc.st.db, id, false)
 		if err != nil {
 			h.internal(w, r, err)
 			return

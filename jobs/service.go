@@ -396,7 +396,7 @@ func (s *Service) finalizeScenario(ctx context.Context, parentID string) error {
 		if err != nil || parent.State.Terminal() {
 			return err
 		}
-		kids, results, err := s.st.childrenTx(ctx, tx, parentID)
+		kids, _, err := s.st.childrenTx(ctx, tx, parentID, false)
 		if err != nil {
 			return err
 		}
@@ -412,6 +412,10 @@ func (s *Service) finalizeScenario(ctx context.Context, parentID string) error {
 				VariantsDone: &done, VariantsTotal: &total}
 			b, _ := json.Marshal(p)
 			_, err := tx.ExecContext(ctx, s.st.d.rebind(`UPDATE xflex_job SET progress = ? WHERE id = ?`), string(b), parentID)
+			return err
+		}
+		kids, results, err := s.st.childrenTx(ctx, tx, parentID, true)
+		if err != nil {
 			return err
 		}
 		var spec struct {
@@ -552,7 +556,7 @@ func (s *Service) cancel(ctx context.Context, id string) (record, error) {
 		targets := []record{rec}
 		if rec.Kind == kindScenario {
 			parent = id
-			kids, _, err := s.st.childrenTx(ctx, tx, id)
+			kids, _, err := s.st.childrenTx(ctx, tx, id, false)
 			if err != nil {
 				return err
 			}

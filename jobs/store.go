@@ -333,9 +333,20 @@ func (s *store) result(ctx context.Context, id string) ([]byte, error) {
 	return b, err
 }
 
-// childrenTx lists a scenario's children in variant order, with results.
-func (s *store) childrenTx(ctx context.Context, tx *sql.Tx, parentID string) ([]record, [][]byte, error) {
-	rows, err := tx.QueryContext(ctx, s.d.rebind(`SELECT `+recordCols+`, result FROM xflex_job
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// childrenTx lists a scenario's children in variant order, with their
+// results when withResults is set. q is the transaction in progress, or the
+// pool for a plain read.
+func (s *store) childrenTx(ctx context.Context, q querier, parentID string, withResults bool) ([]record, [][]byte, error) {
+	res := "NULL"
+	if withResults {
+		res = "result"
+	}
+	rows, err := q.QueryContext(ctx, s.d.rebind(`SELECT `+recordCols+`, `+res+` FROM xflex_job
 		WHERE parent_id = ? ORDER BY seq`), parentID)
 	if err != nil {
 		return nil, nil, err
