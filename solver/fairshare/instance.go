@@ -177,10 +177,10 @@ func build(req *Request) (*instance, error) {
 		}
 		in.fws = append(in.fws, fw)
 	}
-	if req.Criterion != "" && req.Criterion != CriterionGeneric {
+	if req.Criterion != CriterionGeneric {
 		for n, f := range req.Frameworks {
 			if len(f.Utility) > 0 {
-				vs.Add(solver.Ptr("frameworks", n, "utility"), "utility applies only to criterion %q, not %q", CriterionGeneric, req.Criterion)
+				vs.Add(solver.Ptr("frameworks", n, "utility"), "utility applies only to criterion %q", CriterionGeneric)
 			}
 		}
 	}

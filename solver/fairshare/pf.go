@@ -147,8 +147,17 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 			if m.inert[n] {
 				continue
 			}
+			// s_n is bounded below by the cut envelope's value at ν = 0:
+			// every tangent has positive slope, so the envelope never
+			// drops below it and the bound cuts nothing off, while
+			// keeping every column bounded (friendlier to the simplex).
+			lo := math.Inf(1)
+			for _, v := range cuts[n] {
+				g, dg := gAlpha(alpha, v)
+				lo = math.Min(lo, g-dg*v)
+			}
 			nuVar[n] = b.lm.AddVar("", 0, lp.Inf, 0, false)
-			sVar[n] = b.lm.AddVar("", -lp.Inf, lp.Inf, w[n], false)
+			sVar[n] = b.lm.AddVar("", lo, lp.Inf, w[n], false)
 			m.addFwRow(b, n, []int{nuVar[n]}, []float64{-1}, 0, 0)
 			for _, v := range cuts[n] {
 				g, dg := gAlpha(alpha, v)
