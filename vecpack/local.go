@@ -64,6 +64,9 @@ type ImproveStats struct {
 //     so an unplaced item u fits there, and move v to another bin;
 //   - swap: exchange a placed item for a heavier unplaced one when v has
 //     no other home (unplaced weight still drops);
+//   - evict: move several items off b to other bins, either every item u
+//     conflicts with (exlocation, Garbo) or the lightest items until u
+//     fits (consolidating small items into other bins' gaps);
 //   - re-pack: empty two bins (one of the emptiest and one at random) and
 //     refill them from their items plus all unplaced ones with each rule.
 //
