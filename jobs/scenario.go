@@ -165,6 +165,11 @@ func compare(problem string, descs map[string]string, kids []record, results [][
 	return c, nil
 }
 
+// timingField is xflex's name for wall-clock measurements; a result field
+// of that name is timing, not solution, and is left out of figures and
+// changes (it differs on every run).
+const timingField = "elapsed_ms"
+
 // figures collects the finite numeric leaves of a result at depth one
 // ("lambda") and two ("summary.makespan"), outside arrays.
 func figures(doc any) map[string]float64 {
@@ -174,6 +179,9 @@ func figures(doc any) map[string]float64 {
 		return nil
 	}
 	for k, v := range top {
+		if k == timingField {
+			continue
+		}
 		switch x := v.(type) {
 		case json.Number:
 			if f, err := x.Float64(); err == nil && !math.IsInf(f, 0) {
@@ -181,7 +189,7 @@ func figures(doc any) map[string]float64 {
 			}
 		case map[string]any:
 			for k2, v2 := range x {
-				if n, ok := v2.(json.Number); ok {
+				if n, ok := v2.(json.Number); ok && k2 != timingField {
 					if f, err := n.Float64(); err == nil && !math.IsInf(f, 0) {
 						out[k+"."+k2] = f
 					}
@@ -221,6 +229,9 @@ func diff(ptr string, a, b any, out *[]string) {
 		}
 		sort.Strings(sorted)
 		for _, k := range sorted {
+			if k == timingField {
+				continue
+			}
 			va, oka := x[k]
 			vb, okb := y[k]
 			p := ptr + solver.Ptr(k)

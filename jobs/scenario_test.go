@@ -72,6 +72,7 @@ func TestDiff(t *testing.T) {
 		{`{"m":{"a~b/c":1}}`, `{"m":{"a~b/c":2}}`, `/m/a~0b~1c`},
 		{`{"dup":[{"id":1},{"id":1}]}`, `{"dup":[{"id":1},{"id":2}]}`, `/dup/1/id`},
 		{`{"t":{"a":1}}`, `{"t":[1]}`, `/t`},
+		{`{"elapsed_ms":1,"s":{"elapsed_ms":2}}`, `{"elapsed_ms":3,"s":{"elapsed_ms":4}}`, ``},
 	}
 	for _, c := range cases {
 		var got []string
@@ -84,7 +85,7 @@ func TestDiff(t *testing.T) {
 
 func TestFigures(t *testing.T) {
 	t.Parallel()
-	got := figures(decode(t, `{"lambda":1.5,"name":"x","summary":{"makespan":10,"deep":{"no":1}},"list":[1,2]}`))
+	got := figures(decode(t, `{"lambda":1.5,"name":"x","elapsed_ms":3,"summary":{"makespan":10,"elapsed_ms":2,"deep":{"no":1}},"list":[1,2]}`))
 	want := map[string]float64{"lambda": 1.5, "summary.makespan": 10}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("figures %v, want %v", got, want)

@@ -91,11 +91,20 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "xflex jobs: unknown command %q\n\n%s", sub, jobsUsage)
 		return 2
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	// Flags may come before or after the arguments (`jobs wait ID --timeout 1m`).
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
 	}
 	c.server = strings.TrimRight(c.server, "/")
-	rest := fs.Args()
 	needID := func() (string, bool) {
 		if len(rest) != 1 {
 			fmt.Fprintf(stderr, "usage: xflex jobs %s [flags] ID\n", sub)
