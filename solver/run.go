@@ -124,6 +124,10 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Detail: "hash input", Err: err}
 	}
+	// The budget bounds the solve itself: it starts after validation and
+	// hashing, which are linear in the body and would otherwise eat most of a
+	// small budget on a large request. elapsed_ms still covers everything.
+	opts.Start = time.Now()
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
 	result, meta, err := safeSolve(sctx, p, raw, opts)
