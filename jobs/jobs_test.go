@@ -1,12 +1,15 @@
 package jobs
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/xflex/xflex/jobs/jobtest"
 	"github.com/xflex/xflex/schemas"
@@ -520,4 +523,35 @@ func TestTwoReplicas(t *testing.T) {
 			t.Errorf("best answer of the cancelled job via the other replica: %d", r.status)
 		}
 	})
+}
+
+// TestLastAttemptAbandons: on River's last attempt a job that never
+// finished is marked failed instead of being solved again, so a job that
+// kills its process every time cannot loop or stay running.
+func TestLastAttemptAbandons(t *testing.T) {
+	t.Parallel()
+	runner, err := jobtest.Runner(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	svc, err := Open(ctx, Config{Store: storeURL(t, "sqlite")}, runner, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.db.Close() // never started: no workers to stop
+	rec, err := svc.submit(ctx, "c", jobtest.Name, []variantInput{{Name: BaseVariant, Input: []byte(`{"ms":0,"value":1}`)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.work(ctx, rec.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.st.get(ctx, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != StateFailed || got.Error == nil || !strings.HasSuffix(got.Error.Type, "/abandoned") || got.Error.Status != 500 {
+		t.Errorf("abandoned job: %+v %+v", got, got.Error)
+	}
 }

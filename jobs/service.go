@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -209,10 +210,10 @@ func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
 		return s.finish(ctx, rec, StateCancelled, nil, nil, Progress{Phase: "cancelled"})
 	}
 	if lastAttempt {
-		xe := &solver.Error{Kind: solver.KindInternal, Detail: fmt.Sprintf(
-			"job interrupted %d times (its process died or lost the database); not retried", rec.Attempts)}
-		s.log.Error().Err(xe).Str("job", id).Msg("job abandoned")
-		pd := httpapi.FromError(xe, "/v1/"+rec.Problem, "")
+		detail := fmt.Sprintf("job interrupted %d times (its process died or lost the database); not retried", rec.Attempts)
+		s.log.Error().Str("job", id).Msg(detail)
+		pd := httpapi.ProblemDetails{Type: problemTypeBase + "abandoned", Title: "Job abandoned",
+			Status: http.StatusInternalServerError, Detail: detail, Instance: "/v1/" + rec.Problem}
 		return s.finish(ctx, rec, StateFailed, nil, &pd, Progress{Phase: "failed"})
 	}
 	var claimed bool
