@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/xflex/xflex/solver/tetris"
 )
@@ -17,35 +16,10 @@ import (
 // tasks whose input block lives on a machine, default 1). Map tasks read
 // their block through an input (local disk read or remote network read).
 func Generate(seed int64, params map[string]string) (any, error) {
-	get := func(k string, def float64) (float64, error) {
-		s, ok := params[k]
-		if !ok {
-			return def, nil
-		}
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("param %s: want a non-negative number, got %q", k, s)
-		}
-		return v, nil
-	}
-	nm, err := get("machines", 20)
-	if err != nil {
-		return nil, err
-	}
-	nt, err := get("tasks", 200)
-	if err != nil {
-		return nil, err
-	}
-	nj, err := get("jobs", 10)
-	if err != nil {
-		return nil, err
-	}
-	busy, err := get("busy", 0.5)
-	if err != nil {
-		return nil, err
-	}
-	loc, err := get("locality", 1)
-	if err != nil {
+	p := tetris.NewParams(params)
+	nm, nt, nj := p.Num("machines", 20), p.Num("tasks", 200), p.Num("jobs", 10)
+	busy, loc := p.Num("busy", 0.5), p.Num("locality", 1)
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	if nm < 1 || nj < 1 || busy > 1 || loc > 1 {

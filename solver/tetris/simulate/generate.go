@@ -2,9 +2,7 @@ package simulate
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/xflex/xflex/solver/tetris"
 )
@@ -17,39 +15,14 @@ import (
 // machine drawn from the seed instead of local disk; default 0) and
 // "policy" (default tetris).
 func Generate(seed int64, params map[string]string) (any, error) {
-	num := func(k string, def float64) (float64, error) {
-		s, ok := params[k]
-		if !ok {
-			return def, nil
-		}
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("param %s: want a non-negative number, got %q", k, s)
-		}
-		return v, nil
-	}
-	nj, err := num("jobs", 10)
-	if err != nil {
-		return nil, err
-	}
-	nm, err := num("machines", 10)
-	if err != nil {
-		return nil, err
-	}
-	size, err := num("size", 0.05)
-	if err != nil {
-		return nil, err
-	}
-	hz, err := num("horizon", 3600)
-	if err != nil {
+	p := tetris.NewParams(params)
+	nj, nm, size := p.Num("jobs", 10), p.Num("machines", 10), p.Num("size", 0.05)
+	hz, loc := p.Num("horizon", 3600), p.Num("locality", 0)
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	if nm < 1 {
 		return nil, fmt.Errorf("param machines: need at least 1")
-	}
-	loc, err := num("locality", 0)
-	if err != nil {
-		return nil, err
 	}
 	pol := params["policy"]
 	if pol == "" {
