@@ -147,6 +147,9 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 		total += cg
 	}
 	capUB := math.Min(out.ub, float64(maxContainers)/float64(total))
+	if capUB < out.ub {
+		out.note += fmt.Sprintf("; λ search capped at %d containers", maxContainers)
+	}
 	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x78736c6374))
 	var start vecpack.Lambda
 	var startCounts []int64
