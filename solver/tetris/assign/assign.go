@@ -53,11 +53,7 @@ type Request struct {
 
 // MachineReq is one machine: total capacity and what is free now (default:
 // all of it).
-type MachineReq struct {
-	Name     string             `json:"name"`
-	Capacity map[string]float64 `json:"capacity"`
-	Free     map[string]float64 `json:"free,omitempty"`
-}
+type MachineReq = tetris.MachineReq
 
 // TaskReq is one pending task.
 type TaskReq struct {
@@ -93,32 +89,13 @@ type StageReq struct {
 }
 
 // Knobs are Tetris's knobs; nil fields take the paper's defaults.
-type Knobs struct {
-	Fairness      *float64 `json:"fairness,omitempty"`
-	Barrier       *float64 `json:"barrier,omitempty"`
-	Epsilon       *float64 `json:"epsilon,omitempty"`
-	EpsilonScale  *float64 `json:"epsilon_scale,omitempty"`
-	RemotePenalty *float64 `json:"remote_penalty,omitempty"`
-}
+type Knobs = tetris.Knobs
 
 // Roles name the resources placement adjusts for remote reads.
 type Roles struct {
 	DiskRead string `json:"disk_read,omitempty"`
 	NetIn    string `json:"net_in,omitempty"`
 	NetOut   string `json:"net_out,omitempty"`
-}
-
-// Paper defaults (§5.3: f = 0.25, b = 0.9, ε = ā/p̄, remote penalty 10%).
-const (
-	DefaultFairness      = 0.25
-	DefaultBarrier       = 0.9
-	DefaultRemotePenalty = 0.1
-)
-
-// Resolved knob values.
-type Resolved struct {
-	Fairness, Barrier, Epsilon, RemotePenalty float64
-	EpsilonAuto                               bool
 }
 
 // Result is the response body (schemas/tetris-assign.response.json).
@@ -236,119 +213,33 @@ type Instance struct {
 	Tasks  [][]int
 	Jobs   []tetris.Job
 	JobIDs []string
-	Knobs  Resolved
-	Roles  tetris.Roles
-	Total  []float64
+	// Knobs are the knobs in force, Epsilon resolved for this round.
+	Knobs tetris.Resolved
+	Roles tetris.Roles
+	Total []float64
 }
 
 // Build validates req and turns it into an Instance. Errors are
 // *solver.Error with JSON pointers.
 func Build(req *Request) (*Instance, error) {
 	var vs solver.Violations
-	in := &Instance{Req: req}
-	// Resources: the union of machine capacity keys, sorted.
-	resSet := map[string]bool{}
-	for _, m := range req.Machines {
-		for r := range m.Capacity {
-			resSet[r] = true
-		}
-	}
-	for r := range resSet {
-		in.Resources = append(in.Resources, r)
-	}
-	sort.Strings(in.Resources)
-	ridx := map[string]int{}
-	for i, r := range in.Resources {
-		ridx[r] = i
-	}
+	cl := tetris.NewCluster(req.Machines, &vs)
+	in := &Instance{Req: req, Resources: cl.Resources, Machines: cl.Machines, Total: cl.Total}
 	d := len(in.Resources)
 	vec := func(m map[string]float64, ptr ...any) []float64 {
-		v := make([]float64, d)
-		var bad []string
-		for r, x := range m {
-			k, ok := ridx[r]
-			if !ok {
-				if x > 0 {
-					bad = append(bad, r)
-				}
-				continue
-			}
-			v[k] = x
-		}
-		sort.Strings(bad) // deterministic violation order
+		v, bad := cl.Vector(m)
 		for _, r := range bad {
 			vs.Add(solver.Ptr(append(ptr, r)...), "resource %q is not provided by any machine", r)
 		}
 		return v
 	}
-	midx := map[string]int{}
-	in.Total = make([]float64, d)
-	for i, m := range req.Machines {
-		if _, dup := midx[m.Name]; dup {
-			vs.Add(solver.Ptr("machines", i, "name"), "duplicate machine name %q", m.Name)
-		} else {
-			midx[m.Name] = i
-		}
-		c := vec(m.Capacity)
-		f := append([]float64(nil), c...)
-		if m.Free != nil {
-			f = make([]float64, d)
-			for _, r := range sortedKeys(m.Free) {
-				k, ok := ridx[r]
-				if !ok || m.Capacity[r] == 0 && m.Free[r] > 0 {
-					vs.Add(solver.Ptr("machines", i, "free", r), "machine has no capacity of resource %q", r)
-					continue
-				}
-				if m.Free[r] > m.Capacity[r] {
-					vs.Add(solver.Ptr("machines", i, "free", r), "free %g exceeds capacity %g", m.Free[r], m.Capacity[r])
-				}
-				f[k] = m.Free[r]
-			}
-		}
-		in.Machines = append(in.Machines, tetris.Machine{Cap: c, Free: f})
-		for k := range c {
-			in.Total[k] += c[k]
-		}
-	}
-	// Roles.
-	role := func(name, def string) int {
-		if name == "" {
-			name = def
-		}
-		if k, ok := ridx[name]; ok {
-			return k
-		}
-		return -1
-	}
 	ro := Roles{}
 	if req.Roles != nil {
 		ro = *req.Roles
 	}
-	in.Roles = tetris.Roles{
-		DiskRead: role(ro.DiskRead, "disk_read"),
-		NetIn:    role(ro.NetIn, "net_in"),
-		NetOut:   role(ro.NetOut, "net_out"),
-	}
-	// Knobs.
-	in.Knobs = Resolved{Fairness: DefaultFairness, Barrier: DefaultBarrier, RemotePenalty: DefaultRemotePenalty}
-	scale := 1.0
-	if k := req.Knobs; k != nil {
-		if k.Fairness != nil {
-			in.Knobs.Fairness = *k.Fairness
-		}
-		if k.Barrier != nil {
-			in.Knobs.Barrier = *k.Barrier
-		}
-		if k.RemotePenalty != nil {
-			in.Knobs.RemotePenalty = *k.RemotePenalty
-		}
-		if k.EpsilonScale != nil {
-			scale = *k.EpsilonScale
-			if k.Epsilon != nil {
-				vs.Add("/knobs/epsilon_scale", "epsilon_scale applies to the automatic epsilon only; give epsilon or epsilon_scale, not both")
-			}
-		}
-	}
+	in.Roles = cl.IORoles(ro.DiskRead, ro.NetIn, ro.NetOut)
+	in.Knobs = req.Knobs.Resolve(&vs)
+
 	// Jobs.
 	jidx := map[string]int{}
 	type stageInfo struct{ tasks, finished int }
@@ -407,7 +298,7 @@ func Build(req *Request) (*Instance, error) {
 		var inputs []tetris.Input
 		var rates []float64
 		for k, ip := range t.Inputs {
-			m, ok := midx[ip.Machine]
+			m, ok := cl.ByName[ip.Machine]
 			if !ok {
 				vs.Add(solver.Ptr("tasks", i, "inputs", k, "machine"), "unknown machine %q", ip.Machine)
 				continue
@@ -444,11 +335,8 @@ func Build(req *Request) (*Instance, error) {
 		if !ok {
 			gi = len(in.Groups)
 			gidx[key] = gi
-			promoted := false
-			if st, ok := stages[[2]string{t.Job, t.Stage}]; ok && st.tasks > 0 && in.Knobs.Barrier < 1 {
-				promoted = float64(st.finished) >= in.Knobs.Barrier*float64(st.tasks)
-			}
-			in.Groups = append(in.Groups, &tetris.Group{Job: j, Demand: dem, Promoted: promoted})
+			st := stages[[2]string{t.Job, t.Stage}]
+			in.Groups = append(in.Groups, &tetris.Group{Job: j, Demand: dem, Promoted: in.Knobs.Promoted(st.finished, st.tasks)})
 			in.Tasks = append(in.Tasks, nil)
 		}
 		g := in.Groups[gi]
@@ -461,12 +349,7 @@ func Build(req *Request) (*Instance, error) {
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
-	if req.Knobs != nil && req.Knobs.Epsilon != nil {
-		in.Knobs.Epsilon = *req.Knobs.Epsilon
-	} else {
-		in.Knobs.EpsilonAuto = true
-		in.Knobs.Epsilon = scale * tetris.AutoEpsilon(in.Machines, in.Groups, in.Jobs, nil)
-	}
+	in.Knobs.Epsilon = in.Knobs.EpsilonFor(in.Machines, in.Groups, in.Jobs, nil)
 	return in, nil
 }
 
@@ -487,15 +370,6 @@ func groupKey(job int, stage string, dem, rates []float64, hasInputs bool) strin
 		}
 	}
 	return string(b)
-}
-
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Config is the round configuration of the instance.

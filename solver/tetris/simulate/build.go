@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/tetris"
@@ -24,21 +23,18 @@ type Instance struct {
 	Total     []float64
 	Norm      []float64
 	Jobs      []job
-	CPU, Mem  int // role indices, -1 if absent
-	IO        tetris.Roles
-	Fair      []bool
-	Queues    []queue
-	Knobs     knobs
-	Slot      float64
-	Bins      int
+	// Policy and FairPolicy are the request's, defaults filled in.
+	Policy, FairPolicy string
+	CPU, Mem           int // role indices, -1 if absent
+	IO                 tetris.Roles
+	Fair               []bool
+	Queues             []queue
+	Knobs              tetris.Resolved
+	Slot               float64
+	Bins               int
 	// Interference is the throughput lost on an over-allocated resource
 	// (see share); 0 is lossless proportional sharing.
 	Interference float64
-}
-
-type knobs struct {
-	fairness, barrier, epsilon, scale, remotePenalty float64
-	auto                                             bool
 }
 
 type job struct {
@@ -72,107 +68,57 @@ type queue struct {
 func Build(req *Request) (*Instance, error) {
 	var vs solver.Violations
 	in := &Instance{Req: req}
-	set := map[string]bool{}
-	for _, m := range req.Machines {
-		for r := range m.Capacity {
-			set[r] = true
-		}
+	specs := make([]tetris.MachineReq, len(req.Machines))
+	for i, m := range req.Machines {
+		specs[i] = tetris.MachineReq{Name: m.Name, Capacity: m.Capacity}
 	}
-	for r := range set {
-		in.Resources = append(in.Resources, r)
-	}
-	sort.Strings(in.Resources)
-	ridx := map[string]int{}
-	for i, r := range in.Resources {
-		ridx[r] = i
+	cl := tetris.NewCluster(specs, &vs)
+	in.Resources, in.Total, in.Norm = cl.Resources, cl.Total, tetris.NormCap(cl.Machines)
+	for _, m := range cl.Machines {
+		in.Cap = append(in.Cap, m.Cap)
 	}
 	d := len(in.Resources)
-	names := map[string]bool{}
-	in.Total = make([]float64, d)
-	for i, m := range req.Machines {
-		if names[m.Name] {
-			vs.Add(solver.Ptr("machines", i, "name"), "duplicate machine name %q", m.Name)
-		}
-		names[m.Name] = true
-		c := make([]float64, d)
-		for r, x := range m.Capacity {
-			c[ridx[r]] = x
-			in.Total[ridx[r]] += x
-		}
-		in.Cap = append(in.Cap, c)
-	}
-	ms := make([]tetris.Machine, len(in.Cap))
-	for i, c := range in.Cap {
-		ms[i] = tetris.Machine{Cap: c}
-	}
-	in.Norm = tetris.NormCap(ms)
 
 	// Policy and roles.
-	pol := req.Policy
-	if pol == "" {
-		pol = PolicyTetris
+	in.Policy, in.FairPolicy = req.Policy, req.FairPolicy
+	if in.Policy == "" {
+		in.Policy = PolicyTetris
 	}
-	fairPol := req.FairPolicy
-	if fairPol == "" {
-		fairPol = PolicyDRF
+	if in.FairPolicy == "" {
+		in.FairPolicy = PolicyDRF
 	}
-	ro := Roles{CPU: "cpu", Memory: "memory"}
+	var ro Roles
 	if req.Roles != nil {
-		if req.Roles.CPU != "" {
-			ro.CPU = req.Roles.CPU
-		}
-		if req.Roles.Memory != "" {
-			ro.Memory = req.Roles.Memory
-		}
+		ro = *req.Roles
 	}
-	in.CPU, in.Mem = -1, -1
-	if k, ok := ridx[ro.CPU]; ok {
-		in.CPU = k
+	if ro.CPU == "" {
+		ro.CPU = "cpu"
 	}
-	if k, ok := ridx[ro.Memory]; ok {
-		in.Mem = k
+	if ro.Memory == "" {
+		ro.Memory = "memory"
 	}
-	ioRole := func(given, def string) int {
-		if given == "" {
-			given = def
-		}
-		if k, ok := ridx[given]; ok {
-			return k
-		}
-		return -1
-	}
-	in.IO = tetris.Roles{DiskRead: -1, NetIn: -1, NetOut: -1}
-	if req.Roles != nil {
-		in.IO = tetris.Roles{DiskRead: ioRole(req.Roles.DiskRead, "disk_read"), NetIn: ioRole(req.Roles.NetIn, "net_in"), NetOut: ioRole(req.Roles.NetOut, "net_out")}
-	} else {
-		in.IO = tetris.Roles{DiskRead: ioRole("", "disk_read"), NetIn: ioRole("", "net_in"), NetOut: ioRole("", "net_out")}
-	}
-	midx := map[string]int{}
-	for i, m := range req.Machines {
-		if _, ok := midx[m.Name]; !ok {
-			midx[m.Name] = i
-		}
-	}
+	in.CPU, in.Mem = cl.Role(ro.CPU, "cpu"), cl.Role(ro.Memory, "memory")
+	in.IO = cl.IORoles(ro.DiskRead, ro.NetIn, ro.NetOut)
 	seed := int64(0)
 	if req.Seed != nil {
 		seed = *req.Seed
 	}
-	for _, p := range []struct{ name, ptr string }{{pol, "/policy"}, {fairPol, "/fair_policy"}} {
-		switch p.name {
+	for _, p := range []string{in.Policy, in.FairPolicy} {
+		switch p {
 		case PolicySlotFair, PolicyCapacity:
 			if in.Mem < 0 {
-				vs.Add("/roles/memory", "policy %s allocates memory slots but no machine has resource %q", p.name, ro.Memory)
+				vs.Add("/roles/memory", "policy %s allocates memory slots but no machine has resource %q", p, ro.Memory)
 			}
 		case PolicyTetrisCPUMem:
 			if in.CPU < 0 && in.Mem < 0 {
-				vs.Add("/roles", "policy %s needs the cpu or memory resource (%q, %q)", p.name, ro.CPU, ro.Memory)
+				vs.Add("/roles", "policy %s needs the cpu or memory resource (%q, %q)", p, ro.CPU, ro.Memory)
 			}
 		}
 	}
 	in.Fair = make([]bool, d)
 	if req.FairResources != nil {
 		for i, r := range req.FairResources {
-			k, ok := ridx[r]
+			k, ok := cl.Resource(r)
 			if !ok {
 				vs.Add(solver.Ptr("fair_resources", i), "no machine has resource %q", r)
 				continue
@@ -185,7 +131,7 @@ func Build(req *Request) (*Instance, error) {
 				in.Fair[k] = true
 			}
 		}
-		if (pol == PolicyDRF || fairPol == PolicyDRF) && in.CPU < 0 && in.Mem < 0 {
+		if (in.Policy == PolicyDRF || in.FairPolicy == PolicyDRF) && in.CPU < 0 && in.Mem < 0 {
 			vs.Add("/fair_resources", "drf needs resources to share: no cpu (%q) or memory (%q) resource; name them in fair_resources", ro.CPU, ro.Memory)
 		}
 	}
@@ -200,29 +146,7 @@ func Build(req *Request) (*Instance, error) {
 	if req.Bins != nil {
 		in.Bins = *req.Bins
 	}
-
-	// Knobs.
-	in.Knobs = knobs{fairness: 0.25, barrier: 0.9, remotePenalty: 0.1, scale: 1, auto: true}
-	if k := req.Knobs; k != nil {
-		if k.Fairness != nil {
-			in.Knobs.fairness = *k.Fairness
-		}
-		if k.Barrier != nil {
-			in.Knobs.barrier = *k.Barrier
-		}
-		if k.RemotePenalty != nil {
-			in.Knobs.remotePenalty = *k.RemotePenalty
-		}
-		if k.Epsilon != nil {
-			in.Knobs.epsilon, in.Knobs.auto = *k.Epsilon, false
-			if k.EpsilonScale != nil {
-				vs.Add("/knobs/epsilon_scale", "epsilon_scale applies to the automatic epsilon only; give epsilon or epsilon_scale, not both")
-			}
-		}
-		if k.EpsilonScale != nil {
-			in.Knobs.scale = *k.EpsilonScale
-		}
-	}
+	in.Knobs = req.Knobs.Resolve(&vs)
 
 	// Queues.
 	qidx := map[string]int{}
@@ -270,17 +194,12 @@ func Build(req *Request) (*Instance, error) {
 			sidx[sr.Name] = s
 		}
 		for s, sr := range jr.Stages {
-			st := stage{name: sr.Name, tasks: sr.Tasks, duration: sr.Duration, demand: make([]float64, d)}
+			st := stage{name: sr.Name, tasks: sr.Tasks, duration: sr.Duration}
 			total += sr.Tasks
-			for _, r := range sortedKeys(sr.Demand) {
-				k, ok := ridx[r]
-				if !ok {
-					if sr.Demand[r] > 0 {
-						vs.Add(solver.Ptr("jobs", i, "stages", s, "demand", r), "no machine has resource %q", r)
-					}
-					continue
-				}
-				st.demand[k] = sr.Demand[r]
+			var unknown []string
+			st.demand, unknown = cl.Vector(sr.Demand)
+			for _, r := range unknown {
+				vs.Add(solver.Ptr("jobs", i, "stages", s, "demand", r), "no machine has resource %q", r)
 			}
 			fitsSome := false
 			for _, c := range in.Cap {
@@ -320,7 +239,7 @@ func Build(req *Request) (*Instance, error) {
 				if len(sr.InputMachines) > 0 {
 					ms := make([]int32, len(sr.InputMachines))
 					for k, name := range sr.InputMachines {
-						m, ok := midx[name]
+						m, ok := cl.ByName[name]
 						if !ok {
 							vs.Add(solver.Ptr("jobs", i, "stages", s, "input_machines", k), "unknown machine %q", name)
 						}
@@ -391,22 +310,6 @@ func cycleAt(st []stage) int {
 		}
 	}
 	return -1
-}
-
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (in *Instance) policy(p string) string {
-	if p == "" {
-		return PolicyTetris
-	}
-	return p
 }
 
 // String names an instance for notes.

@@ -58,6 +58,7 @@ package simulate
 
 import (
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/tetris"
 )
 
 // Problem describes tetris/simulate.
@@ -132,13 +133,7 @@ type QueueReq struct {
 }
 
 // Knobs are Tetris's knobs (policy tetris and tetris-cpu-mem).
-type Knobs struct {
-	Fairness      *float64 `json:"fairness,omitempty"`
-	Barrier       *float64 `json:"barrier,omitempty"`
-	Epsilon       *float64 `json:"epsilon,omitempty"`
-	EpsilonScale  *float64 `json:"epsilon_scale,omitempty"`
-	RemotePenalty *float64 `json:"remote_penalty,omitempty"`
-}
+type Knobs = tetris.Knobs
 
 // Roles name the CPU and memory resources (defaults "cpu", "memory") and
 // those remote reads use (defaults "disk_read", "net_in", "net_out").

@@ -577,8 +577,7 @@ func (s *sim) tetrisRound(ctx context.Context) {
 			if !st.runnable || n == 0 {
 				continue
 			}
-			b := in.Knobs.barrier
-			promoted := b < 1 && float64(st.finished) >= b*float64(in.Jobs[j].stages[k].tasks)
+			promoted := in.Knobs.Promoted(st.finished, in.Jobs[j].stages[k].tasks)
 			if st.grp != nil {
 				st.grp.Promoted = promoted
 				groups = append(groups, st.grp)
@@ -609,11 +608,7 @@ func (s *sim) tetrisRound(ctx context.Context) {
 			}
 		}
 	}
-	eps := in.Knobs.epsilon
-	if in.Knobs.auto {
-		eps = in.Knobs.scale * tetris.AutoEpsilon(s.tm, groups, s.tj, mask)
-	}
-	cfg := tetris.Config{Fairness: in.Knobs.fairness, Epsilon: eps, RemotePenalty: in.Knobs.remotePenalty,
+	cfg := tetris.Config{Fairness: in.Knobs.Fairness, Epsilon: in.Knobs.EpsilonFor(s.tm, groups, s.tj, mask), RemotePenalty: in.Knobs.RemotePenalty,
 		Mask: mask, Total: in.Total, Roles: in.IO}
 	ps, _ := tetris.Round(ctx, s.tm, s.order, groups, s.tj, cfg)
 	for _, p := range ps {

@@ -25,19 +25,13 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	res, meta, err := in.Run(ctx)
-	return res, meta, err
+	return in.Run(ctx)
 }
 
 // Run simulates the instance under its policy and, for the slowdown
 // comparison, under its fair policy.
 func (in *Instance) Run(ctx context.Context) (*Result, solver.Meta, error) {
-	req := in.Req
-	pol := in.policy(req.Policy)
-	fairPol := req.FairPolicy
-	if fairPol == "" {
-		fairPol = PolicyDRF
-	}
+	pol, fairPol := in.Policy, in.FairPolicy
 	meta := solver.Meta{Status: solver.StatusFeasible, Solver: "tetris/simulate:" + pol}
 	meta.Notes = append(meta.Notes,
 		"status is feasible, not optimal: this is a deterministic event-driven simulation of the policy; objective is the makespan and bound a lower bound on any schedule's makespan (critical paths and resource volume), so gap measures how far the policy is from that bound",
