@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/solvertest"
+	"github.com/xflex/xflex/solver/tetris/internal/tetristest"
 	"github.com/xflex/xflex/vecpack"
 )
 
@@ -21,13 +19,7 @@ const scoreTol = 1e-12
 
 func run(t *testing.T, body string) *Result {
 	t.Helper()
-	out := solvertest.Check(t, Problem(), []byte(body))
-	b, _ := json.Marshal(out["result"])
-	var res Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
-	return &res
+	return tetristest.Result[Result](t, Problem(), []byte(body))
 }
 
 func TestAlignmentHandComputed(t *testing.T) {
@@ -300,19 +292,7 @@ func TestSRTFPrefersLessRemainingWork(t *testing.T) {
 	}
 }
 
-func TestTestdata(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	if len(files) == 0 {
-		t.Fatal("no testdata")
-	}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(filepath.Base(f), func(t *testing.T) { solvertest.Check(t, Problem(), raw) })
-	}
-}
+func TestTestdata(t *testing.T) { tetristest.Testdata(t, Problem(), 1) }
 
 func TestBadInput(t *testing.T) {
 	cases := []struct {
@@ -332,39 +312,14 @@ func TestBadInput(t *testing.T) {
 		{"NaN-free unknown field", `{"machines":[{"name":"m","capacity":{"cpu":1}}],"tasks":[],"bogus":1}`, solver.KindSchema, ""},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			xe := solvertest.ExpectError(t, Problem(), []byte(c.body), c.kind)
-			found := false
-			for _, v := range xe.Violations {
-				if v.Pointer == c.ptr {
-					found = true
-				}
-			}
-			if !found {
-				t.Fatalf("no violation at %q: %+v", c.ptr, xe.Violations)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { tetristest.ExpectViolation(t, Problem(), c.body, c.kind, c.ptr) })
 	}
 }
 
 func FuzzAssign(f *testing.F) {
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":4,"disk_read":10,"net_in":10,"net_out":10}}],"tasks":[{"id":"t","job":"j","demand":{"cpu":1},"inputs":[{"machine":"m","rate":3}]}]}`))
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":1}}],"tasks":[{"id":"t","job":"j","demand":{"cpu":2}}],"knobs":{"fairness":1}}`))
-	r, err := solver.NewRunner([]solver.Problem{Problem()}, 0)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		if len(raw) > 1<<14 {
-			return
-		}
-		// Must not panic; errors must be typed.
-		if _, err := r.Run(context.Background(), Problem().Name, raw); err != nil {
-			if _, ok := err.(*solver.Error); !ok {
-				t.Fatalf("untyped error %T: %v", err, err)
-			}
-		}
-	})
+	tetristest.Fuzz(f, Problem(), 1<<14, nil)
 }
 
 // A budget that has already run out still gives a valid (empty) round with

@@ -23,15 +23,7 @@ func TestTetrisWorkConserving(t *testing.T) {
 			// A loaded cluster (tasks queue) whose map tasks read their
 			// blocks from seeded machines.
 			req = GenerateRequest(rng, 2+rng.IntN(3), 2+rng.IntN(2), 0.05, 60*rng.Float64(), pol)
-			for j := range req.Jobs {
-				st := &req.Jobs[j].Stages[0]
-				dem := map[string]float64{}
-				for r, x := range st.Demand {
-					dem[r] = x
-				}
-				st.InputRate, dem["disk_read"] = dem["disk_read"], 0
-				st.Demand = dem
-			}
+			WithInputs(req)
 		}
 		in, err := Build(req)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/solvertest"
+	"github.com/xflex/xflex/solver/tetris/internal/tetristest"
 )
 
 // eventTol compares simulated times with hand-computed ones: they are sums
@@ -24,13 +25,7 @@ func simRun(t *testing.T, req *Request) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := solvertest.Check(t, Problem(), raw)
-	b, _ := json.Marshal(out["result"])
-	var res Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
-	return &res
+	return tetristest.Result[Result](t, Problem(), raw)
 }
 
 func load(t *testing.T, name string) *Request {
@@ -250,19 +245,7 @@ func TestRandomTraces(t *testing.T) {
 	}
 }
 
-func TestTestdata(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	if len(files) < 3 {
-		t.Fatalf("want at least 3 testdata files, have %d", len(files))
-	}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(filepath.Base(f), func(t *testing.T) { solvertest.Check(t, Problem(), raw) })
-	}
-}
+func TestTestdata(t *testing.T) { tetristest.Testdata(t, Problem(), 3) }
 
 func TestBadInput(t *testing.T) {
 	m := `"machines":[{"name":"m","capacity":{"cpu":4,"memory":8}}]`
@@ -289,15 +272,7 @@ func TestBadInput(t *testing.T) {
 		{"bad policy", `{` + m + `,"jobs":[],"policy":"fifo"}`, solver.KindSchema, "/policy"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			xe := solvertest.ExpectError(t, Problem(), []byte(c.body), c.kind)
-			for _, v := range xe.Violations {
-				if v.Pointer == c.ptr {
-					return
-				}
-			}
-			t.Fatalf("no violation at %q: %+v", c.ptr, xe.Violations)
-		})
+		t.Run(c.name, func(t *testing.T) { tetristest.ExpectViolation(t, Problem(), c.body, c.kind, c.ptr) })
 	}
 }
 
@@ -321,27 +296,16 @@ func TestGenerateDeterministic(t *testing.T) {
 func FuzzSimulate(f *testing.F) {
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":2,"memory":4,"net":1}}],"jobs":[{"id":"a","arrival":0,"stages":[{"name":"s","tasks":2,"demand":{"cpu":1,"net":1},"duration":1}]}],"policy":"drf"}`))
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":2}}],"jobs":[{"id":"a","arrival":1,"stages":[{"name":"s","tasks":1,"demand":{},"duration":1,"after":["t"]},{"name":"t","tasks":0,"demand":{},"duration":1}]}]}`))
-	r, err := solver.NewRunner([]solver.Problem{Problem()}, 0)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		if len(raw) > 1<<12 {
-			return
-		}
-		// Must not panic; errors must be typed. A small budget bounds
-		// traces with huge task counts (they come back as timeouts).
-		body := raw
+	// A small budget bounds traces with huge task counts (they come back
+	// as timeouts).
+	tetristest.Fuzz(f, Problem(), 1<<12, func(raw []byte) []byte {
 		var m map[string]any
-		if json.Unmarshal(raw, &m) == nil && m != nil {
-			m["budget_ms"] = 200
-			body, _ = json.Marshal(m)
+		if json.Unmarshal(raw, &m) != nil || m == nil {
+			return raw
 		}
-		if _, err := r.Run(context.Background(), Problem().Name, body); err != nil {
-			if _, ok := err.(*solver.Error); !ok {
-				t.Fatalf("untyped error %T: %v", err, err)
-			}
-		}
+		m["budget_ms"] = 200
+		body, _ := json.Marshal(m)
+		return body
 	})
 }
 
@@ -424,15 +388,7 @@ func TestRandomTracesWithInputs(t *testing.T) {
 	pols := []string{PolicyTetris, PolicyTetrisCPUMem, PolicyDRF, PolicySlotFair, PolicyCapacity}
 	for it := 0; it < 25; it++ {
 		req := GenerateRequest(rng, 1+rng.IntN(5), 1+rng.IntN(4), 0.01, 300*rng.Float64(), pols[it%len(pols)])
-		for j := range req.Jobs {
-			st := &req.Jobs[j].Stages[0]
-			dem := map[string]float64{}
-			for r, x := range st.Demand {
-				dem[r] = x
-			}
-			st.InputRate, dem["disk_read"] = dem["disk_read"], 0
-			st.Demand = dem
-		}
+		WithInputs(req)
 		seed := int64(it)
 		req.Seed = &seed
 		in, err := Build(req)
