@@ -352,35 +352,39 @@ func (p *Packing) repackPass(ctx context.Context, opts ImproveOptions) (accepted
 	if nb < 2 {
 		return 0, false
 	}
-	// The emptiest bins (normalised free sum), ties by index.
+	// The emptiest bins (normalised free sum), and per resource the bins
+	// with the most of it free; ties by index.
 	const topK = 16
-	top := make([]int, 0, topK+1)
-	freeSum := func(b int) float64 {
+	top := topBins(nb, topK, func(b int) float64 {
 		s := 0.0
 		for r, f := range p.Free[b] {
 			s += f * in.Scale[r]
 		}
 		return s
-	}
-	for b := range p.Bins {
-		fb := freeSum(b)
-		i := len(top)
-		for i > 0 && freeSum(top[i-1]) < fb {
-			i--
-		}
-		if i < topK {
-			top = slices.Insert(top, i, b)
-			if len(top) > topK {
-				top = top[:topK]
-			}
+	})
+	var topR [][]int
+	if in.dim >= 2 {
+		topR = make([][]int, in.dim)
+		for r := range topR {
+			topR[r] = topBins(nb, topK, func(b int) float64 { return p.Free[b][r] })
 		}
 	}
 	for k := 0; k < opts.PairsPerRound && p.Unplaced() > 0; k++ {
 		if ctx.Err() != nil {
 			return
 		}
-		b1 := opts.Rand.IntN(nb)
-		b2 := top[opts.Rand.IntN(len(top))]
+		var b1, b2 int
+		if topR != nil && k%2 == 1 {
+			// Complementary bins: one with room in resource r1, one with
+			// room in r2, so a re-pack can trade what each has spare.
+			r1 := opts.Rand.IntN(in.dim)
+			r2 := (r1 + 1 + opts.Rand.IntN(in.dim-1)) % in.dim
+			b1 = topR[r1][opts.Rand.IntN(len(topR[r1]))]
+			b2 = topR[r2][opts.Rand.IntN(len(topR[r2]))]
+		} else {
+			b1 = opts.Rand.IntN(nb)
+			b2 = top[opts.Rand.IntN(len(top))]
+		}
 		if b1 == b2 {
 			continue
 		}
@@ -465,4 +469,26 @@ func (p *Packing) evictToFit(t, b int, findHome func(v, exclude int) int) bool {
 	}
 	undo()
 	return false
+}
+
+// topBins returns the (at most) k bins with the largest key, by key
+// descending, ties by index.
+func topBins(nb, k int, key func(b int) float64) []int {
+	top := make([]int, 0, k+1)
+	keys := make([]float64, 0, k+1)
+	for b := range nb {
+		kb := key(b)
+		i := len(top)
+		for i > 0 && keys[i-1] < kb {
+			i--
+		}
+		if i < k {
+			top = slices.Insert(top, i, b)
+			keys = slices.Insert(keys, i, kb)
+			if len(top) > k {
+				top, keys = top[:k], keys[:k]
+			}
+		}
+	}
+	return top
 }
