@@ -275,18 +275,29 @@ type round struct {
 	sorted   [][]int // per resource: groups by demand (see byDemand)
 }
 
+// dims is the number of resources of the machines' vectors.
+func dims(ms []Machine) int {
+	if len(ms) == 0 {
+		return 0
+	}
+	return len(ms[0].Cap)
+}
+
+// mask is cfg.Mask, or all d resources when it is nil.
+func (cfg Config) mask(d int) []bool {
+	if cfg.Mask != nil {
+		return cfg.Mask
+	}
+	mask := make([]bool, d)
+	for i := range mask {
+		mask[i] = true
+	}
+	return mask
+}
+
 func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
-	d := 0
-	if len(ms) > 0 {
-		d = len(ms[0].Cap)
-	}
-	mask := cfg.Mask
-	if mask == nil {
-		mask = make([]bool, d)
-		for i := range mask {
-			mask[i] = true
-		}
-	}
+	d := dims(ms)
+	mask := cfg.mask(d)
 	r := &round{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: mask,
 		local: make([][][2]int, len(ms)), pend: make([]int, len(js)),
 		best: make([]cand, len(js)), sh: make([]float64, len(js)), bestP: make([]cand, len(js)),
@@ -390,7 +401,6 @@ func (r *round) prepMachine(m int) {
 	}
 }
 
-// eval scores member mi of group gi (mi = -1: anonymous) on machine m.
 // Failure kinds of eval.
 const (
 	fitOK = iota

@@ -36,18 +36,8 @@ const absentMetric = 1e300
 // (indexed like Members; nil entries for placed members) or, for an
 // anonymous group, a single reason shared by its Count pending tasks.
 func Explain(machines []Machine, groups []*Group, cfg Config) [][]*Reason {
-	d := 0
-	if len(machines) > 0 {
-		d = len(machines[0].Cap)
-	}
-	mask := cfg.Mask
-	if mask == nil {
-		mask = make([]bool, d)
-		for i := range mask {
-			mask[i] = true
-		}
-	}
-	ex := explainer{ms: machines, mask: mask, roles: cfg.Roles, dem: make([]float64, d)}
+	d := dims(machines)
+	ex := explainer{ms: machines, mask: cfg.mask(d), roles: cfg.Roles, dem: make([]float64, d)}
 	out := make([][]*Reason, len(groups))
 	for gi, g := range groups {
 		if g.Count == 0 {

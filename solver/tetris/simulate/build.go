@@ -28,10 +28,12 @@ type Instance struct {
 	CPU, Mem           int // role indices, -1 if absent
 	IO                 tetris.Roles
 	Fair               []bool
-	Queues             []queue
-	Knobs              tetris.Resolved
-	Slot               float64
-	Bins               int
+	// QueueShare is each queue's fraction of the cluster (capacity
+	// scheduler); jobs[].queue indexes it.
+	QueueShare []float64
+	Knobs      tetris.Resolved
+	Slot       float64
+	Bins       int
 	// Interference is the throughput lost on an over-allocated resource
 	// (see share); 0 is lossless proportional sharing.
 	Interference float64
@@ -57,11 +59,6 @@ type stage struct {
 	// inRate > 0: task i reads its input at inRate from machine inAt[i].
 	inRate float64
 	inAt   []int32
-}
-
-type queue struct {
-	name     string
-	capacity float64
 }
 
 // Build validates req and returns the instance.
@@ -150,13 +147,14 @@ func Build(req *Request) (*Instance, error) {
 
 	// Queues.
 	qidx := map[string]int{}
+	var qcap []float64
 	for i, q := range req.Queues {
 		if _, dup := qidx[q.Name]; dup {
 			vs.Add(solver.Ptr("queues", i, "name"), "duplicate queue %q", q.Name)
 			continue
 		}
-		qidx[q.Name] = len(in.Queues)
-		in.Queues = append(in.Queues, queue{q.Name, q.Capacity})
+		qidx[q.Name] = len(qcap)
+		qcap = append(qcap, q.Capacity)
 	}
 
 	// Jobs and stages.
@@ -181,9 +179,9 @@ func Build(req *Request) (*Instance, error) {
 				vs.Add(solver.Ptr("jobs", i, "queue"), "unknown queue %q", qn)
 			}
 			// Without a queue list every named queue gets an equal share.
-			q = len(in.Queues)
+			q = len(qcap)
 			qidx[qn] = q
-			in.Queues = append(in.Queues, queue{qn, 0})
+			qcap = append(qcap, 0)
 		}
 		j.queue = q
 		sidx := map[string]int{}
@@ -267,6 +265,7 @@ func Build(req *Request) (*Instance, error) {
 		}
 		in.Jobs = append(in.Jobs, j)
 	}
+	in.QueueShare = queueShares(qcap, len(req.Queues) > 0)
 	if total > MaxTasks {
 		vs.Add("/jobs", "%d tasks in total; at most %d are simulated per request", total, MaxTasks)
 	}
@@ -274,6 +273,28 @@ func Build(req *Request) (*Instance, error) {
 		return nil, err
 	}
 	return in, nil
+}
+
+// queueShares is each queue's capacity fraction: as configured (a queue
+// without capacity gets ShareTieTol, which ranks it behind every other), or
+// equal shares when the request lists no queues.
+func queueShares(capacity []float64, configured bool) []float64 {
+	sum := 0.0
+	for _, c := range capacity {
+		sum += c
+	}
+	out := make([]float64, len(capacity))
+	for q, c := range capacity {
+		switch {
+		case !configured:
+			out[q] = 1 / float64(len(capacity))
+		case sum > 0 && c > 0:
+			out[q] = c / sum
+		default:
+			out[q] = tetris.ShareTieTol
+		}
+	}
+	return out
 }
 
 // cycleAt returns a stage on a cycle of the DAG (the lowest index found by

@@ -663,7 +663,7 @@ func (s *sim) placeOne(m int) bool {
 	var qslots []int
 	totalSlots := 0
 	if s.pol == PolicyCapacity {
-		qslots = make([]int, len(in.Queues))
+		qslots = make([]int, len(in.QueueShare))
 		for j := range s.js {
 			qslots[in.Jobs[j].queue] += s.js[j].slots
 		}
@@ -694,7 +694,7 @@ func (s *sim) placeOne(m int) bool {
 			key[j] = float64(js.slots) / in.Jobs[j].weight
 		case PolicyCapacity:
 			q := in.Jobs[j].queue
-			key[j] = float64(qslots[q]) / (in.queueShare(q) * float64(max(totalSlots, 1)))
+			key[j] = float64(qslots[q]) / (in.QueueShare[q] * float64(max(totalSlots, 1)))
 		}
 	}
 	sort.SliceStable(s.jl, func(a, b int) bool {
@@ -749,31 +749,14 @@ func (s *sim) fits(dem []float64, m int) bool {
 		}
 	}
 	if s.pol == PolicyDRF {
-		for k, x := range dem {
+		for k := range dem {
 			if in.Fair[k] && !vecpack.Fits(dem[k:k+1], []float64{c[k] - u[k]}) {
-				_ = x
 				return false
 			}
 		}
 		return true
 	}
 	return s.slots[m]+in.taskSlots(dem[in.Mem]) <= s.maxSlots[m]
-}
-
-// queueShare is a queue's capacity fraction: as configured, or equal shares
-// when no queue list was given.
-func (in *Instance) queueShare(q int) float64 {
-	if len(in.Req.Queues) > 0 {
-		sum := 0.0
-		for _, x := range in.Queues {
-			sum += x.capacity
-		}
-		if sum > 0 && in.Queues[q].capacity > 0 {
-			return in.Queues[q].capacity / sum
-		}
-		return tetris.ShareTieTol
-	}
-	return 1 / float64(len(in.Queues))
 }
 
 func (s *sim) dropStale() {

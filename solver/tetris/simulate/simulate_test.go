@@ -202,14 +202,7 @@ func TestRandomTraces(t *testing.T) {
 			f := rng.Float64()
 			req.Knobs = &Knobs{Fairness: &f}
 		}
-		in, err := Build(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, meta, err := in.Run(context.Background())
-		if err != nil || meta.Status != solver.StatusFeasible || !res.Complete {
-			t.Fatalf("run: %v %s complete=%v", err, meta.Status, res.Complete)
-		}
+		res := runBuilt(t, req)
 		if len(res.Jobs) != len(req.Jobs) {
 			t.Fatalf("%d of %d jobs finished", len(res.Jobs), len(req.Jobs))
 		}
@@ -233,15 +226,41 @@ func TestRandomTraces(t *testing.T) {
 			}
 		}
 		if res.Policy == PolicyTetris {
-			for r, o := range res.Overalloc {
-				if o > 0 {
-					t.Fatalf("tetris over-allocated %s (%v)", r, o)
-				}
-			}
-			if !near(res.Tasks.AvgStretch, 1) {
-				t.Fatalf("tetris tasks stretched (%v) without over-allocation", res.Tasks.AvgStretch)
-			}
+			checkNoOverallocation(t, res)
 		}
+	}
+}
+
+// runBuilt builds req and runs it directly (no JSON round trip), failing
+// unless every job finishes with status feasible.
+func runBuilt(t *testing.T, req *Request) *Result {
+	t.Helper()
+	in, err := Build(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, meta, err := in.Run(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v", in.Policy, err)
+	}
+	if meta.Status != solver.StatusFeasible || !res.Complete {
+		t.Fatalf("%s: status %s, complete %v", in.Policy, meta.Status, res.Complete)
+	}
+	return res
+}
+
+// checkNoOverallocation: tetris checks every resource, remote ones
+// included, so none is ever over-allocated and no task runs slower than
+// its nominal duration.
+func checkNoOverallocation(t *testing.T, res *Result) {
+	t.Helper()
+	for r, o := range res.Overalloc {
+		if o > 0 {
+			t.Fatalf("tetris over-allocated %s (%v)", r, o)
+		}
+	}
+	if !near(res.Tasks.AvgStretch, 1) {
+		t.Fatalf("tetris tasks stretched (%v) without over-allocation", res.Tasks.AvgStretch)
 	}
 }
 
@@ -391,23 +410,8 @@ func TestRandomTracesWithInputs(t *testing.T) {
 		WithInputs(req)
 		seed := int64(it)
 		req.Seed = &seed
-		in, err := Build(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, meta, err := in.Run(context.Background())
-		if err != nil || !res.Complete || meta.Status != solver.StatusFeasible {
-			t.Fatalf("%s: %v complete=%v status=%s", req.Policy, err, res != nil && res.Complete, meta.Status)
-		}
-		if res.Policy == PolicyTetris {
-			for r, o := range res.Overalloc {
-				if o > 0 {
-					t.Fatalf("tetris over-allocated %s (%v) with remote reads", r, o)
-				}
-			}
-			if !near(res.Tasks.AvgStretch, 1) {
-				t.Fatalf("tetris stretch %v", res.Tasks.AvgStretch)
-			}
+		if res := runBuilt(t, req); res.Policy == PolicyTetris {
+			checkNoOverallocation(t, res)
 		}
 	}
 }
