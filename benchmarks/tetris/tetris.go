@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -244,42 +243,11 @@ func reportSim(ctx context.Context, w io.Writer, wl workload, load string, machi
 	lb := res[simulate.PolicyTetris].MakespanLB
 	fmt.Fprintf(w, "\nMakespan lower bound (critical paths, resource volume): %.0f s; no schedule can cut drf's makespan by more than %s or slot-fair's by more than %s.\n\n",
 		lb, pct(d.Makespan, lb), pct(s.Makespan, lb))
-	sl := slowdowns(res[simulate.PolicyTetris], d)
-	fmt.Fprintf(w, "Jobs slowed by tetris (f = 0.25) against drf: %.1f%%, by %.1f%% on average, %.1f%% at most.\n\n", 100*sl.frac, 100*sl.avg, 100*sl.max)
+	// The simulator's own fair comparison, against the drf run above.
+	res[simulate.PolicyTetris].Compare(d)
+	sl := res[simulate.PolicyTetris].Fair
+	fmt.Fprintf(w, "Jobs slowed by tetris (f = 0.25) against drf: %.1f%%, by %.1f%% on average, %.1f%% at most.\n\n", 100*sl.SlowedFraction, 100*sl.AvgSlowdown, 100*sl.MaxSlowdown)
 	return nil
-}
-
-type slow struct{ frac, avg, max float64 }
-
-// slowTol matches simulate's: relative delays below 1e-6 are round-off.
-const slowTol = 1e-6
-
-func slowdowns(r, fair *simulate.Result) slow {
-	fd := map[string]float64{}
-	for _, j := range fair.Jobs {
-		fd[j.ID] = j.Duration
-	}
-	var out slow
-	n := 0
-	for _, j := range r.Jobs {
-		base := fd[j.ID]
-		if base <= 0 {
-			continue
-		}
-		sd := j.Duration/base - 1
-		if sd > slowTol {
-			n++
-			out.avg += sd
-			out.max = math.Max(out.max, sd)
-		}
-	}
-	if len(r.Jobs) > 0 {
-		out.frac = float64(n) / float64(len(r.Jobs))
-	}
-	if n > 0 {
-		out.avg /= float64(n)
-	}
-	return out
 }
 
 func reportFairness(ctx context.Context, w io.Writer, wl workload, machines int) error {
@@ -297,9 +265,10 @@ func reportFairness(ctx context.Context, w io.Writer, wl workload, machines int)
 		if err != nil {
 			return err
 		}
-		sl := slowdowns(r, d)
+		r.Compare(d)
+		sl := r.Fair
 		fmt.Fprintf(w, "| %.2f | %s | %s | %.1f%% | %.1f%% | %.1f%% |\n", f, pct(d.Makespan, r.Makespan), pct(d.AvgCompletion, r.AvgCompletion),
-			100*sl.frac, 100*sl.avg, 100*sl.max)
+			100*sl.SlowedFraction, 100*sl.AvgSlowdown, 100*sl.MaxSlowdown)
 	}
 	fmt.Fprintln(w)
 	return nil

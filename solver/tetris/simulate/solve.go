@@ -64,7 +64,7 @@ func (in *Instance) Run(ctx context.Context) (*Result, solver.Meta, error) {
 		switch {
 		case fo == nil: // the fair policy cannot run the trace (noted above)
 		case fo.complete:
-			in.compare(res, fairPol, fo)
+			res.Compare(in.result(fairPol, fo))
 		default:
 			meta.Notes = append(meta.Notes, "budget ran out during the fair-policy run; slowdowns omitted")
 		}
@@ -115,12 +115,11 @@ func (in *Instance) result(pol string, o *outcome) *Result {
 	return res
 }
 
-// compare fills per-job slowdowns against the fair run: slowdown is
-// duration/fair_duration − 1 (positive: the job finished later than under
-// the fair policy).
-func (in *Instance) compare(res *Result, fairPol string, fo *outcome) {
-	fr := in.result(fairPol, fo)
-	f := &FairOut{Policy: fairPol, Makespan: fr.Makespan, AvgCompletion: fr.AvgCompletion}
+// Compare fills res.Fair and the per-job slowdowns against fr, the same
+// trace run under the fair policy: slowdown is duration/fair_duration − 1
+// (positive: the job finished later than under the fair policy).
+func (res *Result) Compare(fr *Result) {
+	f := &FairOut{Policy: fr.Policy, Makespan: fr.Makespan, AvgCompletion: fr.AvgCompletion}
 	if fr.Makespan > 0 {
 		f.MakespanReduction = (fr.Makespan - res.Makespan) / fr.Makespan
 	}
@@ -138,8 +137,7 @@ func (in *Instance) compare(res *Result, fairPol string, fo *outcome) {
 		if !ok {
 			continue
 		}
-		dd := d
-		j.FairDuration = &dd
+		j.FairDuration = &d
 		sd := 0.0
 		if d > 0 {
 			sd = j.Duration/d - 1
