@@ -9,12 +9,11 @@ import (
 	"testing"
 
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/tetris"
 	"github.com/xflex/xflex/solver/tetris/assign"
 	"github.com/xflex/xflex/solver/tetris/simulate"
 )
 
-// benchRound times tetris.Round alone (the placement decision) on a fresh
+// benchRound times the round alone (the placement decision) on a fresh
 // instance each iteration; building the instance is not timed.
 func benchRound(b *testing.B, busy float64) {
 	req := assign.GenerateRequest(rand.New(rand.NewPCG(1, 2)), AssignMachines, AssignTasks, AssignJobs, busy, 1)
@@ -25,13 +24,9 @@ func benchRound(b *testing.B, busy float64) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		order := make([]int, len(in.Machines))
-		for k := range order {
-			order[k] = k
-		}
 		runtime.GC() // do not bill the round for collecting Build's garbage
 		b.StartTimer()
-		if _, err := tetris.Round(context.Background(), in.Machines, order, in.Groups, in.Jobs, in.Config()); err != nil {
+		if _, err := in.Round(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -126,13 +126,9 @@ func reportAssign(ctx context.Context, w io.Writer, reps int) error {
 			if err != nil {
 				return err
 			}
-			order := make([]int, len(in.Machines))
-			for k := range order {
-				order[k] = k
-			}
 			runtime.GC() // do not bill the round for collecting Build's garbage
 			w0, c0 := time.Now(), cpuNow()
-			ps, err := tetris.Round(ctx, in.Machines, order, in.Groups, in.Jobs, in.Config())
+			ps, err := in.Round(ctx)
 			if err != nil {
 				return err
 			}

@@ -378,14 +378,19 @@ func (in *Instance) Config() tetris.Config {
 		RemotePenalty: in.Knobs.RemotePenalty, Total: in.Total, Roles: in.Roles}
 }
 
-// Run executes the round and formats the result. It mutates the instance.
-func (in *Instance) Run(ctx context.Context) (*Result, error) {
+// Round runs the Tetris round, visiting the machines in request order. It
+// mutates the instance.
+func (in *Instance) Round(ctx context.Context) ([]tetris.Placement, error) {
 	order := make([]int, len(in.Machines))
 	for i := range order {
 		order[i] = i
 	}
-	cfg := in.Config()
-	ps, err := tetris.Round(ctx, in.Machines, order, in.Groups, in.Jobs, cfg)
+	return tetris.Round(ctx, in.Machines, order, in.Groups, in.Jobs, in.Config())
+}
+
+// Run executes the round and formats the result. It mutates the instance.
+func (in *Instance) Run(ctx context.Context) (*Result, error) {
+	ps, err := in.Round(ctx)
 	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}
@@ -416,7 +421,7 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 			res.Summary.Promoted++
 		}
 	}
-	reasons := tetris.Explain(in.Machines, in.Groups, cfg)
+	reasons := tetris.Explain(in.Machines, in.Groups, in.Config())
 	type up struct {
 		ti, g int
 		r     *tetris.Reason
