@@ -28,6 +28,11 @@
 //
 // Ties are broken by group index, then member index (the caller's order),
 // so a round is deterministic.
+//
+// Besides the round (engine.go), its explanations (explain.go) and the
+// scores (score.go), the package holds what both problems decode the same
+// way (request.go: machines, resources, roles, knobs), the paper's workload
+// (workload.go) and the generators' parameters (params.go).
 package tetris
 
 import (
