@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/xflex/xflex/lp"
 )
@@ -151,6 +152,7 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 			// every tangent has positive slope, so the envelope never
 			// drops below it and the bound cuts nothing off, while
 			// keeping every column bounded (friendlier to the simplex).
+			cuts[n] = dedupe(cuts[n])
 			lo := math.Inf(1)
 			for _, v := range cuts[n] {
 				g, dg := gAlpha(alpha, v)
@@ -201,13 +203,26 @@ func solvePF(ctx context.Context, m *model, alpha float64, backend string) (*exa
 			}
 			v := sol.X[nuVar[n]]
 			if v <= 0 {
-				v = 1e-12
+				// Below every cut: step down geometrically from the
+				// smallest tangent point rather than to a tiny ν whose
+				// slope would wreck the LP's conditioning.
+				v = slices.Min(cuts[n]) / 4
 			}
 			g, _ := gAlpha(alpha, v)
 			if sol.X[sVar[n]]-g <= cutTol*math.Max(1, math.Abs(g)) {
 				continue
 			}
 			cuts[n] = append(cuts[n], v, v*(1+radius), v/(1+radius))
+			// The dual-guided point: where g's slope equals the LP's
+			// marginal value of ν_n (the dual of n's ν row), i.e. where
+			// the LP would like the envelope to bend; it is the Newton-like
+			// step of the dual cutting-plane method.
+			if y := math.Abs(sol.RowDuals[b.fwRow[n]]); y > 0 {
+				// Clamped to [ν/4, 4ν]: a near-zero dual would otherwise put
+				// the point (and the cut's coefficients) off any scale.
+				vh := math.Pow(w[n]/y, 1/alpha)
+				cuts[n] = append(cuts[n], math.Min(math.Max(vh, v/4), 4*v))
+			}
 			added++
 		}
 		if added == 0 && priced == 0 {
@@ -284,4 +299,21 @@ func (m *model) lagrangeBound(alpha float64, sol *lp.Solution, b *lpb) float64 {
 		D += phi*g - pi*v
 	}
 	return D
+}
+
+// dupRel: tangent points closer than this (relative) give cuts that are
+// numerically the same row; duplicates only make the basis degenerate.
+const dupRel = 1e-12
+
+// dedupe sorts tangent points and drops near-duplicates.
+func dedupe(v []float64) []float64 {
+	slices.Sort(v)
+	out := v[:0]
+	for _, x := range v {
+		if len(out) > 0 && x-out[len(out)-1] <= dupRel*x {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }
