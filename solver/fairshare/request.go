@@ -1,27 +1,3 @@
-// Package fairshare allocates tasks of application frameworks to
-// heterogeneous servers fairly, after Kesidis et al., "Scheduling
-// Distributed Resources in Heterogeneous Private Clouds" (see
-// ../shared/papers/fair-scheduling-heterogeneous-clouds.txt).
-//
-// It offers two families of policies on one instance (resources, servers or
-// server types with counts, frameworks with per-task demand vectors,
-// priorities φ_n, allowed servers δ_{n,i} and optional task caps):
-//
-//   - exact optima of the divisible problem (eq. 1 constraints): the
-//     U-max-min fair allocation ("mmf", Definition 1) for a criterion U of
-//     the form of eq. 2, found by iterative LP with saturation tests; the
-//     weighted α-fair optimum of eq. 8 ("pf", α = 1 is proportional
-//     fairness), found by an outer-approximation cutting-plane method with a
-//     certified Lagrangian bound; and the maximum-efficiency allocation of
-//     eq. 10 ("efficiency"). Identical servers are coalesced into one LP
-//     column block, so 10,000 servers of 50 types cost what 50 servers cost.
-//   - progressive filling with whole tasks ("drf", "tsf", "psdsf", "rpsdsf",
-//     "bfdrf") exactly as section IV defines them, under randomized
-//     round-robin ("rrr", seeded) or joint server selection.
-//
-// Every result reports x_{n,i}, total tasks, unused (stranded) resources per
-// server, the efficiency (eq. 10) and the PF objective (eq. 8), so policies
-// can be compared side by side; compare: true runs them all.
 package fairshare
 
 // Request is the wire format of POST /v1/fairshare.
