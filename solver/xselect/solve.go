@@ -25,6 +25,11 @@ const searchShare = 0.75
 // still giving a second rule's packing a chance.
 const improveCandidates = 2
 
+// exactMaxVars caps nodes × groups for method exact: the MIP has about
+// that many integer columns, and CBC needs minutes and gigabytes well
+// before a hundred thousand of them.
+const exactMaxVars = 100_000
+
 // Methods accepted in Request.Method.
 const (
 	MethodHeuristic = "heuristic"
@@ -129,6 +134,9 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 		rules = []vecpack.Rule{r}
 	}
 	exact := req.Method == MethodExact
+	if exact && m.N*len(m.groups) > exactMaxVars {
+		return nil, solver.Invalid("/method", "method exact is for small instances: %d nodes × %d container groups exceeds %d MIP columns; use heuristic", m.N, len(m.groups), exactMaxVars)
+	}
 	out := &outcome{m: m, exact: exact}
 	sctx := ctx
 	if dl, ok := ctx.Deadline(); ok && !opts.Start.IsZero() {

@@ -695,6 +695,14 @@ func TestErrors(t *testing.T) {
 			m["nodes"].([]any)[0].(map[string]any)["capacity"] = []any{-1, 2}
 		}, solver.KindSchema, "/nodes/0/capacity/0", ""},
 		{"unknown field", func(m map[string]any) { m["bogus"] = 1 }, solver.KindSchema, "", ""},
+		{"exact on a large instance", func(m map[string]any) {
+			var nodes []any
+			for i := range 40000 {
+				nodes = append(nodes, map[string]any{"name": fmt.Sprintf("x%d", i), "capacity": []any{16, 64}, "labels": map[string]any{"zone": "a"}})
+			}
+			m["nodes"] = nodes
+			m["method"] = "exact"
+		}, solver.KindInvalid, "/method", "small instances"},
 		{"reserved above capacity", func(m map[string]any) {
 			m["nodes"].([]any)[0].(map[string]any)["reserved"] = []any{17, 0}
 		}, solver.KindInvalid, "/nodes/0/reserved/0", "exceeds"},
