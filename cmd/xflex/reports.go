@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/xflex/xflex/benchmarks"
 	benchcmmf "github.com/xflex/xflex/benchmarks/cmmf"
+	benchfairshare "github.com/xflex/xflex/benchmarks/fairshare"
 	benchflex "github.com/xflex/xflex/benchmarks/flex"
 	benchtetris "github.com/xflex/xflex/benchmarks/tetris"
 	benchxselect "github.com/xflex/xflex/benchmarks/xselect"
@@ -14,6 +15,7 @@ func benchReports() []benchmarks.Report {
 	return []benchmarks.Report{
 		{Problem: "cmmf", Run: benchcmmf.Report},
 		{Problem: "flex", Run: benchflex.Report},
+		{Problem: "fairshare", Run: benchfairshare.Report},
 		{Problem: "xsize", Run: benchxsize.Report},
 		{Problem: "xselect", Run: benchxselect.Report},
 		{Problem: "tetris", Run: benchtetris.Report},
