@@ -3,13 +3,20 @@
 # and pkg-config for cgo, COIN-OR CLP/CBC (the LP/MIP backend), and a Go
 # toolchain new enough for go.mod. Uses sudo when not root. Idempotent: it
 # installs only what is missing.
+#   install-deps.sh          what building and serving need
+#   install-deps.sh --test   plus a PostgreSQL server for the job-store tests
 set -euo pipefail
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 need_apt=()
-for pkg in coinor-libcbc-dev coinor-libclp-dev pkg-config gcc libc6-dev git ca-certificates; do
+pkgs=(coinor-libcbc-dev coinor-libclp-dev pkg-config gcc libc6-dev git ca-certificates)
+[ "$want_test" = 1 ] && pkgs+=(postgresql)
+for pkg in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
     need_apt+=("$pkg")
   fi
