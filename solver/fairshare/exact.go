@@ -40,7 +40,7 @@ type model struct {
 
 // initialColumns is how many of its best columns (by criterion gained per
 // server copy) each framework starts with; pricing adds the rest as needed.
-const initialColumns = 3
+const initialColumns = 10
 
 func newModel(in *instance, crit string) *model {
 	m := &model{in: in, byFw: make([][]int, len(in.fws)), inert: make([]bool, len(in.fws))}
