@@ -19,6 +19,10 @@ type lpGuide struct {
 	classSize []float64   // nodes per class
 	x         [][]float64 // [group][class]
 	tot       []float64   // Σ_k x[g][k]
+	// cfg is the configuration LP (nil when the instance has conflicts or
+	// colocation, or its column generation did not finish): the packer
+	// then starts from its configurations.
+	cfg *configLP
 }
 
 // quota returns the greedy quota for spec sp: bin b's share of type t is
@@ -286,8 +290,45 @@ func (m *model) upperBound(ctx context.Context) (float64, string) {
 		defer cancel()
 	}
 	res, err := vecpack.MaxLambda(ctx, c, vecpack.Lambda{}, nil, ub, fits)
+	if err == nil && res.Complete {
+		ub = math.Min(ub, res.Best.Float())
+		note += fmt.Sprintf("; rounded-count LP bound %s (%d LPs)", res.Best, res.Calls)
+	}
+	return m.configBound(ctx, ub, note)
+}
+
+// configBound tightens ub with the configuration LP (config.go): first its
+// max λ, then a bisection over the breakpoints below it with the
+// configuration LP's counting form (rounded-up counts per kind), under
+// the same budget as the rounded-count tightening. Every step that does
+// not finish with proof leaves the bound where it was. When the instance
+// has no conflicts and no colocation, the configuration LP is also kept
+// to guide the packer.
+func (m *model) configBound(ctx context.Context, ub float64, note string) (float64, string) {
+	cfg := m.newConfigLP()
+	creq := make([]float64, len(cfg.kinds))
+	for g, gr := range m.groups {
+		creq[cfg.kindOf[g]] += float64(gr.c)
+	}
+	sol, err := cfg.solve(ctx, creq, nil)
+	if err != nil {
+		return ub, note
+	}
+	if m.lp != nil && len(m.conflicts) == 0 && len(m.coloc) == 0 {
+		m.lp.cfg = cfg
+	}
+	if sol.obj >= ub {
+		return ub, note
+	}
+	ub = sol.obj
+	note += fmt.Sprintf("; configuration LP over %d node classes, %d configurations", len(cfg.classes), len(cfg.pool))
+	fits := func(ctx context.Context, n []int64) (bool, []int64, error) {
+		ok, _, err := cfg.fits(ctx, n)
+		return ok, nil, err
+	}
+	res, err := vecpack.MaxLambda(ctx, m.required(), vecpack.Lambda{}, nil, ub, fits)
 	if err != nil || !res.Complete {
 		return ub, note
 	}
-	return math.Min(ub, res.Best.Float()), note + fmt.Sprintf("; rounded-count LP bound %s (%d LPs)", res.Best, res.Calls)
+	return math.Min(ub, res.Best.Float()), note + fmt.Sprintf("; rounded-count configuration bound %s (%d LPs)", res.Best, res.Calls)
 }

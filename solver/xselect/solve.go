@@ -330,6 +330,19 @@ func bestPartial(sp *spec, cands []candidate, c []int64) (*vecpack.Packing, stri
 func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide *lpGuide, guidedOnly bool) (*vecpack.Packing, string, []candidate, error) {
 	type cand = candidate
 	var cands []cand
+	if guide != nil && guide.cfg != nil && len(rules) > 0 {
+		p, err := configPack(ctx, sp, guide.cfg, rules[0])
+		if p != nil {
+			name := "configuration-lp+" + rules[0].Name
+			if err == nil && p.Unplaced() == 0 {
+				return p, name, nil, nil
+			}
+			cands = append(cands, cand{p, name})
+		}
+		if err != nil && ctx.Err() != nil {
+			return nil, "", cands, err
+		}
+	}
 	if guide != nil {
 		for _, r := range rules {
 			p, err := vecpack.GreedyGuided(ctx, sp.in, r, nil, guide.quota(sp))
@@ -393,3 +406,36 @@ func heuristicPack(ctx context.Context, sp *spec, c []int64, rules []vecpack.Rul
 	p, rule = bestPartial(sp, cands, c)
 	return p, rule, false, nil
 }
+
+// configPack packs sp from the configuration LP's solution for its counts
+// (sp must have one item type per group: no colocation). It returns nil
+// without error when the counts do not fit the configuration LP (no
+// packing holds them) or its column generation stopped without proof.
+func configPack(ctx context.Context, sp *spec, cfg *configLP, rule vecpack.Rule) (*vecpack.Packing, error) {
+	n := make([]int64, len(sp.single))
+	for g, t := range sp.single {
+		if t >= 0 {
+			n[g] = int64(sp.in.Types[t].Count)
+		}
+	}
+	_, sol, err := cfg.fits(ctx, n)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	p, err := cfg.pack(ctx, sp, sol, rule)
+	if err != nil || p.Unplaced() == 0 {
+		return p, err
+	}
+	// The rounding leaves a few containers at most: a short local search
+	// (fixed seed, so deterministic) usually finds them a place.
+	_, err = p.Improve(ctx, vecpack.ImproveOptions{Rules: []vecpack.Rule{rule}, Rand: rand.New(rand.NewPCG(1, 2)), MaxRounds: cfgRepairRounds})
+	return p, err
+}
+
+// cfgRepairRounds caps the local search after the configuration packing:
+// it starts a handful of containers short, and each round costs a pass
+// over the nodes.
+const cfgRepairRounds = 4

@@ -1,0 +1,542 @@
+package xselect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/xflex/xflex/lp"
+	"github.com/xflex/xflex/vecpack"
+)
+
+// The configuration LP (Gilmore–Gomory) of X-Select.
+//
+// The class LP of bound.go lets a node class hold any fractional mix whose
+// summed size fits the class's summed capacity, so it does not see that
+// every node packs whole containers: a 96-core node and 5-core containers
+// strand a core on every node. The configuration LP does: its columns are
+// configurations (a vector of container counts that fits ONE node of a
+// class), y_p ≥ 0 says how many nodes of the class use configuration p,
+// Σ_p y_p ≤ |class| per class, and every container kind is covered. It is
+// solved by column generation, the pricing problem being an integer
+// knapsack per node class solved exactly by branch and bound.
+//
+// Containers are aggregated into kinds (same shape, same allowed node
+// classes); colocation, exlocation and Garbo are relaxed away, so the
+// optimum is a valid upper bound on λ whenever the pricing was exact. The
+// same solution guides the packer: nodes receive whole configurations
+// (rounded), and the greedy fills what is left.
+
+// cfgPriceNodes caps the branch-and-bound nodes of one pricing call; when
+// it is hit the pricing is not exact, so the LP optimum is not a proven
+// bound and the configuration bound is not used (the class LP's stays).
+const cfgPriceNodes = 200_000
+
+// cfgMaxRounds caps the column-generation rounds of one solve; on the
+// benchmark instances the warm pool converges in 2–30 rounds.
+const cfgMaxRounds = 300
+
+// cfgPriceEps is the reduced cost a configuration must exceed to enter:
+// the LP's duals are accurate to about 1e-9 (relative), and a reduced cost
+// that small cannot change the bound beyond its own tolerance.
+const cfgPriceEps = 1e-7
+
+// errCfgInexact reports that column generation stopped without proof.
+var errCfgInexact = errors.New("configuration LP: column generation stopped without proof of optimality")
+
+// cfgClass is a set of nodes with one exact capacity vector and one
+// allowed signature.
+type cfgClass struct {
+	nodes []int
+	cap   []float64
+}
+
+// cfgKind is the containers of one shape allowed on the same classes.
+type cfgKind struct {
+	groups  []int
+	size    []float64
+	allowed []bool // per cfgClass
+}
+
+// cfgPattern is one configuration of one class.
+type cfgPattern struct {
+	class int
+	a     []int // per kind
+}
+
+// configLP holds the classes, kinds and the column pool (shared by every
+// solve, so later solves start warm).
+type configLP struct {
+	classes []cfgClass
+	kinds   []cfgKind
+	kindOf  []int // group -> kind
+	pool    []cfgPattern
+	seen    map[string]bool
+}
+
+// newConfigLP groups nodes into classes and groups into kinds.
+func (m *model) newConfigLP() *configLP {
+	c := &configLP{seen: map[string]bool{}}
+	idx := map[string]int{}
+	var sb strings.Builder
+	classOf := make([]int, m.N)
+	for n := 0; n < m.N; n++ {
+		sb.Reset()
+		for _, x := range m.caps[n] {
+			sb.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+			sb.WriteByte(',')
+		}
+		for g := range m.groups {
+			if m.allowed[g][n] {
+				sb.WriteByte('1')
+			} else {
+				sb.WriteByte('0')
+			}
+		}
+		k := sb.String()
+		i, ok := idx[k]
+		if !ok {
+			i = len(c.classes)
+			idx[k] = i
+			c.classes = append(c.classes, cfgClass{cap: m.caps[n]})
+		}
+		c.classes[i].nodes = append(c.classes[i].nodes, n)
+		classOf[n] = i
+	}
+	kidx := map[string]int{}
+	c.kindOf = make([]int, len(m.groups))
+	for g, gr := range m.groups {
+		sb.Reset()
+		sb.WriteString(strconv.Itoa(gr.shape))
+		sb.WriteByte(':')
+		al := make([]bool, len(c.classes))
+		for k, cl := range c.classes {
+			al[k] = m.allowed[g][cl.nodes[0]]
+			if al[k] {
+				sb.WriteByte('1')
+			} else {
+				sb.WriteByte('0')
+			}
+		}
+		key := sb.String()
+		i, ok := kidx[key]
+		if !ok {
+			i = len(c.kinds)
+			kidx[key] = i
+			c.kinds = append(c.kinds, cfgKind{size: m.req.Shapes[gr.shape].Size, allowed: al})
+		}
+		c.kinds[i].groups = append(c.kinds[i].groups, g)
+		c.kindOf[g] = i
+	}
+	// Seed the pool with the single-kind configurations.
+	for k := range c.classes {
+		for s, kd := range c.kinds {
+			if !kd.allowed[k] {
+				continue
+			}
+			a := make([]int, len(c.kinds))
+			a[s] = fitCount(kd.size, c.classes[k].cap)
+			if a[s] > 0 {
+				c.add(cfgPattern{class: k, a: a})
+			}
+		}
+	}
+	return c
+}
+
+// fitCount is ⌊cap/size⌋ over the positive coordinates (with FitTol).
+func fitCount(size, cap []float64) int {
+	k := math.MaxInt32
+	for r, x := range size {
+		if x > 0 {
+			k = min(k, int(math.Floor((cap[r]+vecpack.FitTol*math.Max(1, cap[r]))/x)))
+		}
+	}
+	return max(k, 0)
+}
+
+func (c *configLP) add(p cfgPattern) bool {
+	var sb strings.Builder
+	sb.WriteString(strconv.Itoa(p.class))
+	for _, x := range p.a {
+		sb.WriteByte(',')
+		sb.WriteString(strconv.Itoa(x))
+	}
+	key := sb.String()
+	if c.seen[key] {
+		return false
+	}
+	c.seen[key] = true
+	c.pool = append(c.pool, p)
+	return true
+}
+
+// cfgSolution is a solved configuration LP: the objective and the value
+// of every pool column.
+type cfgSolution struct {
+	obj float64
+	y   []float64 // per pool pattern (pool at solve time)
+}
+
+// solve runs column generation. With demand == nil it maximises λ subject
+// to covering λ·C_s containers of every kind (C_s = Σ c_g over its
+// groups); otherwise it maximises the number of covered containers, at
+// most demand[s] of kind s (the demand fits iff the optimum is Σ demand).
+func (c *configLP) solve(ctx context.Context, creq []float64, demand []float64) (*cfgSolution, error) {
+	return c.solveOn(ctx, creq, demand, nil)
+}
+
+// solveOn is solve with nodes[k] nodes available in class k (nil: all).
+func (c *configLP) solveOn(ctx context.Context, creq []float64, demand []float64, nodes []int) (*cfgSolution, error) {
+	for round := 0; round < cfgMaxRounds; round++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lpm := lp.NewModel()
+		lpm.Maximize = true
+		S := len(c.kinds)
+		cover := make([][]int, S)
+		coef := make([][]float64, S)
+		if demand == nil {
+			lam := lpm.AddVar("lambda", 0, lp.Inf, 1, false)
+			for s := range cover {
+				cover[s] = []int{lam}
+				coef[s] = []float64{-creq[s]}
+			}
+		} else {
+			for s := range cover {
+				z := lpm.AddVar("z"+strconv.Itoa(s), 0, demand[s], 1, false)
+				cover[s] = []int{z}
+				coef[s] = []float64{-1}
+			}
+		}
+		base := S
+		if demand == nil {
+			base = 1
+		}
+		clsIdx := make([][]int, len(c.classes))
+		clsCoef := make([][]float64, len(c.classes))
+		for j, p := range c.pool {
+			v := lpm.AddVar("y"+strconv.Itoa(j), 0, lp.Inf, 0, false)
+			clsIdx[p.class] = append(clsIdx[p.class], v)
+			clsCoef[p.class] = append(clsCoef[p.class], 1)
+			for s, a := range p.a {
+				if a > 0 {
+					cover[s] = append(cover[s], v)
+					coef[s] = append(coef[s], float64(a))
+				}
+			}
+		}
+		for s := range cover {
+			lpm.AddRow("cover"+strconv.Itoa(s), cover[s], coef[s], 0, lp.Inf)
+		}
+		for k, cl := range c.classes {
+			avail := len(cl.nodes)
+			if nodes != nil {
+				avail = nodes[k]
+			}
+			lpm.AddRow("nodes"+strconv.Itoa(k), clsIdx[k], clsCoef[k], math.Inf(-1), float64(avail))
+		}
+		sol, err := lp.Solve(ctx, lpm, lp.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if sol.Status != lp.Optimal || len(sol.RowDuals) != S+len(c.classes) {
+			return nil, fmt.Errorf("configuration LP: %s", sol.Status)
+		}
+		w := make([]float64, S)
+		for s := range w {
+			w[s] = math.Abs(sol.RowDuals[s])
+		}
+		added := false
+		for k := range c.classes {
+			mu := math.Abs(sol.RowDuals[S+k])
+			a, found, exact := c.price(k, w, demand, mu+cfgPriceEps*math.Max(1, mu))
+			if found {
+				if c.add(cfgPattern{class: k, a: a}) {
+					added = true
+				}
+				continue
+			}
+			if !exact {
+				// No improving configuration found, but the search was
+				// cut short: optimality is not proven.
+				return nil, errCfgInexact
+			}
+		}
+		if !added {
+			y := make([]float64, len(c.pool))
+			for j := range y {
+				y[j] = math.Max(0, sol.X[base+j])
+			}
+			return &cfgSolution{obj: sol.Objective, y: y}, nil
+		}
+	}
+	return nil, errCfgInexact
+}
+
+// price looks for the configuration of class k with the largest value
+// Σ_s w_s·a_s above floor (a_s integer, Σ_s a_s·size_s ≤ cap, a_s ≤
+// demand[s] when demand is given) by depth-first branch and bound, pruning
+// every branch that cannot beat the best value so far (initially floor).
+// found says a configuration above floor was found; exact is false when
+// the node cap was hit (then a better one may exist, and without found
+// it is not proven that none beats floor).
+func (c *configLP) price(k int, w []float64, demand []float64, floor float64) (best []int, found, exact bool) {
+	bestVal := floor
+	cap := c.classes[k].cap
+	var items []int
+	for s, kd := range c.kinds {
+		if kd.allowed[k] && w[s] > 0 && fitCount(kd.size, cap) > 0 && (demand == nil || demand[s] >= 1) {
+			items = append(items, s)
+		}
+	}
+	// Most value per unit of normalised size first (ties by kind index).
+	density := func(s int) float64 {
+		d := 0.0
+		for r, x := range c.kinds[s].size {
+			if cap[r] > 0 {
+				d += x / cap[r]
+			}
+		}
+		return w[s] / d
+	}
+	slices.SortStableFunc(items, func(a, b int) int {
+		da, db := density(a), density(b)
+		switch {
+		case da > db:
+			return -1
+		case da < db:
+			return 1
+		}
+		return 0
+	})
+	best = make([]int, len(c.kinds))
+	cur := make([]int, len(c.kinds))
+	rem := slices.Clone(cap)
+	nodes := 0
+	exact = true
+	// bound is an upper bound on the value items[i:] can add in rem: per
+	// resource, rem_r times the best value per unit of r (an item with no
+	// demand in r leaves that resource unbounding), and the fractional
+	// relaxation of the sum of normalised sizes.
+	bound := func(i int) float64 {
+		ub := math.Inf(1)
+		for r := range rem {
+			br := 0.0
+			for _, s := range items[i:] {
+				x := c.kinds[s].size[r]
+				if x <= 0 {
+					br = math.Inf(1)
+					break
+				}
+				br = math.Max(br, w[s]/x)
+			}
+			ub = math.Min(ub, math.Max(0, rem[r])*br)
+		}
+		if i < len(items) {
+			norm := 0.0
+			for r := range rem {
+				if cap[r] > 0 {
+					norm += math.Max(0, rem[r]) / cap[r]
+				}
+			}
+			ub = math.Min(ub, norm*density(items[i]))
+		}
+		return ub
+	}
+	var dfs func(i int, val float64)
+	dfs = func(i int, val float64) {
+		if !exact {
+			return
+		}
+		nodes++
+		if nodes > cfgPriceNodes {
+			exact = false
+			return
+		}
+		if val > bestVal {
+			bestVal = val
+			copy(best, cur)
+			found = true
+		}
+		if i == len(items) || val+bound(i) <= bestVal+1e-12 {
+			return
+		}
+		s := items[i]
+		size := c.kinds[s].size
+		n := fitCount(size, rem)
+		if demand != nil {
+			n = min(n, int(demand[s]+1e-9))
+		}
+		for a := n; a >= 0; a-- {
+			for r, x := range size {
+				rem[r] -= x * float64(a)
+			}
+			cur[s] = a
+			dfs(i+1, val+w[s]*float64(a))
+			cur[s] = 0
+			for r, x := range size {
+				rem[r] += x * float64(a)
+			}
+			if !exact {
+				return
+			}
+		}
+	}
+	dfs(0, 0)
+	return best, found, exact
+}
+
+// kindDemand sums per-group counts into per-kind counts.
+func (c *configLP) kindDemand(n []int64) []float64 {
+	d := make([]float64, len(c.kinds))
+	for g, k := range n {
+		d[c.kindOf[g]] += float64(k)
+	}
+	return d
+}
+
+// fits reports whether the counts n fit the configuration LP (a necessary
+// condition for a packing), returning the solution for the packer.
+func (c *configLP) fits(ctx context.Context, n []int64) (bool, *cfgSolution, error) {
+	d := c.kindDemand(n)
+	sol, err := c.solve(ctx, nil, d)
+	if err != nil {
+		return false, nil, err
+	}
+	total := 0.0
+	for _, x := range d {
+		total += x
+	}
+	return sol.obj >= total-fitTotalTol*math.Max(1, total), sol, nil
+}
+
+// cfgRepack is how many times pack re-solves the configuration LP on what
+// is still unplaced and the nodes still empty, placing the whole part of
+// each solution: every re-solve turns most of the previous fractional
+// remainder into whole configurations; three rounds left at most a few
+// containers for the greedy on the benchmark instances.
+const cfgRepack = 3
+
+// pack places configurations on the nodes of sp (which must be every
+// node, with one item type per group and no conflicts). Per class it puts
+// ⌊y_p⌋ nodes of each configuration of sol on empty nodes (in node
+// order), then re-solves the configuration LP for the containers still
+// unplaced on the nodes still empty (up to cfgRepack times) and places the
+// whole part again; then one node per remaining fractional configuration
+// (largest fraction first) while empty nodes remain. A configuration's
+// containers of a kind are taken from the kind's group with the most still
+// unplaced (ties by group index). Finally the rule fills what space is left.
+func (c *configLP) pack(ctx context.Context, sp *spec, sol *cfgSolution, rule vecpack.Rule) (*vecpack.Packing, error) {
+	p, err := vecpack.NewPacking(sp.in)
+	if err != nil {
+		return nil, err
+	}
+	nodeBin := make(map[int]int, len(sp.bins))
+	for b, n := range sp.bins {
+		nodeBin[n] = b
+	}
+	empty := make([][]int, len(c.classes)) // empty bins per class, in node order
+	for k, cl := range c.classes {
+		for _, n := range cl.nodes {
+			if b, ok := nodeBin[n]; ok {
+				empty[k] = append(empty[k], b)
+			}
+		}
+	}
+	placeWhole := func(sol *cfgSolution) int {
+		placed := 0
+		for j, y := range sol.y {
+			k := c.pool[j].class
+			for range int(math.Floor(y + 1e-9)) {
+				if len(empty[k]) == 0 {
+					break
+				}
+				c.placePattern(p, sp, empty[k][0], c.pool[j])
+				empty[k] = empty[k][1:]
+				placed++
+			}
+		}
+		return placed
+	}
+	placeWhole(sol)
+	for range cfgRepack {
+		if ctx.Err() != nil {
+			return p, ctx.Err()
+		}
+		demand := make([]float64, len(c.kinds))
+		total := 0
+		for g, t := range sp.single {
+			if t >= 0 {
+				demand[c.kindOf[g]] += float64(p.Left[t])
+				total += p.Left[t]
+			}
+		}
+		if total == 0 {
+			break
+		}
+		avail := make([]int, len(c.classes))
+		for k := range avail {
+			avail[k] = len(empty[k])
+		}
+		next, err := c.solveOn(ctx, nil, demand, avail)
+		if err != nil {
+			break
+		}
+		sol = next
+		if placeWhole(sol) == 0 {
+			break
+		}
+	}
+	// One node for each fractional remainder, largest first (ties by pool
+	// index).
+	var frac []int
+	for j, y := range sol.y {
+		if y-math.Floor(y+1e-9) > 1e-9 {
+			frac = append(frac, j)
+		}
+	}
+	slices.SortStableFunc(frac, func(a, b int) int {
+		fa, fb := sol.y[a]-math.Floor(sol.y[a]+1e-9), sol.y[b]-math.Floor(sol.y[b]+1e-9)
+		switch {
+		case fa > fb:
+			return -1
+		case fa < fb:
+			return 1
+		}
+		return 0
+	})
+	for _, j := range frac {
+		k := c.pool[j].class
+		if len(empty[k]) > 0 {
+			c.placePattern(p, sp, empty[k][0], c.pool[j])
+			empty[k] = empty[k][1:]
+		}
+	}
+	return p, p.FillBins(ctx, rule, nil)
+}
+
+// placePattern puts configuration pt on the empty bin b, as far as items
+// remain.
+func (c *configLP) placePattern(p *vecpack.Packing, sp *spec, b int, pt cfgPattern) {
+	for s, a := range pt.a {
+		for a > 0 {
+			t, left := -1, 0
+			for _, g := range c.kinds[s].groups {
+				if u := sp.single[g]; u >= 0 && p.Left[u] > left {
+					t, left = u, p.Left[u]
+				}
+			}
+			if t < 0 || !p.CanPlace(t, b) {
+				break
+			}
+			p.Place(t, b, 1)
+			a--
+		}
+	}
+}
