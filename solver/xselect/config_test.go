@@ -1,0 +1,189 @@
+package xselect
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/xflex/xflex/vecpack"
+)
+
+// cfgTol is the relative slack when comparing LP optima: CLP meets its
+// constraints to about 1e-7 relative.
+const cfgTol = 1e-6
+
+// bruteKnapsack enumerates every configuration of one node independently
+// of the branch and bound: the best Σ w_s·a_s.
+func bruteKnapsack(sizes [][]float64, w []float64, cap []float64, demand []float64) float64 {
+	best := 0.0
+	a := make([]int, len(sizes))
+	var rec func(i int, rem []float64, val float64)
+	rec = func(i int, rem []float64, val float64) {
+		if i == len(sizes) {
+			best = math.Max(best, val)
+			return
+		}
+		for k := 0; ; k++ {
+			if demand != nil && float64(k) > demand[i] {
+				return
+			}
+			ok := true
+			r2 := make([]float64, len(rem))
+			for r := range rem {
+				r2[r] = rem[r] - float64(k)*sizes[i][r]
+				if r2[r] < -1e-9 {
+					ok = false
+				}
+			}
+			if !ok {
+				return
+			}
+			a[i] = k
+			rec(i+1, r2, val+float64(k)*w[i])
+		}
+	}
+	rec(0, cap, 0)
+	return best
+}
+
+// TestConfigPricingVsEnumeration checks the pricing branch and bound
+// against enumeration on random small knapsacks (with and without demand
+// caps, with sizes that are zero in some resources).
+func TestConfigPricingVsEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for it := 0; it < 300; it++ {
+		R := 1 + rng.IntN(3)
+		S := 1 + rng.IntN(4)
+		cap := make([]float64, R)
+		for r := range cap {
+			cap[r] = float64(4 + rng.IntN(12))
+		}
+		c := &configLP{classes: []cfgClass{{nodes: []int{0}, cap: cap}}, seen: map[string]bool{}}
+		sizes := make([][]float64, S)
+		w := make([]float64, S)
+		var demand []float64
+		if it%2 == 1 {
+			demand = make([]float64, S)
+		}
+		for s := range sizes {
+			sizes[s] = make([]float64, R)
+			for r := range sizes[s] {
+				sizes[s][r] = float64(rng.IntN(5))
+			}
+			sizes[s][rng.IntN(R)] = float64(1 + rng.IntN(5))
+			w[s] = math.Round(rng.Float64()*100) / 10
+			if demand != nil {
+				demand[s] = float64(rng.IntN(4))
+			}
+			c.kinds = append(c.kinds, cfgKind{size: sizes[s], allowed: []bool{true}})
+		}
+		want := bruteKnapsack(sizes, w, cap, demand)
+		a, found, exact := c.price(0, w, demand, 0)
+		if !exact {
+			t.Fatalf("instance %d: pricing not exact on a tiny knapsack", it)
+		}
+		got := 0.0
+		use := make([]float64, R)
+		for s, k := range a {
+			got += w[s] * float64(k)
+			for r := range use {
+				use[r] += float64(k) * sizes[s][r]
+			}
+			if demand != nil && float64(k) > demand[s] {
+				t.Fatalf("instance %d: kind %d count %d above demand %g", it, s, k, demand[s])
+			}
+		}
+		if !vecpack.Fits(use, cap) {
+			t.Fatalf("instance %d: configuration %v does not fit %v", it, a, cap)
+		}
+		if want > 1e-9 != found {
+			t.Fatalf("instance %d: found %v, enumeration optimum %g", it, found, want)
+		}
+		if found && math.Abs(got-want) > 1e-9 {
+			t.Fatalf("instance %d: pricing value %g, enumeration %g", it, got, want)
+		}
+	}
+}
+
+// TestConfigBoundBetweenMIPAndClassLP checks on random tiny instances that
+// the configuration LP's λ is a valid bound (at least the exact MIP's λ)
+// and no weaker than the class LP's (it is a restriction of it).
+func TestConfigBoundBetweenMIPAndClassLP(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 12
+	}
+	checked := 0
+	for seed := int64(0); seed < int64(n); seed++ {
+		req := GenerateWith(seed, tinyParams(seed))
+		m, err := build(req)
+		if err != nil {
+			continue
+		}
+		m.upperBound(context.Background())
+		cfg := m.newConfigLP()
+		creq := make([]float64, len(cfg.kinds))
+		for g, gr := range m.groups {
+			creq[cfg.kindOf[g]] += float64(gr.c)
+		}
+		sol, err := cfg.solve(context.Background(), creq, nil)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if sol.obj > m.lpBound*(1+cfgTol)+cfgTol {
+			t.Fatalf("seed %d: configuration LP λ %g above the class LP's %g", seed, sol.obj, m.lpBound)
+		}
+		req.Method = MethodExact
+		_, ex, err := solveDirect(t, req, 20*time.Second)
+		if err != nil {
+			t.Fatalf("seed %d exact: %v", seed, err)
+		}
+		if ex.Lambda > sol.obj*(1+cfgTol)+cfgTol {
+			t.Fatalf("seed %d: MIP optimum %s above the configuration LP's λ %g", seed, ex.LambdaFraction, sol.obj)
+		}
+		checked++
+	}
+	if checked < n/2 {
+		t.Fatalf("only %d of %d instances checked", checked, n)
+	}
+}
+
+// TestConfigPackValid packs generated instances without constraints from
+// the configuration LP at a λ below the bound and verifies every packing
+// independently (capacity, counts), and that it places almost everything.
+func TestConfigPackValid(t *testing.T) {
+	for seed := int64(1); seed <= 12; seed++ {
+		req := GenerateWith(seed, GenParams{Nodes: 20 + int(seed)*7, Resources: 1 + int(seed%4), Apps: 3 + int(seed%5), Shapes: 5, Types: 3, MaxCount: 10})
+		m, err := build(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ub, _ := m.upperBound(context.Background())
+		if m.lp == nil || m.lp.cfg == nil {
+			t.Fatalf("seed %d: no configuration LP", seed)
+		}
+		c := m.required()
+		lam := vecpack.BreakpointAtMost(0.97*ub, c)
+		n := lam.Counts(c)
+		sp := m.buildSpec(n, nil)
+		p, err := configPack(context.Background(), sp, m.lp.cfg, vecpack.FFDSum())
+		if err != nil || p == nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if err := p.Verify(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		total := 0
+		for _, k := range n {
+			total += int(k)
+		}
+		// At 97% of the bound the rounding plus repair leaves at most a
+		// few containers out on these small clusters.
+		const maxLeft = 0.02
+		if float64(p.Unplaced()) > maxLeft*float64(total) {
+			t.Fatalf("seed %d: %d of %d containers unplaced at λ %s (bound %g)", seed, p.Unplaced(), total, lam, ub)
+		}
+	}
+}
