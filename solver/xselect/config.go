@@ -36,6 +36,16 @@ import (
 // bound and the configuration bound is not used (the class LP's stays).
 const cfgPriceNodes = 200_000
 
+// cfgCtxEvery is how many branch-and-bound nodes the pricing visits
+// between context checks (a node costs well under a microsecond).
+const cfgCtxEvery = 4096
+
+// cfgMaxClasses caps the node classes (distinct capacity × allowed
+// signature) for which the configuration LP is built: every round prices
+// each class, so a cluster of thousands of distinct nodes would spend its
+// budget there; the class LP's bound and guide are used instead.
+const cfgMaxClasses = 256
+
 // cfgMaxRounds caps the column-generation rounds of one solve; on the
 // benchmark instances the warm pool converges in 2–30 rounds.
 const cfgMaxRounds = 300
@@ -255,7 +265,7 @@ func (c *configLP) solveOn(ctx context.Context, creq []float64, demand []float64
 		added := false
 		for k := range c.classes {
 			mu := math.Abs(sol.RowDuals[S+k])
-			a, found, exact := c.price(k, w, demand, mu+cfgPriceEps*math.Max(1, mu))
+			a, found, exact := c.price(ctx, k, w, demand, mu+cfgPriceEps*math.Max(1, mu))
 			if found {
 				if c.add(cfgPattern{class: k, a: a}) {
 					added = true
@@ -286,7 +296,7 @@ func (c *configLP) solveOn(ctx context.Context, creq []float64, demand []float64
 // found says a configuration above floor was found; exact is false when
 // the node cap was hit (then a better one may exist, and without found
 // it is not proven that none beats floor).
-func (c *configLP) price(k int, w []float64, demand []float64, floor float64) (best []int, found, exact bool) {
+func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float64, floor float64) (best []int, found, exact bool) {
 	bestVal := floor
 	cap := c.classes[k].cap
 	var items []int
@@ -355,7 +365,7 @@ func (c *configLP) price(k int, w []float64, demand []float64, floor float64) (b
 			return
 		}
 		nodes++
-		if nodes > cfgPriceNodes {
+		if nodes > cfgPriceNodes || (nodes%cfgCtxEvery == 0 && ctx.Err() != nil) {
 			exact = false
 			return
 		}

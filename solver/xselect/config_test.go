@@ -80,7 +80,7 @@ func TestConfigPricingVsEnumeration(t *testing.T) {
 			c.kinds = append(c.kinds, cfgKind{size: sizes[s], allowed: []bool{true}})
 		}
 		want := bruteKnapsack(sizes, w, cap, demand)
-		a, found, exact := c.price(0, w, demand, 0)
+		a, found, exact := c.price(context.Background(), 0, w, demand, 0)
 		if !exact {
 			t.Fatalf("instance %d: pricing not exact on a tiny knapsack", it)
 		}
