@@ -23,6 +23,8 @@ type lpGuide struct {
 	// colocation, or its column generation did not finish): the packer
 	// then starts from its configurations.
 	cfg *configLP
+	// seed seeds the configuration packer's repair search (opts.Seed).
+	seed uint64
 }
 
 // quota returns the greedy quota for spec sp: bin b's share of type t is

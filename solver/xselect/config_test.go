@@ -168,7 +168,7 @@ func TestConfigPackValid(t *testing.T) {
 		lam := vecpack.BreakpointAtMost(0.97*ub, c)
 		n := lam.Counts(c)
 		sp := m.buildSpec(n, nil)
-		p, err := configPack(context.Background(), sp, m.lp.cfg, vecpack.FFDSum())
+		p, err := configPack(context.Background(), sp, m.lp.cfg, vecpack.FFDSum(), uint64(seed))
 		if err != nil || p == nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

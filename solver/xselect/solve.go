@@ -150,6 +150,9 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 	if v.NoGuide {
 		guide = nil
 	}
+	if guide != nil {
+		guide.seed = uint64(opts.Seed)
+	}
 	c := m.required()
 	total := int64(0)
 	for _, cg := range c {
@@ -331,7 +334,7 @@ func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide
 	type cand = candidate
 	var cands []cand
 	if guide != nil && guide.cfg != nil && len(rules) > 0 {
-		p, err := configPack(ctx, sp, guide.cfg, rules[0])
+		p, err := configPack(ctx, sp, guide.cfg, rules[0], guide.seed)
 		if p != nil {
 			name := "configuration-lp+" + rules[0].Name
 			if err == nil && p.Unplaced() == 0 {
@@ -411,7 +414,7 @@ func heuristicPack(ctx context.Context, sp *spec, c []int64, rules []vecpack.Rul
 // (sp must have one item type per group: no colocation). It returns nil
 // without error when the counts do not fit the configuration LP (no
 // packing holds them) or its column generation stopped without proof.
-func configPack(ctx context.Context, sp *spec, cfg *configLP, rule vecpack.Rule) (*vecpack.Packing, error) {
+func configPack(ctx context.Context, sp *spec, cfg *configLP, rule vecpack.Rule, seed uint64) (*vecpack.Packing, error) {
 	n := make([]int64, len(sp.single))
 	for g, t := range sp.single {
 		if t >= 0 {
@@ -430,8 +433,9 @@ func configPack(ctx context.Context, sp *spec, cfg *configLP, rule vecpack.Rule)
 		return p, err
 	}
 	// The rounding leaves a few containers at most: a short local search
-	// (fixed seed, so deterministic) usually finds them a place.
-	_, err = p.Improve(ctx, vecpack.ImproveOptions{Rules: []vecpack.Rule{rule}, Rand: rand.New(rand.NewPCG(1, 2)), MaxRounds: cfgRepairRounds})
+	// (seeded from the request's seed afresh on every call, so the same
+	// counts always give the same packing) usually finds them a place.
+	_, err = p.Improve(ctx, vecpack.ImproveOptions{Rules: []vecpack.Rule{rule}, Rand: rand.New(rand.NewPCG(seed, 0x636667)), MaxRounds: cfgRepairRounds})
 	return p, err
 }
 
