@@ -314,7 +314,7 @@ const cfgBoundShare = 4
 // to guide the packer.
 func (m *model) configBound(ctx context.Context, ub float64, note string) (float64, string) {
 	cfg := m.newConfigLP()
-	if len(cfg.classes) > cfgMaxClasses {
+	if len(cfg.classes) > cfgMaxClasses || len(cfg.kinds) > cfgMaxKinds {
 		return ub, note
 	}
 	if dl, ok := ctx.Deadline(); ok {

@@ -46,6 +46,11 @@ const cfgCtxEvery = 4096
 // budget there; the class LP's bound and guide are used instead.
 const cfgMaxClasses = 256
 
+// cfgMaxKinds caps the container kinds (shape × allowed signature): the
+// pricing branches on every kind, so beyond a few dozen its cost grows
+// past what a budget share can pay; the class LP is used instead.
+const cfgMaxKinds = 64
+
 // cfgMaxRounds caps the column-generation rounds of one solve; on the
 // benchmark instances the warm pool converges in 2–30 rounds.
 const cfgMaxRounds = 300
@@ -334,19 +339,25 @@ func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float
 	// resource, rem_r times the best value per unit of r (an item with no
 	// demand in r leaves that resource unbounding), and the fractional
 	// relaxation of the sum of normalised sizes.
+	// suf[i][r] is the best value per unit of resource r among items[i:].
+	suf := make([][]float64, len(items)+1)
+	suf[len(items)] = make([]float64, len(cap))
+	for i := len(items) - 1; i >= 0; i-- {
+		suf[i] = slices.Clone(suf[i+1])
+		for r, x := range c.kinds[items[i]].size {
+			if x <= 0 {
+				suf[i][r] = math.Inf(1)
+			} else {
+				suf[i][r] = math.Max(suf[i][r], w[items[i]]/x)
+			}
+		}
+	}
 	bound := func(i int) float64 {
 		ub := math.Inf(1)
 		for r := range rem {
-			br := 0.0
-			for _, s := range items[i:] {
-				x := c.kinds[s].size[r]
-				if x <= 0 {
-					br = math.Inf(1)
-					break
-				}
-				br = math.Max(br, w[s]/x)
+			if !math.IsInf(suf[i][r], 1) {
+				ub = math.Min(ub, math.Max(0, rem[r])*suf[i][r])
 			}
-			ub = math.Min(ub, math.Max(0, rem[r])*br)
 		}
 		if i < len(items) {
 			norm := 0.0
