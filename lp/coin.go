@@ -470,7 +470,14 @@ func solveMIP(ctx context.Context, m *Model, in *coinInput, deadline time.Time, 
 		sol = solveCBC(ctx, m, in, deadline, opts, cbcDefault)
 		firstRun = time.Since(started)
 	}
-	if sol.Status == Infeasible {
+	// CBC can also stop without any verdict or incumbent (Failed). That
+	// is how the process-wide state of CBC's driver showed when solves ran
+	// concurrently (an infeasible feasibility-only MIP came back Failed,
+	// see cbcMutex and TestCoinConcurrentFeasibility); the verdict is then
+	// re-derived exactly as for "infeasible" below, and a second run that
+	// answers Infeasible is taken.
+	failed := sol.Status == Failed
+	if sol.Status == Infeasible || failed {
 		relaxed := *m
 		relaxed.Vars = append([]Var(nil), m.Vars...)
 		for j := range relaxed.Vars {
@@ -478,17 +485,20 @@ func solveMIP(ctx context.Context, m *Model, in *coinInput, deadline time.Time, 
 		}
 		switch relax := solveCLP(&relaxed, in, deadline); relax.Status {
 		case Unbounded:
-			sol.Status = Unbounded
+			sol = &Solution{Status: Unbounded, Objective: nan, Bound: nan}
 		case Infeasible:
+			sol = &Solution{Status: Infeasible, Objective: nan, Bound: nan}
 		case Optimal:
 			// The relaxation is feasible: ask CBC again with its
 			// preprocessing on, which does not share this failure.
 			run := cbcDefault
 			run.preprocess = true
-			if alt := solveCBC(ctx, m, in, deadline, opts, run); alt.Status == Optimal || alt.Status == Feasible {
-				if Verify(m, alt, VerifyTol) == nil {
-					sol = alt
-				}
+			alt := solveCBC(ctx, m, in, deadline, opts, run)
+			switch {
+			case (alt.Status == Optimal || alt.Status == Feasible) && Verify(m, alt, VerifyTol) == nil:
+				sol = alt
+			case failed && alt.Status == Infeasible:
+				sol = alt
 			}
 		default:
 			return relax
@@ -594,8 +604,6 @@ func lockCBC(ctx context.Context, deadline time.Time) bool {
 
 func unlockCBC() { <-cbcMutex }
 
-// solveCBC runs CBC on m. With feasibilityOnly the objective is zero, used to
-// decide whether a MIP with an unbounded relaxation has any integer point.
 // cbcRun selects how solveCBC runs CBC.
 type cbcRun struct {
 	// zeroObjective: feasibility only (decides whether a MIP with an
@@ -610,7 +618,23 @@ type cbcRun struct {
 
 var cbcDefault = cbcRun{cutoff: math.NaN()}
 
+// cbcResultHook, when set (by tests only), replaces each solveCBC result:
+// it is how the tests reproduce CBC answers that the checks in solveMIP
+// exist for but that a sequential CBC run does not give on demand.
+var cbcResultHook func(run cbcRun, sol *Solution) *Solution
+
+// solveCBC runs CBC on m as run selects and translates its answer (x mapped
+// back to model columns, integers rounded, objective recomputed in Go).
 func solveCBC(ctx context.Context, m *Model, in *coinInput, deadline time.Time, opts Options, run cbcRun) *Solution {
+	sol := runCBC(ctx, m, in, deadline, opts, run)
+	if cbcResultHook != nil {
+		sol = cbcResultHook(run, sol)
+	}
+	return sol
+}
+
+// runCBC runs CBC once (see solveCBC).
+func runCBC(ctx context.Context, m *Model, in *coinInput, deadline time.Time, opts Options, run cbcRun) *Solution {
 	if !lockCBC(ctx, deadline) {
 		return limitSolution("")
 	}

@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// solveBoth solves m with the coin and native backends.
+// solveBoth solves m with the coin and native backends and applies
+// checkSolution to both answers.
 func solveBoth(t *testing.T, m *Model, opts Options) (coin, native *Solution) {
 	t.Helper()
 	var err error
@@ -23,6 +24,8 @@ func solveBoth(t *testing.T, m *Model, opts Options) (coin, native *Solution) {
 	if native, err = Solve(context.Background(), m, opts); err != nil {
 		t.Fatal(err)
 	}
+	checkSolution(t, m, coin, "solveBoth")
+	checkSolution(t, m, native, "solveBoth")
 	return coin, native
 }
 
@@ -224,6 +227,7 @@ func TestRandomMIPsCoinWide(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkSolution(t, m, s, fmt.Sprint("instance ", it))
 		if s.Status == TimeLimit || s.Status == Feasible {
 			// Undecided within the limit (CBC can stall deciding whether
 			// a model with free integer columns has any integer point);
@@ -242,6 +246,7 @@ func TestRandomMIPsCoinWide(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkSolution(t, m, n, fmt.Sprint("instance ", it))
 			if n.Status != Optimal && n.Status != Infeasible && n.Status != Unbounded {
 				continue
 			}

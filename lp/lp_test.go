@@ -597,6 +597,7 @@ func TestRandomLPsNativeDuality(t *testing.T) {
 		}
 		count[s.Status]++
 		label := fmt.Sprintf("instance %d", it)
+		checkSolution(t, m, s, label)
 		switch s.Status {
 		case Optimal:
 			checkFeasible(t, m, s.X, label)
@@ -654,6 +655,7 @@ func TestRandomMIPsNativeVsEnumeration(t *testing.T) {
 			t.Fatal(err)
 		}
 		label := fmt.Sprintf("instance %d", it)
+		checkSolution(t, m, s, label)
 		if !ok {
 			if s.Status != Infeasible {
 				t.Errorf("%s: status %v, enumeration says infeasible", label, s.Status)
