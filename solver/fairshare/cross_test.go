@@ -64,7 +64,7 @@ func TestBackendsAgree(t *testing.T) {
 			pfObj := math.NaN()
 			inPF, _ := build(req)
 			mPF := newModel(inPF, CriterionTasks)
-			if pf, err := solvePF(context.Background(), mPF, 1, be); err == nil {
+			if pf, err := solvePFInner(context.Background(), mPF, 1, be); err == nil {
 				pfObj = pf.objective
 			} else if be == lp.BackendNative {
 				nativeFailed++
@@ -111,7 +111,7 @@ func TestPricingMatchesFullLP(t *testing.T) {
 				case PolicyMMF:
 					er, err = solveMMF(context.Background(), m, "")
 				case PolicyPF:
-					er, err = solvePF(context.Background(), m, 1, "")
+					er, err = solvePFInner(context.Background(), m, 1, "")
 				default:
 					er, err = solveEfficiency(context.Background(), m, "")
 				}

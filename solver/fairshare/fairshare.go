@@ -347,7 +347,7 @@ func runExact(ctx context.Context, in *instance, p params, meta *solver.Meta) (*
 	case PolicyMMF:
 		er, err = solveMMF(ctx, m, p.backend)
 	case PolicyPF:
-		er, err = solvePF(ctx, m, p.alpha, p.backend)
+		er, err = solvePFInner(ctx, m, p.alpha, p.backend)
 	default:
 		er, err = solveEfficiency(ctx, m, p.backend)
 	}
