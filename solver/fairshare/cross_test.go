@@ -40,15 +40,7 @@ func TestBackendsAgree(t *testing.T) {
 		t.Skipf("only %v compiled in", backends)
 	}
 	rng := rand.New(rand.NewPCG(21, 21))
-	nativeFailed := 0
-	const trials = 40
-	defer func() {
-		t.Logf("native simplex failed on %d of %d PF solves", nativeFailed, trials)
-		if nativeFailed > trials/4 {
-			t.Errorf("native simplex failed on %d of %d PF solves", nativeFailed, trials)
-		}
-	}()
-	for trial := 0; trial < trials; trial++ {
+	for trial := 0; trial < 40; trial++ {
 		crit := []string{CriterionTasks, CriterionDRF, CriterionPSDSF, CriterionGeneric}[trial%4]
 		req := randomInstance(rng, trial%2 == 0, crit == CriterionGeneric)
 		var ref []float64
@@ -57,20 +49,8 @@ func TestBackendsAgree(t *testing.T) {
 			in, _, a, _ := exactAlloc(t, req, PolicyMMF, crit, 1, be)
 			u := sortedShares(in, crit, a)
 			_, _, _, eff := exactAlloc(t, req, PolicyEfficiency, CriterionTasks, 1, be)
-			// PF's cutting-plane LPs accumulate nearly parallel cuts; the
-			// dense native simplex gives up (Status Failed) on a few of
-			// them, which solveLP reports as an error. Those are counted
-			// (and must stay a minority), the rest must agree.
-			pfObj := math.NaN()
-			inPF, _ := build(req)
-			mPF := newModel(inPF, CriterionTasks)
-			if pf, err := solvePFInner(context.Background(), mPF, 1, be); err == nil {
-				pfObj = pf.objective
-			} else if be == lp.BackendNative {
-				nativeFailed++
-			} else {
-				t.Fatal(err)
-			}
+			_, _, _, pf := exactAlloc(t, req, PolicyPF, CriterionTasks, 1, be)
+			pfObj := pf.objective
 			if ref == nil {
 				ref, refPF, refEff = u, pfObj, eff.objective
 				continue
@@ -83,7 +63,7 @@ func TestBackendsAgree(t *testing.T) {
 			if !close(eff.objective, refEff) {
 				t.Fatalf("trial %d: efficiency %g vs %g", trial, eff.objective, refEff)
 			}
-			if !math.IsNaN(pfObj) && !close(pfObj, refPF) {
+			if !close(pfObj, refPF) {
 				t.Fatalf("trial %d: PF %g vs %g", trial, pfObj, refPF)
 			}
 		}
