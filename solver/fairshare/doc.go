@@ -11,8 +11,8 @@
 //     U-max-min fair allocation ("mmf", Definition 1) for a criterion U of
 //     the form of eq. 2, found by iterative LP with saturation tests; the
 //     weighted α-fair optimum of eq. 8 ("pf", α = 1 is proportional
-//     fairness), found by an outer-approximation cutting-plane method with a
-//     certified Lagrangian bound; and the maximum-efficiency allocation of
+//     fairness), found by inner approximation (breakpoint columns priced in
+//     by LP duals) with a certified Lagrangian bound; and the maximum-efficiency allocation of
 //     eq. 10 ("efficiency"). Identical servers are coalesced into one LP
 //     column block, so 10,000 servers of 50 types cost what 50 servers cost.
 //   - progressive filling with whole tasks ("drf", "tsf", "psdsf", "rpsdsf",
