@@ -163,7 +163,7 @@ func TestXSelectExactFeasibility(t *testing.T) {
 // against enumeration, X-Select-shaped packing models and mixed models
 // with unbounded columns against the native backend. Every infeasible model
 // must come back Infeasible (never Failed) and every feasible one Optimal
-// with a verified point.
+// with a verified point, objective and bound equal to the offset.
 func TestZeroObjectiveMIPs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 3))
 	type instance struct {
@@ -189,6 +189,8 @@ func TestZeroObjectiveMIPs(t *testing.T) {
 	}
 	count := map[string]int{}
 	for k, in := range ins {
+		// A constant objective: the offset alone.
+		in.m.ObjOffset = float64(k % 3)
 		native, err := Solve(context.Background(), in.m, Options{Backend: BackendNative, TimeLimit: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -209,8 +211,8 @@ func TestZeroObjectiveMIPs(t *testing.T) {
 			if s.Status != want {
 				t.Errorf("%s: %s %v, want %v", label, s.Backend, s.Status, want)
 			}
-			if s.Status == Optimal && s.Objective != 0 {
-				t.Errorf("%s: %s objective %g of a zero objective", label, s.Backend, s.Objective)
+			if s.Status == Optimal && (s.Objective != in.m.ObjOffset || s.Bound != in.m.ObjOffset) {
+				t.Errorf("%s: %s objective %g bound %g of the constant objective %g", label, s.Backend, s.Objective, s.Bound, in.m.ObjOffset)
 			}
 			checkSolution(t, in.m, s, label)
 		}
