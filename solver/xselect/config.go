@@ -26,15 +26,20 @@ import (
 // knapsack per node class solved exactly by branch and bound.
 //
 // Containers are aggregated into kinds (same shape, same allowed node
-// classes); colocation, exlocation and Garbo are relaxed away, so the
-// optimum is a valid upper bound on λ whenever the pricing was exact. The
+// classes; a group in an exlocation or Garbo conflict is a kind of its
+// own, and configurations respect the conflicts); colocation is relaxed
+// away, so the optimum is a valid upper bound on λ whenever the pricing
+// was exact. The
 // same solution guides the packer: nodes receive whole configurations
 // (rounded), and the greedy fills what is left.
 
 // cfgPriceNodes caps the branch-and-bound nodes of one pricing call; when
 // it is hit the pricing is not exact, so the LP optimum is not a proven
 // bound and the configuration bound is not used (the class LP's stays).
-const cfgPriceNodes = 200_000
+// A tiny 4-resource instance with exlocation and a Garbo application
+// needed between 200,000 and 1,000,000 nodes for its last (proof) round;
+// the pricing checks ctx, so the cap bounds work, not the deadline.
+const cfgPriceNodes = 1_000_000
 
 // cfgCtxEvery is how many branch-and-bound nodes the pricing visits
 // between context checks (a node costs well under a microsecond).
@@ -75,6 +80,10 @@ type cfgKind struct {
 	groups  []int
 	size    []float64
 	allowed []bool // per cfgClass
+	// conflict lists the kinds that may not share a node with this one
+	// (itself included when two of its containers may not share one).
+	conflict []int
+	self     bool // two containers of this kind may not share a node
 }
 
 // cfgPattern is one configuration of one class.
@@ -122,10 +131,45 @@ func (m *model) newConfigLP() *configLP {
 		c.classes[i].nodes = append(c.classes[i].nodes, n)
 		classOf[n] = i
 	}
+	// Conflicts between groups (exlocation, Garbo): a group in any
+	// conflict is a kind of its own, so that configurations can respect
+	// them; groups in none aggregate by shape and allowed signature.
+	G := len(m.groups)
+	pair := map[[2]int]bool{}
+	for _, pc := range m.conflicts {
+		pair[[2]int{pc[0], pc[1]}] = true
+		pair[[2]int{pc[1], pc[0]}] = true
+	}
+	conflict := func(g, h int) bool {
+		for _, x := range [2]int{g, G + m.groups[g].app} {
+			for _, y := range [2]int{h, G + m.groups[h].app} {
+				if pair[[2]int{x, y}] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var inConflict []int
+	hasConf := make([]bool, G)
+	if len(pair) > 0 {
+		for g := range m.groups {
+			for h := range m.groups {
+				if conflict(g, h) {
+					hasConf[g] = true
+					inConflict = append(inConflict, g)
+					break
+				}
+			}
+		}
+	}
 	kidx := map[string]int{}
 	c.kindOf = make([]int, len(m.groups))
 	for g, gr := range m.groups {
 		sb.Reset()
+		if hasConf[g] {
+			sb.WriteString("g" + strconv.Itoa(g) + ":")
+		}
 		sb.WriteString(strconv.Itoa(gr.shape))
 		sb.WriteByte(':')
 		al := make([]bool, len(c.classes))
@@ -147,6 +191,19 @@ func (m *model) newConfigLP() *configLP {
 		c.kinds[i].groups = append(c.kinds[i].groups, g)
 		c.kindOf[g] = i
 	}
+	for _, g := range inConflict {
+		s := c.kindOf[g]
+		for _, h := range inConflict {
+			if conflict(g, h) {
+				u := c.kindOf[h]
+				if u == s {
+					c.kinds[s].self = true
+				} else if !slices.Contains(c.kinds[s].conflict, u) {
+					c.kinds[s].conflict = append(c.kinds[s].conflict, u)
+				}
+			}
+		}
+	}
 	// Seed the pool with the single-kind configurations.
 	for k := range c.classes {
 		for s, kd := range c.kinds {
@@ -154,13 +211,22 @@ func (m *model) newConfigLP() *configLP {
 				continue
 			}
 			a := make([]int, len(c.kinds))
-			a[s] = fitCount(kd.size, c.classes[k].cap)
+			a[s] = c.kindFit(s, c.classes[k].cap)
 			if a[s] > 0 {
 				c.add(cfgPattern{class: k, a: a})
 			}
 		}
 	}
 	return c
+}
+
+// kindFit is how many containers of kind s fit in cap on their own.
+func (c *configLP) kindFit(s int, cap []float64) int {
+	n := fitCount(c.kinds[s].size, cap)
+	if c.kinds[s].self {
+		n = min(n, 1)
+	}
+	return n
 }
 
 // fitCount is ⌊cap/size⌋ over the positive coordinates (with FitTol).
@@ -306,11 +372,13 @@ func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float
 	cap := c.classes[k].cap
 	var items []int
 	for s, kd := range c.kinds {
-		if kd.allowed[k] && w[s] > 0 && fitCount(kd.size, cap) > 0 && (demand == nil || demand[s] >= 1) {
+		if kd.allowed[k] && w[s] > 0 && c.kindFit(s, cap) > 0 && (demand == nil || demand[s] >= 1) {
 			items = append(items, s)
 		}
 	}
-	// Most value per unit of normalised size first (ties by kind index).
+	// Kinds in a conflict first (they branch into few choices and
+	// forbid others early), then the rest; each part by most value per
+	// unit of normalised size (ties by kind index).
 	density := func(s int) float64 {
 		d := 0.0
 		for r, x := range c.kinds[s].size {
@@ -320,7 +388,14 @@ func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float
 		}
 		return w[s] / d
 	}
+	confl := func(s int) bool { return len(c.kinds[s].conflict) > 0 }
 	slices.SortStableFunc(items, func(a, b int) int {
+		if ca, cb := confl(a), confl(b); ca != cb {
+			if ca {
+				return -1
+			}
+			return 1
+		}
 		da, db := density(a), density(b)
 		switch {
 		case da > db:
@@ -332,41 +407,70 @@ func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float
 	})
 	best = make([]int, len(c.kinds))
 	cur := make([]int, len(c.kinds))
+	forbid := make([]int, len(c.kinds)) // chosen kinds each kind conflicts with
+	forbidden := 0                      // Σ forbid
 	rem := slices.Clone(cap)
 	nodes := 0
 	exact = true
-	// bound is an upper bound on the value items[i:] can add in rem: per
-	// resource, rem_r times the best value per unit of r (an item with no
-	// demand in r leaves that resource unbounding), and the fractional
-	// relaxation of the sum of normalised sizes.
-	// suf[i][r] is the best value per unit of resource r among items[i:].
-	suf := make([][]float64, len(items)+1)
-	suf[len(items)] = make([]float64, len(cap))
+	// bound is an upper bound on the value items[i:] can add in rem (the
+	// forbidden ones excluded): the least of, per resource, rem_r times the
+	// best value per unit of r (an item with no demand in r leaves that
+	// resource unbounding), and the fractional relaxation of the sum of
+	// normalised sizes (free normalised room times the best density).
+	// Without forbidden kinds the maxima come from suffix tables.
+	R := len(cap)
+	suf := make([][]float64, len(items)+1) // best value per unit of r in items[i:]; [R]: best density
+	suf[len(items)] = make([]float64, R+1)
 	for i := len(items) - 1; i >= 0; i-- {
 		suf[i] = slices.Clone(suf[i+1])
-		for r, x := range c.kinds[items[i]].size {
+		s := items[i]
+		for r, x := range c.kinds[s].size {
 			if x <= 0 {
 				suf[i][r] = math.Inf(1)
 			} else {
-				suf[i][r] = math.Max(suf[i][r], w[items[i]]/x)
+				suf[i][r] = math.Max(suf[i][r], w[s]/x)
 			}
 		}
+		suf[i][R] = math.Max(suf[i][R], density(s))
 	}
+	scratch := make([]float64, R+1)
 	bound := func(i int) float64 {
-		ub := math.Inf(1)
-		for r := range rem {
-			if !math.IsInf(suf[i][r], 1) {
-				ub = math.Min(ub, math.Max(0, rem[r])*suf[i][r])
+		mx := suf[i]
+		if forbidden > 0 {
+			clear(scratch)
+			for _, s := range items[i:] {
+				if forbid[s] > 0 {
+					continue
+				}
+				for r, x := range c.kinds[s].size {
+					if x <= 0 {
+						scratch[r] = math.Inf(1)
+					} else {
+						scratch[r] = math.Max(scratch[r], w[s]/x)
+					}
+				}
+				scratch[R] = math.Max(scratch[R], density(s))
+			}
+			mx = scratch
+		}
+		// Plain comparisons: this is the pricing's innermost loop, and
+		// every operand is finite and non-negative here.
+		norm := 0.0
+		for r, x := range rem {
+			if x > 0 && cap[r] > 0 {
+				norm += x / cap[r]
 			}
 		}
-		if i < len(items) {
-			norm := 0.0
-			for r := range rem {
-				if cap[r] > 0 {
-					norm += math.Max(0, rem[r]) / cap[r]
+		ub := norm * mx[R]
+		for r, x := range rem {
+			if mx[r] <= math.MaxFloat64 {
+				if x <= 0 {
+					return 0
+				}
+				if v := x * mx[r]; v < ub {
+					ub = v
 				}
 			}
-			ub = math.Min(ub, norm*density(items[i]))
 		}
 		return ub
 	}
@@ -390,17 +494,32 @@ func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float
 		}
 		s := items[i]
 		size := c.kinds[s].size
-		n := fitCount(size, rem)
+		n := c.kindFit(s, rem)
 		if demand != nil {
 			n = min(n, int(demand[s]+1e-9))
+		}
+		if forbid[s] > 0 {
+			n = 0
 		}
 		for a := n; a >= 0; a-- {
 			for r, x := range size {
 				rem[r] -= x * float64(a)
 			}
+			if a > 0 {
+				for _, u := range c.kinds[s].conflict {
+					forbid[u]++
+					forbidden++
+				}
+			}
 			cur[s] = a
 			dfs(i+1, val+w[s]*float64(a))
 			cur[s] = 0
+			if a > 0 {
+				for _, u := range c.kinds[s].conflict {
+					forbid[u]--
+					forbidden--
+				}
+			}
 			for r, x := range size {
 				rem[r] += x * float64(a)
 			}
@@ -445,7 +564,7 @@ func (c *configLP) fits(ctx context.Context, n []int64) (bool, *cfgSolution, err
 const cfgRepack = 3
 
 // pack places configurations on the nodes of sp (which must be every
-// node, with one item type per group and no conflicts). Per class it puts
+// node, with one item type per group: no colocation). Per class it puts
 // ⌊y_p⌋ nodes of each configuration of sol on empty nodes (in node
 // order), then re-solves the configuration LP for the containers still
 // unplaced on the nodes still empty (up to cfgRepack times) and places the

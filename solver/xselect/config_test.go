@@ -150,12 +150,19 @@ func TestConfigBoundBetweenMIPAndClassLP(t *testing.T) {
 	}
 }
 
-// TestConfigPackValid packs generated instances without constraints from
+// TestConfigPackValid packs generated instances (some with exlocation and
+// Garbo applications) from
 // the configuration LP at a λ below the bound and verifies every packing
 // independently (capacity, counts), and that it places almost everything.
 func TestConfigPackValid(t *testing.T) {
 	for seed := int64(1); seed <= 12; seed++ {
-		req := GenerateWith(seed, GenParams{Nodes: 20 + int(seed)*7, Resources: 1 + int(seed%4), Apps: 3 + int(seed%5), Shapes: 5, Types: 3, MaxCount: 10})
+		gp := GenParams{Nodes: 20 + int(seed)*7, Resources: 1 + int(seed%4), Apps: 3 + int(seed%5), Shapes: 5, Types: 3, MaxCount: 10}
+		if seed%3 == 0 {
+			// Exlocation and a Garbo application: configurations must
+			// respect the conflicts.
+			gp.Garbo, gp.Exlocate = 1, 2
+		}
+		req := GenerateWith(seed, gp)
 		m, err := build(req)
 		if err != nil {
 			t.Fatal(err)
