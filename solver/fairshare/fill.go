@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Progressive filling (section IV). Tasks are placed one whole task at a
@@ -78,6 +79,9 @@ type filler struct {
 	// critFn, when set, replaces the policy's criterion (used to complete
 	// rounded exact optima).
 	critFn func(n, i int) float64
+	// order, for the server-independent criteria (DRF, TSF), lists the
+	// frameworks by criterion and tie-break, kept sorted as tasks land.
+	order []int
 }
 
 func newFiller(in *instance, o fillOpts) (*filler, error) {
@@ -142,6 +146,13 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 		} else {
 			f.tsfW[n] = math.Inf(1)
 		}
+	}
+	if o.policy == PolicyDRF || o.policy == PolicyTSF {
+		f.order = make([]int, N)
+		for n := range f.order {
+			f.order[n] = n
+		}
+		sortBy(f.order, func(a, b int) bool { return f.better(f.crit(a, 0), a, 0, f.crit(b, 0), b, 0) })
 	}
 	return f, nil
 }
@@ -226,6 +237,14 @@ func (f *filler) place(n, i int) {
 		}
 	}
 	f.x[n]++
+	if f.order != nil {
+		// n's criterion grew: move it later until the order holds again
+		// (criteria of the others are unchanged).
+		k := slices.Index(f.order, n)
+		for ; k+1 < len(f.order) && f.better(f.crit(f.order[k+1], i), f.order[k+1], i, f.crit(n, i), n, i); k++ {
+			f.order[k], f.order[k+1] = f.order[k+1], f.order[k]
+		}
+	}
 	f.xs[n][int(f.srvOf[i])]++
 	if !f.isTouched[i] {
 		f.isTouched[i] = true
@@ -239,6 +258,16 @@ func (f *filler) place(n, i int) {
 
 // bestOn returns the smallest-criterion framework that fits on copy i, or -1.
 func (f *filler) bestOn(i int) (int, float64) {
+	if f.order != nil {
+		// Server-independent criterion: the first framework in criterion
+		// order that fits is the smallest-criterion one that fits.
+		for _, n := range f.order {
+			if f.fitsOn(n, i) {
+				return n, f.crit(n, i)
+			}
+		}
+		return -1, 0
+	}
 	best, bc := -1, 0.0
 	for n := range f.in.fws {
 		if !f.fitsOn(n, i) {
