@@ -32,8 +32,9 @@ func main() {
 const usage = `xflex: offline optimization and packing for cluster schedulers
 
 usage:
-  xflex serve [--addr HOST:PORT] [--max-budget DUR] [--max-concurrent N] [--max-body BYTES]
+  xflex serve [--addr HOST:PORT] [--store sqlite:PATH|postgres://...] [--max-budget DUR] [--max-concurrent N] [--max-body BYTES]
   xflex solve PROBLEM FILE|-        solve a request (same JSON as POST /v1/PROBLEM)
+  xflex jobs submit|status|wait|result|cancel|list ...   asynchronous jobs on a server (xflex jobs help)
   xflex gen PROBLEM --seed N [--PARAM VALUE ...]
   xflex bench PROBLEM [--scale small|full]
   xflex problems
@@ -49,6 +50,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr)
+	case "jobs":
+		return jobsCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "solve":
 		return cmdSolve(ctx, args[1:], stdin, stdout, stderr)
 	case "gen":

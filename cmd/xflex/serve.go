@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/jobs"
 )
 
 // serveConfig are the `xflex serve` flags.
@@ -25,6 +26,7 @@ type serveConfig struct {
 	queueWait       time.Duration
 	shutdownTimeout time.Duration
 	logFormat       string
+	jobs            *jobs.Config
 }
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
@@ -38,6 +40,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.DurationVar(&c.queueWait, "queue-wait", time.Second, "how long an excess request waits for a solve slot before 503")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 90*time.Second, "how long shutdown waits for in-flight solves")
 	fs.StringVar(&c.logFormat, "log-format", "json", "access log format: json or console")
+	c.jobs = jobs.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -65,6 +68,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	api := httpapi.New(httpapi.Config{
 		MaxBodyBytes: c.maxBody, MaxConcurrent: c.maxConcurrent, QueueWait: c.queueWait,
 	}, runner, log)
+	stopJobs, err := jobs.Setup(ctx, *c.jobs, runner, api, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: jobs: %v\n", err)
+		return 1
+	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: listen %s: %v\n", c.addr, err)
@@ -93,6 +101,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "xflex: shutdown: %v\n", err)
+		return 1
+	}
+	if err := stopJobs(sctx); err != nil {
+		fmt.Fprintf(stderr, "xflex: stop jobs: %v\n", err)
 		return 1
 	}
 	log.Info().Msg("stopped")
