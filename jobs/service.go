@@ -24,7 +24,7 @@ import (
 
 // DefaultStore is the --store default: a SQLite file in the working
 // directory.
-const DefaultStore = "sqlite:xflex-jobs.db"
+const DefaultStore = "sqlite:xflex.db"
 
 // Config configures the job service. Zero values take the defaults below.
 type Config struct {
