@@ -3,7 +3,7 @@ package jobs
 import (
 	"context"
 
-	"github.com/xflex/xflex/jobs/progress"
+	"github.com/xflex/xflex/solver/progress"
 )
 
 // Progress is what GET /v1/jobs/{id} reports while a job runs (an alias of

@@ -18,7 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/xflex/xflex/httpapi"
-	"github.com/xflex/xflex/jobs/progress"
+	"github.com/xflex/xflex/solver/progress"
 	"github.com/xflex/xflex/solver"
 )
 

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/xflex/xflex/jobs/progress"
+	"github.com/xflex/xflex/solver/progress"
 	"github.com/xflex/xflex/schemas"
 	"github.com/xflex/xflex/solver"
 )

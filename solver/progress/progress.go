@@ -1,5 +1,6 @@
 // Package progress is the hook through which a solver reports how far it
-// got to the asynchronous job running it (package jobs). It has no
+// got to the asynchronous job running it (package jobs). It lives under
+// solver/ because solvers import it and never import a front end. It has no
 // dependencies, so any solver package may import it; outside a job Report
 // is a no-op.
 package progress
