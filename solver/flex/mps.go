@@ -197,20 +197,23 @@ func (in *Instance) intervalsFromRecord(rec *mpsRecord, comp []float64, limit in
 }
 
 // heap is an indexed binary min-heap of jobs keyed by (key, tie). Entries
-// carry their keys so comparisons stay in one array (cache friendly).
+// carry their keys so comparisons stay in one array (cache friendly), and
+// sifting moves a hole instead of swapping (one write per level). Every
+// caller uses a tie unique among the entries, so (key, tie) is a total
+// order and the pop order does not depend on the heap's layout.
 type heap struct {
-	idx []int // heap position of job, -1 when absent
+	idx []int32 // heap position of job, -1 when absent
 	e   []hent
 }
 
 type hent struct {
 	key float64
-	tie int
-	job int
+	tie int32
+	job int32
 }
 
 func newHeap(n int) heap {
-	h := heap{idx: make([]int, n), e: make([]hent, 0, n)}
+	h := heap{idx: make([]int32, n), e: make([]hent, 0, n)}
 	for i := range h.idx {
 		h.idx[i] = -1
 	}
@@ -224,60 +227,67 @@ func (h *heap) reset() {
 	h.e = h.e[:0]
 }
 
-func (h *heap) less(a, b int) bool {
-	x, y := &h.e[a], &h.e[b]
+// hless is the heap order: key, then tie.
+func hless(x, y *hent) bool {
 	if x.key != y.key {
 		return x.key < y.key
 	}
 	return x.tie < y.tie
 }
 
-func (h *heap) swap(a, b int) {
-	h.e[a], h.e[b] = h.e[b], h.e[a]
-	h.idx[h.e[a].job] = a
-	h.idx[h.e[b].job] = b
-}
-
-func (h *heap) up(i int) {
+// up moves the entry at i towards the root; it reports whether it moved.
+func (h *heap) up(i int) bool {
+	e := h.e
+	x := e[i]
+	start := i
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
-			return
+		if !hless(&x, &e[p]) {
+			break
 		}
-		h.swap(i, p)
+		e[i] = e[p]
+		h.idx[e[i].job] = int32(i)
 		i = p
 	}
+	e[i] = x
+	h.idx[x.job] = int32(i)
+	return i != start
 }
 
 func (h *heap) down(i int) {
-	n := len(h.e)
+	e := h.e
+	n := len(e)
+	x := e[i]
 	for {
 		l := 2*i + 1
 		if l >= n {
-			return
+			break
 		}
 		m := l
-		if r := l + 1; r < n && h.less(r, l) {
+		if r := l + 1; r < n && hless(&e[r], &e[l]) {
 			m = r
 		}
-		if !h.less(m, i) {
-			return
+		if !hless(&e[m], &x) {
+			break
 		}
-		h.swap(i, m)
+		e[i] = e[m]
+		h.idx[e[i].job] = int32(i)
 		i = m
 	}
+	e[i] = x
+	h.idx[x.job] = int32(i)
 }
 
 // set inserts job j or changes its key.
 func (h *heap) set(j int, key float64, tie int) {
-	if i := h.idx[j]; i >= 0 {
-		h.e[i].key, h.e[i].tie = key, tie
-		h.up(i)
-		h.down(h.idx[j])
+	if i := int(h.idx[j]); i >= 0 {
+		h.e[i].key, h.e[i].tie = key, int32(tie)
+		if !h.up(i) {
+			h.down(i)
+		}
 		return
 	}
-	h.e = append(h.e, hent{key: key, tie: tie, job: j})
-	h.idx[j] = len(h.e) - 1
+	h.e = append(h.e, hent{key: key, tie: int32(tie), job: int32(j)})
 	h.up(len(h.e) - 1)
 }
 
@@ -286,19 +296,21 @@ func (h *heap) keyOf(j int) float64 { return h.e[h.idx[j]].key }
 
 // remove deletes job j if present.
 func (h *heap) remove(j int) {
-	i := h.idx[j]
+	i := int(h.idx[j])
 	if i < 0 {
 		return
 	}
 	last := len(h.e) - 1
-	h.swap(i, last)
-	h.e = h.e[:last]
 	h.idx[j] = -1
 	if i < last {
-		x := h.e[i].job
-		h.up(i)
-		h.down(h.idx[x])
+		h.e[i] = h.e[last]
+		h.e = h.e[:last]
+		if !h.up(i) {
+			h.down(i)
+		}
+		return
 	}
+	h.e = h.e[:last]
 }
 
 // top returns the minimum without removing it.
@@ -306,7 +318,7 @@ func (h *heap) top() (job int, ok bool) {
 	if len(h.e) == 0 {
 		return 0, false
 	}
-	return h.e[0].job, true
+	return int(h.e[0].job), true
 }
 
 // pop removes the minimum.
@@ -316,11 +328,13 @@ func (h *heap) pop() (job int, key float64, ok bool) {
 	}
 	x := h.e[0]
 	last := len(h.e) - 1
-	h.swap(0, last)
-	h.e = h.e[:last]
 	h.idx[x.job] = -1
 	if last > 0 {
+		h.e[0] = h.e[last]
+		h.e = h.e[:last]
 		h.down(0)
+	} else {
+		h.e = h.e[:0]
 	}
-	return x.job, x.key, true
+	return int(x.job), x.key, true
 }
