@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/xflex/xflex/solver/progress"
 )
 
 // Fit selects the notion of fit cost.
@@ -279,6 +281,7 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 	}
 	res.Shapes, res.Assign, res.Cost = Tighten(in, first, cost)
 	res.Method = "cover"
+	report(ctx, res, "cover", 0)
 	exactLimit := opts.ExactLimit
 	if exactLimit == 0 {
 		exactLimit = DefaultExactLimit
@@ -380,6 +383,7 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 		if err := solveLevel(lctx, in, dirs, cost, cover, opts, res); err != nil {
 			return nil, err
 		}
+		report(ctx, res, fmt.Sprintf("level ε=%g", eps), float64(li+1)/float64(len(schedule)))
 		if done() {
 			break
 		}
@@ -387,6 +391,7 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 			if err := joinLevel(); err != nil {
 				return nil, err
 			}
+			report(ctx, res, "grid joins", float64(li+1)/float64(len(schedule)))
 			if done() {
 				break
 			}
@@ -399,6 +404,16 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// report tells an asynchronous job (package progress) the best cost and
+// bound so far after a level; fraction is the share of the level schedule
+// done. It runs once per level, so its cost is nothing next to the level's.
+// The bound is clamped to the cost as finish does (only round-off of the
+// bounds can put it above).
+func report(ctx context.Context, res *Result, phase string, fraction float64) {
+	progress.Report(ctx, progress.Progress{Phase: phase, Fraction: progress.F(fraction),
+		Objective: progress.F(res.Cost), Bound: progress.F(math.Min(res.LowerBound, res.Cost))})
+}
+
 func finish(res *Result, ctx context.Context) {
 	res.TimedOut = ctx.Err() != nil
 	if res.LowerBound > res.Cost {
@@ -409,6 +424,7 @@ func finish(res *Result, ctx context.Context) {
 		res.Epsilon = 0
 	}
 	res.Optimal = res.LowerBound >= res.Cost*(1-optTol)
+	report(ctx, res, "levels done", 1)
 }
 
 // minEffort bounds the coarsest level when Solve starts with its budget

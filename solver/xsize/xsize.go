@@ -17,6 +17,7 @@ import (
 
 	"github.com/xflex/xflex/ptas"
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/progress"
 )
 
 // Problem is the X-Size problem.
@@ -273,6 +274,9 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		base = baselines(in, res.Cost, p.fit, qs, ks)
 		adoptBaseline(in, res, p.fit, qs, base.Quantile, "quantile")
 		adoptBaseline(in, res, p.fit, ks, base.KMeans, "kmeans")
+		// A baseline may have lowered the cost; the bound is the PTAS's.
+		progress.Report(ctx, progress.Progress{Phase: "baselines", Fraction: progress.F(1),
+			Objective: progress.F(res.Cost), Bound: progress.F(math.Min(res.LowerBound, res.Cost))})
 	}
 	out := buildResult(p, res)
 	out.Baselines = base
