@@ -153,6 +153,11 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 	if meta.Status == "" {
 		meta.Status = StatusFeasible
 	}
+	// A proven optimum is its own bound: report bound and a zero gap so
+	// every optimal answer carries them, whichever solver produced it.
+	if meta.Status == StatusOptimal && meta.Objective != nil && meta.Bound == nil {
+		meta.SetBound(*meta.Objective)
+	}
 	return &Response{Result: result, Meta: meta}, nil
 }
 
