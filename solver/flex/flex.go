@@ -268,6 +268,7 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		Objective: win.obj, Metric: in.Metric.String(), Aggregate: in.Agg.String(),
 		OrderingSource: win.source, MPSOptimal: mpsProven, RAPMethod: method,
 	}
+	res.Ordering = make([]string, 0, len(win.prio))
 	for _, j := range win.prio {
 		res.Ordering = append(res.Ordering, in.Jobs[j].ID)
 	}
@@ -290,14 +291,14 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	}
 	switch win.kind {
 	case kindMPS:
-		rec := &mpsRecord{}
+		rec := &mpsRecord{events: make([]rateEvent, 0, 2*n)}
 		if more >= 0 {
 			// Interval k ends at the k-th completion; zero-length ones
 			// are dropped, so run until more distinct completion times.
 			rec.stopAfter = min(n, more+countTies(win.comp, more))
 		}
 		comp := append([]float64(nil), win.comp...)
-		in.mps(win.prio, false, newMPSWork(n), comp, rec)
+		in.mps(win.prio, false, ev.w, comp, rec)
 		ivs = in.intervalsFromRecord(rec, comp, more)
 	case kindFair:
 		_, _, ivs = in.fair(more)
@@ -315,6 +316,7 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		}
 		res.Intervals = append(res.Intervals, o)
 	}
+	res.Jobs = make([]JobOut, 0, n)
 	for j := 0; j < n; j++ {
 		res.Jobs = append(res.Jobs, JobOut{ID: in.Jobs[j].ID, Completion: win.comp[j], Penalty: in.Penalty(j, win.comp[j])})
 	}

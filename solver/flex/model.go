@@ -238,8 +238,8 @@ func Build(req *Request) (*Instance, error) {
 	if !finite(req.Start) {
 		vs.Add("/start", "start must be finite")
 	}
-	in := &Instance{S: req.Slots, T0: req.Start, Agg: agg, Metric: metric}
-	seen := map[string]int{}
+	in := &Instance{S: req.Slots, T0: req.Start, Agg: agg, Metric: metric, Jobs: make([]Job, 0, len(req.Jobs))}
+	seen := make(map[string]int, len(req.Jobs))
 	minSum := 0
 	for i, jr := range req.Jobs {
 		p := func(field string) string { return solver.Ptr("jobs", i, field) }

@@ -182,6 +182,13 @@ func (in *Instance) intervalsFromRecord(rec *mpsRecord, comp []float64, limit in
 				return out
 			}
 			iv := Interval{Start: start, End: end}
+			cnt := 0
+			for j := 0; j < n; j++ {
+				if !done[j] && rate[j] > 0 {
+					cnt++
+				}
+			}
+			iv.Jobs, iv.Slots = make([]int, 0, cnt), make([]int, 0, cnt)
 			for j := 0; j < n; j++ {
 				if !done[j] && rate[j] > 0 {
 					iv.Jobs = append(iv.Jobs, j)
@@ -329,12 +336,31 @@ func (h *heap) pop() (job int, key float64, ok bool) {
 	x := h.e[0]
 	last := len(h.e) - 1
 	h.idx[x.job] = -1
-	if last > 0 {
-		h.e[0] = h.e[last]
-		h.e = h.e[:last]
-		h.down(0)
-	} else {
+	if last == 0 {
 		h.e = h.e[:0]
+		return int(x.job), x.key, true
 	}
+	// Bottom-up deletion: move the hole at the root down along the
+	// smaller children to a leaf (one comparison per level), put the last
+	// entry there and sift it up; it usually belongs near the bottom.
+	y := h.e[last]
+	h.e = h.e[:last]
+	e := h.e
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= last {
+			break
+		}
+		m := l
+		if r := l + 1; r < last && hless(&e[r], &e[l]) {
+			m = r
+		}
+		e[i] = e[m]
+		h.idx[e[i].job] = int32(i)
+		i = m
+	}
+	e[i] = y
+	h.up(i)
 	return int(x.job), x.key, true
 }

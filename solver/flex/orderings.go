@@ -68,21 +68,69 @@ func sortedBy(n int, key func(j int) float64) []int {
 }
 
 // orderByKeys returns 0..n-1 sorted by keys, then by keys2 (if not nil),
-// then by index: a total order, so the result is deterministic.
+// then by index: a total order, so the result is deterministic. The keys
+// are copied next to their indices so the sort reads one array.
 func orderByKeys(keys, keys2 []float64) []int {
-	ord := identity(len(keys))
-	slices.SortFunc(ord, func(a, b int) int {
-		if c := cmp.Compare(keys[a], keys[b]); c != 0 {
+	ord := make([]int, len(keys))
+	if keys2 == nil {
+		ks := make([]keyed, len(keys))
+		nan := false
+		for j, k := range keys {
+			ks[j] = keyed{k: k, j: j}
+			nan = nan || math.IsNaN(k)
+		}
+		if nan {
+			slices.SortFunc(ks, func(a, b keyed) int {
+				if c := cmp.Compare(a.k, b.k); c != 0 {
+					return c
+				}
+				return a.j - b.j
+			})
+		} else {
+			// Without NaNs cmp.Compare is plain < and > (−0 == +0).
+			slices.SortFunc(ks, func(a, b keyed) int {
+				if a.k < b.k {
+					return -1
+				}
+				if a.k > b.k {
+					return 1
+				}
+				return a.j - b.j
+			})
+		}
+		for i, x := range ks {
+			ord[i] = x.j
+		}
+		return ord
+	}
+	ks := make([]keyed2, len(keys))
+	for j, k := range keys {
+		ks[j] = keyed2{k: k, k2: keys2[j], j: j}
+	}
+	slices.SortFunc(ks, func(a, b keyed2) int {
+		if c := cmp.Compare(a.k, b.k); c != 0 {
 			return c
 		}
-		if keys2 != nil {
-			if c := cmp.Compare(keys2[a], keys2[b]); c != 0 {
-				return c
-			}
+		if c := cmp.Compare(a.k2, b.k2); c != 0 {
+			return c
 		}
-		return a - b
+		return a.j - b.j
 	})
+	for i, x := range ks {
+		ord[i] = x.j
+	}
 	return ord
+}
+
+// keyed and keyed2 are an index with its sort key(s), for orderByKeys.
+type keyed struct {
+	k float64
+	j int
+}
+
+type keyed2 struct {
+	k, k2 float64
+	j     int
 }
 
 // smithKey is W_j / slope_j (Smith's ratio rule; no slope sorts last).
