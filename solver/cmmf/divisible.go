@@ -37,6 +37,7 @@ const maxNewton = 200
 
 func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) {
 	a := newAllocation(in)
+	rp := newRoundProgress(ctx, len(in.Users))
 	cs := buildClasses(in)
 	alive := make([]bool, len(in.Types))
 	for t := range alive {
@@ -260,6 +261,7 @@ func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) 
 				} else {
 					a.Level[i] = lam
 				}
+				rp.freeze(a, i)
 			}
 		}
 		for _, m := range mids {
@@ -273,6 +275,7 @@ func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) 
 				alive[tt] = false
 			}
 		}
+		rp.report()
 		if last {
 			break
 		}

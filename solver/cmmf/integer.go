@@ -228,6 +228,7 @@ func newIntSolver(in *Instance) *intSolver {
 
 func solveIntegerFlow(ctx context.Context, in *Instance) (*Allocation, error) {
 	a := newAllocation(in)
+	rp := newRoundProgress(ctx, len(in.Users))
 	s := newIntSolver(in)
 	cs := buildClasses(in)
 	alive := make([]bool, len(in.Types))
@@ -392,6 +393,7 @@ func solveIntegerFlow(ctx context.Context, in *Instance) (*Allocation, error) {
 				default:
 					a.Level[i] = float64(x[i]) / u.Weight
 				}
+				rp.freeze(a, i)
 			}
 		}
 		flows := map[int][]mid{}
@@ -440,6 +442,7 @@ func solveIntegerFlow(ctx context.Context, in *Instance) (*Allocation, error) {
 				state[c] = fixed
 			}
 		}
+		rp.report()
 	}
 	a.finishRounds()
 	return a, nil

@@ -49,6 +49,7 @@ type lpModel struct {
 
 func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 	a := newAllocation(in)
+	rp := newRoundProgress(ctx, len(in.Users))
 	n := len(in.Users)
 	cs := buildClasses(in)
 	frozen := make([]bool, n)
@@ -58,6 +59,7 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 			frozen[i] = true
 			a.Level[i] = 0
 			a.Capped[i] = u.Demand == 0
+			rp.freeze(a, i)
 		}
 	}
 	for {
@@ -89,6 +91,7 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 				frozen[i], a.Capped[i] = true, true
 				amount[i] = u.Demand
 				a.Level[i] = u.Demand / u.Weight
+				rp.freeze(a, i)
 				progress = true
 				continue
 			}
@@ -116,6 +119,7 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 					frozen[i] = true
 					amount[i] = in.Users[i].Weight * M
 					a.Level[i] = M
+					rp.freeze(a, i)
 					progress = true
 				}
 				break
@@ -125,6 +129,7 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 		if !progress {
 			return nil, fmt.Errorf("cmmf: LP round at level %v froze nobody", M)
 		}
+		rp.report()
 	}
 	// Final allocation: every user at its frozen amount.
 	lm := buildLP(in, cs, frozen, amount, lpFinal, math.NaN(), nil)

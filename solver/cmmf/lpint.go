@@ -24,6 +24,7 @@ import (
 
 func solveIntegerLP(ctx context.Context, in *Instance) (*Allocation, error) {
 	a := newAllocation(in)
+	rp := newRoundProgress(ctx, len(in.Users))
 	s := newIntSolver(in)
 	cs := buildClasses(in)
 	frozen := make([]bool, len(cs))
@@ -196,8 +197,10 @@ func solveIntegerLP(ctx context.Context, in *Instance) (*Allocation, error) {
 				default:
 					a.Level[i] = float64(x[i]) / u.Weight
 				}
+				rp.freeze(a, i)
 			}
 		}
+		rp.report()
 	}
 	// Final allocation: class totals fixed; the vertex is integral.
 	m, cols, _ := intLP(in, cs, total, nil)
