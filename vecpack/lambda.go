@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+
+	"github.com/xflex/xflex/solver/progress"
 )
 
 // The λ search of X-Select.
@@ -187,6 +189,73 @@ const firstDrop = 0.05
 // accepts; bisection over the breakpoints then closes the bracket. Each
 // tested point is a breakpoint, so the answer is attained exactly.
 func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64, ub float64, oracle Oracle) (SearchResult, error) {
+	return maxLambda(ctx, nil, c, start, startCounts, ub, oracle)
+}
+
+// Span places the progress reports of a λ search (package progress) in a
+// larger solve. The search's own fraction done, 1 − (remaining bracket
+// width)/(initial width), where the bracket runs from the best λ to the
+// smallest rejected λ or the cap, maps linearly onto [From, To].
+type Span struct {
+	Phase    string
+	From, To float64
+	// Bound is a proven upper bound on λ (e.g. the LP bound); the reports
+	// carry the largest breakpoint not above it.
+	Bound float64
+	// Exact says the oracle's rejections are proofs, so the reported
+	// bound also drops to the smallest rejected λ.
+	Exact bool
+}
+
+// MaxLambdaReporting is MaxLambda reporting its progress through ctx after
+// every oracle call and at the end: Objective is the best λ so far, Bound
+// the proven upper bound (never below the best λ), Fraction as in span.
+// The reports cost a few float operations per oracle call and never
+// change the search.
+func MaxLambdaReporting(ctx context.Context, span Span, c []int64, start Lambda, startCounts []int64, ub float64, oracle Oracle) (SearchResult, error) {
+	return maxLambda(ctx, &span, c, start, startCounts, ub, oracle)
+}
+
+// searchReporter turns the state of one λ search into progress reports.
+type searchReporter struct {
+	span   *Span
+	bound  float64 // breakpoint at most span.Bound; +Inf when unknown
+	width0 float64 // initial bracket width; 0 when the search starts closed
+}
+
+func newSearchReporter(span *Span, c []int64, res *SearchResult) *searchReporter {
+	r := &searchReporter{span: span, bound: math.Inf(1)}
+	if !math.IsNaN(span.Bound) && !math.IsInf(span.Bound, 0) {
+		r.bound = BreakpointAtMost(span.Bound, c).Float()
+	}
+	r.width0 = math.Max(res.Cap.Float()-res.Best.Float(), 0)
+	return r
+}
+
+func (r *searchReporter) report(ctx context.Context, res *SearchResult) {
+	best := res.Best.Float()
+	hi := res.Cap.Float()
+	if res.FailedAt.Den != 0 {
+		hi = math.Min(hi, res.FailedAt.Float())
+	}
+	frac := 1.0
+	if !res.Complete && r.width0 > 0 {
+		frac = 1 - math.Max(hi-best, 0)/r.width0
+	}
+	frac = min(max(frac, 0), 1)
+	bound := r.bound
+	if r.span.Exact && res.FailedAt.Den != 0 {
+		bound = math.Min(bound, res.FailedAt.Float())
+	}
+	if res.Complete && r.span.Exact {
+		bound = best // every breakpoint above it was rejected or is above the cap
+	}
+	progress.Report(ctx, progress.Progress{Phase: r.span.Phase,
+		Fraction:  progress.F(r.span.From + (r.span.To-r.span.From)*frac),
+		Objective: progress.F(best), Bound: progress.F(math.Max(bound, best))})
+}
+
+func maxLambda(ctx context.Context, span *Span, c []int64, start Lambda, startCounts []int64, ub float64, oracle Oracle) (SearchResult, error) {
 	res := SearchResult{Counts: make([]int64, len(c))}
 	if start.Den != 0 && start.Num > 0 {
 		res.Best = start
@@ -204,6 +273,10 @@ func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64
 		return res, fmt.Errorf("vecpack: upper bound %v is not finite and non-negative", ub)
 	}
 	res.Cap = BreakpointAtMost(ub, c)
+	var rep *searchReporter
+	if span != nil {
+		rep = newSearchReporter(span, c, &res)
+	}
 	capR := res.Cap.rat()
 	capR0 := res.Cap.Float()
 	step := initialStep
@@ -215,6 +288,9 @@ func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64
 		nb := next(lo, c)
 		if nb.rat().Cmp(capR) > 0 || (res.FailedAt.Den != 0 && nb.rat().Cmp(res.FailedAt.rat()) >= 0) {
 			res.Complete = true
+			if rep != nil {
+				rep.report(ctx, &res)
+			}
 			return res, nil
 		}
 		var cand Lambda
@@ -269,6 +345,9 @@ func MaxLambda(ctx context.Context, c []int64, start Lambda, startCounts []int64
 					res.Counts = achieved
 				}
 			}
+		}
+		if rep != nil {
+			rep.report(ctx, &res)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/progress"
 	"github.com/xflex/xflex/vecpack"
 )
 
@@ -231,15 +232,20 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 			}
 			return false, a, err
 		}
-		res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, greedyOnly)
+		// Progress: phase 1 fills the first half of the fraction, phase 2
+		// the second.
+		res, err = vecpack.MaxLambdaReporting(sctx, vecpack.Span{Phase: "λ search (greedy)", From: 0, To: 0.5, Bound: out.ub},
+			c, start, startCounts, capUB, greedyOnly)
 		calls := res.Calls
 		if err == nil && !v.NoLocalSearch && res.Best.Float() < res.Cap.Float() {
 			start, startCounts = res.Best, res.Counts
-			res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, oracle)
+			res, err = vecpack.MaxLambdaReporting(sctx, vecpack.Span{Phase: "λ search (local search)", From: 0.5, To: 1, Bound: out.ub},
+				c, start, startCounts, capUB, oracle)
 		}
 		res.Calls += calls
 	} else {
-		res, err = vecpack.MaxLambda(sctx, c, start, startCounts, capUB, oracle)
+		res, err = vecpack.MaxLambdaReporting(sctx, vecpack.Span{Phase: "λ search", From: 0, To: 1, Bound: out.ub, Exact: exact},
+			c, start, startCounts, capUB, oracle)
 	}
 	out.search = res
 	out.lambda = res.Best
@@ -264,6 +270,11 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 	if out.inc != nil && out.pack == nil && out.inc.valid {
 		out.note += "; current packing kept"
 	}
+	// The search is over (done, or out of budget): the best λ against the
+	// bound, which an exact complete search has closed.
+	lam := out.lambda.Float()
+	progress.Report(ctx, progress.Progress{Phase: "λ search done", Fraction: progress.F(1),
+		Objective: progress.F(lam), Bound: progress.F(math.Max(vecpack.BreakpointAtMost(out.ub, c).Float(), lam))})
 	return out, nil
 }
 
