@@ -1,0 +1,173 @@
+package tetris
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// equivInstance is a random round input with located inputs: resources are
+// (cpu, mem, disk read, net in, net out), members read from random
+// machines (some several inputs, some none), some groups are anonymous,
+// and machines start partly used so fits and remote reads are tight.
+type equivInstance struct {
+	ms    []Machine
+	order []int
+	gs    []*Group
+	js    []Job
+	cfg   Config
+}
+
+func randEquivInstance(rng *rand.Rand) equivInstance {
+	const d = 5
+	nm := 1 + rng.IntN(8)
+	ng := 1 + rng.IntN(12)
+	nj := 1 + rng.IntN(5)
+	var in equivInstance
+	in.ms = make([]Machine, nm)
+	total := make([]float64, d)
+	for i := range in.ms {
+		c := []float64{4 + float64(rng.IntN(8)), 8 + float64(rng.IntN(16)), 4, 4, 4}
+		if rng.IntN(6) == 0 {
+			c[1] = 0 // a machine lacking a resource
+		}
+		f := make([]float64, d)
+		for k := range c {
+			f[k] = math.Round(c[k]*(0.2+0.8*rng.Float64())*4) / 4
+			total[k] += c[k]
+		}
+		in.ms[i] = Machine{Cap: c, Free: f}
+	}
+	in.order = rng.Perm(nm)
+	in.js = make([]Job, nj)
+	for j := range in.js {
+		in.js[j] = Job{Alloc: make([]float64, d), Weight: 1 + float64(rng.IntN(2)), Work: float64(rng.IntN(4))}
+		for k := range in.js[j].Alloc {
+			in.js[j].Alloc[k] = float64(rng.IntN(3))
+		}
+	}
+	in.gs = make([]*Group, ng)
+	for gi := range in.gs {
+		g := &Group{Job: rng.IntN(nj), Promoted: rng.IntN(4) == 0,
+			Demand: []float64{float64(1 + rng.IntN(3)), float64(rng.IntN(6)), float64(rng.IntN(2)) / 2, 0, float64(rng.IntN(2)) / 4}}
+		n := 1 + rng.IntN(6)
+		if rng.IntN(4) == 0 {
+			g.Count = n // anonymous
+		} else {
+			g.Members = make([]Member, n)
+			for mi := range g.Members {
+				for range rng.IntN(3) {
+					g.Members[mi].Inputs = append(g.Members[mi].Inputs,
+						Input{Machine: rng.IntN(nm), Rate: float64(1+rng.IntN(4)) / 2})
+				}
+				if rng.IntN(8) == 0 {
+					g.Members[mi].placed = true
+				} else {
+					g.Count++
+				}
+			}
+		}
+		if g.Members != nil && rng.IntN(3) == 0 {
+			// The simulator's per-machine index of members by input.
+			g.ByMachine = make([][]int32, nm)
+			for mi, mem := range g.Members {
+				for k, x := range mem.Inputs {
+					if !hasInput(mem.Inputs[:k], x.Machine) {
+						g.ByMachine[x.Machine] = append(g.ByMachine[x.Machine], int32(mi))
+					}
+				}
+			}
+		}
+		in.gs[gi] = g
+	}
+	in.cfg = Config{Fairness: []float64{0, 0.25, 0.5, 1}[rng.IntN(4)], Epsilon: []float64{0, 0.05, 0.3}[rng.IntN(3)],
+		RemotePenalty: []float64{0, 0.1}[rng.IntN(2)], Total: total, Roles: Roles{DiskRead: 2, NetIn: 3, NetOut: 4}}
+	if rng.IntN(5) == 0 {
+		in.cfg.Mask = []bool{true, true, false, false, false}
+	}
+	return in
+}
+
+// clone deep-copies the mutable parts.
+func (in equivInstance) clone() equivInstance {
+	out := in
+	out.ms = make([]Machine, len(in.ms))
+	for i, m := range in.ms {
+		out.ms[i] = Machine{Cap: m.Cap, Free: append([]float64(nil), m.Free...)}
+	}
+	out.js = make([]Job, len(in.js))
+	for j, x := range in.js {
+		x.Alloc = append([]float64(nil), x.Alloc...)
+		out.js[j] = x
+	}
+	out.gs = make([]*Group, len(in.gs))
+	for gi, g := range in.gs {
+		c := *g
+		if g.Members != nil {
+			c.Members = append([]Member(nil), g.Members...)
+		}
+		out.gs[gi] = &c
+	}
+	return out
+}
+
+// The optimised Round makes exactly the placements of the straightforward
+// reference round (engine_ref_test.go), in the same order, with the same
+// scores, shares and ranks, and leaves the same state, over several rounds
+// per instance (state carried across rounds as the simulator does).
+func TestRoundMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	placed, remote := 0, 0
+	for it := 0; it < 600; it++ {
+		a := randEquivInstance(rng)
+		b := a.clone()
+		for rd := 0; rd < 2; rd++ {
+			got, err := Round(context.Background(), a.ms, a.order, a.gs, a.js, a.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := refRoundRun(context.Background(), b.ms, b.order, b.gs, b.js, b.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("instance %d round %d: placements differ\n got  %+v\n want %+v", it, rd, got, want)
+			}
+			placed += len(got)
+			for _, p := range got {
+				if p.Remote {
+					remote++
+				}
+			}
+			for i := range a.ms {
+				if !reflect.DeepEqual(a.ms[i].Free, b.ms[i].Free) {
+					t.Fatalf("instance %d: free of machine %d differs", it, i)
+				}
+			}
+			for gi := range a.gs {
+				if a.gs[gi].Count != b.gs[gi].Count {
+					t.Fatalf("instance %d: count of group %d differs", it, gi)
+				}
+				for mi := range a.gs[gi].Members {
+					if a.gs[gi].Members[mi].placed != b.gs[gi].Members[mi].placed {
+						t.Fatalf("instance %d: member %d/%d placed differs", it, gi, mi)
+					}
+				}
+			}
+			// Free some capacity for the next round.
+			for i := range a.ms {
+				for k := range a.ms[i].Free {
+					x := math.Round(a.ms[i].Cap[k]*rng.Float64()*2) / 4
+					a.ms[i].Free[k] += x
+					b.ms[i].Free[k] += x
+				}
+			}
+		}
+	}
+	if placed < 2000 || remote < 300 {
+		t.Fatalf("only %d placements (%d remote) over all instances: the test exercises too little", placed, remote)
+	}
+	t.Logf("%d placements, %d remote", placed, remote)
+}
