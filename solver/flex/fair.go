@@ -77,11 +77,13 @@ func (in *Instance) fairFast() ([]float64, []int) {
 		jb := in.Jobs[j]
 		rem[j], tl[j], rate[j] = jb.Work, t, float64(jb.Min)
 		A += rate[j]
-		low.set(j, float64(jb.Min), rank[j])
+		low.add(j, float64(jb.Min), rank[j])
 		if jb.Min > 0 {
-			fixed.set(j, t+jb.Work/rate[j], rank[j])
+			fixed.add(j, t+jb.Work/rate[j], rank[j])
 		}
 	}
+	low.heapify()
+	fixed.heapify()
 	toLevel := func(j int) {
 		rem[j] -= rate[j] * (t - tl[j])
 		low.remove(j)

@@ -85,12 +85,13 @@ func (in *Instance) mps(prio []int, zeroMin bool, w *mpsWork, comp []float64, re
 	}
 	for _, j := range prio {
 		if w.rate[j] > 0 {
-			w.h.set(j, t+w.rem[j]/float64(w.rate[j]), w.pos[j])
+			w.h.add(j, t+w.rem[j]/float64(w.rate[j]), w.pos[j])
 		}
 		if rec != nil {
 			rec.events = append(rec.events, rateEvent{K: 0, Job: j, Rate: w.rate[j]})
 		}
 	}
+	w.h.heapify()
 	used, p := 0, 0
 	fill := func(k int) {
 		free := slack - used
@@ -296,6 +297,20 @@ func (h *heap) set(j int, key float64, tie int) {
 	}
 	h.e = append(h.e, hent{key: key, tie: int32(tie), job: int32(j)})
 	h.up(len(h.e) - 1)
+}
+
+// add appends job j (absent) without restoring the heap order; call
+// heapify after a run of adds.
+func (h *heap) add(j int, key float64, tie int) {
+	h.idx[j] = int32(len(h.e))
+	h.e = append(h.e, hent{key: key, tie: int32(tie), job: int32(j)})
+}
+
+// heapify restores the heap order in O(n) (Floyd).
+func (h *heap) heapify() {
+	for i := len(h.e)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 }
 
 // keyOf is job j's key (j must be present).
