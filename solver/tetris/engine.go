@@ -263,8 +263,19 @@ type round struct {
 	// scratch for fill: groups and local members still able to fit the
 	// machine, and jobs offered a candidate in the current pick.
 	alive   []int
-	loc     [][2]int
+	loc     []locEnt
+	locND   []float64 // normalised demands of loc entries, d per entry
 	touched []int
+	thr     []float64 // fit threshold per resource of the current pick
+	// remoteVer counts placements with remote reads: only they change free
+	// capacity at machines other than the one being filled, so a remote-fit
+	// check stays valid while it is unchanged.
+	remoteVer int
+	// Per-group representative for the fill of one machine (valid when
+	// repStamp equals fills): the first pending member, not dead and
+	// without input on the machine, in member order; repVer is remoteVer
+	// when its remote reads were last checked (-1: not checked).
+	repStamp, rep, repVer []int
 	// order lists the jobs with pending tasks by dominant share (ties by
 	// index); sh caches each job's share. Only a placed job's share
 	// changes, so the order is kept by moving that one job.
@@ -308,7 +319,8 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		best: make([]cand, len(js)), sh: make([]float64, len(js)), bestP: make([]cand, len(js)),
 		nf: make([]float64, d), dem: make([]float64, d), nd: make([]float64, d),
 		ndStamp: make([]int, len(gs)), ndc: make([][]float64, len(gs)), ndBuf: make([][]float64, len(gs)),
-		ndRemote: make([]bool, len(gs))}
+		ndRemote: make([]bool, len(gs)), thr: make([]float64, d),
+		repStamp: make([]int, len(gs)), rep: make([]int, len(gs)), repVer: make([]int, len(gs))}
 	for gi, g := range gs {
 		r.pend[g.Job] += g.Count
 		g.round++
@@ -395,7 +407,8 @@ func RemoteNeeds(inputs []Input, m int, buf []Input) []Input {
 	return buf
 }
 
-// prepMachine caches m's normalised free vector over the checked resources.
+// prepMachine caches m's normalised free vector over the checked resources
+// and the fit threshold of each entry (vecpack.Fits's test).
 func (r *round) prepMachine(m int) {
 	mc := r.ms[m]
 	for k := 0; k < r.d; k++ {
@@ -403,80 +416,57 @@ func (r *round) prepMachine(m int) {
 		if r.mask[k] && mc.Cap[k] > 0 {
 			r.nf[k] = mc.Free[k] / mc.Cap[k]
 		}
+		r.thr[k] = r.nf[k] + vecpack.FitTol*math.Max(1, math.Abs(r.nf[k]))
 	}
 }
 
-// Failure kinds of eval.
-const (
-	fitOK = iota
-	failLocal
-	failRemote
-)
+// demandOn writes into nd the normalised masked demand on machine m of a
+// task of g with the given inputs; absent reports that m lacks a resource
+// the task needs (a machine without the resource at all never takes the
+// task, not even when the resource is unchecked).
+func (r *round) demandOn(g *Group, inputs []Input, m int, nd []float64) (remote, absent bool) {
+	remote = LocalDemand(g, inputs, m, r.cfg.Roles, r.dem)
+	mc := r.ms[m]
+	for k := 0; k < r.d; k++ {
+		nd[k] = 0
+		x := r.dem[k]
+		if x > 0 && mc.Cap[k] <= 0 {
+			return remote, true
+		}
+		if r.mask[k] && mc.Cap[k] > 0 {
+			nd[k] = x / mc.Cap[k]
+		}
+	}
+	return remote, false
+}
 
-// eval scores member mi of group gi (mi = -1: anonymous) on machine m.
-// local says the member holds input on m (it came from the local index);
-// otherwise its normalised demand on m is the group's, cached for the fill
-// of m (free capacity changes between picks, demand does not).
-func (r *round) eval(gi, mi, m int, local bool) (cand, int) {
+// align is vecpack.Alignment(nd, nf) against the current pick's free vector
+// (its fit thresholds precomputed by prepMachine); ok is false when nd does
+// not fit.
+func (r *round) align(nd []float64) (a float64, ok bool) {
+	thr := r.thr[:len(nd)]
+	for k, x := range nd {
+		if x > thr[k] {
+			return 0, false
+		}
+	}
+	nf := r.nf[:len(nd)]
+	for k, x := range nd {
+		a += x * nf[k]
+	}
+	return a, true
+}
+
+// cand builds the candidate for member mi of group gi (mi = -1:
+// anonymous) with alignment a: score = a·(1−penalty if remote) − ε·p.
+func (r *round) cand(gi, mi int, a float64, remote bool) cand {
 	g := r.gs[gi]
-	var inputs []Input
-	if mi >= 0 {
-		inputs = g.Members[mi].Inputs
-	}
-	remote := false
-	nd := r.nd
-	if !local && r.ndStamp[gi] == r.fills {
-		nd, remote = r.ndc[gi], r.ndRemote[gi]
-		if nd == nil {
-			return cand{}, failLocal
-		}
-	} else {
-		remote = LocalDemand(g, inputs, m, r.cfg.Roles, r.dem)
-		mc := r.ms[m]
-		absent := false
-		for k := 0; k < r.d; k++ {
-			nd[k] = 0
-			x := r.dem[k]
-			if x > 0 && mc.Cap[k] <= 0 {
-				// A machine without the resource at all never takes the
-				// task (not even when the resource is unchecked).
-				absent = true
-				break
-			}
-			if r.mask[k] && mc.Cap[k] > 0 {
-				nd[k] = x / mc.Cap[k]
-			}
-		}
-		if !local {
-			r.ndStamp[gi], r.ndRemote[gi] = r.fills, remote
-			r.ndc[gi] = nil
-			if !absent {
-				if cap(r.ndBuf[gi]) < r.d {
-					r.ndBuf[gi] = make([]float64, r.d)
-				}
-				r.ndc[gi] = append(r.ndBuf[gi][:0], nd...)
-			}
-		}
-		if absent {
-			return cand{}, failLocal
-		}
-	}
-	// Alignment is -Inf unless the demand fits (vecpack.Fits on the
-	// capacity-normalised vectors, the same test as in raw units scaled by
-	// 1/capacity); unchecked resources are 0 in both vectors.
-	a := vecpack.Alignment(nd, r.nf)
-	if math.IsInf(a, -1) {
-		return cand{}, failLocal
-	}
-	if remote && !r.remoteFits(inputs, m) {
-		return cand{}, failRemote
-	}
 	s := a
 	if remote {
 		s *= 1 - r.cfg.RemotePenalty
 	}
 	s -= r.cfg.Epsilon * r.js[g.Job].Work
-	return cand{g: gi, mi: mi, align: a, score: s, remote: remote, promoted: g.Promoted, ok: true}, fitOK
+	return cand{g: gi, mi: mi, align: a, score: s, remote: remote, promoted: g.Promoted, ok: true}
 }
 
 // remoteFits checks disk read and network out at every remote input machine.
@@ -528,9 +518,71 @@ func (r *round) offer(c cand) {
 	}
 }
 
+// locEnt is a member with input on the machine being filled: its demand
+// there is fixed during the fill (locND[off:off+d]).
+type locEnt struct {
+	gi, mi, off int
+	remote      bool
+}
+
+// groupND is group gi's normalised demand on m, computed for the member
+// with the given inputs at the group's first evaluation in the fill of m
+// and cached for the rest of it (nil: m lacks a resource the group needs).
+func (r *round) groupND(gi int, inputs []Input, m int) []float64 {
+	if r.ndStamp[gi] != r.fills {
+		r.ndStamp[gi] = r.fills
+		if cap(r.ndBuf[gi]) < r.d {
+			r.ndBuf[gi] = make([]float64, r.d)
+		}
+		nd := r.ndBuf[gi][:r.d]
+		remote, absent := r.demandOn(r.gs[gi], inputs, m, nd)
+		r.ndRemote[gi], r.ndc[gi] = remote, nil
+		if !absent {
+			r.ndc[gi] = nd
+		}
+	}
+	return r.ndc[gi]
+}
+
+// nextRep is the first member of g at or after from (a live index) that is
+// pending, not dead this round and without input on m; len(Members) if
+// none. It advances g.cursor over placed members.
+func (r *round) nextRep(g *Group, from, m int) int {
+	for mi := from; mi < len(g.Members); mi = g.nextLive(mi + 1) {
+		mem := &g.Members[mi]
+		if mem.placed {
+			if mi == g.cursor {
+				g.cursor++
+			}
+			continue
+		}
+		if mem.deadAt == g.round || hasInput(mem.Inputs, m) {
+			continue
+		}
+		return mi
+	}
+	return len(g.Members)
+}
+
+// addLoc appends member mi of group gi, which has input on m, to the local
+// candidates of m's fill unless m lacks a resource it needs.
+func (r *round) addLoc(loc []locEnt, gi, mi, m int) []locEnt {
+	off := len(r.locND)
+	r.locND = append(r.locND, make([]float64, r.d)...)
+	remote, absent := r.demandOn(r.gs[gi], r.gs[gi].Members[mi].Inputs, m, r.locND[off:])
+	if absent {
+		r.locND = r.locND[:off]
+		return loc
+	}
+	return append(loc, locEnt{gi: gi, mi: mi, off: off, remote: remote})
+}
+
 // fill places tasks on machine m until none fits. Free capacity only
-// shrinks while m is filled, so a group (or an indexed local member) that
-// does not fit m once is dropped for the rest of m's fill.
+// shrinks while m is filled (and, at other machines, during the whole
+// round), so a group or local member that does not fit m once, or whose
+// remote reads do not fit once, is dropped for the rest of m's fill; a
+// group's demand on m is computed once per fill and a representative's
+// remote reads are rechecked only after a placement with remote reads.
 func (r *round) fill(m int, out []Placement) []Placement {
 	r.fills++
 	alive := r.alive[:0]
@@ -565,17 +617,18 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		}
 	}
 	loc := r.loc[:0]
+	r.locND = r.locND[:0]
 	for _, gm := range r.local[m] {
 		g := r.gs[gm[0]]
 		if !g.Members[gm[1]].placed && (scarce < 0 || g.Demand[scarce] <= lim) {
-			loc = append(loc, gm)
+			loc = r.addLoc(loc, gm[0], gm[1], m)
 		}
 	}
 	for _, gi := range alive {
 		if g := r.gs[gi]; g.ByMachine != nil {
 			for _, mi := range g.ByMachine[m] {
 				if !g.Members[mi].placed {
-					loc = append(loc, [2]int{gi, int(mi)})
+					loc = r.addLoc(loc, gi, int(mi), m)
 				}
 			}
 		}
@@ -588,18 +641,20 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		}
 		r.touched = r.touched[:0]
 		keep := loc[:0]
-		for _, gm := range loc {
-			if r.gs[gm[0]].Members[gm[1]].placed {
+		for _, e := range loc {
+			g := r.gs[e.gi]
+			if g.Members[e.mi].placed {
 				continue
 			}
-			c, fail := r.eval(gm[0], gm[1], m, true)
-			if fail == failLocal {
+			a, ok := r.align(r.locND[e.off : e.off+r.d])
+			if !ok {
 				continue
 			}
-			keep = append(keep, gm)
-			if fail == fitOK {
-				r.offer(c)
+			if e.remote && !r.remoteFits(g.Members[e.mi].Inputs, m) {
+				continue
 			}
+			keep = append(keep, e)
+			r.offer(r.cand(e.gi, e.mi, a, e.remote))
 		}
 		loc = keep
 		keepG := alive[:0]
@@ -609,49 +664,57 @@ func (r *round) fill(m int, out []Placement) []Placement {
 				continue
 			}
 			if g.Members == nil {
-				c, fail := r.eval(gi, -1, m, false)
-				if fail == failLocal {
+				nd := r.groupND(gi, nil, m)
+				if nd == nil {
+					continue
+				}
+				a, ok := r.align(nd)
+				if !ok {
 					continue
 				}
 				keepG = append(keepG, gi)
-				r.offer(c)
+				r.offer(r.cand(gi, -1, a, r.ndRemote[gi]))
 				continue
 			}
-			// The first pending member with no input on m whose remote
-			// reads fit stands for the whole group: all such members have
-			// the same demand on m (members on m come from the local
-			// index above).
-			drop := false
-			for mi := g.nextLive(g.cursor); mi < len(g.Members); mi = g.nextLive(mi + 1) {
-				mem := &g.Members[mi]
-				if mem.placed {
-					if mi == g.cursor {
-						g.cursor++
-					}
-					continue
-				}
-				if mem.deadAt == g.round {
-					continue
-				}
-				if hasInput(mem.Inputs, m) {
-					continue
-				}
-				c, fail := r.eval(gi, mi, m, false)
-				if fail == failRemote {
-					mem.deadAt = g.round
-					g.removeLive(mi)
-					continue
-				}
-				if fail == failLocal {
-					drop = true
-				} else {
-					r.offer(c)
-				}
-				break
+			// The representative stands for the whole group: every pending
+			// member with no input on m has the group's demand on m (members
+			// on m come from the local index above).
+			if r.repStamp[gi] != r.fills {
+				r.repStamp[gi], r.repVer[gi] = r.fills, -1
+				r.rep[gi] = r.nextRep(g, g.nextLive(g.cursor), m)
+			} else if mi := r.rep[gi]; mi < len(g.Members) && g.Members[mi].placed {
+				r.repVer[gi] = -1
+				r.rep[gi] = r.nextRep(g, g.nextLive(mi+1), m)
 			}
-			if !drop {
+			mi := r.rep[gi]
+			if mi >= len(g.Members) {
 				keepG = append(keepG, gi)
+				continue
 			}
+			nd := r.groupND(gi, g.Members[mi].Inputs, m)
+			if nd == nil {
+				continue
+			}
+			a, ok := r.align(nd)
+			if !ok {
+				continue
+			}
+			keepG = append(keepG, gi)
+			remote := r.ndRemote[gi]
+			if remote && r.repVer[gi] != r.remoteVer {
+				// Members whose remote reads no longer fit are dead for the
+				// round: free capacity elsewhere only shrinks.
+				for mi < len(g.Members) && !r.remoteFits(g.Members[mi].Inputs, m) {
+					g.Members[mi].deadAt = g.round
+					g.removeLive(mi)
+					mi = r.nextRep(g, g.nextLive(mi+1), m)
+				}
+				r.rep[gi], r.repVer[gi] = mi, r.remoteVer
+				if mi >= len(g.Members) {
+					continue
+				}
+			}
+			r.offer(r.cand(gi, mi, a, remote))
 		}
 		alive = keepG
 		if len(r.touched) == 0 {
@@ -696,6 +759,9 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			}
 		}
 		out = append(out, r.apply(pick, m, r.sh[pj], rank))
+		if pick.remote {
+			r.remoteVer++
+		}
 		r.reorder(pj)
 	}
 }

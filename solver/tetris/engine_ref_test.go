@@ -8,6 +8,13 @@ import (
 	"github.com/xflex/xflex/vecpack"
 )
 
+// Failure kinds of refRound.eval.
+const (
+	fitOK = iota
+	failLocal
+	failRemote
+)
+
 // refRoundRun is the straightforward round (the engine before per-fill
 // caching of representatives and local demands), kept as the reference the
 // optimised Round must match placement for placement.
@@ -26,8 +33,6 @@ func refRoundRun(ctx context.Context, machines []Machine, order []int, groups []
 	}
 	return out, nil
 }
-
-
 
 type refRound struct {
 	ms    []Machine
@@ -68,8 +73,6 @@ type refRound struct {
 	ndRemote []bool
 	sorted   [][]int // per resource: groups by demand (see byDemand)
 }
-
-
 
 func newRefRound(ms []Machine, gs []*Group, js []Job, cfg Config) *refRound {
 	d := dims(ms)
@@ -119,8 +122,6 @@ func newRefRound(ms []Machine, gs []*Group, js []Job, cfg Config) *refRound {
 	sort.Slice(r.order, func(a, b int) bool { return r.shareLess(r.order[a], r.order[b]) })
 	return r
 }
-
-
 
 // prepMachine caches m's normalised free vector over the checked resources.
 func (r *refRound) prepMachine(m int) {
@@ -471,7 +472,6 @@ func (r *refRound) reorder(j int) {
 	}
 	r.order[pos] = j
 }
-
 
 // apply commits candidate c on machine m.
 func (r *refRound) apply(c cand, m int, share float64, rank int) Placement {
