@@ -74,30 +74,10 @@ func orderByKeys(keys, keys2 []float64) []int {
 	ord := make([]int, len(keys))
 	if keys2 == nil {
 		ks := make([]keyed, len(keys))
-		nan := false
 		for j, k := range keys {
 			ks[j] = keyed{k: k, j: j}
-			nan = nan || math.IsNaN(k)
 		}
-		if nan {
-			slices.SortFunc(ks, func(a, b keyed) int {
-				if c := cmp.Compare(a.k, b.k); c != 0 {
-					return c
-				}
-				return a.j - b.j
-			})
-		} else {
-			// Without NaNs cmp.Compare is plain < and > (−0 == +0).
-			slices.SortFunc(ks, func(a, b keyed) int {
-				if a.k < b.k {
-					return -1
-				}
-				if a.k > b.k {
-					return 1
-				}
-				return a.j - b.j
-			})
-		}
+		sortKeyed(ks)
 		for i, x := range ks {
 			ord[i] = x.j
 		}
@@ -120,6 +100,34 @@ func orderByKeys(keys, keys2 []float64) []int {
 		ord[i] = x.j
 	}
 	return ord
+}
+
+// sortKeyed sorts ks by key, then by index (cmp.Compare order: NaN first,
+// −0 == +0).
+func sortKeyed(ks []keyed) {
+	nan := false
+	for _, x := range ks {
+		nan = nan || math.IsNaN(x.k)
+	}
+	if nan {
+		slices.SortFunc(ks, func(a, b keyed) int {
+			if c := cmp.Compare(a.k, b.k); c != 0 {
+				return c
+			}
+			return a.j - b.j
+		})
+		return
+	}
+	// Without NaNs cmp.Compare is plain < and >.
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.k < b.k {
+			return -1
+		}
+		if a.k > b.k {
+			return 1
+		}
+		return a.j - b.j
+	})
 }
 
 // keyed and keyed2 are an index with its sort key(s), for orderByKeys.

@@ -1,7 +1,6 @@
 package flex
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
@@ -253,20 +252,14 @@ func (in *Instance) lowerBound(t float64, rem []float64, active []bool, doneSum,
 }
 
 func sortInts(a []int, key func(int) float64) {
-	top := 0
-	for _, j := range a {
-		top = max(top, j)
+	ks := make([]keyed, len(a))
+	for i, j := range a {
+		ks[i] = keyed{k: key(j), j: j}
 	}
-	ks := make([]float64, top+1)
-	for _, j := range a {
-		ks[j] = key(j)
+	sortKeyed(ks)
+	for i, x := range ks {
+		a[i] = x.j
 	}
-	slices.SortFunc(a, func(x, y int) int {
-		if c := cmp.Compare(ks[x], ks[y]); c != 0 {
-			return c
-		}
-		return x - y
-	})
 }
 
 // AssignBoundMaxJobs: the assignment bound (an O(k³) Hungarian solve on
