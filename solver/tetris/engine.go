@@ -256,8 +256,6 @@ type round struct {
 	dem   []float64  // scratch: local demand
 	nd    []float64  // scratch: normalised masked demand
 	need  []Input    // scratch: remote needs
-	two   [2]float64
-	twoF  [2]float64
 	jl    []int
 	sh    []float64 // scratch: dominant share per job
 	// scratch for fill: groups and local members still able to fit the
@@ -471,19 +469,31 @@ func (r *round) cand(gi, mi int, a float64, remote bool) cand {
 
 // remoteFits checks disk read and network out at every remote input machine.
 func (r *round) remoteFits(inputs []Input, m int) bool {
+	if len(inputs) == 1 {
+		// The common case needs no aggregation.
+		return inputs[0].Machine == m || r.needFits(inputs[0])
+	}
 	r.need = RemoteNeeds(inputs, m, r.need)
-	ro := r.cfg.Roles
 	for _, n := range r.need {
-		f := r.ms[n.Machine].Free
-		r.two = [2]float64{}
-		r.twoF = [2]float64{}
-		if ro.DiskRead >= 0 && r.mask[ro.DiskRead] {
-			r.two[0], r.twoF[0] = n.Rate, f[ro.DiskRead]
+		if !r.needFits(n) {
+			return false
 		}
-		if ro.NetOut >= 0 && r.mask[ro.NetOut] {
-			r.two[1], r.twoF[1] = n.Rate, f[ro.NetOut]
+	}
+	return true
+}
+
+// needFits is vecpack.Fits of the need's rate, as disk read and network out
+// where checked, against the free amounts at its machine.
+func (r *round) needFits(n Input) bool {
+	f := r.ms[n.Machine].Free
+	ro := r.cfg.Roles
+	if ro.DiskRead >= 0 && r.mask[ro.DiskRead] {
+		if x := f[ro.DiskRead]; n.Rate > x+vecpack.FitTol*math.Max(1, math.Abs(x)) {
+			return false
 		}
-		if !vecpack.Fits(r.two[:], r.twoF[:]) {
+	}
+	if ro.NetOut >= 0 && r.mask[ro.NetOut] {
+		if x := f[ro.NetOut]; n.Rate > x+vecpack.FitTol*math.Max(1, math.Abs(x)) {
 			return false
 		}
 	}
