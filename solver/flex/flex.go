@@ -153,6 +153,27 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	var meta solver.Meta
 	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x9e3779b97f4a7c15))
 	ev := newEvaluator(in)
+	// Fair, the FIFO baseline and (when the exact searches are off, so
+	// the bound is always reported) the root lower bound do not depend on
+	// the orderings: compute them in a second goroutine. Each is a pure
+	// function of the instance, so the answer is the same as computed in
+	// sequence.
+	var side struct {
+		fcomp, fifoComp []float64
+		forder          []int
+		bound           float64
+	}
+	sideDone := make(chan struct{})
+	go func() {
+		defer close(sideDone)
+		side.fcomp, side.forder, _ = in.fair(0)
+		side.fifoComp = make([]float64, n)
+		in.mps(in.arrivalOrder(), true, newMPSWork(n), side.fifoComp, nil)
+		side.bound = math.NaN()
+		if !req.Exact {
+			side.bound = in.rootBound()
+		}
+	}()
 	var cands []*candidate
 	addMPS := func(name string, prio []int) *candidate {
 		comp := make([]float64, n)
@@ -209,8 +230,8 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 			meta.Notes = append(meta.Notes, fmt.Sprintf("exact MPS search complete: %s is the best MPS ordering", bestMPS.source))
 		}
 	}
-	fcomp, forder, _ := in.fair(0)
-	fairC := &candidate{source: "fair", kind: kindFair, prio: forder, comp: fcomp, obj: in.Objective(fcomp)}
+	<-sideDone
+	fairC := &candidate{source: "fair", kind: kindFair, prio: side.forder, comp: side.fcomp, obj: in.Objective(side.fcomp)}
 	cands = append(cands, fairC)
 
 	// LP/MILP refinement of the best MPS completion order and Fair's.
@@ -320,9 +341,7 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	for j := 0; j < n; j++ {
 		res.Jobs = append(res.Jobs, JobOut{ID: in.Jobs[j].ID, Completion: win.comp[j], Penalty: in.Penalty(j, win.comp[j])})
 	}
-	fifoComp := make([]float64, n)
-	in.mps(in.arrivalOrder(), true, ev.w, fifoComp, nil)
-	res.Baselines.FIFO = baseline(in.Objective(fifoComp), win.obj)
+	res.Baselines.FIFO = baseline(in.Objective(side.fifoComp), win.obj)
 	res.Baselines.Fair = baseline(fairC.obj, win.obj)
 	for _, c := range cands {
 		res.Candidates = append(res.Candidates, CandOut{Source: c.source, Objective: c.obj})
@@ -349,7 +368,11 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		} else {
 			meta.Status = solver.StatusFeasible
 		}
-		meta.SetBound(math.Min(in.rootBound(), win.obj))
+		bound := side.bound
+		if math.IsNaN(bound) {
+			bound = in.rootBound()
+		}
+		meta.SetBound(math.Min(bound, win.obj))
 	}
 	return res, meta, nil
 }
