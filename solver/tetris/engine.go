@@ -455,18 +455,6 @@ func (r *round) align(nd []float64) (a float64, ok bool) {
 	return a, true
 }
 
-// cand builds the candidate for member mi of group gi (mi = -1:
-// anonymous) with alignment a: score = a·(1−penalty if remote) − ε·p.
-func (r *round) cand(gi, mi int, a float64, remote bool) cand {
-	g := r.gs[gi]
-	s := a
-	if remote {
-		s *= 1 - r.cfg.RemotePenalty
-	}
-	s -= r.cfg.Epsilon * r.js[g.Job].Work
-	return cand{g: gi, mi: mi, align: a, score: s, remote: remote, promoted: g.Promoted, ok: true}
-}
-
 // remoteFits checks disk read and network out at every remote input machine.
 func (r *round) remoteFits(inputs []Input, m int) bool {
 	if len(inputs) == 1 {
@@ -515,17 +503,42 @@ func (r *round) share(j int) float64 {
 	return s / w
 }
 
-func (r *round) offer(c cand) {
-	j := r.gs[c.g].Job
-	if !r.best[j].ok && !r.bestP[j].ok {
+// offer scores member mi of group gi (mi = -1: anonymous) with alignment a,
+// score = a·(1−penalty if remote) − ε·p, and keeps it if it is its job's
+// best candidate (or best promoted one) of the pick.
+func (r *round) offer(gi, mi int, a float64, remote bool) {
+	g := r.gs[gi]
+	sc := a
+	if remote {
+		sc *= 1 - r.cfg.RemotePenalty
+	}
+	sc -= r.cfg.Epsilon * r.js[g.Job].Work
+	j := g.Job
+	b, bp := &r.best[j], &r.bestP[j]
+	if !b.ok && !bp.ok {
 		r.touched = append(r.touched, j)
 	}
-	if c.better(r.best[j]) {
-		r.best[j] = c
+	if beats(sc, gi, mi, b) {
+		*b = cand{g: gi, mi: mi, align: a, score: sc, remote: remote, promoted: g.Promoted, ok: true}
 	}
-	if c.promoted && c.better(r.bestP[j]) {
-		r.bestP[j] = c
+	if g.Promoted && beats(sc, gi, mi, bp) {
+		*bp = cand{g: gi, mi: mi, align: a, score: sc, remote: remote, promoted: true, ok: true}
 	}
+}
+
+// beats is cand.better for the candidate (score sc, group gi, member mi)
+// without building it.
+func beats(sc float64, gi, mi int, o *cand) bool {
+	if !o.ok {
+		return true
+	}
+	if sc != o.score {
+		return sc > o.score
+	}
+	if gi != o.g {
+		return gi < o.g
+	}
+	return mi < o.mi
 }
 
 // locEnt is a member with input on the machine being filled: its demand
@@ -664,7 +677,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 				continue
 			}
 			keep = append(keep, e)
-			r.offer(r.cand(e.gi, e.mi, a, e.remote))
+			r.offer(e.gi, e.mi, a, e.remote)
 		}
 		loc = keep
 		keepG := alive[:0]
@@ -683,7 +696,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 					continue
 				}
 				keepG = append(keepG, gi)
-				r.offer(r.cand(gi, -1, a, r.ndRemote[gi]))
+				r.offer(gi, -1, a, r.ndRemote[gi])
 				continue
 			}
 			// The representative stands for the whole group: every pending
@@ -724,7 +737,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 					continue
 				}
 			}
-			r.offer(r.cand(gi, mi, a, remote))
+			r.offer(gi, mi, a, remote)
 		}
 		alive = keepG
 		if len(r.touched) == 0 {
