@@ -252,12 +252,16 @@ type round struct {
 	npend int        // jobs with pending members
 	best  []cand     // per job
 	bestP []cand     // per job, promoted only
-	nf    []float64  // normalised masked free of the machine
-	dem   []float64  // scratch: local demand
-	nd    []float64  // scratch: normalised masked demand
-	need  []Input    // scratch: remote needs
-	jl    []int
-	sh    []float64 // scratch: dominant share per job
+	// bestAt is the pick (numbered by picks) for which best and bestP
+	// hold the job's candidates; older entries are stale.
+	bestAt []int
+	picks  int
+	nf     []float64 // normalised masked free of the machine
+	dem    []float64 // scratch: local demand
+	nd     []float64 // scratch: normalised masked demand
+	need   []Input   // scratch: remote needs
+	jl     []int
+	sh     []float64 // scratch: dominant share per job
 	// scratch for fill: groups and local members still able to fit the
 	// machine, and jobs offered a candidate in the current pick.
 	alive   []int
@@ -314,7 +318,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	mask := cfg.mask(d)
 	r := &round{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: mask,
 		local: make([][][2]int, len(ms)), pend: make([]int, len(js)),
-		best: make([]cand, len(js)), sh: make([]float64, len(js)), bestP: make([]cand, len(js)),
+		best: make([]cand, len(js)), bestAt: make([]int, len(js)), sh: make([]float64, len(js)), bestP: make([]cand, len(js)),
 		nf: make([]float64, d), dem: make([]float64, d), nd: make([]float64, d),
 		ndStamp: make([]int, len(gs)), ndc: make([][]float64, len(gs)), ndBuf: make([][]float64, len(gs)),
 		ndRemote: make([]bool, len(gs)), thr: make([]float64, d),
@@ -515,7 +519,9 @@ func (r *round) offer(gi, mi int, a float64, remote bool) {
 	sc -= r.cfg.Epsilon * r.js[g.Job].Work
 	j := g.Job
 	b, bp := &r.best[j], &r.bestP[j]
-	if !b.ok && !bp.ok {
+	if r.bestAt[j] != r.picks {
+		r.bestAt[j] = r.picks
+		b.ok, bp.ok = false, false
 		r.touched = append(r.touched, j)
 	}
 	if beats(sc, gi, mi, b) {
@@ -659,9 +665,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	defer func() { r.alive, r.loc = alive[:0], loc[:0] }()
 	for {
 		r.prepMachine(m)
-		for _, j := range r.touched {
-			r.best[j], r.bestP[j] = cand{}, cand{}
-		}
+		r.picks++
 		r.touched = r.touched[:0]
 		keep := loc[:0]
 		for _, e := range loc {
@@ -753,7 +757,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			r.jl = append(r.jl, r.touched...)
 		} else {
 			for _, j := range r.order {
-				if r.best[j].ok {
+				if r.bestAt[j] == r.picks && r.best[j].ok {
 					r.jl = append(r.jl, j)
 					if len(r.jl) == k {
 						break
