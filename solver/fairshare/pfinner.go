@@ -3,9 +3,11 @@ package fairshare
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/xflex/xflex/lp"
+	"github.com/xflex/xflex/solver/progress"
 )
 
 // solvePFInner solves eq. 8 by inner approximation (generalised LP,
@@ -121,6 +123,13 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 		if d := m.lagrangeBound(alpha, sol, b, osc); d < res.bound {
 			res.bound = d
 		}
+		// Anytime: a job polling this solve sees the best PF value and the
+		// certified upper bound after every LP.
+		progress.Report(ctx, progress.Progress{
+			Phase:     fmt.Sprintf("pf round %d", round+1),
+			Objective: progress.F(res.objective),
+			Bound:     progress.F(res.bound),
+		})
 		if gapOK(res.objective, res.bound, alpha, phiSum) {
 			break
 		}
