@@ -83,7 +83,7 @@ func recoverer(log zerolog.Logger) func(http.Handler) http.Handler {
 					}
 					log.Error().Str("request_id", RequestID(r.Context())).
 						Str("panic", fmt.Sprint(v)).Bytes("stack", debug.Stack()).Msg("panic")
-					simpleProblem(w, r, http.StatusInternalServerError, "internal", "Internal error",
+					SimpleProblem(w, r, http.StatusInternalServerError, "internal", "Internal error",
 						"the server hit a bug; the request id locates the server log entry")
 				}
 			}()

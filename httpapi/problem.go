@@ -20,8 +20,8 @@ type ProblemDetails struct {
 	Errors    []solver.Violation `json:"errors,omitempty"`
 }
 
-// typeBase prefixes every problem type URI; the fragment names the kind.
-const typeBase = "https://xflex.dev/problems/"
+// TypeBase prefixes every problem type URI; the fragment names the kind.
+const TypeBase = "https://xflex.dev/problems/"
 
 // StatusOf maps an error kind to its HTTP status.
 func StatusOf(k solver.Kind) int {
@@ -68,7 +68,7 @@ func FromError(e *solver.Error, instance, requestID string) ProblemDetails {
 		detail = "the solver failed; the request id locates the server log entry"
 	}
 	return ProblemDetails{
-		Type:      typeBase + string(e.Kind),
+		Type:      TypeBase + string(e.Kind),
 		Title:     title,
 		Status:    status,
 		Detail:    detail,
@@ -84,17 +84,19 @@ func (p ProblemDetails) Encode() []byte {
 	return append(b, '\n')
 }
 
-func writeProblem(w http.ResponseWriter, p ProblemDetails) {
+// WriteProblem writes a problem document with its status.
+func WriteProblem(w http.ResponseWriter, p ProblemDetails) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(p.Encode())))
 	w.WriteHeader(p.Status)
 	_, _ = w.Write(p.Encode())
 }
 
-// simpleProblem writes a problem without violations.
-func simpleProblem(w http.ResponseWriter, r *http.Request, status int, kind, title, detail string) {
-	writeProblem(w, ProblemDetails{
-		Type: typeBase + kind, Title: title, Status: status, Detail: detail,
+// SimpleProblem writes a problem without violations, typed TypeBase+kind,
+// with the request's path and id.
+func SimpleProblem(w http.ResponseWriter, r *http.Request, status int, kind, title, detail string) {
+	WriteProblem(w, ProblemDetails{
+		Type: TypeBase + kind, Title: title, Status: status, Detail: detail,
 		Instance: r.URL.Path, RequestID: RequestID(r.Context()),
 	})
 }

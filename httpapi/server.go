@@ -69,10 +69,10 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	r := chi.NewRouter()
 	r.Use(requestID, accessLog(log), recoverer(log))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		simpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
+		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		simpleProblem(w, r, http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed",
+		SimpleProblem(w, r, http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed",
 			r.Method+" is not allowed on "+r.URL.Path)
 	})
 	r.Get("/healthz", s.healthz)
@@ -99,7 +99,8 @@ func (s *Server) Router() chi.Router { return s.router }
 // work while in-flight solves finish.
 func (s *Server) SetDraining() { s.draining.Store(true) }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON writes v as a JSON body with a trailing newline.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		http.Error(w, "encode response", http.StatusInternalServerError)
@@ -113,19 +114,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	if s.draining.Load() {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "solve_slots": cap(s.slots), "solves_in_flight": len(s.slots)})
+	WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "solve_slots": cap(s.slots), "solves_in_flight": len(s.slots)})
 }
 
 func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, VersionInfo())
+	WriteJSON(w, http.StatusOK, VersionInfo())
 }
 
 // VersionInfo is what /version and `xflex version` report.
@@ -150,7 +151,7 @@ func (s *Server) listProblems(w http.ResponseWriter, _ *http.Request) {
 			RequestSchema: "/v1/schemas/" + p.RequestSchema, ResponseSchema: "/v1/schemas/" + p.ResponseSchema,
 		})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"problems": out})
+	WriteJSON(w, http.StatusOK, map[string]any{"problems": out})
 }
 
 func (s *Server) listSchemas(w http.ResponseWriter, _ *http.Request) {
@@ -164,13 +165,13 @@ func (s *Server) listSchemas(w http.ResponseWriter, _ *http.Request) {
 	for i, n := range names {
 		out[i] = entry{Name: n, URL: "/v1/schemas/" + n}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"schemas": out})
+	WriteJSON(w, http.StatusOK, map[string]any{"schemas": out})
 }
 
 func (s *Server) getSchema(w http.ResponseWriter, r *http.Request) {
 	b, ok := s.runner.Schemas().Raw(chi.URLParam(r, "name"))
 	if !ok {
-		simpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown schema", "no schema named "+chi.URLParam(r, "name"))
+		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown schema", "no schema named "+chi.URLParam(r, "name"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/schema+json")
@@ -214,7 +215,7 @@ func (s *Server) release() { <-s.slots }
 // other front ends mounted on the same router (asynchronous jobs).
 func (s *Server) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if !jsonContentType(r.Header.Get("Content-Type")) {
-		simpleProblem(w, r, http.StatusUnsupportedMediaType, "unsupported_media_type", "Unsupported media type",
+		SimpleProblem(w, r, http.StatusUnsupportedMediaType, "unsupported_media_type", "Unsupported media type",
 			"send the request as Content-Type: application/json")
 		return nil, false
 	}
@@ -226,7 +227,7 @@ func (s *Server) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 				Detail: "request body exceeds " + strconv.FormatInt(s.cfg.MaxBodyBytes, 10) + " bytes"})
 			return nil, false
 		}
-		simpleProblem(w, r, http.StatusBadRequest, "malformed", "Unreadable body", err.Error())
+		SimpleProblem(w, r, http.StatusBadRequest, "malformed", "Unreadable body", err.Error())
 		return nil, false
 	}
 	return body, true
@@ -237,7 +238,7 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, e *solver.Er
 	if e.Kind == solver.KindInternal {
 		s.log.Error().Str("request_id", RequestID(r.Context())).Err(e).Msg("solve failed")
 	}
-	writeProblem(w, FromError(e, r.URL.Path, RequestID(r.Context())))
+	WriteProblem(w, FromError(e, r.URL.Path, RequestID(r.Context())))
 }
 
 func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
@@ -251,7 +252,7 @@ func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 				return
 			}
 			w.Header().Set("Retry-After", "1")
-			simpleProblem(w, r, http.StatusServiceUnavailable, "overloaded", "Too many concurrent solves",
+			SimpleProblem(w, r, http.StatusServiceUnavailable, "overloaded", "Too many concurrent solves",
 				"all "+strconv.Itoa(cap(s.slots))+" solve slots are busy; retry shortly")
 			return
 		}
@@ -265,6 +266,6 @@ func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 			s.WriteError(w, r, xe)
 			return
 		}
-		writeJSON(w, http.StatusOK, resp)
+		WriteJSON(w, http.StatusOK, resp)
 	}
 }

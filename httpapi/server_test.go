@@ -294,7 +294,7 @@ func TestBudgetIsDeadline(t *testing.T) {
 	if rec.Code != http.StatusUnprocessableEntity {
 		t.Fatalf("status %d, want 422: %s", rec.Code, rec.Body)
 	}
-	if p := decodeProblem(t, rec); p.Type != typeBase+"budget_exhausted" {
+	if p := decodeProblem(t, rec); p.Type != TypeBase+"budget_exhausted" {
 		t.Fatalf("problem type %q", p.Type)
 	}
 }

@@ -93,36 +93,6 @@ func (s *Service) Mount(api *httpapi.Server) {
 	r.Get("/v1/jobs/{id}/variants/{name}/result", h.variantResult)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, "encode response", http.StatusInternalServerError)
-		return
-	}
-	b = append(b, '\n')
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
-// problemTypeBase is httpapi's problem type prefix.
-const problemTypeBase = "https://xflex.dev/problems/"
-
-func writeProblem(w http.ResponseWriter, r *http.Request, status int, kind, title, detail string) {
-	pd := httpapi.ProblemDetails{Type: problemTypeBase + kind, Title: title, Status: status, Detail: detail,
-		Instance: r.URL.Path, RequestID: httpapi.RequestID(r.Context())}
-	writeProblemDoc(w, pd)
-}
-
-func writeProblemDoc(w http.ResponseWriter, pd httpapi.ProblemDetails) {
-	b := pd.Encode()
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(pd.Status)
-	_, _ = w.Write(b)
-}
-
 func (h *handlers) internal(w http.ResponseWriter, r *http.Request, err error) {
 	h.api.WriteError(w, r, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err})
 }
@@ -153,7 +123,7 @@ type submitBody struct {
 func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
 	client, ok := clientOf(r)
 	if !ok {
-		writeProblem(w, r, http.StatusBadRequest, "malformed", "Invalid X-Client-Id",
+		httpapi.SimpleProblem(w, r, http.StatusBadRequest, "malformed", "Invalid X-Client-Id",
 			"X-Client-Id must be 1 to 128 characters from A-Z a-z 0-9 . _ : @ / -")
 		return
 	}
@@ -169,7 +139,7 @@ func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
 	rec, err := h.svc.submit(r.Context(), client, p.Name, inputs, spec)
 	if errors.Is(err, errLimit) {
 		w.Header().Set("Retry-After", "5")
-		writeProblem(w, r, http.StatusTooManyRequests, "too_many_jobs", "Too many jobs",
+		httpapi.SimpleProblem(w, r, http.StatusTooManyRequests, "too_many_jobs", "Too many jobs",
 			"client "+client+" already has "+strconv.Itoa(h.svc.cfg.MaxRunningPerClient+h.svc.cfg.MaxQueuedPerClient)+
 				" jobs queued or running ("+strconv.Itoa(h.svc.cfg.MaxRunningPerClient)+" running and "+
 				strconv.Itoa(h.svc.cfg.MaxQueuedPerClient)+" queued at most); wait for some to finish")
@@ -180,7 +150,7 @@ func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", jobPath(rec.ID))
-	writeJSON(w, http.StatusAccepted, toJob(rec))
+	httpapi.WriteJSON(w, http.StatusAccepted, toJob(rec))
 }
 
 // maxScenarioBytes bounds the stored inputs of one job (the base plus every
@@ -297,7 +267,7 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	rec, err := h.svc.st.get(r.Context(), id)
 	if errors.Is(err, errNotFound) || (err == nil && rec.ParentID != "") {
-		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id+" (finished jobs are removed after their retention)")
+		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id+" (finished jobs are removed after their retention)")
 		return
 	}
 	if err != nil {
@@ -316,14 +286,14 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
 				Result: jobPath(id) + "/variants/" + url.PathEscape(k.Variant) + "/result"})
 		}
 	}
-	writeJSON(w, http.StatusOK, j)
+	httpapi.WriteJSON(w, http.StatusOK, j)
 }
 
 func (h *handlers) cancel(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	before, err := h.svc.st.get(r.Context(), id)
 	if errors.Is(err, errNotFound) || (err == nil && before.ParentID != "") {
-		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
+		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
 		return
 	}
 	if err != nil {
@@ -331,13 +301,13 @@ func (h *handlers) cancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if before.State == StateSucceeded || before.State == StateFailed {
-		writeProblem(w, r, http.StatusConflict, "already_finished", "Job already finished",
+		httpapi.SimpleProblem(w, r, http.StatusConflict, "already_finished", "Job already finished",
 			"job "+id+" is "+string(before.State)+"; only queued or running jobs can be cancelled")
 		return
 	}
 	rec, err := h.svc.cancel(r.Context(), id)
 	if errors.Is(err, errNotFound) {
-		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
+		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
 		return
 	}
 	if err != nil {
@@ -349,14 +319,14 @@ func (h *handlers) cancel(w http.ResponseWriter, r *http.Request) {
 		// The solve was asked to stop and will store its best answer.
 		status = http.StatusAccepted
 	}
-	writeJSON(w, status, toJob(rec))
+	httpapi.WriteJSON(w, status, toJob(rec))
 }
 
 func (h *handlers) result(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	rec, err := h.svc.st.get(r.Context(), id)
 	if errors.Is(err, errNotFound) || (err == nil && rec.ParentID != "") {
-		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
+		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
 		return
 	}
 	if err != nil {
@@ -370,7 +340,7 @@ func (h *handlers) variantResult(w http.ResponseWriter, r *http.Request) {
 	id, name := chi.URLParam(r, "id"), chi.URLParam(r, "name")
 	rec, err := h.svc.st.variant(r.Context(), id, name)
 	if errors.Is(err, errNotFound) {
-		writeProblem(w, r, http.StatusNotFound, "not_found", "Unknown variant", "no variant "+name+" in job "+id)
+		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown variant", "no variant "+name+" in job "+id)
 		return
 	}
 	if err != nil {
@@ -387,7 +357,7 @@ func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec recor
 	w.Header().Set("X-Job-State", string(rec.State))
 	if !rec.State.Terminal() {
 		w.Header().Set("Retry-After", "1")
-		writeProblem(w, r, http.StatusConflict, "not_finished", "Job not finished",
+		httpapi.SimpleProblem(w, r, http.StatusConflict, "not_finished", "Job not finished",
 			"job "+rec.ID+" is "+string(rec.State)+"; poll "+jobPath(rec.ID)+" until it is succeeded, failed or cancelled")
 		return
 	}
@@ -404,10 +374,10 @@ func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec recor
 		return
 	}
 	if rec.Error != nil {
-		writeProblemDoc(w, *rec.Error)
+		httpapi.WriteProblem(w, *rec.Error)
 		return
 	}
-	writeProblem(w, r, http.StatusConflict, "no_result", "No result",
+	httpapi.SimpleProblem(w, r, http.StatusConflict, "no_result", "No result",
 		"job "+rec.ID+" was cancelled before the solver produced an answer")
 }
 
@@ -483,5 +453,5 @@ func (h *handlers) list(w http.ResponseWriter, r *http.Request) {
 		q.Set("cursor", next)
 		out.Next = "/v1/jobs?" + q.Encode()
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }

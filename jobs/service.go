@@ -212,7 +212,7 @@ func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
 	if lastAttempt {
 		detail := fmt.Sprintf("job interrupted %d times (its process died or lost the database); not retried", rec.Attempts)
 		s.log.Error().Str("job", id).Msg(detail)
-		pd := httpapi.ProblemDetails{Type: problemTypeBase + "abandoned", Title: "Job abandoned",
+		pd := httpapi.ProblemDetails{Type: httpapi.TypeBase + "abandoned", Title: "Job abandoned",
 			Status: http.StatusInternalServerError, Detail: detail, Instance: "/v1/" + rec.Problem}
 		return s.finish(ctx, rec, StateFailed, nil, &pd, Progress{Phase: "failed"})
 	}

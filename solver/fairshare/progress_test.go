@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // TestPFProgressReports: the PF method reports after every LP; the last
@@ -32,30 +32,13 @@ func TestPFProgressReports(t *testing.T) {
 		doc["policy"] = "pf"
 		raw, _ = json.Marshal(doc)
 
-		r := &progress.Reporter{}
-		ctx, cancel := context.WithTimeout(progress.WithReporter(context.Background(), r), 30*time.Second)
-		var got []progress.Progress
-		done := make(chan struct{}, 1) // the package has its own close()
 		var meta solver.Meta
 		var solveErr error
-		go func() {
-			defer func() { done <- struct{}{} }()
+		got := solvertest.SampleProgress(func(ctx context.Context) {
+			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
 			_, meta, solveErr = Problem().Solve(ctx, raw, solver.Options{Budget: 30 * time.Second, Start: time.Now()})
-		}()
-		for running := true; running; {
-			select {
-			case <-done:
-				running = false
-			default:
-			}
-			if p, ok := r.Take(); ok {
-				got = append(got, p)
-			}
-		}
-		if p, ok := r.Take(); ok {
-			got = append(got, p)
-		}
-		cancel()
+		})
 		if solveErr != nil {
 			t.Fatalf("seed %d: %v", seed, solveErr)
 		}

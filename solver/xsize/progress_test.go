@@ -7,38 +7,8 @@ import (
 	"testing"
 
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/solver/solvertest"
 )
-
-// sampleReports runs solve with a progress.Reporter on its context and
-// samples the reporter while solve runs, as the job worker does (the
-// reporter keeps only the latest report), plus once after it returns.
-func sampleReports(t *testing.T, solve func(ctx context.Context)) []progress.Progress {
-	t.Helper()
-	r := &progress.Reporter{}
-	ctx := progress.WithReporter(context.Background(), r)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		solve(ctx)
-	}()
-	var got []progress.Progress
-	take := func() {
-		if p, ok := r.Take(); ok {
-			got = append(got, p)
-		}
-	}
-	for running := true; running; {
-		select {
-		case <-done:
-			running = false
-		default:
-		}
-		take()
-	}
-	take()
-	return got
-}
 
 // TestProgressReports: a minimisation, so the sampled cost never rises,
 // the bound stays at most the cost, the fraction never falls, and the last
@@ -51,7 +21,7 @@ func TestProgressReports(t *testing.T) {
 				t.Fatal(err)
 			}
 			var meta solver.Meta
-			reps := sampleReports(t, func(ctx context.Context) {
+			reps := solvertest.SampleProgress(func(ctx context.Context) {
 				_, meta, err = Solve(ctx, raw, solver.Options{Seed: 1})
 			})
 			if err != nil {
