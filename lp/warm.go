@@ -153,6 +153,17 @@ func (inc *Incremental) Solve(ctx context.Context) (*Solution, error) {
 	return Solve(ctx, inc.m, inc.opts)
 }
 
+// Reset drops the kept basis: the next Solve solves the whole model from
+// scratch (and keeps that basis again). A warm optimum is one optimal
+// basis; when the caller needs the dual values a fresh solve would pick
+// (e.g. a degenerate LP whose kept duals have stopped being useful), this
+// is the cold answer at the cost of one cold solve.
+func (inc *Incremental) Reset() {
+	if inc.warm != nil {
+		inc.warm.close()
+	}
+}
+
 // Close releases the backend state; the handle cannot solve afterwards.
 func (inc *Incremental) Close() {
 	if inc.warm != nil {

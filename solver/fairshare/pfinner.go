@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/xflex/xflex/lp"
 	"github.com/xflex/xflex/solver/progress"
@@ -82,28 +83,38 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 	}
 	offset *= osc
 	fwCoef := func(k int) float64 { return m.vcoef[k] / v0[m.cols[k].n] }
-	radius := 0.25
-	for round := 0; round < pfMaxRounds; round++ {
-		b := m.build(nil, fwCoef)
-		b.lm.ObjOffset = offset
-		convRow := make([]int, N)
+	// The LP is built once; each round only adds columns (new breakpoints
+	// and newly priced allocation columns) and re-solves from the previous
+	// basis (lp.Incremental).
+	b, fwRow, convRow := m.buildPFInner(fwCoef)
+	b.lm.ObjOffset = offset
+	inc, err := lp.NewIncremental(b.lm, lp.Options{Backend: backend})
+	if err != nil {
+		return nil, fmt.Errorf("fairshare: lp: %w", err)
+	}
+	defer inc.Close()
+	R := len(in.resources)
+	inLP := make([][]float64, N) // per framework: breakpoints in the LP, sorted
+	addBreakpoints := func() {
 		for n := range in.fws {
 			if m.inert[n] {
 				continue
 			}
-			bps[n] = dedupe(bps[n])
-			var ix []int
-			var neg, ones []float64
-			for _, v := range bps[n] {
+			for _, v := range dedupe(bps[n]) {
+				if hasNear(inLP[n], v) {
+					continue
+				}
 				g, _ := gAlpha(alpha, v)
-				ix = append(ix, b.lm.AddVar("", 0, lp.Inf, w[n]*g, false))
-				neg = append(neg, -v)
-				ones = append(ones, 1)
+				inc.AddCol("", 0, lp.Inf, w[n]*g, []int{fwRow[n], convRow[n]}, []float64{-v, 1})
+				inLP[n] = insertSorted(inLP[n], v)
 			}
-			m.addFwRow(b, n, ix, neg, 0, lp.Inf)
-			convRow[n] = b.lm.AddRow("", ix, ones, 1, 1)
+			bps[n] = bps[n][:0]
 		}
-		sol, err := solveLP(ctx, b.lm, backend)
+	}
+	addBreakpoints()
+	radius := 0.25
+	for round := 0; round < pfMaxRounds; round++ {
+		sol, err := solveIncremental(ctx, inc)
 		res.lps++
 		if err != nil {
 			if errors.Is(err, errBudget) {
@@ -122,6 +133,13 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 		}
 		if d := m.lagrangeBound(alpha, sol, b, osc); d < res.bound {
 			res.bound = d
+		} else {
+			// The bound comes from the LP's duals, which a degenerate
+			// optimum does not determine: new breakpoints with reduced
+			// costs below the backend's tolerance leave the kept basis
+			// (and so the bound) unchanged round after round. A fresh
+			// solve picks new duals.
+			inc.Reset()
 		}
 		// Anytime: a job polling this solve sees the best PF value and the
 		// certified upper bound after every LP.
@@ -143,7 +161,7 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 			for _, k := range m.byFw[n] {
 				v += fwCoef(k) * x[k]
 			}
-			sigma := math.Abs(sol.RowDuals[b.fwRow[n]])
+			sigma := math.Abs(sol.RowDuals[fwRow[n]])
 			yc := sol.RowDuals[convRow[n]]
 			if sigma > 0 {
 				bs := math.Pow(w[n]/sigma, 1/alpha)
@@ -160,7 +178,131 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 		if added == 0 && priced == 0 {
 			break
 		}
+		// Newly priced allocation columns, with their capacity, cap and
+		// framework-row entries (every such row exists from the start).
+		for k, c := range m.cols {
+			if !m.active[k] || b.xVar[k] >= 0 {
+				continue
+			}
+			var rows []int
+			var coef []float64
+			for r, d := range in.fws[c.n].d {
+				if d > 0 {
+					rows = append(rows, b.capRow[c.g*R+r])
+					coef = append(coef, d)
+				}
+			}
+			if t := b.taskRow[c.n]; t >= 0 {
+				rows = append(rows, t)
+				coef = append(coef, 1)
+			}
+			rows = append(rows, fwRow[c.n])
+			coef = append(coef, fwCoef(k))
+			b.xVar[k] = inc.AddCol("", 0, lp.Inf, 0, rows, coef)
+		}
+		addBreakpoints()
 		radius = math.Max(radius/4, 1e-9)
 	}
 	return res, nil
+}
+
+// buildPFInner builds the inner-approximation LP without breakpoint
+// columns: the active allocation columns, a capacity row for every group
+// and resource some live framework's column could use and a cap row for
+// every live capped framework (rows that no active column uses yet are
+// empty, so that priced columns can be added later without new rows), and
+// per live framework its ν row Σ fwCoef(k)·x_k − Σ b·λ ≥ 0 and its
+// convexity row Σ λ = 1 (both start without breakpoints).
+func (m *model) buildPFInner(fwCoef func(k int) float64) (b *lpb, fwRow, convRow []int) {
+	in := m.in
+	N := len(in.fws)
+	R := len(in.resources)
+	b = &lpb{lm: lp.NewModel(), xVar: make([]int, len(m.cols)), capRow: make([]int, len(in.groups)*R),
+		taskRow: make([]int, N), fwRow: make([]int, N), fwCoef: fwCoef}
+	b.lm.Maximize = true
+	for k := range m.cols {
+		b.xVar[k] = -1
+		if m.active[k] {
+			b.xVar[k] = b.lm.AddVar("", 0, lp.Inf, 0, false)
+		}
+	}
+	used := make([]bool, len(in.groups)*R)
+	idx := make([][]int, len(in.groups)*R)
+	val := make([][]float64, len(in.groups)*R)
+	for k, c := range m.cols {
+		if m.inert[c.n] {
+			continue
+		}
+		for r, d := range in.fws[c.n].d {
+			if d > 0 {
+				q := c.g*R + r
+				used[q] = true
+				if m.active[k] {
+					idx[q] = append(idx[q], b.xVar[k])
+					val[q] = append(val[q], d)
+				}
+			}
+		}
+	}
+	for q := range idx {
+		b.capRow[q] = -1
+		if !used[q] {
+			continue
+		}
+		g, r := q/R, q%R
+		C := float64(in.groups[g].count) * in.groups[g].cap[r]
+		row := b.lm.AddRow("", idx[q], val[q], -lp.Inf, C)
+		b.capRow[q] = row
+		b.capRows = append(b.capRows, capRow{row: row, g: g, r: r, C: C})
+	}
+	fwRow, convRow = make([]int, N), make([]int, N)
+	for n := range in.fws {
+		b.taskRow[n], b.fwRow[n], fwRow[n], convRow[n] = -1, -1, -1, -1
+		if m.inert[n] {
+			continue
+		}
+		if f := &in.fws[n]; !math.IsInf(f.cap, 1) {
+			var ix []int
+			var ones []float64
+			for _, k := range m.byFw[n] {
+				if m.active[k] {
+					ix = append(ix, b.xVar[k])
+					ones = append(ones, 1)
+				}
+			}
+			b.taskRow[n] = b.lm.AddRow("", ix, ones, -lp.Inf, f.cap)
+		}
+		fwRow[n] = m.addFwRow(b, n, nil, nil, 0, lp.Inf)
+		convRow[n] = b.lm.AddRow("", nil, nil, 1, 1)
+	}
+	return b, fwRow, convRow
+}
+
+// solveIncremental is solveLP for a warm re-solve handle.
+func solveIncremental(ctx context.Context, inc *lp.Incremental) (*lp.Solution, error) {
+	sol, err := inc.Solve(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fairshare: lp: %w", err)
+	}
+	switch sol.Status {
+	case lp.Optimal:
+		return sol, nil
+	case lp.TimeLimit, lp.Feasible:
+		return nil, errBudget
+	default:
+		return nil, fmt.Errorf("fairshare: lp returned %s on a model that is feasible by construction", sol.Status)
+	}
+}
+
+// hasNear reports whether the sorted breakpoints v hold one within dupRel
+// (relative) of x, the tolerance dedupe merges at.
+func hasNear(v []float64, x float64) bool {
+	i, _ := slices.BinarySearch(v, x)
+	return (i < len(v) && v[i]-x <= dupRel*v[i]) || (i > 0 && x-v[i-1] <= dupRel*x)
+}
+
+// insertSorted inserts x into the sorted slice v.
+func insertSorted(v []float64, x float64) []float64 {
+	i, _ := slices.BinarySearch(v, x)
+	return slices.Insert(v, i, x)
 }
