@@ -229,7 +229,7 @@ func (in *Instance) lowerBound(t float64, rem []float64, active []bool, doneSum,
 		best = math.Max(best, in.assignmentBound(t, rem, list))
 	}
 	if allLinear && len(list) > 1 {
-		// Smith's rule on rem_j / a_j (insertion sort: called on small sets
+		// Smith's rule on rem_j / a_j, ties by index (called on small sets
 		// in the exact search, once on the full set otherwise).
 		key := func(j int) float64 {
 			a, _, _ := in.linear(j)
