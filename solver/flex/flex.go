@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/progress"
 )
 
 // Problem is the flex problem: POST /v1/flex, `xflex solve flex`.
@@ -202,6 +203,7 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 			bestMPS = c
 		}
 	}
+	progress.Report(ctx, progress.Progress{Phase: "orderings", Objective: progress.F(bestMPS.obj)})
 	timedOut := false
 	evals := DefaultLocalSearchEvals(n)
 	if req.LocalSearch != nil {

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+
+	"github.com/xflex/xflex/solver/progress"
 )
 
 // This file holds the searches over priority orderings: a first-improvement
@@ -167,6 +169,12 @@ func (e *evaluator) iteratedLocalSearch(ctx context.Context, starts []*candidate
 		if better(v, bestObj) {
 			best, bestObj = p, v
 			stale = 0
+			// Anytime: a job polling this solve sees each improvement.
+			progress.Report(ctx, progress.Progress{
+				Phase:     "local search",
+				Fraction:  progress.F(math.Min(1, float64(e.evals-begin)/float64(maxEvals))),
+				Objective: progress.F(bestObj),
+			})
 		} else if round >= len(order) {
 			stale++
 		}
