@@ -127,18 +127,21 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 		sol.Objective /= osc
 		x := m.xOf(b, sol)
 		m.repair(x)
+		prevObj, prevBound := res.objective, res.bound
 		if f := m.pfValue(alpha, x); f > res.objective {
 			res.objective = f
 			copy(res.x, x)
 		}
 		if d := m.lagrangeBound(alpha, sol, b, osc); d < res.bound {
 			res.bound = d
-		} else {
-			// The bound comes from the LP's duals, which a degenerate
-			// optimum does not determine: new breakpoints with reduced
-			// costs below the backend's tolerance leave the kept basis
-			// (and so the bound) unchanged round after round. A fresh
-			// solve picks new duals.
+		}
+		if !math.IsInf(prevBound, 1) && res.bound >= prevBound &&
+			res.objective-prevObj <= pfStallRel*math.Abs(res.objective) {
+			// Neither side moved. The bound comes from the LP's duals,
+			// which a degenerate optimum does not determine: new
+			// breakpoints whose reduced costs are below the backend's
+			// tolerance leave the kept basis, and so the duals,
+			// unchanged round after round. A fresh solve picks new ones.
 			inc.Reset()
 		}
 		// Anytime: a job polling this solve sees the best PF value and the
@@ -205,6 +208,11 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 	}
 	return res, nil
 }
+
+// pfStallRel: a PF value that rises by less than this (relative) between
+// rounds has not moved; evaluating Σ φ log V over thousands of terms
+// carries round-off of ≈1e-13 relative, so a genuine rise is larger.
+const pfStallRel = 1e-12
 
 // buildPFInner builds the inner-approximation LP without breakpoint
 // columns: the active allocation columns, a capacity row for every group
