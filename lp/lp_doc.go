@@ -107,4 +107,15 @@
 // CLP/CBC: their defaults (primal and dual tolerance 1e-7, integrality
 // 1e-6). Verify uses VerifyTol = 1e-6 relative. The tests demand objective
 // agreement between backends within 1e-7 relative.
+//
+// # Re-solves
+//
+// Incremental (NewIncremental, AddCol, Solve, Reset, Close) re-solves an LP
+// that grows by columns, as column generation does. With coin it keeps the
+// CLP model and its optimal basis between solves and continues with primal
+// simplex (new columns enter at their lower bound); every warm "optimal" is
+// checked with Verify, and anything else is answered by a cold Solve. With
+// native (or without cgo) each Solve is a cold Solve. A warm optimum of a
+// degenerate LP may carry other valid duals than a cold one; Reset makes the
+// next Solve start from scratch.
 package lp
