@@ -312,7 +312,12 @@ func (m *model) shares(x []float64) []float64 {
 }
 
 func solveLP(ctx context.Context, lm *lp.Model, backend string) (*lp.Solution, error) {
-	sol, err := lp.Solve(ctx, lm, lp.Options{Backend: backend})
+	return checkLP(lp.Solve(ctx, lm, lp.Options{Backend: backend}))
+}
+
+// checkLP maps an LP outcome on a model that is feasible by construction:
+// optimal passes, a limit means the budget ran out, anything else is a bug.
+func checkLP(sol *lp.Solution, err error) (*lp.Solution, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fairshare: lp: %w", err)
 	}

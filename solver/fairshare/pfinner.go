@@ -288,18 +288,7 @@ func (m *model) buildPFInner(fwCoef func(k int) float64) (b *lpb, fwRow, convRow
 
 // solveIncremental is solveLP for a warm re-solve handle.
 func solveIncremental(ctx context.Context, inc *lp.Incremental) (*lp.Solution, error) {
-	sol, err := inc.Solve(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fairshare: lp: %w", err)
-	}
-	switch sol.Status {
-	case lp.Optimal:
-		return sol, nil
-	case lp.TimeLimit, lp.Feasible:
-		return nil, errBudget
-	default:
-		return nil, fmt.Errorf("fairshare: lp returned %s on a model that is feasible by construction", sol.Status)
-	}
+	return checkLP(inc.Solve(ctx))
 }
 
 // hasNear reports whether the sorted breakpoints v hold one within dupRel
