@@ -273,6 +273,10 @@ type round struct {
 	// capacity at machines other than the one being filled, so a remote-fit
 	// check stays valid while it is unchanged.
 	remoteVer int
+	// chg[x] is remoteVer after the last placement that read remotely from
+	// machine x: a remote-fit check made at version v still holds while
+	// none of the task's input machines has chg above v.
+	chg []int
 	// Per-group representative for the fill of one machine (valid when
 	// repStamp equals fills): the first pending member, not dead and
 	// without input on the machine, in member order; repVer is remoteVer
@@ -322,7 +326,8 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		nf: make([]float64, d), dem: make([]float64, d), nd: make([]float64, d),
 		ndStamp: make([]int, len(gs)), ndc: make([][]float64, len(gs)), ndBuf: make([][]float64, len(gs)),
 		ndRemote: make([]bool, len(gs)), thr: make([]float64, d),
-		repStamp: make([]int, len(gs)), rep: make([]int, len(gs)), repVer: make([]int, len(gs))}
+		repStamp: make([]int, len(gs)), rep: make([]int, len(gs)), repVer: make([]int, len(gs)),
+		chg: make([]int, len(ms))}
 	for gi, g := range gs {
 		r.pend[g.Job] += g.Count
 		g.round++
@@ -459,6 +464,18 @@ func (r *round) align(nd []float64) (a float64, ok bool) {
 	return a, true
 }
 
+// stale reports whether a remote-fit check of a task with the given inputs,
+// placed on m, made at version ver (-1: never) may no longer hold: some
+// input machine other than m lost free capacity since.
+func (r *round) stale(inputs []Input, m, ver int) bool {
+	for _, in := range inputs {
+		if in.Machine != m && r.chg[in.Machine] > ver {
+			return true
+		}
+	}
+	return false
+}
+
 // remoteFits checks disk read and network out at every remote input machine.
 func (r *round) remoteFits(inputs []Input, m int) bool {
 	if len(inputs) == 1 {
@@ -552,6 +569,9 @@ func beats(sc float64, gi, mi int, o *cand) bool {
 type locEnt struct {
 	gi, mi, off int
 	remote      bool
+	// ver is remoteVer when the member's remote reads last fitted (-1:
+	// not checked); they need no recheck while it is unchanged.
+	ver int
 }
 
 // groupND is group gi's normalised demand on m, computed for the member
@@ -603,7 +623,7 @@ func (r *round) addLoc(loc []locEnt, gi, mi, m int) []locEnt {
 		r.locND = r.locND[:off]
 		return loc
 	}
-	return append(loc, locEnt{gi: gi, mi: mi, off: off, remote: remote})
+	return append(loc, locEnt{gi: gi, mi: mi, off: off, remote: remote, ver: -1})
 }
 
 // fill places tasks on machine m until none fits. Free capacity only
@@ -677,8 +697,11 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			if !ok {
 				continue
 			}
-			if e.remote && !r.remoteFits(g.Members[e.mi].Inputs, m) {
-				continue
+			if e.remote && r.stale(g.Members[e.mi].Inputs, m, e.ver) {
+				if !r.remoteFits(g.Members[e.mi].Inputs, m) {
+					continue
+				}
+				e.ver = r.remoteVer
 			}
 			keep = append(keep, e)
 			r.offer(e.gi, e.mi, a, e.remote)
@@ -691,7 +714,10 @@ func (r *round) fill(m int, out []Placement) []Placement {
 				continue
 			}
 			if g.Members == nil {
-				nd := r.groupND(gi, nil, m)
+				nd := r.ndc[gi]
+				if r.ndStamp[gi] != r.fills {
+					nd = r.groupND(gi, nil, m)
+				}
 				if nd == nil {
 					continue
 				}
@@ -718,7 +744,10 @@ func (r *round) fill(m int, out []Placement) []Placement {
 				keepG = append(keepG, gi)
 				continue
 			}
-			nd := r.groupND(gi, g.Members[mi].Inputs, m)
+			nd := r.ndc[gi]
+			if r.ndStamp[gi] != r.fills {
+				nd = r.groupND(gi, g.Members[mi].Inputs, m)
+			}
 			if nd == nil {
 				continue
 			}
@@ -728,7 +757,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			}
 			keepG = append(keepG, gi)
 			remote := r.ndRemote[gi]
-			if remote && r.repVer[gi] != r.remoteVer {
+			if remote && r.stale(g.Members[mi].Inputs, m, r.repVer[gi]) {
 				// Members whose remote reads no longer fit are dead for the
 				// round: free capacity elsewhere only shrinks.
 				for mi < len(g.Members) && !r.remoteFits(g.Members[mi].Inputs, m) {
@@ -788,6 +817,9 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		out = append(out, r.apply(pick, m, r.sh[pj], rank))
 		if pick.remote {
 			r.remoteVer++
+			for _, n := range out[len(out)-1].RemoteUse {
+				r.chg[n.Machine] = r.remoteVer
+			}
 		}
 		r.reorder(pj)
 	}
