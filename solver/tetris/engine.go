@@ -277,6 +277,11 @@ type round struct {
 	// machine x: a remote-fit check made at version v still holds while
 	// none of the task's input machines has chg above v.
 	chg []int
+	// Per group: its job and barrier promotion; per job: ε·Work (the SRTF
+	// term; Work does not change during a round). Flat copies for offer.
+	gJob   []int
+	gPromo []bool
+	ew     []float64
 	// Per-group representative for the fill of one machine (valid when
 	// repStamp equals fills): the first pending member, not dead and
 	// without input on the machine, in member order; repVer is remoteVer
@@ -327,8 +332,13 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		ndStamp: make([]int, len(gs)), ndc: make([][]float64, len(gs)), ndBuf: make([][]float64, len(gs)),
 		ndRemote: make([]bool, len(gs)), thr: make([]float64, d),
 		repStamp: make([]int, len(gs)), rep: make([]int, len(gs)), repVer: make([]int, len(gs)),
-		chg: make([]int, len(ms))}
+		chg: make([]int, len(ms)), gJob: make([]int, len(gs)), gPromo: make([]bool, len(gs)),
+		ew: make([]float64, len(js))}
+	for j := range js {
+		r.ew[j] = cfg.Epsilon * js[j].Work
+	}
 	for gi, g := range gs {
+		r.gJob[gi], r.gPromo[gi] = g.Job, g.Promoted
 		r.pend[g.Job] += g.Count
 		g.round++
 		if g.ByMachine != nil {
@@ -528,13 +538,12 @@ func (r *round) share(j int) float64 {
 // score = a·(1−penalty if remote) − ε·p, and keeps it if it is its job's
 // best candidate (or best promoted one) of the pick.
 func (r *round) offer(gi, mi int, a float64, remote bool) {
-	g := r.gs[gi]
+	j, promo := r.gJob[gi], r.gPromo[gi]
 	sc := a
 	if remote {
 		sc *= 1 - r.cfg.RemotePenalty
 	}
-	sc -= r.cfg.Epsilon * r.js[g.Job].Work
-	j := g.Job
+	sc -= r.ew[j]
 	b, bp := &r.best[j], &r.bestP[j]
 	if r.bestAt[j] != r.picks {
 		r.bestAt[j] = r.picks
@@ -542,9 +551,9 @@ func (r *round) offer(gi, mi int, a float64, remote bool) {
 		r.touched = append(r.touched, j)
 	}
 	if beats(sc, gi, mi, b) {
-		*b = cand{g: gi, mi: mi, align: a, score: sc, remote: remote, promoted: g.Promoted, ok: true}
+		*b = cand{g: gi, mi: mi, align: a, score: sc, remote: remote, promoted: promo, ok: true}
 	}
-	if g.Promoted && beats(sc, gi, mi, bp) {
+	if promo && beats(sc, gi, mi, bp) {
 		*bp = cand{g: gi, mi: mi, align: a, score: sc, remote: remote, promoted: true, ok: true}
 	}
 }
