@@ -39,19 +39,9 @@ func (coin) Name() string { return BackendCoin }
 
 // Solve implements Backend.
 func (c coin) Solve(ctx context.Context, m *Model, opts Options) (*Solution, error) {
-	name := "coin/clp"
-	if m != nil && m.IsMIP() {
-		name = "coin/cbc"
-	}
-	if sol, done, err := prepare(ctx, m, name); done {
-		return sol, err
-	}
-	var deadline time.Time
-	if limit, ok := EffectiveLimit(ctx, opts); ok {
-		if limit <= 0 {
-			return limitSolution(name), nil
-		}
-		deadline = time.Now().Add(limit)
+	name, deadline, early, done, err := begin(ctx, m, opts, "coin/clp", "coin/cbc")
+	if done {
+		return early, err
 	}
 	var sol *Solution
 	if m.IsMIP() {

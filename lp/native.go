@@ -34,19 +34,9 @@ func (nativeBackend) Name() string { return BackendNative }
 
 // Solve implements Backend.
 func (nativeBackend) Solve(ctx context.Context, m *Model, opts Options) (*Solution, error) {
-	name := "native/simplex"
-	if m != nil && m.IsMIP() {
-		name = "native/bb"
-	}
-	if sol, done, err := prepare(ctx, m, name); done {
-		return sol, err
-	}
-	var deadline time.Time
-	if limit, ok := EffectiveLimit(ctx, opts); ok {
-		if limit <= 0 {
-			return limitSolution(name), nil
-		}
-		deadline = time.Now().Add(limit)
+	name, deadline, early, done, err := begin(ctx, m, opts, "native/simplex", "native/bb")
+	if done {
+		return early, err
 	}
 	p := newLPProblem(m)
 	lo := make([]float64, p.n)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 )
 
 // Backend names accepted by Options.Backend and BackendByName.
@@ -193,4 +194,25 @@ func buildCSC(m *Model) csc {
 		}
 	}
 	return c
+}
+
+// begin is what every backend's Solve does first: name the engine (lpName,
+// or mipName for a model with integer columns), run prepare, and turn the
+// effective time limit into a deadline (zero when there is none). done
+// reports that sol/err are final.
+func begin(ctx context.Context, m *Model, opts Options, lpName, mipName string) (name string, deadline time.Time, sol *Solution, done bool, err error) {
+	name = lpName
+	if m != nil && m.IsMIP() {
+		name = mipName
+	}
+	if sol, done, err := prepare(ctx, m, name); done {
+		return name, deadline, sol, true, err
+	}
+	if limit, ok := EffectiveLimit(ctx, opts); ok {
+		if limit <= 0 {
+			return name, deadline, limitSolution(name), true, nil
+		}
+		deadline = time.Now().Add(limit)
+	}
+	return name, deadline, nil, false, nil
 }
