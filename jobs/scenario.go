@@ -216,19 +216,7 @@ func diff(ptr string, a, b any, out *[]string) {
 			*out = append(*out, ptr)
 			return
 		}
-		keys := map[string]bool{}
-		for k := range x {
-			keys[k] = true
-		}
-		for k := range y {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
+		for _, k := range unionKeys(x, y) {
 			if k == timingField {
 				continue
 			}
@@ -249,19 +237,7 @@ func diff(ptr string, a, b any, out *[]string) {
 		}
 		if key := commonKey(x, y); key != "" {
 			ma, mb := index(x, key), index(y, key)
-			keys := map[string]bool{}
-			for k := range ma {
-				keys[k] = true
-			}
-			for k := range mb {
-				keys[k] = true
-			}
-			sorted := make([]string, 0, len(keys))
-			for k := range keys {
-				sorted = append(sorted, k)
-			}
-			sort.Strings(sorted)
-			for _, k := range sorted {
+			for _, k := range unionKeys(ma, mb) {
 				va, oka := ma[k]
 				vb, okb := mb[k]
 				p := ptr + solver.Ptr(k)
@@ -419,4 +395,20 @@ func (c *Comparison) Table() string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// unionKeys lists the keys of a and b together, sorted, so diffs walk
+// both maps in a deterministic order.
+func unionKeys[V any](a, b map[string]V) []string {
+	out := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		if _, dup := a[k]; !dup {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
