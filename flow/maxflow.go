@@ -165,7 +165,7 @@ func (g *Network[T]) MaxFlow(s, t int) T {
 	for g.bfs(s, t) {
 		copy(g.iter, g.head)
 		for {
-			f := g.dfs(s, t, inf[T]())
+			f := g.dfs(s, t, inf[T](), nil)
 			if f <= g.Eps {
 				break
 			}
@@ -206,7 +206,10 @@ func (g *Network[T]) bfs(s, t int) bool {
 
 // dfs finds one augmenting path in the level graph (iteratively, so deep
 // graphs cannot overflow the stack) and pushes its bottleneck, at most f.
-func (g *Network[T]) dfs(s, t int, f T) T {
+// An arc is usable when it has residual capacity above Eps, or, when
+// admissible is non-nil, when admissible says so (min-cost flow restricts
+// arcs to zero reduced cost).
+func (g *Network[T]) dfs(s, t int, f T, admissible func(a int32) bool) T {
 	// path holds the arcs of the current partial path.
 	path := g.path[:0]
 	defer func() { g.path = path[:0] }()
@@ -230,7 +233,11 @@ func (g *Network[T]) dfs(s, t int, f T) T {
 		for ; g.iter[u] >= 0; g.iter[u] = g.next[g.iter[u]] {
 			a := g.iter[u]
 			v := g.to[a]
-			if g.cap[a] > g.Eps && g.level[v] == g.level[u]+1 {
+			usable := g.cap[a] > g.Eps
+			if admissible != nil {
+				usable = admissible(a)
+			}
+			if usable && g.level[v] == g.level[u]+1 {
 				path = append(path, a)
 				u = v
 				advanced = true

@@ -218,42 +218,5 @@ func (m *MinCost) admissibleBFS(s, t int) bool {
 }
 
 func (m *MinCost) admissibleDFS(s, t int, f float64) float64 {
-	g := m.net
-	var path []int32
-	u := int32(s)
-	for {
-		if int(u) == t {
-			b := f
-			for _, a := range path {
-				b = math.Min(b, g.cap[a])
-			}
-			for _, a := range path {
-				g.cap[a] -= b
-				g.cap[a^1] += b
-			}
-			return b
-		}
-		advanced := false
-		for ; g.iter[u] >= 0; g.iter[u] = g.next[g.iter[u]] {
-			a := g.iter[u]
-			v := g.to[a]
-			if g.level[v] == g.level[u]+1 && m.admissible(a) {
-				path = append(path, a)
-				u = v
-				advanced = true
-				break
-			}
-		}
-		if advanced {
-			continue
-		}
-		g.level[u] = -1
-		if len(path) == 0 {
-			return 0
-		}
-		a := path[len(path)-1]
-		path = path[:len(path)-1]
-		u = g.to[a^1]
-		g.iter[u] = g.next[g.iter[u]]
-	}
+	return m.net.dfs(s, t, f, m.admissible)
 }
