@@ -233,14 +233,23 @@ func warmStart(r *rapProblem, s []int, left int) int {
 // greedyFrom continues the marginal greedy from allocation s with left
 // slots to hand out.
 func greedyFrom(r *rapProblem, s []int, left int) []int {
+	return heapFill(r, s, left, func(j int) (float64, bool) {
+		g := r.f(j, s[j]) - r.f(j, s[j]+1)
+		return g, g > 0
+	})
+}
+
+// heapFill hands out left slots one at a time to the job with the largest
+// priority (ties to the lower index), recomputing that job's priority after
+// each slot. priority(j) reports whether job j may take another slot at all;
+// jobs at their maximum are never offered one.
+func heapFill(r *rapProblem, s []int, left int, priority func(j int) (float64, bool)) []int {
 	n := len(r.lo)
 	h := newHeap(n)
-	gain := func(j int) float64 { return r.f(j, s[j]) - r.f(j, s[j]+1) }
 	push := func(j int) {
 		if s[j] < r.hi[j] {
-			g := gain(j)
-			if g > 0 {
-				h.set(j, -g, j)
+			if v, ok := priority(j); ok {
+				h.set(j, -v, j)
 			}
 		}
 	}
@@ -278,29 +287,13 @@ func rapMinimax(r *rapProblem) []int {
 		left = minimaxWarmStart(r, s, left)
 		left = min(left, minimaxGreedyFactor*n)
 	}
-	h := newHeap(n)
-	push := func(j int) {
-		if s[j] < r.hi[j] {
-			v := r.f(j, s[j])
-			if math.IsInf(v, 1) {
-				v = math.MaxFloat64
-			}
-			h.set(j, -v, j)
+	return heapFill(r, s, left, func(j int) (float64, bool) {
+		v := r.f(j, s[j])
+		if math.IsInf(v, 1) {
+			v = math.MaxFloat64
 		}
-	}
-	for j := 0; j < n; j++ {
-		push(j)
-	}
-	for left > 0 {
-		j, _, ok := h.pop()
-		if !ok {
-			break
-		}
-		s[j]++
-		left--
-		push(j)
-	}
-	return s
+		return v, true
+	})
 }
 
 // minimaxGreedyFactor: with more than this many spare slots per job the
