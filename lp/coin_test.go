@@ -37,18 +37,9 @@ func TestRandomLPsCoinVsNative(t *testing.T) {
 		c, n := solveBoth(t, m, Options{})
 		label := fmt.Sprintf("instance %d", it)
 		count[c.Status]++
-		if c.Status != n.Status {
-			t.Errorf("%s: coin %v, native %v", label, c.Status, n.Status)
+		if !backendsAgree(t, m, c, n, label) {
 			continue
 		}
-		if c.Status != Optimal {
-			continue
-		}
-		if relDiff(c.Objective, n.Objective) > objTol {
-			t.Errorf("%s: objectives coin %.12g native %.12g", label, c.Objective, n.Objective)
-		}
-		checkFeasible(t, m, c.X, label+" coin")
-		checkFeasible(t, m, n.X, label+" native")
 		checkDuality(t, m, c, label+" coin")
 		checkDuality(t, m, n, label+" native")
 	}
@@ -76,18 +67,9 @@ func TestRandomModelsCoinVsNativeWide(t *testing.T) {
 		c, n := solveBoth(t, m, Options{TimeLimit: 10 * time.Second})
 		label := fmt.Sprintf("instance %d (MIP %v)", it, m.IsMIP())
 		count[c.Status]++
-		if c.Status != n.Status {
-			t.Errorf("%s: coin %v, native %v", label, c.Status, n.Status)
+		if !backendsAgree(t, m, c, n, label) {
 			continue
 		}
-		if c.Status != Optimal {
-			continue
-		}
-		if relDiff(c.Objective, n.Objective) > objTol {
-			t.Errorf("%s: objectives coin %.12g native %.12g", label, c.Objective, n.Objective)
-		}
-		checkFeasible(t, m, c.X, label+" coin")
-		checkFeasible(t, m, n.X, label+" native")
 		if !m.IsMIP() {
 			checkDuality(t, m, c, label+" coin")
 			checkDuality(t, m, n, label+" native")
@@ -120,17 +102,7 @@ func TestRandomMIPsCoinVsNativeVsEnumeration(t *testing.T) {
 		m := randomLP(rng, 6, true)
 		c, n := solveBoth(t, m, Options{TimeLimit: 10 * time.Second})
 		label := fmt.Sprintf("mixed instance %d", it)
-		if c.Status != n.Status {
-			t.Errorf("%s: coin %v, native %v", label, c.Status, n.Status)
-			continue
-		}
-		if c.Status == Optimal {
-			if relDiff(c.Objective, n.Objective) > objTol {
-				t.Errorf("%s: objectives coin %.12g native %.12g", label, c.Objective, n.Objective)
-			}
-			checkFeasible(t, m, c.X, label+" coin")
-			checkFeasible(t, m, n.X, label+" native")
-		}
+		backendsAgree(t, m, c, n, label)
 	}
 }
 
@@ -287,15 +259,8 @@ func TestBadlyScaledLPsCoinVsNative(t *testing.T) {
 		}
 		c, n := solveBoth(t, m, Options{})
 		label := fmt.Sprintf("instance %d", it)
-		if c.Status != n.Status {
-			t.Errorf("%s: coin %v, native %v", label, c.Status, n.Status)
+		if !backendsAgree(t, m, c, n, label) {
 			continue
-		}
-		if c.Status != Optimal {
-			continue
-		}
-		if relDiff(c.Objective, n.Objective) > objTol {
-			t.Errorf("%s: objectives coin %.12g native %.12g", label, c.Objective, n.Objective)
 		}
 		for _, s := range []*Solution{c, n} {
 			if err := Verify(m, s, VerifyTol); err != nil {
@@ -303,4 +268,25 @@ func TestBadlyScaledLPsCoinVsNative(t *testing.T) {
 			}
 		}
 	}
+}
+
+// backendsAgree checks that coin (c) and native (n) agree on m: the same
+// status and, when optimal, objectives within objTol and both primal
+// solutions feasible. It reports whether both are optimal (and so worth
+// further checks).
+func backendsAgree(t *testing.T, m *Model, c, n *Solution, label string) bool {
+	t.Helper()
+	if c.Status != n.Status {
+		t.Errorf("%s: coin %v, native %v", label, c.Status, n.Status)
+		return false
+	}
+	if c.Status != Optimal {
+		return false
+	}
+	if relDiff(c.Objective, n.Objective) > objTol {
+		t.Errorf("%s: objectives coin %.12g native %.12g", label, c.Objective, n.Objective)
+	}
+	checkFeasible(t, m, c.X, label+" coin")
+	checkFeasible(t, m, n.X, label+" native")
+	return true
 }
