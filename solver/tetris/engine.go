@@ -250,56 +250,47 @@ type round struct {
 	local [][][2]int // machine -> (group, member) with an input there
 	pend  []int      // pending members per job
 	npend int        // jobs with pending members
-	best  []cand     // per job
-	bestP []cand     // per job, promoted only
-	// bestAt is the pick (numbered by picks) for which best and bestP
-	// hold the job's candidates; older entries are stale.
-	bestAt []int
-	picks  int
-	nf     []float64 // normalised masked free of the machine
-	dem    []float64 // scratch: local demand
-	nd     []float64 // scratch: normalised masked demand
-	need   []Input   // scratch: remote needs
-	jl     []int
-	sh     []float64 // scratch: dominant share per job
-	// scratch for fill: groups and local members still able to fit the
-	// machine, and jobs offered a candidate in the current pick.
-	alive   []int
-	loc     []locEnt
-	locND   []float64 // normalised demands of loc entries, d per entry
-	touched []int
-	thr     []float64 // fit threshold per resource of the current pick
-	// remoteVer counts placements with remote reads: only they change free
-	// capacity at machines other than the one being filled, so a remote-fit
-	// check stays valid while it is unchanged.
+	picks int
+	nf    []float64 // normalised masked free of the machine
+	dem   []float64 // scratch: local demand
+	need  []Input   // scratch: remote needs
+	sh    []float64 // dominant share per job
+	alive []int     // scratch for fill: groups that may fit the machine
+	thr   []float64 // fit threshold per resource of the current pick
+	// remoteVer counts placements with remote reads and fills that placed
+	// something: only they change free capacity at machines other than the
+	// one being filled, so a remote-fit check stays valid while it is
+	// unchanged.
 	remoteVer int
 	// chg[x] is remoteVer after the last placement that read remotely from
-	// machine x: a remote-fit check made at version v still holds while
-	// none of the task's input machines has chg above v.
+	// machine x, or after the last fill of x that placed something: a
+	// remote-fit check made at version v still holds while none of the
+	// task's input machines (other than the one being filled) has chg above
+	// v.
 	chg []int
 	// Per group: its job and barrier promotion; per job: ε·Work (the SRTF
-	// term; Work does not change during a round). Flat copies for offer.
+	// term; Work does not change during a round). Flat copies for scoring.
 	gJob   []int
 	gPromo []bool
 	ew     []float64
-	// Per-group representative for the fill of one machine (valid when
-	// repStamp equals fills): the first pending member, not dead and
-	// without input on the machine, in member order; repVer is remoteVer
-	// when its remote reads were last checked (-1: not checked).
-	repStamp, rep, repVer []int
 	// order lists the jobs with pending tasks by dominant share (ties by
 	// index); sh caches each job's share. Only a placed job's share
 	// changes, so the order is kept by moving that one job.
-	order []int
-	// Per-group cache of the normalised demand on the machine being filled
-	// (valid when ndStamp equals fills; nil ndc: the machine lacks a
-	// resource the group needs).
-	fills    int
-	ndStamp  []int
-	ndc      [][]float64
-	ndBuf    [][]float64
-	ndRemote []bool
-	sorted   [][]int // per resource: groups by demand (see byDemand)
+	order  []int
+	fills  int
+	sorted [][]int // per resource: groups by demand (see byDemand)
+	// gc is what the round keeps per group across fills (engine_cache.go);
+	// capCls numbers the machines' distinct capacity vectors.
+	gc     []gcache
+	capCls []int
+	// byRemote[k] lists the groups by remote demand of resource k,
+	// largest first (see recheck).
+	byRemote [][]int32
+	// mono: every normalised demand computed so far is non-negative (and
+	// not NaN), so the machine being filled only loses free capacity and
+	// every score only falls during a fill (see engine_fill.go).
+	mono bool
+	fs   fillState
 }
 
 // dims is the number of resources of the machines' vectors.
@@ -326,14 +317,15 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	d := dims(ms)
 	mask := cfg.mask(d)
 	r := &round{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: mask,
-		local: make([][][2]int, len(ms)), pend: make([]int, len(js)),
-		best: make([]cand, len(js)), bestAt: make([]int, len(js)), sh: make([]float64, len(js)), bestP: make([]cand, len(js)),
-		nf: make([]float64, d), dem: make([]float64, d), nd: make([]float64, d),
-		ndStamp: make([]int, len(gs)), ndc: make([][]float64, len(gs)), ndBuf: make([][]float64, len(gs)),
-		ndRemote: make([]bool, len(gs)), thr: make([]float64, d),
-		repStamp: make([]int, len(gs)), rep: make([]int, len(gs)), repVer: make([]int, len(gs)),
+		local: make([][][2]int, len(ms)), pend: make([]int, len(js)), sh: make([]float64, len(js)),
+		nf: make([]float64, d), dem: make([]float64, d),
+		thr: make([]float64, d), gc: make([]gcache, len(gs)), capCls: capClasses(ms),
 		chg: make([]int, len(ms)), gJob: make([]int, len(gs)), gPromo: make([]bool, len(gs)),
-		ew: make([]float64, len(js))}
+		ew: make([]float64, len(js)), mono: true}
+	r.fs.init(len(js), len(gs), len(ms), d)
+	for gi := range r.gc {
+		r.gc[gi].repMi = -1
+	}
 	for j := range js {
 		r.ew[j] = cfg.Epsilon * js[j].Work
 	}
@@ -443,18 +435,27 @@ func (r *round) prepMachine(m int) {
 // task, not even when the resource is unchecked).
 func (r *round) demandOn(g *Group, inputs []Input, m int, nd []float64) (remote, absent bool) {
 	remote = LocalDemand(g, inputs, m, r.cfg.Roles, r.dem)
+	return remote, r.normalise(r.dem, m, nd)
+}
+
+// normalise writes into nd the demand dem on machine m normalised by m's
+// capacity over the checked resources; absent as for demandOn.
+func (r *round) normalise(dem []float64, m int, nd []float64) (absent bool) {
 	mc := r.ms[m]
 	for k := 0; k < r.d; k++ {
 		nd[k] = 0
-		x := r.dem[k]
+		x := dem[k]
 		if x > 0 && mc.Cap[k] <= 0 {
-			return remote, true
+			return true
 		}
 		if r.mask[k] && mc.Cap[k] > 0 {
 			nd[k] = x / mc.Cap[k]
+			if !(nd[k] >= 0) {
+				r.mono = false
+			}
 		}
 	}
-	return remote, false
+	return false
 }
 
 // align is vecpack.Alignment(nd, nf) against the current pick's free vector
@@ -534,74 +535,6 @@ func (r *round) share(j int) float64 {
 	return s / w
 }
 
-// offer scores member mi of group gi (mi = -1: anonymous) with alignment a,
-// score = a·(1−penalty if remote) − ε·p, and keeps it if it is its job's
-// best candidate (or best promoted one) of the pick.
-func (r *round) offer(gi, mi int, a float64, remote bool) {
-	j, promo := r.gJob[gi], r.gPromo[gi]
-	sc := a
-	if remote {
-		sc *= 1 - r.cfg.RemotePenalty
-	}
-	sc -= r.ew[j]
-	b, bp := &r.best[j], &r.bestP[j]
-	if r.bestAt[j] != r.picks {
-		r.bestAt[j] = r.picks
-		b.ok, bp.ok = false, false
-		r.touched = append(r.touched, j)
-	}
-	if beats(sc, gi, mi, b) {
-		*b = cand{g: gi, mi: mi, align: a, score: sc, remote: remote, promoted: promo, ok: true}
-	}
-	if promo && beats(sc, gi, mi, bp) {
-		*bp = cand{g: gi, mi: mi, align: a, score: sc, remote: remote, promoted: true, ok: true}
-	}
-}
-
-// beats is cand.better for the candidate (score sc, group gi, member mi)
-// without building it.
-func beats(sc float64, gi, mi int, o *cand) bool {
-	if !o.ok {
-		return true
-	}
-	if sc != o.score {
-		return sc > o.score
-	}
-	if gi != o.g {
-		return gi < o.g
-	}
-	return mi < o.mi
-}
-
-// locEnt is a member with input on the machine being filled: its demand
-// there is fixed during the fill (locND[off:off+d]).
-type locEnt struct {
-	gi, mi, off int
-	remote      bool
-	// ver is remoteVer when the member's remote reads last fitted (-1:
-	// not checked); they need no recheck while it is unchanged.
-	ver int
-}
-
-// groupND is group gi's normalised demand on m, computed for the member
-// with the given inputs at the group's first evaluation in the fill of m
-// and cached for the rest of it (nil: m lacks a resource the group needs).
-func (r *round) groupND(gi int, inputs []Input, m int) []float64 {
-	if r.ndStamp[gi] != r.fills {
-		r.ndStamp[gi] = r.fills
-		if cap(r.ndBuf[gi]) < r.d {
-			r.ndBuf[gi] = make([]float64, r.d)
-		}
-		nd := r.ndBuf[gi][:r.d]
-		remote, absent := r.demandOn(r.gs[gi], inputs, m, nd)
-		r.ndRemote[gi], r.ndc[gi] = remote, nil
-		if !absent {
-			r.ndc[gi] = nd
-		}
-	}
-	return r.ndc[gi]
-}
-
 // nextRep is the first member of g at or after from (a live index) that is
 // pending, not dead this round and without input on m; len(Members) if
 // none. It advances g.cursor over placed members.
@@ -620,218 +553,6 @@ func (r *round) nextRep(g *Group, from, m int) int {
 		return mi
 	}
 	return len(g.Members)
-}
-
-// addLoc appends member mi of group gi, which has input on m, to the local
-// candidates of m's fill unless m lacks a resource it needs.
-func (r *round) addLoc(loc []locEnt, gi, mi, m int) []locEnt {
-	off := len(r.locND)
-	r.locND = append(r.locND, make([]float64, r.d)...)
-	remote, absent := r.demandOn(r.gs[gi], r.gs[gi].Members[mi].Inputs, m, r.locND[off:])
-	if absent {
-		r.locND = r.locND[:off]
-		return loc
-	}
-	return append(loc, locEnt{gi: gi, mi: mi, off: off, remote: remote, ver: -1})
-}
-
-// fill places tasks on machine m until none fits. Free capacity only
-// shrinks while m is filled (and, at other machines, during the whole
-// round), so a group or local member that does not fit m once, or whose
-// remote reads do not fit once, is dropped for the rest of m's fill; a
-// group's demand on m is computed once per fill and a representative's
-// remote reads are rechecked only after a placement with remote reads.
-func (r *round) fill(m int, out []Placement) []Placement {
-	r.fills++
-	alive := r.alive[:0]
-	// Pre-filter: a group fits m only if its base demand (placement only
-	// adds input bandwidth to it) fits m's free amount of the scarcest
-	// checked resource; byDemand lists groups by that demand, so the
-	// candidates are a prefix found by binary search.
-	free := r.ms[m].Free
-	scarce, frac := -1, math.Inf(1)
-	for k := 0; k < r.d; k++ {
-		if r.mask[k] && r.ms[m].Cap[k] > 0 {
-			if f := free[k] / r.ms[m].Cap[k]; f < frac {
-				scarce, frac = k, f
-			}
-		}
-	}
-	lim := math.Inf(1)
-	if scarce >= 0 {
-		byD := r.byDemand(scarce)
-		lim = free[scarce] + vecpack.FitTol*math.Max(1, math.Abs(free[scarce]))
-		n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
-		for _, gi := range byD[:n] {
-			if r.gs[gi].Count > 0 {
-				alive = append(alive, gi)
-			}
-		}
-	} else {
-		for gi, g := range r.gs {
-			if g.Count > 0 {
-				alive = append(alive, gi)
-			}
-		}
-	}
-	loc := r.loc[:0]
-	r.locND = r.locND[:0]
-	for _, gm := range r.local[m] {
-		g := r.gs[gm[0]]
-		if !g.Members[gm[1]].placed && (scarce < 0 || g.Demand[scarce] <= lim) {
-			loc = r.addLoc(loc, gm[0], gm[1], m)
-		}
-	}
-	for _, gi := range alive {
-		if g := r.gs[gi]; g.ByMachine != nil {
-			for _, mi := range g.ByMachine[m] {
-				if !g.Members[mi].placed {
-					loc = r.addLoc(loc, gi, int(mi), m)
-				}
-			}
-		}
-	}
-	defer func() { r.alive, r.loc = alive[:0], loc[:0] }()
-	for {
-		r.prepMachine(m)
-		r.picks++
-		r.touched = r.touched[:0]
-		keep := loc[:0]
-		for _, e := range loc {
-			g := r.gs[e.gi]
-			if g.Members[e.mi].placed {
-				continue
-			}
-			a, ok := r.align(r.locND[e.off : e.off+r.d])
-			if !ok {
-				continue
-			}
-			if e.remote && r.stale(g.Members[e.mi].Inputs, m, e.ver) {
-				if !r.remoteFits(g.Members[e.mi].Inputs, m) {
-					continue
-				}
-				e.ver = r.remoteVer
-			}
-			keep = append(keep, e)
-			r.offer(e.gi, e.mi, a, e.remote)
-		}
-		loc = keep
-		keepG := alive[:0]
-		for _, gi := range alive {
-			g := r.gs[gi]
-			if g.Count == 0 {
-				continue
-			}
-			if g.Members == nil {
-				nd := r.ndc[gi]
-				if r.ndStamp[gi] != r.fills {
-					nd = r.groupND(gi, nil, m)
-				}
-				if nd == nil {
-					continue
-				}
-				a, ok := r.align(nd)
-				if !ok {
-					continue
-				}
-				keepG = append(keepG, gi)
-				r.offer(gi, -1, a, r.ndRemote[gi])
-				continue
-			}
-			// The representative stands for the whole group: every pending
-			// member with no input on m has the group's demand on m (members
-			// on m come from the local index above).
-			if r.repStamp[gi] != r.fills {
-				r.repStamp[gi], r.repVer[gi] = r.fills, -1
-				r.rep[gi] = r.nextRep(g, g.nextLive(g.cursor), m)
-			} else if mi := r.rep[gi]; mi < len(g.Members) && g.Members[mi].placed {
-				r.repVer[gi] = -1
-				r.rep[gi] = r.nextRep(g, g.nextLive(mi+1), m)
-			}
-			mi := r.rep[gi]
-			if mi >= len(g.Members) {
-				keepG = append(keepG, gi)
-				continue
-			}
-			nd := r.ndc[gi]
-			if r.ndStamp[gi] != r.fills {
-				nd = r.groupND(gi, g.Members[mi].Inputs, m)
-			}
-			if nd == nil {
-				continue
-			}
-			a, ok := r.align(nd)
-			if !ok {
-				continue
-			}
-			keepG = append(keepG, gi)
-			remote := r.ndRemote[gi]
-			if remote && r.stale(g.Members[mi].Inputs, m, r.repVer[gi]) {
-				// Members whose remote reads no longer fit are dead for the
-				// round: free capacity elsewhere only shrinks.
-				for mi < len(g.Members) && !r.remoteFits(g.Members[mi].Inputs, m) {
-					g.Members[mi].deadAt = g.round
-					g.removeLive(mi)
-					mi = r.nextRep(g, g.nextLive(mi+1), m)
-				}
-				r.rep[gi], r.repVer[gi] = mi, r.remoteVer
-				if mi >= len(g.Members) {
-					continue
-				}
-			}
-			r.offer(gi, mi, a, remote)
-		}
-		alive = keepG
-		if len(r.touched) == 0 {
-			return out
-		}
-		k := int(math.Ceil((1-r.cfg.Fairness)*float64(r.npend) - ceilTol))
-		if k < 1 {
-			k = 1
-		}
-		// Eligible: the first k jobs, in share order, that hold a candidate.
-		r.jl = r.jl[:0]
-		if k >= len(r.touched) {
-			r.jl = append(r.jl, r.touched...)
-		} else {
-			for _, j := range r.order {
-				if r.bestAt[j] == r.picks && r.best[j].ok {
-					r.jl = append(r.jl, j)
-					if len(r.jl) == k {
-						break
-					}
-				}
-			}
-		}
-		var pick cand
-		for _, j := range r.jl {
-			if r.bestP[j].better(pick) {
-				pick = r.bestP[j]
-			}
-		}
-		if !pick.ok {
-			for _, j := range r.jl {
-				if r.best[j].better(pick) {
-					pick = r.best[j]
-				}
-			}
-		}
-		pj := r.gs[pick.g].Job
-		rank := 0
-		for _, j := range r.touched {
-			if r.shareLess(j, pj) {
-				rank++
-			}
-		}
-		out = append(out, r.apply(pick, m, r.sh[pj], rank))
-		if pick.remote {
-			r.remoteVer++
-			for _, n := range out[len(out)-1].RemoteUse {
-				r.chg[n.Machine] = r.remoteVer
-			}
-		}
-		r.reorder(pj)
-	}
 }
 
 // byDemand returns the group indices sorted by demand of resource k (ties

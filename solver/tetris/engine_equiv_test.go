@@ -21,21 +21,43 @@ type equivInstance struct {
 }
 
 func randEquivInstance(rng *rand.Rand) equivInstance {
+	return randEquivSized(rng, equivSize{machines: 8, groups: 12, jobs: 5, members: 6, scale: 1, freeLo: 0.2, freeSpan: 0.8})
+}
+
+// equivSize bounds a random instance: up to so many machines, groups, jobs
+// and members per group; capacities are scaled by scale and machines start
+// with a fraction freeLo + freeSpan·U(0,1) of each resource free. shapes >
+// 0 draws machine capacities from that many shapes (so machines share
+// capacity vectors, as in real clusters).
+type equivSize struct {
+	machines, groups, jobs, members, shapes int
+	scale, freeLo, freeSpan                 float64
+}
+
+func randEquivSized(rng *rand.Rand, sz equivSize) equivInstance {
 	const d = 5
-	nm := 1 + rng.IntN(8)
-	ng := 1 + rng.IntN(12)
-	nj := 1 + rng.IntN(5)
+	nm := 1 + rng.IntN(sz.machines)
+	ng := 1 + rng.IntN(sz.groups)
+	nj := 1 + rng.IntN(sz.jobs)
 	var in equivInstance
 	in.ms = make([]Machine, nm)
 	total := make([]float64, d)
+	var shapes [][]float64
+	for range sz.shapes {
+		shapes = append(shapes, []float64{(4 + float64(rng.IntN(8))) * sz.scale, (8 + float64(rng.IntN(16))) * sz.scale, 4 * sz.scale, 4 * sz.scale, 4 * sz.scale})
+	}
 	for i := range in.ms {
-		c := []float64{4 + float64(rng.IntN(8)), 8 + float64(rng.IntN(16)), 4, 4, 4}
+		c := []float64{(4 + float64(rng.IntN(8))) * sz.scale, (8 + float64(rng.IntN(16))) * sz.scale, 4 * sz.scale, 4 * sz.scale, 4 * sz.scale}
+		if len(shapes) > 0 {
+			c = shapes[rng.IntN(len(shapes))]
+		}
 		if rng.IntN(6) == 0 {
+			c = append([]float64(nil), c...)
 			c[1] = 0 // a machine lacking a resource
 		}
 		f := make([]float64, d)
 		for k := range c {
-			f[k] = math.Round(c[k]*(0.2+0.8*rng.Float64())*4) / 4
+			f[k] = math.Round(c[k]*(sz.freeLo+sz.freeSpan*rng.Float64())*4) / 4
 			total[k] += c[k]
 		}
 		in.ms[i] = Machine{Cap: c, Free: f}
@@ -52,7 +74,7 @@ func randEquivInstance(rng *rand.Rand) equivInstance {
 	for gi := range in.gs {
 		g := &Group{Job: rng.IntN(nj), Promoted: rng.IntN(4) == 0,
 			Demand: []float64{float64(1 + rng.IntN(3)), float64(rng.IntN(6)), float64(rng.IntN(2)) / 2, 0, float64(rng.IntN(2)) / 4}}
-		n := 1 + rng.IntN(6)
+		n := 1 + rng.IntN(sz.members)
 		if rng.IntN(4) == 0 {
 			g.Count = n // anonymous
 		} else {
@@ -118,10 +140,36 @@ func (in equivInstance) clone() equivInstance {
 // scores, shares and ranks, and leaves the same state, over several rounds
 // per instance (state carried across rounds as the simulator does).
 func TestRoundMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	placed, remote := 0, 0
-	for it := 0; it < 600; it++ {
-		a := randEquivInstance(rng)
+	placed, remote := matchReference(t, rand.New(rand.NewPCG(7, 7)), 600, randEquivInstance)
+	if placed < 2000 || remote < 300 {
+		t.Fatalf("only %d placements (%d remote) over all instances: the test exercises too little", placed, remote)
+	}
+	t.Logf("%d placements, %d remote", placed, remote)
+}
+
+// The same on instances large enough for fills with many live candidates
+// (recheck's walk of the sorted lists rather than its one-by-one test),
+// many jobs (the fairness cut and parked heap nodes), machines sharing
+// capacity vectors (the per-class demand cache) and idle machines (many
+// placements per fill).
+func TestRoundMatchesReferenceLarge(t *testing.T) {
+	gen := func(rng *rand.Rand) equivInstance {
+		return randEquivSized(rng, equivSize{machines: 12, groups: 120, jobs: 40, members: 12, shapes: 1 + rng.IntN(3), scale: 6, freeLo: 0.7, freeSpan: 0.3})
+	}
+	placed, remote := matchReference(t, rand.New(rand.NewPCG(8, 8)), 200, gen)
+	if placed < 20000 || remote < 3000 {
+		t.Fatalf("only %d placements (%d remote) over all instances: the test exercises too little", placed, remote)
+	}
+	t.Logf("%d placements, %d remote", placed, remote)
+}
+
+// matchReference runs Round and the reference round on n instances from
+// gen, two rounds each, and fails on the first difference. It returns the
+// placements made and how many read remotely.
+func matchReference(t *testing.T, rng *rand.Rand, n int, gen func(*rand.Rand) equivInstance) (placed, remote int) {
+	t.Helper()
+	for it := 0; it < n; it++ {
+		a := gen(rng)
 		b := a.clone()
 		for rd := 0; rd < 2; rd++ {
 			got, err := Round(context.Background(), a.ms, a.order, a.gs, a.js, a.cfg)
@@ -166,8 +214,5 @@ func TestRoundMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	if placed < 2000 || remote < 300 {
-		t.Fatalf("only %d placements (%d remote) over all instances: the test exercises too little", placed, remote)
-	}
-	t.Logf("%d placements, %d remote", placed, remote)
+	return placed, remote
 }

@@ -1,0 +1,156 @@
+package tetris
+
+import (
+	"math"
+	"sort"
+)
+
+// What a round keeps across the fills of its machines.
+//
+// A group's members without input on the machine being filled read all
+// their input remotely, so their demand there does not depend on the
+// machine: the group's Demand plus, on network in, the input rates added in
+// the member's input order (LocalDemand). Members with the same sequence of
+// rates as member 0 (every member, when the caller groups by input rates
+// in order, and trivially with one input) share it bit for bit; this is the
+// group's remote demand. Normalised by a machine's capacity it is the same
+// on every machine with the same capacity vector, so it is computed once per
+// capacity class, and ordered by it the groups are ordered by normalised
+// demand on every machine (division by a positive capacity is monotone).
+
+// maxCapClasses bounds the distinct capacity vectors a round tells apart;
+// machines beyond it get no class and their demands are computed per fill
+// (a speed limit only: results are the same).
+const maxCapClasses = 16
+
+// gcache is a group's state kept across the fills of one round.
+type gcache struct {
+	// dem is the remote demand (nil until needed); remote reports that
+	// member 0 reads input.
+	dem    []float64
+	remote bool
+	// nd is dem normalised for capacity class cls-1 (cls 0: none yet);
+	// absent: machines of that class lack a resource the group needs.
+	nd     []float64
+	cls    int
+	absent bool
+	// repMi is the last representative whose remote reads fitted, at
+	// remoteVer repVer (-1: none); the check holds on every machine
+	// without its input until one of its input machines changes.
+	repMi, repVer int
+}
+
+// capClasses numbers the distinct capacity vectors of the machines (bit
+// for bit), -1 past maxCapClasses.
+func capClasses(ms []Machine) []int {
+	cls := make([]int, len(ms))
+	var reps []int
+	for m := range ms {
+		cls[m] = -1
+		for c, x := range reps {
+			if sameBits(ms[x].Cap, ms[m].Cap) {
+				cls[m] = c
+				break
+			}
+		}
+		if cls[m] < 0 && len(reps) < maxCapClasses {
+			cls[m] = len(reps)
+			reps = append(reps, m)
+		}
+	}
+	return cls
+}
+
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameRates reports whether two members' inputs have the same rates in the
+// same order, bit for bit (then their remote demands are identical).
+func sameRates(a, b []Input) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if math.Float64bits(a[i].Rate) != math.Float64bits(b[i].Rate) {
+			return false
+		}
+	}
+	return true
+}
+
+// remoteDem is group gi's remote demand, computed on first use.
+func (r *round) remoteDem(gi int) []float64 {
+	c := &r.gc[gi]
+	if c.dem == nil {
+		g := r.gs[gi]
+		c.dem = make([]float64, r.d)
+		var inputs []Input
+		if len(g.Members) > 0 {
+			inputs = g.Members[0].Inputs
+		}
+		// m = -1: every input is remote.
+		c.remote = LocalDemand(g, inputs, -1, r.cfg.Roles, c.dem)
+	}
+	return c.dem
+}
+
+// groupDemand writes into nd the normalised demand on m of group gi's
+// member mi (-1: anonymous), which holds no input on m. canon reports that
+// it is the group's remote demand normalised (see byRemote).
+func (r *round) groupDemand(gi, mi, m int, nd []float64) (remote, absent, canon bool) {
+	g := r.gs[gi]
+	var inputs []Input
+	if mi >= 0 {
+		inputs = g.Members[mi].Inputs
+		if !sameRates(inputs, g.Members[0].Inputs) {
+			remote, absent = r.demandOn(g, inputs, m, nd)
+			return remote, absent, false
+		}
+	}
+	dem := r.remoteDem(gi)
+	c := &r.gc[gi]
+	cls := r.capCls[m]
+	if cls < 0 {
+		return c.remote, r.normalise(dem, m, nd), true
+	}
+	if c.cls != cls+1 {
+		if c.nd == nil {
+			c.nd = make([]float64, r.d)
+		}
+		c.absent, c.cls = r.normalise(dem, m, c.nd), cls+1
+	}
+	copy(nd, c.nd)
+	return c.remote, c.absent, true
+}
+
+// byRemoteOf lists the groups with pending tasks by remote demand of
+// resource k, largest first (ties by index), built once per round.
+func (r *round) byRemoteOf(k int) []int32 {
+	if r.byRemote == nil {
+		r.byRemote = make([][]int32, r.d)
+	}
+	if r.byRemote[k] == nil {
+		idx := make([]int32, 0, len(r.gs))
+		for gi, g := range r.gs {
+			if g.Count > 0 {
+				r.remoteDem(gi)
+				idx = append(idx, int32(gi))
+			}
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return r.gc[idx[a]].dem[k] > r.gc[idx[b]].dem[k] })
+		r.byRemote[k] = idx
+	}
+	return r.byRemote[k]
+}

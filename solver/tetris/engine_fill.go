@@ -1,0 +1,607 @@
+package tetris
+
+import (
+	"math"
+	"sort"
+
+	"github.com/xflex/xflex/vecpack"
+)
+
+// The fill of one machine: place tasks on m until none fits.
+//
+// At its start every candidate of m is evaluated once: each member with
+// input on m (its demand there is its own) and each group, represented by
+// its first pending member that is not dead and holds no input on m (every
+// such member has the group's demand on m). A candidate that does not fit,
+// or whose remote reads do not fit, is dropped for the fill: free capacity
+// only shrinks while m is filled (and, at other machines, during the whole
+// round). The candidates that fit are kept with their job counted as
+// holding one, and their scores go into two max-heaps (promoted stages and
+// the others).
+//
+// After a placement every live candidate's fit is rechecked against m's new
+// free vector (a few comparisons each) and its remote reads only when one of
+// its input machines lost capacity since the last check; the per-job counts
+// of live candidates give the jobs holding a candidate exactly, which the
+// fairness cut and the rank need. Scores are not recomputed: each node in a
+// heap keeps the score of its last evaluation, an upper bound of the
+// current one (placing demand p lowers every alignment a = nd·nf by nd·p ≥
+// 0, and floating-point products and sums are monotone, so the directly
+// computed dot product also never rises). The pick pops the heap top,
+// re-evaluates it exactly when its snapshot is older than the last
+// placement, and stops at the first current top: that is the best
+// candidate, with the same score, bit for bit, as a full rescan computes.
+// Candidates of jobs outside the fairness cut met at the top are parked
+// until their job is eligible again.
+//
+// When a normalised demand is negative or NaN (both problems' schemas rule
+// this out) the upper bounds do not hold; every pick then re-evaluates all
+// candidates (r.mono false).
+
+// fent is a candidate of the fill of one machine: a member with input on
+// the machine (local), or a group standing for its pending members without
+// input there (mi is then its representative, -1 for an anonymous group).
+type fent struct {
+	gi, mi, job int
+	off         int // normalised demand on the machine: fillState.nd[off : off+d]
+	// ver is remoteVer when its remote reads last fitted (-1: unchecked);
+	// they need no recheck while none of its input machines changed since.
+	ver    int
+	local  bool
+	remote bool
+	promo  bool
+	dead   bool
+	// sorted: a group entry whose demand is the group's remote demand, so
+	// it has its place in byRemote order (the others are in rest).
+	sorted bool
+}
+
+// fillState is the scratch of one fill, reused across fills.
+type fillState struct {
+	ents []fent
+	nd   []float64
+	// live lists the entries, dead ones removed by scans; nlive counts
+	// those not dead. rest lists the entries not sorted.
+	live  []int
+	rest  []int
+	nlive int
+	// ptr[k] is the position in byRemote[k] before which every sorted
+	// entry is dead (pointer mode of recheck).
+	ptr []int
+	// entOf[gi] is group gi's entry in the fill when entAt[gi] is the
+	// fill's number.
+	entOf, entAt []int
+	// byIn[x] lists entries whose current member reads from machine x
+	// (maybe no longer: a recheck then finds nothing changed); inUsed
+	// lists the machines with a non-empty list.
+	byIn   [][]int
+	inUsed []int
+	hp, hn nheap // promoted entries, the others
+	// cnt is the number of live entries per job; ntouched the number of
+	// jobs with cnt > 0 (the jobs holding a candidate).
+	cnt      []int
+	ntouched int
+	step     int // placements made in this fill
+	// elig[j] is the pick (r.picks) at which job j was found among the
+	// first k jobs holding a candidate, when the fairness cut applies.
+	elig []int
+	// parked holds, per job, nodes popped while the job was outside the
+	// cut; parkedJobs lists the jobs with parked nodes.
+	parked     [][]hnode
+	parkedJobs []int
+}
+
+func (fs *fillState) init(nj, ng, nm, d int) {
+	fs.cnt = make([]int, nj)
+	fs.elig = make([]int, nj)
+	fs.parked = make([][]hnode, nj)
+	fs.entOf, fs.entAt = make([]int, ng), make([]int, ng)
+	fs.byIn = make([][]int, nm)
+	fs.ptr = make([]int, d)
+}
+
+// scanMax is the number of live entries up to which recheck tests each
+// one's fit instead of walking the resources' sorted lists (a speed choice
+// only: both find the same entries).
+const scanMax = 24
+
+// fill places tasks on machine m until none fits (see above).
+func (r *round) fill(m int, out []Placement) []Placement {
+	r.fills++
+	fs := &r.fs
+	fs.ents, fs.nd, fs.live, fs.rest = fs.ents[:0], fs.nd[:0], fs.live[:0], fs.rest[:0]
+	fs.hp, fs.hn = fs.hp[:0], fs.hn[:0]
+	fs.step, fs.nlive = 0, 0
+	for k := range fs.ptr {
+		fs.ptr[k] = 0
+	}
+	r.prepMachine(m)
+	// Pre-filter: a group fits m only if its base demand (placement only
+	// adds input bandwidth to it) fits m's free amount of the scarcest
+	// checked resource; byDemand lists groups by that demand, so the
+	// candidates are a prefix found by binary search.
+	alive := r.alive[:0]
+	free := r.ms[m].Free
+	scarce, frac := -1, math.Inf(1)
+	for k := 0; k < r.d; k++ {
+		if r.mask[k] && r.ms[m].Cap[k] > 0 {
+			if f := free[k] / r.ms[m].Cap[k]; f < frac {
+				scarce, frac = k, f
+			}
+		}
+	}
+	lim := math.Inf(1)
+	if scarce >= 0 {
+		byD := r.byDemand(scarce)
+		lim = free[scarce] + vecpack.FitTol*math.Max(1, math.Abs(free[scarce]))
+		n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
+		for _, gi := range byD[:n] {
+			if r.gs[gi].Count > 0 {
+				alive = append(alive, gi)
+			}
+		}
+	} else {
+		for gi, g := range r.gs {
+			if g.Count > 0 {
+				alive = append(alive, gi)
+			}
+		}
+	}
+	for _, gm := range r.local[m] {
+		g := r.gs[gm[0]]
+		if !g.Members[gm[1]].placed && (scarce < 0 || g.Demand[scarce] <= lim) {
+			r.addLocal(gm[0], gm[1], m)
+		}
+	}
+	for _, gi := range alive {
+		if g := r.gs[gi]; g.ByMachine != nil {
+			for _, mi := range g.ByMachine[m] {
+				if !g.Members[mi].placed {
+					r.addLocal(gi, int(mi), m)
+				}
+			}
+		}
+	}
+	for _, gi := range alive {
+		r.addGroup(gi, m)
+	}
+	r.alive = alive[:0]
+	fs.hp.heapify()
+	fs.hn.heapify()
+	for fs.ntouched > 0 {
+		r.picks++
+		k := int(math.Ceil((1-r.cfg.Fairness)*float64(r.npend) - ceilTol))
+		if k < 1 {
+			k = 1
+		}
+		// Eligible: the first k jobs, in share order, that hold a candidate.
+		cut := k < fs.ntouched
+		if cut {
+			n := 0
+			for _, j := range r.order {
+				if fs.cnt[j] > 0 {
+					fs.elig[j] = r.picks
+					if n++; n == k {
+						break
+					}
+				}
+			}
+		}
+		r.unpark(cut)
+		if !r.mono {
+			r.refreshAll()
+		}
+		t, ok := r.top(&fs.hp, cut)
+		if !ok {
+			t, ok = r.top(&fs.hn, cut)
+		}
+		if !ok {
+			// Some job holds a live candidate and k ≥ 1, so some eligible
+			// job does, and its entries are in a heap (parked ones were
+			// restored above).
+			panic("tetris: no eligible candidate although a job holds one")
+		}
+		e := &fs.ents[t.e]
+		pj := e.job
+		rank := 0
+		for _, j := range r.order {
+			if fs.cnt[j] > 0 && r.shareLess(j, pj) {
+				rank++
+			}
+		}
+		c := cand{g: e.gi, mi: e.mi, align: t.a, score: t.sc, remote: e.remote, promoted: e.promo, ok: true}
+		out = append(out, r.apply(c, m, r.sh[pj], rank))
+		ru := out[len(out)-1].RemoteUse
+		if c.remote {
+			r.remoteVer++
+			for _, n := range ru {
+				r.chg[n.Machine] = r.remoteVer
+			}
+		}
+		r.reorder(pj)
+		r.advance(t.e, m)
+		fs.step++
+		r.prepMachine(m)
+		r.recheck(m, ru, t.e)
+	}
+	if fs.step > 0 {
+		// m lost capacity: remote-read checks of members reading from m,
+		// kept across fills (gcache.repVer), are stale.
+		r.remoteVer++
+		r.chg[m] = r.remoteVer
+	}
+	for _, j := range fs.parkedJobs {
+		fs.parked[j] = fs.parked[j][:0]
+	}
+	fs.parkedJobs = fs.parkedJobs[:0]
+	for _, x := range fs.inUsed {
+		fs.byIn[x] = fs.byIn[x][:0]
+	}
+	fs.inUsed = fs.inUsed[:0]
+	return out
+}
+
+// score is offer's score of a candidate of job j with alignment a:
+// a·(1−penalty if remote) − ε·p.
+func (r *round) score(j int, a float64, remote bool) float64 {
+	sc := a
+	if remote {
+		sc *= 1 - r.cfg.RemotePenalty
+	}
+	sc -= r.ew[j]
+	return sc
+}
+
+// dot is the alignment of a normalised demand known to fit (align without
+// the fit test, the same arithmetic).
+func (r *round) dot(nd []float64) (a float64) {
+	nf := r.nf[:len(nd)]
+	for k, x := range nd {
+		a += x * nf[k]
+	}
+	return a
+}
+
+// newEnt reserves the normalised demand of the next entry.
+func (fs *fillState) newEnt(d int) (off int, nd []float64) {
+	off = len(fs.nd)
+	for range d {
+		fs.nd = append(fs.nd, 0)
+	}
+	return off, fs.nd[off : off+d]
+}
+
+// add keeps entry e, evaluated at the fill's start with alignment a.
+func (r *round) add(e fent, a float64, m int) {
+	fs := &r.fs
+	ei := len(fs.ents)
+	fs.ents = append(fs.ents, e)
+	fs.live = append(fs.live, ei)
+	fs.nlive++
+	if !e.sorted {
+		fs.rest = append(fs.rest, ei)
+	}
+	if !e.local {
+		fs.entOf[e.gi], fs.entAt[e.gi] = ei, r.fills
+	}
+	if e.remote {
+		r.register(ei, m)
+	}
+	if fs.cnt[e.job] == 0 {
+		fs.ntouched++
+	}
+	fs.cnt[e.job]++
+	nd := hnode{sc: r.score(e.job, a, e.remote), a: a, gi: e.gi, mi: e.mi, e: ei}
+	if e.promo {
+		fs.hp = append(fs.hp, nd)
+	} else {
+		fs.hn = append(fs.hn, nd)
+	}
+}
+
+// addLocal evaluates member mi of group gi, which has input on m, at the
+// start of m's fill and keeps it if it fits.
+func (r *round) addLocal(gi, mi, m int) {
+	fs := &r.fs
+	g := r.gs[gi]
+	off, nd := fs.newEnt(r.d)
+	remote, absent := r.demandOn(g, g.Members[mi].Inputs, m, nd)
+	a, ok := 0.0, false
+	if !absent {
+		a, ok = r.align(nd)
+	}
+	e := fent{gi: gi, mi: mi, job: g.Job, off: off, ver: -1, local: true, remote: remote, promo: r.gPromo[gi]}
+	if !ok || (remote && !r.remoteOK(&e, m)) {
+		fs.nd = fs.nd[:off]
+		return
+	}
+	r.add(e, a, m)
+}
+
+// addGroup evaluates group gi at the start of m's fill through its
+// representative and keeps it if it fits.
+func (r *round) addGroup(gi, m int) {
+	fs := &r.fs
+	g := r.gs[gi]
+	if g.Count == 0 {
+		return
+	}
+	e := fent{gi: gi, mi: -1, job: g.Job, ver: -1, promo: r.gPromo[gi]}
+	if g.Members != nil {
+		e.mi = r.nextRep(g, g.nextLive(g.cursor), m)
+		if e.mi >= len(g.Members) {
+			return
+		}
+		if c := &r.gc[gi]; c.repMi == e.mi {
+			e.ver = c.repVer
+		}
+	}
+	off, nd := fs.newEnt(r.d)
+	remote, absent, canon := r.groupDemand(gi, e.mi, m, nd)
+	a, ok := 0.0, false
+	if !absent {
+		a, ok = r.align(nd)
+	}
+	e.off, e.remote, e.sorted = off, remote, canon
+	if !ok || (remote && !r.remoteOK(&e, m)) {
+		fs.nd = fs.nd[:off]
+		return
+	}
+	r.add(e, a, m)
+}
+
+// remoteOK reports whether entry e's remote reads fit, rechecking them only
+// when one of its input machines lost capacity since the last check. A
+// group's representative whose reads do not fit is dead for the round
+// (free capacity elsewhere only shrinks) and the next member takes its
+// place.
+func (r *round) remoteOK(e *fent, m int) bool {
+	g := r.gs[e.gi]
+	if e.local {
+		ins := g.Members[e.mi].Inputs
+		if !r.stale(ins, m, e.ver) {
+			return true
+		}
+		if !r.remoteFits(ins, m) {
+			return false
+		}
+		e.ver = r.remoteVer
+		return true
+	}
+	mi := e.mi
+	if !r.stale(g.Members[mi].Inputs, m, e.ver) {
+		return true
+	}
+	for mi < len(g.Members) && !r.remoteFits(g.Members[mi].Inputs, m) {
+		g.Members[mi].deadAt = g.round
+		g.removeLive(mi)
+		mi = r.nextRep(g, g.nextLive(mi+1), m)
+	}
+	e.mi, e.ver = mi, r.remoteVer
+	if mi >= len(g.Members) {
+		return false
+	}
+	r.gc[e.gi].repMi, r.gc[e.gi].repVer = mi, r.remoteVer
+	return true
+}
+
+// register lists entry ei under the machines its current member reads
+// from remotely.
+func (r *round) register(ei, m int) {
+	fs := &r.fs
+	e := &fs.ents[ei]
+	for _, in := range r.gs[e.gi].Members[e.mi].Inputs {
+		if x := in.Machine; x != m {
+			if len(fs.byIn[x]) == 0 {
+				fs.inUsed = append(fs.inUsed, x)
+			}
+			fs.byIn[x] = append(fs.byIn[x], ei)
+		}
+	}
+}
+
+// kill drops entry e for the rest of the fill.
+func (fs *fillState) kill(e *fent) {
+	e.dead = true
+	fs.nlive--
+	fs.cnt[e.job]--
+	if fs.cnt[e.job] == 0 {
+		fs.ntouched--
+	}
+}
+
+// advance updates the entry just placed: a local member is gone, an
+// anonymous group loses one task, a group's representative moves to the
+// next pending member without input on m (its remote reads are checked by
+// recheck, after the fit test, as the reference round orders them).
+func (r *round) advance(ei, m int) {
+	fs := &r.fs
+	e := &fs.ents[ei]
+	g := r.gs[e.gi]
+	switch {
+	case e.local:
+		fs.kill(e)
+	case g.Members == nil:
+		if g.Count == 0 {
+			fs.kill(e)
+		}
+	default:
+		e.mi, e.ver = r.nextRep(g, g.nextLive(e.mi+1), m), -1
+		if e.mi >= len(g.Members) {
+			fs.kill(e)
+			return
+		}
+	}
+}
+
+// recheck drops, after a placement on m of entry placed that read ru
+// remotely, the live entries that no longer fit m (against the thresholds
+// prepMachine just computed), and then those of the rest whose remote reads
+// no longer fit: the entry placed when it has a new representative, and
+// the entries reading from a machine in ru (no other remote check can have
+// changed). The fit test comes first because the reference round checks
+// remote reads only of candidates that fit, and which members it marks dead
+// decides whose inputs later fills take a group's demand from.
+//
+// With few live entries each is tested for fit; otherwise, per checked
+// resource, the sorted entries are walked in byRemote order from where the
+// last walk stopped down to the first live one that still fits (every later
+// one fits too), and only the rest are tested one by one.
+func (r *round) recheck(m int, ru []Input, placed int) {
+	fs := &r.fs
+	if fs.nlive <= scanMax {
+		fs.live = r.scanFit(fs.live)
+	} else {
+		mc := r.ms[m]
+		for k := 0; k < r.d; k++ {
+			if !r.mask[k] || mc.Cap[k] <= 0 {
+				continue
+			}
+			srt, t, p := r.byRemoteOf(k), r.thr[k], fs.ptr[k]
+			for ; p < len(srt); p++ {
+				gi := srt[p]
+				if fs.entAt[gi] != r.fills {
+					continue
+				}
+				e := &fs.ents[fs.entOf[gi]]
+				if e.dead || !e.sorted {
+					continue
+				}
+				if fs.nd[e.off+k] <= t {
+					break
+				}
+				fs.kill(e)
+			}
+			fs.ptr[k] = p
+		}
+		fs.rest = r.scanFit(fs.rest)
+	}
+	if e := &fs.ents[placed]; !e.dead && e.remote && e.ver < 0 {
+		if !r.remoteOK(e, m) {
+			fs.kill(e)
+		} else {
+			r.register(placed, m)
+		}
+	}
+	for _, n := range ru {
+		// Registrations made during the loop are for members just
+		// checked.
+		for _, ei := range fs.byIn[n.Machine] {
+			e := &fs.ents[ei]
+			if e.dead {
+				continue
+			}
+			if mi := e.mi; !r.remoteOK(e, m) {
+				fs.kill(e)
+			} else if e.mi != mi {
+				r.register(ei, m)
+			}
+		}
+	}
+}
+
+// scanFit drops the listed entries that are dead or no longer fit m and
+// returns the list of the others (in place).
+func (r *round) scanFit(list []int) []int {
+	fs := &r.fs
+	d := r.d
+	thr := r.thr[:d]
+	keep := list[:0]
+	for _, ei := range list {
+		e := &fs.ents[ei]
+		if e.dead {
+			continue
+		}
+		nd := fs.nd[e.off : e.off+d]
+		fits := true
+		for k, x := range nd {
+			if x > thr[k] {
+				fits = false
+				break
+			}
+		}
+		// A local member listed twice (a caller's ByMachine may repeat
+		// one) is gone once either entry is placed.
+		if !fits || (e.local && r.gs[e.gi].Members[e.mi].placed) {
+			fs.kill(e)
+			continue
+		}
+		keep = append(keep, ei)
+	}
+	return keep
+}
+
+// top is the best node of h among eligible jobs (all jobs holding a
+// candidate when cut is false): dead entries are dropped, entries of jobs
+// outside the cut parked, and stale snapshots re-evaluated until the top is
+// current.
+func (r *round) top(h *nheap, cut bool) (hnode, bool) {
+	fs := &r.fs
+	for len(*h) > 0 {
+		t := &(*h)[0]
+		e := &fs.ents[t.e]
+		if e.dead {
+			h.pop()
+			continue
+		}
+		if cut && fs.elig[e.job] != r.picks {
+			if len(fs.parked[e.job]) == 0 {
+				fs.parkedJobs = append(fs.parkedJobs, e.job)
+			}
+			fs.parked[e.job] = append(fs.parked[e.job], h.pop())
+			continue
+		}
+		if t.at != fs.step || t.mi != e.mi {
+			t.a = r.dot(fs.nd[e.off : e.off+r.d])
+			t.sc, t.mi, t.at = r.score(e.job, t.a, e.remote), e.mi, fs.step
+			h.down(0)
+			continue
+		}
+		return *t, true
+	}
+	return hnode{}, false
+}
+
+// unpark returns the parked nodes of jobs now eligible to their heaps.
+func (r *round) unpark(cut bool) {
+	fs := &r.fs
+	if len(fs.parkedJobs) == 0 {
+		return
+	}
+	keep := fs.parkedJobs[:0]
+	for _, j := range fs.parkedJobs {
+		if cut && fs.elig[j] != r.picks {
+			keep = append(keep, j)
+			continue
+		}
+		for _, t := range fs.parked[j] {
+			if fs.ents[t.e].dead {
+				continue
+			}
+			if fs.ents[t.e].promo {
+				fs.hp.push(t)
+			} else {
+				fs.hn.push(t)
+			}
+		}
+		fs.parked[j] = fs.parked[j][:0]
+	}
+	fs.parkedJobs = keep
+}
+
+// refreshAll re-evaluates every node (when scores may rise, r.mono false).
+func (r *round) refreshAll() {
+	fs := &r.fs
+	for _, h := range []nheap{fs.hp, fs.hn} {
+		for i := range h {
+			t := &h[i]
+			e := &fs.ents[t.e]
+			if e.dead {
+				continue
+			}
+			t.a = r.dot(fs.nd[e.off : e.off+r.d])
+			t.sc, t.mi, t.at = r.score(e.job, t.a, e.remote), e.mi, fs.step
+		}
+		h.heapify()
+	}
+}

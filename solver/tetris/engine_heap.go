@@ -1,0 +1,84 @@
+package tetris
+
+// hnode is a candidate's place in a fill's max-heap: a snapshot of entry
+// e's score and alignment, taken after step placements of the fill, and of
+// its member (a group's representative may move on). Scores only fall
+// during a fill and a representative only moves to a later member, so a
+// snapshot ranks its entry at least as high as a fresh evaluation would:
+// a node at the top whose snapshot is current is the best entry in the
+// heap.
+type hnode struct {
+	sc, a  float64
+	gi, mi int
+	e      int // index into fillState.ents
+	at     int // fillState.step when taken
+}
+
+// before is the pick order: higher score, then lower group, then lower
+// member (cand.better on snapshots).
+func (x *hnode) before(y *hnode) bool {
+	if x.sc != y.sc {
+		return x.sc > y.sc
+	}
+	if x.gi != y.gi {
+		return x.gi < y.gi
+	}
+	return x.mi < y.mi
+}
+
+// nheap is a binary max-heap of hnodes in pick order.
+type nheap []hnode
+
+func (h nheap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(&h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (h nheap) down(i int) {
+	n := len(h)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && h[c+1].before(&h[c]) {
+			c++
+		}
+		if !h[c].before(&h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// heapify restores the heap order over arbitrary contents.
+func (h nheap) heapify() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *nheap) push(x hnode) {
+	*h = append(*h, x)
+	h.up(len(*h) - 1)
+}
+
+// pop removes and returns the top node.
+func (h *nheap) pop() hnode {
+	s := *h
+	t := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	*h = s[:n]
+	if n > 0 {
+		h.down(0)
+	}
+	return t
+}
