@@ -49,7 +49,7 @@ func TestBackendsAgree(t *testing.T) {
 			in, _, a, _ := exactAlloc(t, req, PolicyMMF, crit, 1, be)
 			u := sortedShares(in, crit, a)
 			_, _, _, eff := exactAlloc(t, req, PolicyEfficiency, CriterionTasks, 1, be)
-			_, _, _, pf := exactAlloc(t, req, PolicyPF, CriterionTasks, 1, be)
+			_, _, _, pf := exactAlloc(t, req, PolicyPF+"/"+PFInnerLP, CriterionTasks, 1, be)
 			pfObj := pf.objective
 			if ref == nil {
 				ref, refPF, refEff = u, pfObj, eff.objective

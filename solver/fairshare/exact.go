@@ -340,6 +340,7 @@ type exactResult struct {
 	objective float64
 	bound     float64
 	lps       int
+	steps     int // interior-point steps
 	levels    int
 	backend   string
 	timeout   bool

@@ -78,6 +78,8 @@ func exactAlloc(t *testing.T, req *Request, policy, crit string, alpha float64, 
 	case PolicyMMF:
 		er, err = solveMMF(context.Background(), m, backend)
 	case PolicyPF:
+		er, err = solvePF(context.Background(), m, alpha, "", backend)
+	case PolicyPF + "/" + PFInnerLP:
 		er, err = solvePFInner(context.Background(), m, alpha, backend)
 	default:
 		er, err = solveEfficiency(context.Background(), m, backend)

@@ -108,16 +108,34 @@ func (m *model) lagrangeBound(alpha float64, sol *lp.Solution, b *lpb, osc float
 		return math.Inf(1)
 	}
 	p := make([]float64, len(in.groups)*R)
-	D := 0.0
 	for _, c := range b.capRows {
-		y := math.Abs(sol.RowDuals[c.row]) / osc
-		p[c.g*R+c.r] = y
-		D += y * c.C
+		p[c.g*R+c.r] = math.Abs(sol.RowDuals[c.row]) / osc
 	}
 	q := make([]float64, len(in.fws))
 	for n, row := range b.taskRow {
 		if row >= 0 {
 			q[n] = math.Abs(sol.RowDuals[row]) / osc
+		}
+	}
+	return m.dualBound(alpha, p, q)
+}
+
+// dualBound is D(p, q) for capacity prices p (indexed g·R + r) and cap
+// prices q (per framework), all ≥ 0; +Inf when some live framework's
+// cheapest column costs nothing (the bound is then vacuous).
+func (m *model) dualBound(alpha float64, p, q []float64) float64 {
+	in := m.in
+	R := len(in.resources)
+	D := 0.0
+	for g := range in.groups {
+		for r := 0; r < R; r++ {
+			if y := p[g*R+r]; y != 0 {
+				D += y * float64(in.groups[g].count) * in.groups[g].cap[r]
+			}
+		}
+	}
+	for n := range in.fws {
+		if q[n] != 0 {
 			D += q[n] * in.fws[n].cap
 		}
 	}

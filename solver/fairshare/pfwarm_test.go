@@ -22,7 +22,7 @@ func TestPFWarmMatchesCold(t *testing.T) {
 		req := randomInstance(rng, trial%2 == 0, false)
 		var ref *exactResult
 		for _, be := range backends {
-			_, m, _, er := exactAlloc(t, req, PolicyPF, CriterionTasks, alpha, be)
+			_, m, _, er := exactAlloc(t, req, PolicyPF+"/"+PFInnerLP, CriterionTasks, alpha, be)
 			phiSum := 0.0
 			for n := range m.in.fws {
 				if !m.inert[n] {

@@ -14,6 +14,7 @@ type Request struct {
 	TieBreak   string          `json:"tie_break,omitempty"`
 	Compare    bool            `json:"compare,omitempty"`
 	LPBackend  string          `json:"lp_backend,omitempty"`
+	PFMethod   string          `json:"pf_method,omitempty"`
 	Seed       *int64          `json:"seed,omitempty"`
 	BudgetMS   *int64          `json:"budget_ms,omitempty"`
 }
@@ -36,6 +37,13 @@ type FrameworkSpec struct {
 	MaxTasks *float64           `json:"max_tasks,omitempty"`
 	Utility  map[string]float64 `json:"utility,omitempty"`
 }
+
+// PF methods: the interior-point method on the convex program (default)
+// and the inner approximation by LP (the independent second method).
+const (
+	PFInterior = "interior"
+	PFInnerLP  = "inner_lp"
+)
 
 // Policy names.
 const (
