@@ -286,6 +286,14 @@ type round struct {
 	// byRemote[k] lists the groups by remote demand of resource k,
 	// largest first (see recheck).
 	byRemote [][]int32
+	// demSlab and inSlab are carved into the placements' Demand and
+	// RemoteUse slices.
+	demSlab []float64
+	inSlab  []Input
+	// ambig: two jobs' shares differ by at most ShareTieTol without being
+	// equal, so shareLess may not be transitive and order may not rank
+	// jobs as shareLess does (see fill's rank).
+	ambig bool
 	// mono: every normalised demand computed so far is non-negative (and
 	// not NaN), so the machine being filled only loses free capacity and
 	// every score only falls during a fill (see engine_fill.go).
@@ -367,6 +375,18 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		}
 	}
 	sort.Slice(r.order, func(a, b int) bool { return r.shareLess(r.order[a], r.order[b]) })
+	// The closest distinct shares are adjacent once sorted by value (order
+	// itself is sorted by value only when shareLess is a strict order).
+	shs := make([]float64, len(r.order))
+	for i, j := range r.order {
+		shs[i] = r.sh[j]
+	}
+	sort.Float64s(shs)
+	for i := 1; i < len(shs); i++ {
+		if shs[i] != shs[i-1] && math.Abs(shs[i]-shs[i-1]) <= ShareTieTol {
+			r.ambig = true
+		}
+	}
 	return r
 }
 
@@ -597,14 +617,36 @@ func (r *round) reorder(j int) {
 	}
 	if r.pend[j] == 0 {
 		r.order = append(r.order[:pos], r.order[pos+1:]...)
+		r.checkAmbig(pos - 1)
 		return
 	}
 	r.sh[j] = r.share(j)
+	old := pos
 	for pos+1 < len(r.order) && r.shareLess(r.order[pos+1], j) {
 		r.order[pos] = r.order[pos+1]
 		pos++
 	}
 	r.order[pos] = j
+	if pos > old {
+		r.checkAmbig(old - 1)
+	}
+	r.checkAmbig(pos - 1)
+	r.checkAmbig(pos)
+}
+
+// checkAmbig sets ambig when the jobs at positions i and i+1 of order have
+// shares within ShareTieTol that are not equal. While no pair is ambiguous
+// shareLess is the strict order by (share, index), order is sorted by it,
+// and the closest distinct shares are adjacent in order, so after a move
+// the new neighbours are the only pairs to check.
+func (r *round) checkAmbig(i int) {
+	if i < 0 || i+1 >= len(r.order) {
+		return
+	}
+	a, b := r.sh[r.order[i]], r.sh[r.order[i+1]]
+	if a != b && math.Abs(a-b) <= ShareTieTol {
+		r.ambig = true
+	}
 }
 
 func hasInput(ins []Input, m int) bool {
@@ -616,6 +658,10 @@ func hasInput(ins []Input, m int) bool {
 	return false
 }
 
+// slabPlacements is how many placements' demand vectors (and remote
+// reads) apply carves from one allocation.
+const slabPlacements = 256
+
 // apply commits candidate c on machine m.
 func (r *round) apply(c cand, m int, share float64, rank int) Placement {
 	g := r.gs[c.g]
@@ -625,7 +671,11 @@ func (r *round) apply(c cand, m int, share float64, rank int) Placement {
 		g.removeLive(c.mi)
 		inputs = g.Members[c.mi].Inputs
 	}
-	dem := make([]float64, r.d)
+	if len(r.demSlab) < r.d {
+		r.demSlab = make([]float64, r.d*slabPlacements)
+	}
+	dem := r.demSlab[:r.d:r.d]
+	r.demSlab = r.demSlab[r.d:]
 	LocalDemand(g, inputs, m, r.cfg.Roles, dem)
 	job := &r.js[g.Job]
 	for k, x := range dem {
@@ -634,7 +684,15 @@ func (r *round) apply(c cand, m int, share float64, rank int) Placement {
 	}
 	var ru []Input
 	if c.remote {
-		ru = append(ru, RemoteNeeds(inputs, m, nil)...)
+		r.need = RemoteNeeds(inputs, m, r.need)
+		if len(r.inSlab) < len(r.need) {
+			r.inSlab = make([]Input, max(len(r.need), slabPlacements))
+		}
+		if n := len(r.need); n > 0 {
+			ru = r.inSlab[:n:n]
+			r.inSlab = r.inSlab[n:]
+			copy(ru, r.need)
+		}
 		ro := r.cfg.Roles
 		for _, n := range ru {
 			f := r.ms[n.Machine].Free

@@ -43,6 +43,7 @@ import (
 // input there (mi is then its representative, -1 for an anonymous group).
 type fent struct {
 	gi, mi, job int
+	a           float64 // alignment at the last evaluation
 	off         int // normalised demand on the machine: fillState.nd[off : off+d]
 	// ver is remoteVer when its remote reads last fitted (-1: unchecked);
 	// they need no recheck while none of its input machines changed since.
@@ -83,8 +84,9 @@ type fillState struct {
 	ntouched int
 	step     int // placements made in this fill
 	// elig[j] is the pick (r.picks) at which job j was found among the
-	// first k jobs holding a candidate, when the fairness cut applies.
-	elig []int
+	// first k jobs holding a candidate, when the fairness cut applies, and
+	// tpos[j] its position among them.
+	elig, tpos []int
 	// parked holds, per job, nodes popped while the job was outside the
 	// cut; parkedJobs lists the jobs with parked nodes.
 	parked     [][]hnode
@@ -93,7 +95,7 @@ type fillState struct {
 
 func (fs *fillState) init(nj, ng, nm, d int) {
 	fs.cnt = make([]int, nj)
-	fs.elig = make([]int, nj)
+	fs.elig, fs.tpos = make([]int, nj), make([]int, nj)
 	fs.parked = make([][]hnode, nj)
 	fs.entOf, fs.entAt = make([]int, ng), make([]int, ng)
 	fs.byIn = make([][]int, nm)
@@ -180,7 +182,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			n := 0
 			for _, j := range r.order {
 				if fs.cnt[j] > 0 {
-					fs.elig[j] = r.picks
+					fs.elig[j], fs.tpos[j] = r.picks, n
 					if n++; n == k {
 						break
 					}
@@ -203,13 +205,8 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		}
 		e := &fs.ents[t.e]
 		pj := e.job
-		rank := 0
-		for _, j := range r.order {
-			if fs.cnt[j] > 0 && r.shareLess(j, pj) {
-				rank++
-			}
-		}
-		c := cand{g: e.gi, mi: e.mi, align: t.a, score: t.sc, remote: e.remote, promoted: e.promo, ok: true}
+		rank := r.rank(pj, cut)
+		c := cand{g: e.gi, mi: e.mi, align: e.a, score: t.sc, remote: e.remote, promoted: e.promo, ok: true}
 		out = append(out, r.apply(c, m, r.sh[pj], rank))
 		ru := out[len(out)-1].RemoteUse
 		if c.remote {
@@ -219,10 +216,10 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			}
 		}
 		r.reorder(pj)
-		r.advance(t.e, m)
+		r.advance(int(t.e), m)
 		fs.step++
 		r.prepMachine(m)
-		r.recheck(m, ru, t.e)
+		r.recheck(m, ru, int(t.e))
 	}
 	if fs.step > 0 {
 		// m lost capacity: remote-read checks of members reading from m,
@@ -239,6 +236,35 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	}
 	fs.inUsed = fs.inUsed[:0]
 	return out
+}
+
+// rank is the number of jobs holding a candidate that shareLess puts before
+// pj. While shares are unambiguous (r.ambig false) order ranks jobs as
+// shareLess does, so it is pj's position among them in order: recorded by
+// the cut walk (pj, picked, is among the first k), else counted up to pj.
+func (r *round) rank(pj int, cut bool) int {
+	fs := &r.fs
+	rank := 0
+	switch {
+	case r.ambig:
+		for _, j := range r.order {
+			if fs.cnt[j] > 0 && r.shareLess(j, pj) {
+				rank++
+			}
+		}
+	case cut:
+		rank = fs.tpos[pj]
+	default:
+		for _, j := range r.order {
+			if j == pj {
+				break
+			}
+			if fs.cnt[j] > 0 {
+				rank++
+			}
+		}
+	}
+	return rank
 }
 
 // score is offer's score of a candidate of job j with alignment a:
@@ -291,7 +317,8 @@ func (r *round) add(e fent, a float64, m int) {
 		fs.ntouched++
 	}
 	fs.cnt[e.job]++
-	nd := hnode{sc: r.score(e.job, a, e.remote), a: a, gi: e.gi, mi: e.mi, e: ei}
+	fs.ents[ei].a = a
+	nd := hnode{sc: r.score(e.job, a, e.remote), tie: tieKey(e.gi, e.mi), e: int32(ei)}
 	if e.promo {
 		fs.hp = append(fs.hp, nd)
 	} else {
@@ -551,9 +578,9 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 			fs.parked[e.job] = append(fs.parked[e.job], h.pop())
 			continue
 		}
-		if t.at != fs.step || t.mi != e.mi {
-			t.a = r.dot(fs.nd[e.off : e.off+r.d])
-			t.sc, t.mi, t.at = r.score(e.job, t.a, e.remote), e.mi, fs.step
+		if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie != tie {
+			e.a = r.dot(fs.nd[e.off : e.off+r.d])
+			t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tie, int32(fs.step)
 			h.down(0)
 			continue
 		}
@@ -599,8 +626,8 @@ func (r *round) refreshAll() {
 			if e.dead {
 				continue
 			}
-			t.a = r.dot(fs.nd[e.off : e.off+r.d])
-			t.sc, t.mi, t.at = r.score(e.job, t.a, e.remote), e.mi, fs.step
+			e.a = r.dot(fs.nd[e.off : e.off+r.d])
+			t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tieKey(e.gi, e.mi), int32(fs.step)
 		}
 		h.heapify()
 	}

@@ -8,11 +8,15 @@ package tetris
 // a node at the top whose snapshot is current is the best entry in the
 // heap.
 type hnode struct {
-	sc, a  float64
-	gi, mi int
-	e      int // index into fillState.ents
-	at     int // fillState.step when taken
+	sc  float64
+	tie int64 // tieKey(group, member)
+	e   int32 // index into fillState.ents
+	at  int32 // fillState.step when taken
 }
+
+// tieKey orders candidates of equal score: lower group, then lower member
+// (-1 for an anonymous group's task).
+func tieKey(gi, mi int) int64 { return int64(gi)<<32 | int64(mi+1) }
 
 // before is the pick order: higher score, then lower group, then lower
 // member (cand.better on snapshots).
@@ -20,10 +24,7 @@ func (x *hnode) before(y *hnode) bool {
 	if x.sc != y.sc {
 		return x.sc > y.sc
 	}
-	if x.gi != y.gi {
-		return x.gi < y.gi
-	}
-	return x.mi < y.mi
+	return x.tie < y.tie
 }
 
 // nheap is a binary max-heap of hnodes in pick order.
