@@ -122,6 +122,13 @@ type lpb struct {
 // and, when fwCoef is set, an empty slot per framework for the caller's
 // row (see addFwRow). maximize is set.
 func (m *model) build(cost, fwCoef func(k int) float64) *lpb {
+	return m.buildRows(cost, fwCoef, false)
+}
+
+// buildRows is build; with allRows it also creates, empty, every capacity
+// row that a column of a live framework could use, so that columns priced
+// in later can be added to the same LP (lp.Incremental) without new rows.
+func (m *model) buildRows(cost, fwCoef func(k int) float64, allRows bool) *lpb {
 	in := m.in
 	R := len(in.resources)
 	b := &lpb{lm: lp.NewModel(), xVar: make([]int, len(m.cols)), capRow: make([]int, len(in.groups)*R),
@@ -130,30 +137,31 @@ func (m *model) build(cost, fwCoef func(k int) float64) *lpb {
 	for k := range m.cols {
 		b.xVar[k] = -1
 		if m.active[k] {
-			c := 0.0
-			if cost != nil {
-				c = cost(k)
-			}
-			b.xVar[k] = b.lm.AddVar("", 0, lp.Inf, c, false)
+			b.xVar[k] = b.lm.AddVar("", 0, lp.Inf, b.costOf(k), false)
 		}
 	}
+	used := make([]bool, len(in.groups)*R)
 	idx := make([][]int, len(in.groups)*R)
 	val := make([][]float64, len(in.groups)*R)
 	for k, c := range m.cols {
-		if !m.active[k] {
+		if m.inert[c.n] {
 			continue
 		}
 		for r, d := range in.fws[c.n].d {
 			if d > 0 {
 				q := c.g*R + r
-				idx[q] = append(idx[q], b.xVar[k])
-				val[q] = append(val[q], d)
+				used[q] = used[q] || allRows
+				if m.active[k] {
+					used[q] = true
+					idx[q] = append(idx[q], b.xVar[k])
+					val[q] = append(val[q], d)
+				}
 			}
 		}
 	}
 	for q := range idx {
 		b.capRow[q] = -1
-		if len(idx[q]) == 0 {
+		if !used[q] {
 			continue
 		}
 		g, r := q/R, q%R
@@ -179,6 +187,45 @@ func (m *model) build(cost, fwCoef func(k int) float64) *lpb {
 		b.taskRow[n] = b.lm.AddRow("", ix, ones, -lp.Inf, f.cap)
 	}
 	return b
+}
+
+// costOf is column k's objective coefficient (0 without a cost function).
+func (b *lpb) costOf(k int) float64 {
+	if b.cost == nil {
+		return 0
+	}
+	return b.cost(k)
+}
+
+// addPriced appends to inc every column that pricing activated since the
+// LP was built, with its capacity, cap and framework-row entries (the rows
+// must exist: buildRows with allRows).
+func (m *model) addPriced(inc *lp.Incremental, b *lpb) {
+	in := m.in
+	R := len(in.resources)
+	var rows []int
+	var coef []float64
+	for k, c := range m.cols {
+		if !m.active[k] || b.xVar[k] >= 0 {
+			continue
+		}
+		rows, coef = rows[:0], coef[:0]
+		for r, d := range in.fws[c.n].d {
+			if d > 0 {
+				rows = append(rows, b.capRow[c.g*R+r])
+				coef = append(coef, d)
+			}
+		}
+		if t := b.taskRow[c.n]; t >= 0 {
+			rows = append(rows, t)
+			coef = append(coef, 1)
+		}
+		if f := b.fwRow[c.n]; f >= 0 && b.fwCoef != nil {
+			rows = append(rows, f)
+			coef = append(coef, b.fwCoef(k))
+		}
+		b.xVar[k] = inc.AddCol("", 0, lp.Inf, b.costOf(k), rows, coef)
+	}
 }
 
 // addFwRow adds framework n's own row lo ≤ Σ fwCoef(k)·x_k + Σ extra ≤ hi
@@ -379,8 +426,10 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 	}
 	// Scale the criterion so levels are O(1) for the LP's absolute
 	// tolerances: S is the geometric mean of each framework's best level
-	// when alone.
-	S := m.scale()
+	// when alone, divided by the number of frameworks sharing the cluster
+	// (the first level is about that: with the geometric mean alone, 1,000
+	// frameworks had levels near 1e-3 and duals below the tolerances).
+	S := m.scale() / float64(max(active, 1))
 	res := &exactResult{x: make([]float64, len(m.cols))}
 	var lastLevel float64
 	fwCoef := func(k int) float64 { return m.coef[k] / S }
@@ -388,20 +437,26 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 		var b *lpb
 		var sol *lp.Solution
 		var lam int
-		for {
-			b = m.build(nil, fwCoef)
-			lam = b.lm.AddVar("lambda", 0, lp.Inf, 1, false)
-			for n := range frozen {
-				switch {
-				case m.inert[n]:
-				case frozen[n]:
-					m.addFwRow(b, n, nil, nil, level[n]/S*(1-levelSlack), lp.Inf)
-				default:
-					m.addFwRow(b, n, []int{lam}, []float64{-1}, 0, lp.Inf)
-				}
+		// One LP per level, grown by the columns pricing activates and
+		// re-solved warm (lp.Incremental): the LP after pricing differs
+		// from the previous one only by columns.
+		b = m.buildRows(nil, fwCoef, true)
+		lam = b.lm.AddVar("lambda", 0, lp.Inf, 1, false)
+		for n := range frozen {
+			switch {
+			case m.inert[n]:
+			case frozen[n]:
+				m.addFwRow(b, n, nil, nil, level[n]/S*(1-levelSlack), lp.Inf)
+			default:
+				m.addFwRow(b, n, []int{lam}, []float64{-1}, 0, lp.Inf)
 			}
-			var err error
-			sol, err = solveLP(ctx, b.lm, backend)
+		}
+		inc, err := lp.NewIncremental(b.lm, lp.Options{Backend: backend})
+		if err != nil {
+			return nil, fmt.Errorf("fairshare: lp: %w", err)
+		}
+		for {
+			sol, err = solveIncremental(ctx, inc)
 			res.lps++
 			if err != nil {
 				if errors.Is(err, errBudget) {
@@ -409,12 +464,15 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 					sol = nil
 					break
 				}
+				inc.Close()
 				return nil, err
 			}
 			if m.price(b, sol) == 0 {
 				break
 			}
+			m.addPriced(inc, b)
 		}
+		inc.Close()
 		if sol == nil {
 			break
 		}
@@ -504,9 +562,15 @@ func (m *model) scale() float64 {
 func solveEfficiency(ctx context.Context, m *model, backend string) (*exactResult, error) {
 	cost := func(k int) float64 { return m.in.fws[m.cols[k].n].phi }
 	res := &exactResult{x: make([]float64, len(m.cols))}
+	// One LP grown by priced columns and re-solved warm, as in solveMMF.
+	b := m.buildRows(cost, nil, true)
+	inc, err := lp.NewIncremental(b.lm, lp.Options{Backend: backend})
+	if err != nil {
+		return nil, fmt.Errorf("fairshare: lp: %w", err)
+	}
+	defer inc.Close()
 	for {
-		b := m.build(cost, nil)
-		sol, err := solveLP(ctx, b.lm, backend)
+		sol, err := solveIncremental(ctx, inc)
 		res.lps++
 		if err != nil {
 			if errors.Is(err, errBudget) {
@@ -521,6 +585,7 @@ func solveEfficiency(ctx context.Context, m *model, backend string) (*exactResul
 		if m.price(b, sol) == 0 {
 			break
 		}
+		m.addPriced(inc, b)
 	}
 	m.repair(res.x)
 	res.objective = 0

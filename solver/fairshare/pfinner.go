@@ -93,7 +93,6 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 		return nil, fmt.Errorf("fairshare: lp: %w", err)
 	}
 	defer inc.Close()
-	R := len(in.resources)
 	inLP := make([][]float64, N) // per framework: breakpoints in the LP, sorted
 	addBreakpoints := func() {
 		for n := range in.fws {
@@ -183,26 +182,7 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 		}
 		// Newly priced allocation columns, with their capacity, cap and
 		// framework-row entries (every such row exists from the start).
-		for k, c := range m.cols {
-			if !m.active[k] || b.xVar[k] >= 0 {
-				continue
-			}
-			var rows []int
-			var coef []float64
-			for r, d := range in.fws[c.n].d {
-				if d > 0 {
-					rows = append(rows, b.capRow[c.g*R+r])
-					coef = append(coef, d)
-				}
-			}
-			if t := b.taskRow[c.n]; t >= 0 {
-				rows = append(rows, t)
-				coef = append(coef, 1)
-			}
-			rows = append(rows, fwRow[c.n])
-			coef = append(coef, fwCoef(k))
-			b.xVar[k] = inc.AddCol("", 0, lp.Inf, 0, rows, coef)
-		}
+		m.addPriced(inc, b)
 		addBreakpoints()
 		radius = math.Max(radius/4, 1e-9)
 	}
@@ -215,70 +195,18 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 const pfStallRel = 1e-12
 
 // buildPFInner builds the inner-approximation LP without breakpoint
-// columns: the active allocation columns, a capacity row for every group
-// and resource some live framework's column could use and a cap row for
-// every live capped framework (rows that no active column uses yet are
-// empty, so that priced columns can be added later without new rows), and
-// per live framework its ν row Σ fwCoef(k)·x_k − Σ b·λ ≥ 0 and its
-// convexity row Σ λ = 1 (both start without breakpoints).
+// columns: the active allocation columns and every row a priced column
+// could need (buildRows with allRows), and per live framework its ν row
+// Σ fwCoef(k)·x_k − Σ b·λ ≥ 0 and its convexity row Σ λ = 1 (both start
+// without breakpoints).
 func (m *model) buildPFInner(fwCoef func(k int) float64) (b *lpb, fwRow, convRow []int) {
-	in := m.in
-	N := len(in.fws)
-	R := len(in.resources)
-	b = &lpb{lm: lp.NewModel(), xVar: make([]int, len(m.cols)), capRow: make([]int, len(in.groups)*R),
-		taskRow: make([]int, N), fwRow: make([]int, N), fwCoef: fwCoef}
-	b.lm.Maximize = true
-	for k := range m.cols {
-		b.xVar[k] = -1
-		if m.active[k] {
-			b.xVar[k] = b.lm.AddVar("", 0, lp.Inf, 0, false)
-		}
-	}
-	used := make([]bool, len(in.groups)*R)
-	idx := make([][]int, len(in.groups)*R)
-	val := make([][]float64, len(in.groups)*R)
-	for k, c := range m.cols {
-		if m.inert[c.n] {
-			continue
-		}
-		for r, d := range in.fws[c.n].d {
-			if d > 0 {
-				q := c.g*R + r
-				used[q] = true
-				if m.active[k] {
-					idx[q] = append(idx[q], b.xVar[k])
-					val[q] = append(val[q], d)
-				}
-			}
-		}
-	}
-	for q := range idx {
-		b.capRow[q] = -1
-		if !used[q] {
-			continue
-		}
-		g, r := q/R, q%R
-		C := float64(in.groups[g].count) * in.groups[g].cap[r]
-		row := b.lm.AddRow("", idx[q], val[q], -lp.Inf, C)
-		b.capRow[q] = row
-		b.capRows = append(b.capRows, capRow{row: row, g: g, r: r, C: C})
-	}
+	b = m.buildRows(nil, fwCoef, true)
+	N := len(m.in.fws)
 	fwRow, convRow = make([]int, N), make([]int, N)
-	for n := range in.fws {
-		b.taskRow[n], b.fwRow[n], fwRow[n], convRow[n] = -1, -1, -1, -1
+	for n := range m.in.fws {
+		fwRow[n], convRow[n] = -1, -1
 		if m.inert[n] {
 			continue
-		}
-		if f := &in.fws[n]; !math.IsInf(f.cap, 1) {
-			var ix []int
-			var ones []float64
-			for _, k := range m.byFw[n] {
-				if m.active[k] {
-					ix = append(ix, b.xVar[k])
-					ones = append(ones, 1)
-				}
-			}
-			b.taskRow[n] = b.lm.AddRow("", ix, ones, -lp.Inf, f.cap)
 		}
 		fwRow[n] = m.addFwRow(b, n, nil, nil, 0, lp.Inf)
 		convRow[n] = b.lm.AddRow("", nil, nil, 1, 1)
