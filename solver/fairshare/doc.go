@@ -9,12 +9,18 @@
 //
 //   - exact optima of the divisible problem (eq. 1 constraints): the
 //     U-max-min fair allocation ("mmf", Definition 1) for a criterion U of
-//     the form of eq. 2, found by iterative LP with saturation tests; the
+//     the form of eq. 2, found by iterative LP with saturation tests (one
+//     LP per level, grown by column generation and re-solved warm); the
 //     weighted α-fair optimum of eq. 8 ("pf", α = 1 is proportional
-//     fairness), found by inner approximation (breakpoint columns priced in
-//     by LP duals) with a certified Lagrangian bound; and the maximum-efficiency allocation of
-//     eq. 10 ("efficiency"). Identical servers are coalesced into one LP
-//     column block, so 10,000 servers of 50 types cost what 50 servers cost.
+//     fairness), found by a structured primal-dual interior-point method
+//     on the convex program (pfipm.go) and, as the independent second
+//     method and fallback, by inner approximation (breakpoint columns
+//     priced in by LP duals, pf_method "inner_lp"), both certified by the
+//     same Lagrangian bound; and the maximum-efficiency allocation of
+//     eq. 10 ("efficiency"). Identical servers are coalesced into one
+//     column block, so 10,000 servers of 50 types cost what 50 servers
+//     cost. The interior-point allocation is purified (purify.go) to a
+//     sparse one with the same criterion values.
 //   - progressive filling with whole tasks ("drf", "tsf", "psdsf", "rpsdsf",
 //     "bfdrf") exactly as section IV defines them, under randomized
 //     round-robin ("rrr", seeded) or joint server selection.
