@@ -206,11 +206,24 @@ type Placement struct {
 func Round(ctx context.Context, machines []Machine, order []int, groups []*Group, jobs []Job, cfg Config) ([]Placement, error) {
 	r := newRound(machines, groups, jobs, cfg)
 	var out []Placement
+	reserved := false
 	for i, m := range order {
 		if i%16 == 0 && ctx.Err() != nil {
 			return out, ctx.Err()
 		}
 		out = r.fill(m, out)
+		if !reserved && len(out) > 0 {
+			// Room for as many placements per machine as so far (at most
+			// every pending task), sparing the doublings of append.
+			reserved = true
+			pending := 0
+			for _, p := range r.pend {
+				pending += p
+			}
+			if n := len(out) + min(pending, len(out)*(len(order)-i-1)/(i+1)); n > cap(out) {
+				out = append(make([]Placement, 0, n), out...)
+			}
+		}
 	}
 	return out, nil
 }
@@ -275,8 +288,10 @@ type round struct {
 	ew     []float64
 	// order lists the jobs with pending tasks by dominant share (ties by
 	// index); sh caches each job's share. Only a placed job's share
-	// changes, so the order is kept by moving that one job.
+	// changes, so the order is kept by moving that one job. opos[j] is
+	// job j's position in order (-1: not there).
 	order  []int
+	opos   []int
 	fills  int
 	sorted [][]int // per resource: groups by demand (see byDemand)
 	// gc is what the round keeps per group across fills (engine_cache.go);
@@ -284,7 +299,7 @@ type round struct {
 	gc     []gcache
 	capCls []int
 	// byRemote[k] lists the groups by remote demand of resource k,
-	// largest first (see recheck).
+	// largest first (see recheck and sortByRemote).
 	byRemote [][]int32
 	// demSlab and inSlab are carved into the placements' Demand and
 	// RemoteUse slices.
@@ -375,6 +390,13 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		}
 	}
 	sort.Slice(r.order, func(a, b int) bool { return r.shareLess(r.order[a], r.order[b]) })
+	r.opos = make([]int, len(js))
+	for j := range r.opos {
+		r.opos[j] = -1
+	}
+	for i, j := range r.order {
+		r.opos[j] = i
+	}
 	// The closest distinct shares are adjacent once sorted by value (order
 	// itself is sorted by value only when shareLess is a strict order).
 	shs := make([]float64, len(r.order))
@@ -605,28 +627,27 @@ func (r *round) shareLess(a, b int) bool {
 // share changes) and moves it to its place in r.order, dropping it when it
 // has nothing pending.
 func (r *round) reorder(j int) {
-	pos := -1
-	for i, x := range r.order {
-		if x == j {
-			pos = i
-			break
-		}
-	}
+	pos := r.opos[j]
 	if pos < 0 {
 		return
 	}
 	if r.pend[j] == 0 {
 		r.order = append(r.order[:pos], r.order[pos+1:]...)
+		r.opos[j] = -1
+		for i := pos; i < len(r.order); i++ {
+			r.opos[r.order[i]] = i
+		}
 		r.checkAmbig(pos - 1)
 		return
 	}
 	r.sh[j] = r.share(j)
 	old := pos
 	for pos+1 < len(r.order) && r.shareLess(r.order[pos+1], j) {
-		r.order[pos] = r.order[pos+1]
+		x := r.order[pos+1]
+		r.order[pos], r.opos[x] = x, pos
 		pos++
 	}
-	r.order[pos] = j
+	r.order[pos], r.opos[j] = j, pos
 	if pos > old {
 		r.checkAmbig(old - 1)
 	}

@@ -106,24 +106,32 @@ func (r *round) remoteDem(gi int) []float64 {
 	return c.dem
 }
 
-// groupDemand writes into nd the normalised demand on m of group gi's
-// member mi (-1: anonymous), which holds no input on m. canon reports that
-// it is the group's remote demand normalised (see byRemote).
-func (r *round) groupDemand(gi, mi, m int, nd []float64) (remote, absent, canon bool) {
+// groupDemand is the normalised demand on m of group gi's member mi (-1:
+// anonymous), which holds no input on m: the class cache (read only), or
+// room from the fill's slab. canon reports that it is the group's remote
+// demand normalised (see byRemote); absent as for demandOn.
+func (r *round) groupDemand(gi, mi, m int) (nd []float64, remote, absent, canon bool) {
 	g := r.gs[gi]
-	var inputs []Input
 	if mi >= 0 {
-		inputs = g.Members[mi].Inputs
+		inputs := g.Members[mi].Inputs
 		if !sameRates(inputs, g.Members[0].Inputs) {
+			nd = r.fs.take(r.d)
 			remote, absent = r.demandOn(g, inputs, m, nd)
-			return remote, absent, false
+			if absent {
+				r.fs.give(r.d)
+			}
+			return nd, remote, absent, false
 		}
 	}
 	dem := r.remoteDem(gi)
 	c := &r.gc[gi]
 	cls := r.capCls[m]
 	if cls < 0 {
-		return c.remote, r.normalise(dem, m, nd), true
+		nd = r.fs.take(r.d)
+		if absent = r.normalise(dem, m, nd); absent {
+			r.fs.give(r.d)
+		}
+		return nd, c.remote, absent, true
 	}
 	if c.cls != cls+1 {
 		if c.nd == nil {
@@ -131,26 +139,23 @@ func (r *round) groupDemand(gi, mi, m int, nd []float64) (remote, absent, canon 
 		}
 		c.absent, c.cls = r.normalise(dem, m, c.nd), cls+1
 	}
-	copy(nd, c.nd)
-	return c.remote, c.absent, true
+	return c.nd, c.remote, c.absent, true
 }
 
-// byRemoteOf lists the groups with pending tasks by remote demand of
-// resource k, largest first (ties by index), built once per round.
-func (r *round) byRemoteOf(k int) []int32 {
-	if r.byRemote == nil {
-		r.byRemote = make([][]int32, r.d)
-	}
-	if r.byRemote[k] == nil {
-		idx := make([]int32, 0, len(r.gs))
-		for gi, g := range r.gs {
-			if g.Count > 0 {
-				r.remoteDem(gi)
-				idx = append(idx, int32(gi))
-			}
+// sortByRemote lists, per resource k, the groups with pending tasks by
+// remote demand of k, largest first (ties by index); once per round.
+func (r *round) sortByRemote() {
+	var idx []int32
+	for gi, g := range r.gs {
+		if g.Count > 0 {
+			r.remoteDem(gi)
+			idx = append(idx, int32(gi))
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return r.gc[idx[a]].dem[k] > r.gc[idx[b]].dem[k] })
-		r.byRemote[k] = idx
 	}
-	return r.byRemote[k]
+	r.byRemote = make([][]int32, r.d)
+	for k := range r.byRemote {
+		s := append([]int32(nil), idx...)
+		sort.SliceStable(s, func(a, b int) bool { return r.gc[s[a]].dem[k] > r.gc[s[b]].dem[k] })
+		r.byRemote[k] = s
+	}
 }

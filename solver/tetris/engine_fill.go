@@ -43,8 +43,8 @@ import (
 // input there (mi is then its representative, -1 for an anonymous group).
 type fent struct {
 	gi, mi, job int
-	a           float64 // alignment at the last evaluation
-	off         int // normalised demand on the machine: fillState.nd[off : off+d]
+	a           float64   // alignment at the last evaluation
+	nd          []float64 // normalised demand on the machine
 	// ver is remoteVer when its remote reads last fitted (-1: unchecked);
 	// they need no recheck while none of its input machines changed since.
 	ver    int
@@ -60,7 +60,10 @@ type fent struct {
 // fillState is the scratch of one fill, reused across fills.
 type fillState struct {
 	ents []fent
-	nd   []float64
+	// slab is carved into the entries' normalised demands from slabAt on
+	// (a new one when it runs out: earlier entries keep theirs).
+	slab   []float64
+	slabAt int
 	// live lists the entries, dead ones removed by scans; nlive counts
 	// those not dead. rest lists the entries not sorted.
 	live  []int
@@ -83,10 +86,9 @@ type fillState struct {
 	cnt      []int
 	ntouched int
 	step     int // placements made in this fill
-	// elig[j] is the pick (r.picks) at which job j was found among the
-	// first k jobs holding a candidate, when the fairness cut applies, and
-	// tpos[j] its position among them.
-	elig, tpos []int
+	// bound is the position in order of the last job within the fairness
+	// cut (the k-th holding a candidate).
+	bound int
 	// parked holds, per job, nodes popped while the job was outside the
 	// cut; parkedJobs lists the jobs with parked nodes.
 	parked     [][]hnode
@@ -95,7 +97,6 @@ type fillState struct {
 
 func (fs *fillState) init(nj, ng, nm, d int) {
 	fs.cnt = make([]int, nj)
-	fs.elig, fs.tpos = make([]int, nj), make([]int, nj)
 	fs.parked = make([][]hnode, nj)
 	fs.entOf, fs.entAt = make([]int, ng), make([]int, ng)
 	fs.byIn = make([][]int, nm)
@@ -111,7 +112,8 @@ const scanMax = 24
 func (r *round) fill(m int, out []Placement) []Placement {
 	r.fills++
 	fs := &r.fs
-	fs.ents, fs.nd, fs.live, fs.rest = fs.ents[:0], fs.nd[:0], fs.live[:0], fs.rest[:0]
+	fs.ents, fs.live, fs.rest = fs.ents[:0], fs.live[:0], fs.rest[:0]
+	fs.slabAt = 0 // the last fill's entries are gone
 	fs.hp, fs.hn = fs.hp[:0], fs.hn[:0]
 	fs.step, fs.nlive = 0, 0
 	for k := range fs.ptr {
@@ -176,18 +178,12 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		if k < 1 {
 			k = 1
 		}
-		// Eligible: the first k jobs, in share order, that hold a candidate.
+		// Eligible: the first k jobs, in share order, that hold a
+		// candidate: those at or before position bound of order.
 		cut := k < fs.ntouched
+		fs.bound = len(r.order) - 1
 		if cut {
-			n := 0
-			for _, j := range r.order {
-				if fs.cnt[j] > 0 {
-					fs.elig[j], fs.tpos[j] = r.picks, n
-					if n++; n == k {
-						break
-					}
-				}
-			}
+			fs.bound = r.kth(k)
 		}
 		r.unpark(cut)
 		if !r.mono {
@@ -205,7 +201,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		}
 		e := &fs.ents[t.e]
 		pj := e.job
-		rank := r.rank(pj, cut)
+		rank := r.rank(pj, min(k, fs.ntouched))
 		c := cand{g: e.gi, mi: e.mi, align: e.a, score: t.sc, remote: e.remote, promoted: e.promo, ok: true}
 		out = append(out, r.apply(c, m, r.sh[pj], rank))
 		ru := out[len(out)-1].RemoteUse
@@ -238,33 +234,63 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	return out
 }
 
+// kth is the position in order of the k-th job holding a candidate (k ≤
+// the number of such jobs), found from whichever end is closer.
+func (r *round) kth(k int) int {
+	fs := &r.fs
+	if back := fs.ntouched - k; back < k {
+		for i := len(r.order) - 1; ; i-- {
+			if fs.cnt[r.order[i]] > 0 {
+				if back == 0 {
+					return i
+				}
+				back--
+			}
+		}
+	}
+	n := 0
+	for i, j := range r.order {
+		if fs.cnt[j] > 0 {
+			if n++; n == k {
+				return i
+			}
+		}
+	}
+	panic("tetris: fewer jobs hold a candidate than counted")
+}
+
 // rank is the number of jobs holding a candidate that shareLess puts before
-// pj. While shares are unambiguous (r.ambig false) order ranks jobs as
-// shareLess does, so it is pj's position among them in order: recorded by
-// the cut walk (pj, picked, is among the first k), else counted up to pj.
-func (r *round) rank(pj int, cut bool) int {
+// pj, one of the first n of them in order (position bound or before).
+// While shares are unambiguous (r.ambig false) order ranks jobs as
+// shareLess does, so it is pj's position among them in order: counted from
+// whichever end of order[:bound+1] is closer.
+func (r *round) rank(pj, n int) int {
 	fs := &r.fs
 	rank := 0
-	switch {
-	case r.ambig:
+	if r.ambig {
 		for _, j := range r.order {
 			if fs.cnt[j] > 0 && r.shareLess(j, pj) {
 				rank++
 			}
 		}
-	case cut:
-		rank = fs.tpos[pj]
-	default:
-		for _, j := range r.order {
-			if j == pj {
-				break
-			}
+		return rank
+	}
+	p := r.opos[pj]
+	if p <= fs.bound-p {
+		for _, j := range r.order[:p] {
 			if fs.cnt[j] > 0 {
 				rank++
 			}
 		}
+		return rank
 	}
-	return rank
+	after := 0
+	for _, j := range r.order[p+1 : fs.bound+1] {
+		if fs.cnt[j] > 0 {
+			after++
+		}
+	}
+	return n - 1 - after
 }
 
 // score is offer's score of a candidate of job j with alignment a:
@@ -288,14 +314,21 @@ func (r *round) dot(nd []float64) (a float64) {
 	return a
 }
 
-// newEnt reserves the normalised demand of the next entry.
-func (fs *fillState) newEnt(d int) (off int, nd []float64) {
-	off = len(fs.nd)
-	for range d {
-		fs.nd = append(fs.nd, 0)
+// ndSlab is how many entries' normalised demands one slab holds.
+const ndSlab = 256
+
+// take returns room for one normalised demand.
+func (fs *fillState) take(d int) []float64 {
+	if fs.slabAt+d > len(fs.slab) {
+		fs.slab, fs.slabAt = make([]float64, d*ndSlab), 0
 	}
-	return off, fs.nd[off : off+d]
+	nd := fs.slab[fs.slabAt : fs.slabAt+d : fs.slabAt+d]
+	fs.slabAt += d
+	return nd
 }
+
+// give returns, unused, the room take just handed out.
+func (fs *fillState) give(d int) { fs.slabAt -= d }
 
 // add keeps entry e, evaluated at the fill's start with alignment a.
 func (r *round) add(e fent, a float64, m int) {
@@ -331,15 +364,15 @@ func (r *round) add(e fent, a float64, m int) {
 func (r *round) addLocal(gi, mi, m int) {
 	fs := &r.fs
 	g := r.gs[gi]
-	off, nd := fs.newEnt(r.d)
+	nd := fs.take(r.d)
 	remote, absent := r.demandOn(g, g.Members[mi].Inputs, m, nd)
 	a, ok := 0.0, false
 	if !absent {
 		a, ok = r.align(nd)
 	}
-	e := fent{gi: gi, mi: mi, job: g.Job, off: off, ver: -1, local: true, remote: remote, promo: r.gPromo[gi]}
+	e := fent{gi: gi, mi: mi, job: g.Job, nd: nd, ver: -1, local: true, remote: remote, promo: r.gPromo[gi]}
 	if !ok || (remote && !r.remoteOK(&e, m)) {
-		fs.nd = fs.nd[:off]
+		fs.give(r.d)
 		return
 	}
 	r.add(e, a, m)
@@ -348,7 +381,6 @@ func (r *round) addLocal(gi, mi, m int) {
 // addGroup evaluates group gi at the start of m's fill through its
 // representative and keeps it if it fits.
 func (r *round) addGroup(gi, m int) {
-	fs := &r.fs
 	g := r.gs[gi]
 	if g.Count == 0 {
 		return
@@ -363,15 +395,13 @@ func (r *round) addGroup(gi, m int) {
 			e.ver = c.repVer
 		}
 	}
-	off, nd := fs.newEnt(r.d)
-	remote, absent, canon := r.groupDemand(gi, e.mi, m, nd)
-	a, ok := 0.0, false
-	if !absent {
-		a, ok = r.align(nd)
+	nd, remote, absent, canon := r.groupDemand(gi, e.mi, m)
+	if absent {
+		return
 	}
-	e.off, e.remote, e.sorted = off, remote, canon
+	a, ok := r.align(nd)
+	e.nd, e.remote, e.sorted = nd, remote, canon
 	if !ok || (remote && !r.remoteOK(&e, m)) {
-		fs.nd = fs.nd[:off]
 		return
 	}
 	r.add(e, a, m)
@@ -479,12 +509,15 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 	if fs.nlive <= scanMax {
 		fs.live = r.scanFit(fs.live)
 	} else {
+		if r.byRemote == nil {
+			r.sortByRemote()
+		}
 		mc := r.ms[m]
 		for k := 0; k < r.d; k++ {
 			if !r.mask[k] || mc.Cap[k] <= 0 {
 				continue
 			}
-			srt, t, p := r.byRemoteOf(k), r.thr[k], fs.ptr[k]
+			srt, t, p := r.byRemote[k], r.thr[k], fs.ptr[k]
 			for ; p < len(srt); p++ {
 				gi := srt[p]
 				if fs.entAt[gi] != r.fills {
@@ -494,7 +527,7 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 				if e.dead || !e.sorted {
 					continue
 				}
-				if fs.nd[e.off+k] <= t {
+				if e.nd[k] <= t {
 					break
 				}
 				fs.kill(e)
@@ -539,7 +572,7 @@ func (r *round) scanFit(list []int) []int {
 		if e.dead {
 			continue
 		}
-		nd := fs.nd[e.off : e.off+d]
+		nd := e.nd
 		fits := true
 		for k, x := range nd {
 			if x > thr[k] {
@@ -571,7 +604,7 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 			h.pop()
 			continue
 		}
-		if cut && fs.elig[e.job] != r.picks {
+		if cut && r.opos[e.job] > fs.bound {
 			if len(fs.parked[e.job]) == 0 {
 				fs.parkedJobs = append(fs.parkedJobs, e.job)
 			}
@@ -579,7 +612,7 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 			continue
 		}
 		if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie != tie {
-			e.a = r.dot(fs.nd[e.off : e.off+r.d])
+			e.a = r.dot(e.nd)
 			t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tie, int32(fs.step)
 			h.down(0)
 			continue
@@ -597,7 +630,7 @@ func (r *round) unpark(cut bool) {
 	}
 	keep := fs.parkedJobs[:0]
 	for _, j := range fs.parkedJobs {
-		if cut && fs.elig[j] != r.picks {
+		if cut && r.opos[j] > fs.bound {
 			keep = append(keep, j)
 			continue
 		}
@@ -626,7 +659,7 @@ func (r *round) refreshAll() {
 			if e.dead {
 				continue
 			}
-			e.a = r.dot(fs.nd[e.off : e.off+r.d])
+			e.a = r.dot(e.nd)
 			t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tieKey(e.gi, e.mi), int32(fs.step)
 		}
 		h.heapify()
