@@ -69,7 +69,7 @@ func TestTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(v)
-	for _, pol := range []string{PolicyDRF, PolicyMMF} {
+	for _, pol := range []string{PolicyDRF, PolicyMMF, PolicyPF} {
 		req := v.(*Request)
 		req.Policy = pol
 		raw, _ = json.Marshal(req)
