@@ -305,10 +305,11 @@ type round struct {
 	// RemoteUse slices.
 	demSlab []float64
 	inSlab  []Input
-	// ambig: two jobs' shares differ by at most ShareTieTol without being
-	// equal, so shareLess may not be transitive and order may not rank
-	// jobs as shareLess does (see fill's rank).
-	ambig bool
+	// vo lists the same jobs as order sorted by (share, index) exactly,
+	// and vpos[j] is job j's position in it (-1: not there). order is
+	// sorted by shareLess, which treats shares within ShareTieTol as equal
+	// and so need not be transitive; vo is what rank counts in.
+	vo, vpos []int
 	// mono: every normalised demand computed so far is non-negative (and
 	// not NaN), so the machine being filled only loses free capacity and
 	// every score only falls during a fill (see engine_fill.go).
@@ -397,17 +398,14 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	for i, j := range r.order {
 		r.opos[j] = i
 	}
-	// The closest distinct shares are adjacent once sorted by value (order
-	// itself is sorted by value only when shareLess is a strict order).
-	shs := make([]float64, len(r.order))
-	for i, j := range r.order {
-		shs[i] = r.sh[j]
+	r.vo = append([]int(nil), r.order...)
+	sort.Slice(r.vo, func(a, b int) bool { return r.valueLess(r.vo[a], r.vo[b]) })
+	r.vpos = make([]int, len(js))
+	for j := range r.vpos {
+		r.vpos[j] = -1
 	}
-	sort.Float64s(shs)
-	for i := 1; i < len(shs); i++ {
-		if shs[i] != shs[i-1] && math.Abs(shs[i]-shs[i-1]) <= ShareTieTol {
-			r.ambig = true
-		}
+	for i, j := range r.vo {
+		r.vpos[j] = i
 	}
 	return r
 }
@@ -632,41 +630,41 @@ func (r *round) reorder(j int) {
 		return
 	}
 	if r.pend[j] == 0 {
-		r.order = append(r.order[:pos], r.order[pos+1:]...)
-		r.opos[j] = -1
-		for i := pos; i < len(r.order); i++ {
-			r.opos[r.order[i]] = i
-		}
-		r.checkAmbig(pos - 1)
+		drop(&r.order, r.opos, j)
+		drop(&r.vo, r.vpos, j)
 		return
 	}
 	r.sh[j] = r.share(j)
-	old := pos
 	for pos+1 < len(r.order) && r.shareLess(r.order[pos+1], j) {
 		x := r.order[pos+1]
 		r.order[pos], r.opos[x] = x, pos
 		pos++
 	}
 	r.order[pos], r.opos[j] = j, pos
-	if pos > old {
-		r.checkAmbig(old - 1)
+	pos = r.vpos[j]
+	for pos+1 < len(r.vo) && r.valueLess(r.vo[pos+1], j) {
+		x := r.vo[pos+1]
+		r.vo[pos], r.vpos[x] = x, pos
+		pos++
 	}
-	r.checkAmbig(pos - 1)
-	r.checkAmbig(pos)
+	r.vo[pos], r.vpos[j] = j, pos
 }
 
-// checkAmbig sets ambig when the jobs at positions i and i+1 of order have
-// shares within ShareTieTol that are not equal. While no pair is ambiguous
-// shareLess is the strict order by (share, index), order is sorted by it,
-// and the closest distinct shares are adjacent in order, so after a move
-// the new neighbours are the only pairs to check.
-func (r *round) checkAmbig(i int) {
-	if i < 0 || i+1 >= len(r.order) {
-		return
+// valueLess orders jobs by dominant share exactly, ties by index.
+func (r *round) valueLess(a, b int) bool {
+	if sa, sb := r.sh[a], r.sh[b]; sa != sb {
+		return sa < sb
 	}
-	a, b := r.sh[r.order[i]], r.sh[r.order[i+1]]
-	if a != b && math.Abs(a-b) <= ShareTieTol {
-		r.ambig = true
+	return a < b
+}
+
+// drop removes job j from list, keeping pos (positions in list) in step.
+func drop(list *[]int, pos []int, j int) {
+	p := pos[j]
+	*list = append((*list)[:p], (*list)[p+1:]...)
+	pos[j] = -1
+	for i := p; i < len(*list); i++ {
+		pos[(*list)[i]] = i
 	}
 }
 

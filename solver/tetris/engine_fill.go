@@ -201,7 +201,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		}
 		e := &fs.ents[t.e]
 		pj := e.job
-		rank := r.rank(pj, min(k, fs.ntouched))
+		rank := r.rank(pj)
 		c := cand{g: e.gi, mi: e.mi, align: e.a, score: t.sc, remote: e.remote, promoted: e.promo, ok: true}
 		out = append(out, r.apply(c, m, r.sh[pj], rank))
 		ru := out[len(out)-1].RemoteUse
@@ -260,24 +260,29 @@ func (r *round) kth(k int) int {
 }
 
 // rank is the number of jobs holding a candidate that shareLess puts before
-// pj, one of the first n of them in order (position bound or before).
-// While shares are unambiguous (r.ambig false) order ranks jobs as
-// shareLess does, so it is pj's position among them in order: counted from
-// whichever end of order[:bound+1] is closer.
-func (r *round) rank(pj, n int) int {
+// pj. shareLess(j, pj) holds for the jobs whose share is below pj's by more
+// than ShareTieTol, a prefix of vo (the rounded difference is monotone in
+// the share), and for the jobs of lower index among those within
+// ShareTieTol of pj's share, a segment of vo around pj. The prefix is
+// counted from whichever end of vo is nearer.
+func (r *round) rank(pj int) int {
 	fs := &r.fs
-	rank := 0
-	if r.ambig {
-		for _, j := range r.order {
-			if fs.cnt[j] > 0 && r.shareLess(j, pj) {
-				rank++
-			}
-		}
-		return rank
+	sp, p := r.sh[pj], r.vpos[pj]
+	lo, hi := p, p
+	for lo > 0 && math.Abs(r.sh[r.vo[lo-1]]-sp) <= ShareTieTol {
+		lo--
 	}
-	p := r.opos[pj]
-	if p <= fs.bound-p {
-		for _, j := range r.order[:p] {
+	for hi+1 < len(r.vo) && math.Abs(r.sh[r.vo[hi+1]]-sp) <= ShareTieTol {
+		hi++
+	}
+	rank := 0
+	for _, j := range r.vo[lo : hi+1] {
+		if j < pj && fs.cnt[j] > 0 {
+			rank++
+		}
+	}
+	if lo <= len(r.vo)-lo {
+		for _, j := range r.vo[:lo] {
 			if fs.cnt[j] > 0 {
 				rank++
 			}
@@ -285,12 +290,12 @@ func (r *round) rank(pj, n int) int {
 		return rank
 	}
 	after := 0
-	for _, j := range r.order[p+1 : fs.bound+1] {
+	for _, j := range r.vo[lo:] {
 		if fs.cnt[j] > 0 {
 			after++
 		}
 	}
-	return n - 1 - after
+	return rank + fs.ntouched - after
 }
 
 // score is offer's score of a candidate of job j with alignment a:
