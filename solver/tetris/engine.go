@@ -465,7 +465,7 @@ func (r *round) prepMachine(m int) {
 		if r.mask[k] && mc.Cap[k] > 0 {
 			r.nf[k] = mc.Free[k] / mc.Cap[k]
 		}
-		r.thr[k] = r.nf[k] + vecpack.FitTol*math.Max(1, math.Abs(r.nf[k]))
+		r.thr[k] = r.nf[k] + vecpack.FitTol*max(1, math.Abs(r.nf[k]))
 	}
 }
 
@@ -548,12 +548,12 @@ func (r *round) needFits(n Input) bool {
 	f := r.ms[n.Machine].Free
 	ro := r.cfg.Roles
 	if ro.DiskRead >= 0 && r.mask[ro.DiskRead] {
-		if x := f[ro.DiskRead]; n.Rate > x+vecpack.FitTol*math.Max(1, math.Abs(x)) {
+		if x := f[ro.DiskRead]; n.Rate > x+vecpack.FitTol*max(1, math.Abs(x)) {
 			return false
 		}
 	}
 	if ro.NetOut >= 0 && r.mask[ro.NetOut] {
-		if x := f[ro.NetOut]; n.Rate > x+vecpack.FitTol*math.Max(1, math.Abs(x)) {
+		if x := f[ro.NetOut]; n.Rate > x+vecpack.FitTol*max(1, math.Abs(x)) {
 			return false
 		}
 	}
@@ -565,7 +565,7 @@ func (r *round) share(j int) float64 {
 	s := 0.0
 	for k, a := range r.js[j].Alloc {
 		if r.mask[k] && r.cfg.Total[k] > 0 {
-			s = math.Max(s, a/r.cfg.Total[k])
+			s = max(s, a/r.cfg.Total[k]) // the builtin has math.Max's NaN and signed-zero rules
 		}
 	}
 	w := r.js[j].Weight

@@ -137,7 +137,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	lim := math.Inf(1)
 	if scarce >= 0 {
 		byD := r.byDemand(scarce)
-		lim = free[scarce] + vecpack.FitTol*math.Max(1, math.Abs(free[scarce]))
+		lim = free[scarce] + vecpack.FitTol*max(1, math.Abs(free[scarce]))
 		n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
 		for _, gi := range byD[:n] {
 			if r.gs[gi].Count > 0 {

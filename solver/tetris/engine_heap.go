@@ -43,25 +43,30 @@ func (h nheap) up(i int) {
 
 func (h nheap) down(i int) {
 	n := len(h)
+	x := h[i]
 	for {
 		c := 2*i + 1
 		if c >= n {
-			return
+			break
 		}
 		if c+1 < n && h[c+1].before(&h[c]) {
 			c++
 		}
-		if !h[c].before(&h[i]) {
-			return
+		if !h[c].before(&x) {
+			break
 		}
-		h[i], h[c] = h[c], h[i]
+		h[i] = h[c]
 		i = c
 	}
+	h[i] = x
 }
 
 // heapify restores the heap order over arbitrary contents.
 func (h nheap) heapify() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
+	if len(h) < 2 {
+		return
+	}
+	for i := (len(h) - 2) / 2; i >= 0; i-- {
 		h.down(i)
 	}
 }
