@@ -24,14 +24,7 @@ func TestPFIPMMatchesInnerLP(t *testing.T) {
 				}
 			}
 		}
-		crit := req.Criterion
-		if crit == "" {
-			crit = []string{CriterionTasks, CriterionDRF, CriterionPSDSF}[trial%3]
-		}
-		in, err := build(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in, crit := buildRotating(t, req, trial)
 		mi := newModel(in, crit)
 		ipm, err := solvePFIPM(context.Background(), mi, alpha)
 		if err != nil {
@@ -58,4 +51,19 @@ func TestPFIPMMatchesInnerLP(t *testing.T) {
 		}
 		t.Logf("trial %d: %d steps", trial, ipm.lps)
 	}
+}
+
+// buildRotating builds req and picks its criterion: the request's own
+// (generic) or, by trial number, tasks, DRF or PS-DSF.
+func buildRotating(t *testing.T, req *Request, trial int) (*instance, string) {
+	t.Helper()
+	crit := req.Criterion
+	if crit == "" {
+		crit = []string{CriterionTasks, CriterionDRF, CriterionPSDSF}[trial%3]
+	}
+	in, err := build(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, crit
 }

@@ -32,14 +32,7 @@ func TestPurifyKeepsVAndUse(t *testing.T) {
 			f.Demand = d
 			req.Frameworks = append(req.Frameworks, f)
 		}
-		crit := req.Criterion
-		if crit == "" {
-			crit = []string{CriterionTasks, CriterionDRF, CriterionPSDSF}[trial%3]
-		}
-		in, err := build(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in, crit := buildRotating(t, req, trial)
 		m := newModel(in, crit)
 		x := make([]float64, len(m.cols))
 		for k := range x {
