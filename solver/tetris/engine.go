@@ -298,6 +298,7 @@ type round struct {
 	// capCls numbers the machines' distinct capacity vectors.
 	gc     []gcache
 	capCls []int
+	cls    []classCache // per capacity class
 	// byRemote[k] lists the groups by remote demand of resource k,
 	// largest first (see recheck and sortByRemote).
 	byRemote [][]int32
@@ -347,9 +348,12 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		chg: make([]int, len(ms)), gJob: make([]int, len(gs)), gPromo: make([]bool, len(gs)),
 		ew: make([]float64, len(js)), mono: true}
 	r.fs.init(len(js), len(gs), len(ms), d)
-	for gi := range r.gc {
-		r.gc[gi].repMi = -1
+	for gi, g := range gs {
+		r.gc[gi] = gcache{job: g.Job, count: g.Count, promo: g.Promoted, anon: g.Members == nil,
+			byMachine: g.ByMachine != nil, remote: len(g.Members) > 0 && len(g.Members[0].Inputs) > 0,
+			first: -1, repMi: -1}
 	}
+	r.cls = make([]classCache, maxCapClasses)
 	for j := range js {
 		r.ew[j] = cfg.Epsilon * js[j].Work
 	}
@@ -726,6 +730,7 @@ func (r *round) apply(c cand, m int, share float64, rank int) Placement {
 		}
 	}
 	g.Count--
+	r.gc[c.g].count--
 	r.pend[g.Job]--
 	if r.pend[g.Job] == 0 {
 		r.npend--

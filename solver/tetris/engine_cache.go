@@ -23,21 +23,33 @@ import (
 // (a speed limit only: results are the same).
 const maxCapClasses = 16
 
-// gcache is a group's state kept across the fills of one round.
+// gcache is a group's state kept across the fills of one round, next to
+// the other groups' (the fills read it for every group).
 type gcache struct {
-	// dem is the remote demand (nil until needed); remote reports that
-	// member 0 reads input.
-	dem    []float64
-	remote bool
-	// nd is dem normalised for capacity class cls-1 (cls 0: none yet);
-	// absent: machines of that class lack a resource the group needs.
-	nd     []float64
-	cls    int
-	absent bool
+	// Copies of the Group's fields: Job, Count (apply keeps it in step),
+	// Promoted, Members == nil, ByMachine != nil.
+	job, count  int
+	promo, anon bool
+	byMachine   bool
+	remote      bool // member 0 reads input
+	// first is the first member, from the cursor, neither placed nor dead
+	// this round (-1: to be found); every representative is it or a
+	// later member.
+	first int
+	// dem is the remote demand (nil until needed).
+	dem []float64
 	// repMi is the last representative whose remote reads fitted, at
 	// remoteVer repVer (-1: none); the check holds on every machine
 	// without its input until one of its input machines changes.
 	repMi, repVer int
+}
+
+// Per capacity class, the groups' remote demands normalised (nd[gi·d:]),
+// computed on first use (state[gi]: 0 not yet, 1 done, 2 the class lacks
+// a resource the group needs).
+type classCache struct {
+	nd    []float64
+	state []uint8
 }
 
 // capClasses numbers the distinct capacity vectors of the machines (bit
@@ -106,40 +118,57 @@ func (r *round) remoteDem(gi int) []float64 {
 	return c.dem
 }
 
-// groupDemand is the normalised demand on m of group gi's member mi (-1:
-// anonymous), which holds no input on m: the class cache (read only), or
-// room from the fill's slab. canon reports that it is the group's remote
-// demand normalised (see byRemote); absent as for demandOn.
-func (r *round) groupDemand(gi, mi, m int) (nd []float64, remote, absent, canon bool) {
-	g := r.gs[gi]
+// groupDemand appends to the fill's demands the normalised demand on m of
+// group gi's member mi (-1: anonymous), which holds no input on m, and
+// returns its offset. canon reports that it is the group's remote demand
+// normalised (see byRemote; then it comes from the class cache); absent as
+// for demandOn.
+func (r *round) groupDemand(gi, mi, m int) (off int, remote, absent, canon bool) {
+	fs := &r.fs
+	c := &r.gc[gi]
 	if mi >= 0 {
+		g := r.gs[gi]
 		inputs := g.Members[mi].Inputs
 		if !sameRates(inputs, g.Members[0].Inputs) {
-			nd = r.fs.take(r.d)
-			remote, absent = r.demandOn(g, inputs, m, nd)
-			if absent {
-				r.fs.give(r.d)
-			}
-			return nd, remote, absent, false
+			off = fs.take()
+			remote, absent = r.demandOn(g, inputs, m, fs.nd[off:])
+			return off, remote, absent, false
 		}
 	}
 	dem := r.remoteDem(gi)
-	c := &r.gc[gi]
 	cls := r.capCls[m]
 	if cls < 0 {
-		nd = r.fs.take(r.d)
-		if absent = r.normalise(dem, m, nd); absent {
-			r.fs.give(r.d)
-		}
-		return nd, c.remote, absent, true
+		off = fs.take()
+		return off, c.remote, r.normalise(dem, m, fs.nd[off:]), true
 	}
-	if c.cls != cls+1 {
-		if c.nd == nil {
-			c.nd = make([]float64, r.d)
-		}
-		c.absent, c.cls = r.normalise(dem, m, c.nd), cls+1
+	cc := &r.cls[cls]
+	if cc.state == nil {
+		cc.nd, cc.state = make([]float64, len(r.gs)*r.d), make([]uint8, len(r.gs))
 	}
-	return c.nd, c.remote, c.absent, true
+	nd := cc.nd[gi*r.d : (gi+1)*r.d]
+	if cc.state[gi] == 0 {
+		cc.state[gi] = 1
+		if r.normalise(dem, m, nd) {
+			cc.state[gi] = 2
+		}
+	}
+	off = len(fs.nd)
+	fs.nd = append(fs.nd, nd...)
+	return off, c.remote, cc.state[gi] == 2, true
+}
+
+// rep is group gi's representative on m: its first pending member, not
+// dead this round, without input on m (len(Members) if none).
+func (r *round) rep(g *Group, c *gcache, m int) int {
+	f := c.first
+	if f < 0 || (f < len(g.Members) && (g.Members[f].placed || g.Members[f].deadAt == g.round)) {
+		f = r.nextRep(g, g.nextLive(g.cursor), -1)
+		c.first = f
+	}
+	if f < len(g.Members) && hasInput(g.Members[f].Inputs, m) {
+		return r.nextRep(g, g.nextLive(f+1), m)
+	}
+	return f
 }
 
 // sortByRemote lists, per resource k, the groups with pending tasks by

@@ -43,8 +43,8 @@ import (
 // input there (mi is then its representative, -1 for an anonymous group).
 type fent struct {
 	gi, mi, job int
-	a           float64   // alignment at the last evaluation
-	nd          []float64 // normalised demand on the machine
+	a           float64 // alignment at the last evaluation
+	off         int     // normalised demand on the machine: fillState.nd[off : off+d]
 	// ver is remoteVer when its remote reads last fitted (-1: unchecked);
 	// they need no recheck while none of its input machines changed since.
 	ver    int
@@ -60,10 +60,9 @@ type fent struct {
 // fillState is the scratch of one fill, reused across fills.
 type fillState struct {
 	ents []fent
-	// slab is carved into the entries' normalised demands from slabAt on
-	// (a new one when it runs out: earlier entries keep theirs).
-	slab   []float64
-	slabAt int
+	// nd holds the entries' normalised demands, d each.
+	nd []float64
+	d  int
 	// live lists the entries, dead ones removed by scans; nlive counts
 	// those not dead. rest lists the entries not sorted.
 	live  []int
@@ -99,6 +98,7 @@ func (fs *fillState) init(nj, ng, nm, d int) {
 	fs.cnt = make([]int, nj)
 	fs.parked = make([][]hnode, nj)
 	fs.entOf, fs.entAt = make([]int, ng), make([]int, ng)
+	fs.d = d
 	fs.byIn = make([][]int, nm)
 	fs.ptr = make([]int, d)
 }
@@ -113,7 +113,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	r.fills++
 	fs := &r.fs
 	fs.ents, fs.live, fs.rest = fs.ents[:0], fs.live[:0], fs.rest[:0]
-	fs.slabAt = 0 // the last fill's entries are gone
+	fs.nd = fs.nd[:0]
 	fs.hp, fs.hn = fs.hp[:0], fs.hn[:0]
 	fs.step, fs.nlive = 0, 0
 	for k := range fs.ptr {
@@ -140,13 +140,13 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		lim = free[scarce] + vecpack.FitTol*max(1, math.Abs(free[scarce]))
 		n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
 		for _, gi := range byD[:n] {
-			if r.gs[gi].Count > 0 {
+			if r.gc[gi].count > 0 {
 				alive = append(alive, gi)
 			}
 		}
 	} else {
-		for gi, g := range r.gs {
-			if g.Count > 0 {
+		for gi := range r.gs {
+			if r.gc[gi].count > 0 {
 				alive = append(alive, gi)
 			}
 		}
@@ -158,7 +158,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		}
 	}
 	for _, gi := range alive {
-		if g := r.gs[gi]; g.ByMachine != nil {
+		if g := r.gs[gi]; r.gc[gi].byMachine {
 			for _, mi := range g.ByMachine[m] {
 				if !g.Members[mi].placed {
 					r.addLocal(gi, int(mi), m)
@@ -319,21 +319,17 @@ func (r *round) dot(nd []float64) (a float64) {
 	return a
 }
 
-// ndSlab is how many entries' normalised demands one slab holds.
-const ndSlab = 256
-
-// take returns room for one normalised demand.
-func (fs *fillState) take(d int) []float64 {
-	if fs.slabAt+d > len(fs.slab) {
-		fs.slab, fs.slabAt = make([]float64, d*ndSlab), 0
+// take appends room for one normalised demand and returns its offset.
+func (fs *fillState) take() int {
+	off := len(fs.nd)
+	for range fs.d {
+		fs.nd = append(fs.nd, 0)
 	}
-	nd := fs.slab[fs.slabAt : fs.slabAt+d : fs.slabAt+d]
-	fs.slabAt += d
-	return nd
+	return off
 }
 
-// give returns, unused, the room take just handed out.
-func (fs *fillState) give(d int) { fs.slabAt -= d }
+// ndOf is entry e's normalised demand.
+func (fs *fillState) ndOf(e *fent) []float64 { return fs.nd[e.off : e.off+fs.d : e.off+fs.d] }
 
 // add keeps entry e, evaluated at the fill's start with alignment a.
 func (r *round) add(e fent, a float64, m int) {
@@ -369,15 +365,16 @@ func (r *round) add(e fent, a float64, m int) {
 func (r *round) addLocal(gi, mi, m int) {
 	fs := &r.fs
 	g := r.gs[gi]
-	nd := fs.take(r.d)
+	off := fs.take()
+	nd := fs.nd[off:]
 	remote, absent := r.demandOn(g, g.Members[mi].Inputs, m, nd)
 	a, ok := 0.0, false
 	if !absent {
 		a, ok = r.align(nd)
 	}
-	e := fent{gi: gi, mi: mi, job: g.Job, nd: nd, ver: -1, local: true, remote: remote, promo: r.gPromo[gi]}
+	e := fent{gi: gi, mi: mi, job: g.Job, off: off, ver: -1, local: true, remote: remote, promo: r.gPromo[gi]}
 	if !ok || (remote && !r.remoteOK(&e, m)) {
-		fs.give(r.d)
+		fs.nd = fs.nd[:off]
 		return
 	}
 	r.add(e, a, m)
@@ -386,27 +383,31 @@ func (r *round) addLocal(gi, mi, m int) {
 // addGroup evaluates group gi at the start of m's fill through its
 // representative and keeps it if it fits.
 func (r *round) addGroup(gi, m int) {
-	g := r.gs[gi]
-	if g.Count == 0 {
+	c := &r.gc[gi]
+	if c.count == 0 {
 		return
 	}
-	e := fent{gi: gi, mi: -1, job: g.Job, ver: -1, promo: r.gPromo[gi]}
-	if g.Members != nil {
-		e.mi = r.nextRep(g, g.nextLive(g.cursor), m)
+	e := fent{gi: gi, mi: -1, job: c.job, ver: -1, promo: c.promo}
+	if !c.anon {
+		g := r.gs[gi]
+		e.mi = r.rep(g, c, m)
 		if e.mi >= len(g.Members) {
 			return
 		}
-		if c := &r.gc[gi]; c.repMi == e.mi {
+		if c.repMi == e.mi {
 			e.ver = c.repVer
 		}
 	}
-	nd, remote, absent, canon := r.groupDemand(gi, e.mi, m)
+	off, remote, absent, canon := r.groupDemand(gi, e.mi, m)
+	fs := &r.fs
 	if absent {
+		fs.nd = fs.nd[:off]
 		return
 	}
-	a, ok := r.align(nd)
-	e.nd, e.remote, e.sorted = nd, remote, canon
+	a, ok := r.align(fs.nd[off:])
+	e.off, e.remote, e.sorted = off, remote, canon
 	if !ok || (remote && !r.remoteOK(&e, m)) {
+		fs.nd = fs.nd[:off]
 		return
 	}
 	r.add(e, a, m)
@@ -532,7 +533,7 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 				if e.dead || !e.sorted {
 					continue
 				}
-				if e.nd[k] <= t {
+				if fs.nd[e.off+k] <= t {
 					break
 				}
 				fs.kill(e)
@@ -577,7 +578,7 @@ func (r *round) scanFit(list []int) []int {
 		if e.dead {
 			continue
 		}
-		nd := e.nd
+		nd := fs.ndOf(e)
 		fits := true
 		for k, x := range nd {
 			if x > thr[k] {
@@ -617,7 +618,7 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 			continue
 		}
 		if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie != tie {
-			e.a = r.dot(e.nd)
+			e.a = r.dot(fs.ndOf(e))
 			t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tie, int32(fs.step)
 			h.down(0)
 			continue
@@ -664,7 +665,7 @@ func (r *round) refreshAll() {
 			if e.dead {
 				continue
 			}
-			e.a = r.dot(e.nd)
+			e.a = r.dot(fs.ndOf(e))
 			t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tieKey(e.gi, e.mi), int32(fs.step)
 		}
 		h.heapify()
