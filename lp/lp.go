@@ -79,11 +79,22 @@ func (m *Model) IsMIP() bool {
 	return false
 }
 
-// Validate checks index ranges, NaN coefficients and crossed bounds.
+// MaxCoef bounds the magnitude of costs and constraint coefficients that
+// Validate accepts. CLP asserts |cost| < 1e25 when it sets up a solve and
+// aborts the whole process otherwise (seen with an α-fair objective at
+// α = 50); 1e20 leaves room for its internal scaling, and no model this
+// service builds needs more (larger data means the caller should rescale).
+const MaxCoef = 1e20
+
+// Validate checks index ranges, NaN coefficients, coefficient magnitudes
+// (MaxCoef) and crossed bounds.
 func (m *Model) Validate() error {
 	for j, v := range m.Vars {
 		if math.IsNaN(v.Lower) || math.IsNaN(v.Upper) || math.IsNaN(v.Cost) || math.IsInf(v.Cost, 0) {
 			return fmt.Errorf("lp: column %d (%s): NaN or infinite data", j, v.Name)
+		}
+		if math.Abs(v.Cost) > MaxCoef {
+			return fmt.Errorf("lp: column %d (%s): cost %g exceeds %g in magnitude (rescale the model)", j, v.Name, v.Cost, MaxCoef)
 		}
 	}
 	for i, r := range m.Rows {
@@ -99,6 +110,9 @@ func (m *Model) Validate() error {
 			}
 			if math.IsNaN(r.Coef[k]) || math.IsInf(r.Coef[k], 0) {
 				return fmt.Errorf("lp: row %d (%s): non-finite coefficient", i, r.Name)
+			}
+			if math.Abs(r.Coef[k]) > MaxCoef {
+				return fmt.Errorf("lp: row %d (%s): coefficient %g exceeds %g in magnitude (rescale the model)", i, r.Name, r.Coef[k], MaxCoef)
 			}
 		}
 	}

@@ -356,6 +356,29 @@ func TestInvalidModelAndBackend(t *testing.T) {
 			t.Errorf("%s: out-of-range index accepted", name)
 		}
 	}
+	// Magnitudes CLP would abort the process on are refused by every
+	// backend, warm handle included (cost 1e30 made CLP assert).
+	huge := NewModel()
+	huge.AddVar("x", 0, 1, 1e30, false)
+	huge.AddRow("r", []int{0}, []float64{1}, 0, 1)
+	big := NewModel()
+	big.AddVar("x", 0, 1, 1, false)
+	big.AddRow("r", []int{0}, []float64{-3e21}, -Inf, 0)
+	for _, hm := range []*Model{huge, big} {
+		for _, name := range Backends() {
+			if _, err := Solve(context.Background(), hm, Options{Backend: name}); err == nil {
+				t.Errorf("%s: magnitude above MaxCoef accepted", name)
+			}
+			inc, err := NewIncremental(hm, Options{Backend: name})
+			if err == nil {
+				_, err = inc.Solve(context.Background())
+				inc.Close()
+			}
+			if err == nil {
+				t.Errorf("%s: warm handle accepted a magnitude above MaxCoef", name)
+			}
+		}
+	}
 	if _, err := Solve(context.Background(), NewModel(), Options{Backend: "highs"}); !errors.Is(err, ErrNoBackend) {
 		t.Errorf("unknown backend: err = %v, want ErrNoBackend", err)
 	}

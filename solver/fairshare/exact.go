@@ -387,7 +387,8 @@ type exactResult struct {
 	objective float64
 	bound     float64
 	lps       int
-	steps     int // interior-point steps
+	steps     int  // interior-point steps
+	certified bool // PF: the gap target is certified (in scaled units, see pfUnits)
 	levels    int
 	backend   string
 	timeout   bool

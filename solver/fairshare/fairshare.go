@@ -388,8 +388,12 @@ func runExact(ctx context.Context, in *instance, p params, meta *solver.Meta) (*
 	if !math.IsInf(bound, 0) {
 		meta.SetBound(bound)
 	}
-	if p.policy == PolicyPF && meta.Gap != nil && *meta.Gap > 1e-6 && meta.Status == solver.StatusOptimal {
+	if p.policy == PolicyPF && meta.Status == solver.StatusOptimal && (!er.certified || (meta.Gap != nil && *meta.Gap > 1e-6)) {
 		meta.Status = solver.StatusFeasible
+		meta.Notes = append(meta.Notes, "pf: the certified gap target was not reached; objective and bound are the best found")
+	}
+	if p.policy == PolicyPF && er.certified && (obj == 0 || math.IsInf(obj, 0)) && !math.IsInf(er.objective, -1) {
+		meta.Notes = append(meta.Notes, "pf: the α-fair objective is outside float64 range in eq. 8's units; the gap was certified in scaled units (Σ w_n g_α(V_n/v0_n))")
 	}
 	return in.result(p, a), nil
 }

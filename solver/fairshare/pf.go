@@ -35,6 +35,98 @@ const pfGapTarget = 1e-7
 // the budget stops the loop long before.
 const pfMaxRounds = 60
 
+// pfUnits are the per-framework units both PF methods measure V_n in
+// (ν_n = V_n/v0_n) and the objective weights that follow:
+// Σ_n φ_n g_α(V_n) = exp(−logOsc)·Σ_n w_n g_α(ν_n) + offset, with the w_n
+// normalised to sum to Σφ (offset = Σ φ_n log v0_n for α = 1, else 0).
+type pfUnits struct {
+	v0, w  []float64 // per framework (model index; 0 for inert ones)
+	logOsc float64
+	offset float64
+	phiSum float64
+}
+
+// pfWeightSpread bounds the spread of log w_n (besides log φ_n): e^30 ≈
+// 1e13 between the largest and smallest weight keeps every framework's
+// term above the round-off of the others' sum.
+const pfWeightSpread = 30
+
+// pfUnits picks the units. Each framework's natural unit is
+// v0_n = vmax_n·φ_n/Σφ (its ν is then O(1) at the optimum), but for α ≠ 1
+// the weights φ_n v0_n^{1−α} then spread by |1−α|·(spread of log v0): at
+// α = 50 with capacities of 1e9 they overflowed float64 and CLP aborted on
+// the resulting objective. The log-units are therefore pulled toward their
+// mean by the factor β ≤ 1 that keeps that spread within pfWeightSpread,
+// and all weights are computed in logarithms.
+func (m *model) pfUnits(alpha float64) pfUnits {
+	in := m.in
+	N := len(in.fws)
+	u := pfUnits{v0: make([]float64, N), w: make([]float64, N)}
+	L := make([]float64, N)
+	lo, hi, mean, cnt := math.Inf(1), math.Inf(-1), 0.0, 0
+	for n := range in.fws {
+		if !m.inert[n] {
+			u.phiSum += in.fws[n].phi
+		}
+	}
+	for n := range in.fws {
+		if m.inert[n] {
+			continue
+		}
+		L[n] = math.Log(m.vmax(n) * in.fws[n].phi / u.phiSum)
+		lo, hi = math.Min(lo, L[n]), math.Max(hi, L[n])
+		mean += L[n]
+		cnt++
+	}
+	if cnt == 0 {
+		return u
+	}
+	mean /= float64(cnt)
+	beta := 1.0
+	if sp := math.Abs(1-alpha) * (hi - lo); alpha != 1 && sp > pfWeightSpread {
+		beta = pfWeightSpread / sp
+	}
+	lw := make([]float64, N)
+	lmax := math.Inf(-1)
+	for n := range in.fws {
+		if m.inert[n] {
+			continue
+		}
+		lv := mean + beta*(L[n]-mean)
+		u.v0[n] = math.Exp(lv)
+		lw[n] = math.Log(in.fws[n].phi) + (1-alpha)*lv
+		if alpha == 1 {
+			lw[n] = math.Log(in.fws[n].phi)
+			u.offset += in.fws[n].phi * lv
+		}
+		lmax = math.Max(lmax, lw[n])
+	}
+	se := 0.0
+	for n := range in.fws {
+		if !m.inert[n] {
+			se += math.Exp(lw[n] - lmax)
+		}
+	}
+	lse := lmax + math.Log(se)
+	for n := range in.fws {
+		if !m.inert[n] {
+			u.w[n] = u.phiSum * math.Exp(lw[n]-lse)
+		}
+	}
+	u.logOsc = math.Log(u.phiSum) - lse
+	return u
+}
+
+// original converts a value of Σ w_n g_α(ν_n) to eq. 8's units (it may
+// underflow or overflow float64 at extreme α; the relative gap does not
+// depend on the units for α ≠ 1).
+func (u *pfUnits) original(scaled float64) float64 {
+	if math.IsInf(scaled, 0) {
+		return scaled
+	}
+	return scaled*math.Exp(-u.logOsc) + u.offset
+}
+
 // gAlpha is g_α of eq. 8 and its derivative.
 func gAlpha(alpha, v float64) (float64, float64) {
 	if alpha == 1 {

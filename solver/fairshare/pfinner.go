@@ -31,57 +31,35 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 	in := m.in
 	N := len(in.fws)
 	res := &exactResult{x: make([]float64, len(m.cols)), objective: math.Inf(-1), bound: math.Inf(1)}
-	vmax := make([]float64, N)
-	phiSum := 0.0
-	for n := range in.fws {
-		if !m.inert[n] {
-			phiSum += in.fws[n].phi
-			vmax[n] = m.vmax(n)
-		}
-	}
+	un := m.pfUnits(alpha)
+	phiSum := un.phiSum
 	if phiSum == 0 {
 		res.objective, res.bound = 0, 0
 		return res, nil
 	}
-	v0 := make([]float64, N)
-	w := make([]float64, N)
-	offset := 0.0
+	v0, w := un.v0, un.w
 	bps := make([][]float64, N)
 	for n := range in.fws {
 		if m.inert[n] {
 			continue
 		}
-		phi := in.fws[n].phi
-		v0[n] = vmax[n] * phi / phiSum
-		w[n] = phi
-		if alpha == 1 {
-			offset += phi * math.Log(v0[n])
-		} else {
-			w[n] = phi * math.Pow(v0[n], 1-alpha)
-		}
 		// A ladder 4^-8..4^4 (the smallest point keeps every framework's
-		// ν row satisfiable when it can get almost nothing).
-		top := vmax[n] / v0[n]
+		// ν row satisfiable when it can get almost nothing), without the
+		// points whose objective coefficient would be out of the LP's
+		// range (α ≫ 1: g_α(b) ≈ −b^{1−α}).
+		top := m.vmax(n) / v0[n]
 		for k := -8; k <= 4; k++ {
-			if v := math.Pow(4, float64(k)); v <= top {
+			if v := math.Pow(4, float64(k)); v <= top && w[n]*math.Abs(gv(alpha, v)) <= pfMaxCoef {
 				bps[n] = append(bps[n], v)
 			}
 		}
 		bps[n] = append(bps[n], top)
 	}
-	// Scale the LP objective so its coefficients sum to Σφ: for α ≠ 1 the
-	// w_n can be tiny (large v0_n), and the backends' absolute dual
-	// tolerance would then be a large relative error. Duals are divided by
-	// osc again before they enter the Lagrangian bound.
-	wsum := 0.0
-	for n := range in.fws {
-		wsum += w[n]
-	}
-	osc := phiSum / wsum
-	for n := range w {
-		w[n] *= osc
-	}
-	offset *= osc
+	// The LP objective is Σ w g(ν) (weights summing to Σφ, see pfUnits);
+	// its duals are converted with osc before they enter the Lagrangian
+	// bound in eq. 8's units.
+	osc := math.Exp(un.logOsc)
+	offset := un.offset * osc
 	fwCoef := func(k int) float64 { return m.vcoef[k] / v0[m.cols[k].n] }
 	// The LP is built once; each round only adds columns (new breakpoints
 	// and newly priced allocation columns) and re-solves from the previous
@@ -104,6 +82,9 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 					continue
 				}
 				g, _ := gAlpha(alpha, v)
+				if math.Abs(w[n]*g) > pfMaxCoef {
+					continue
+				}
 				inc.AddCol("", 0, lp.Inf, w[n]*g, []int{fwRow[n], convRow[n]}, []float64{-v, 1})
 				inLP[n] = insertSorted(inLP[n], v)
 			}
@@ -187,6 +168,16 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 		radius = math.Max(radius/4, 1e-9)
 	}
 	return res, nil
+}
+
+// pfMaxCoef bounds breakpoint objective coefficients, far inside
+// lp.MaxCoef: a breakpoint worth more is far from any optimum anyway.
+const pfMaxCoef = 1e15
+
+// gv is g_α(v).
+func gv(alpha, v float64) float64 {
+	g, _ := gAlpha(alpha, v)
+	return g
 }
 
 // pfStallRel: a PF value that rises by less than this (relative) between

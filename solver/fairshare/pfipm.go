@@ -19,15 +19,21 @@ import (
 // primal allocation and the smaller bound of the two are kept.
 func solvePF(ctx context.Context, m *model, alpha float64, method, backend string) (*exactResult, error) {
 	if method == PFInnerLP {
-		return solvePFInner(ctx, m, alpha, backend)
+		r, err := solvePFInner(ctx, m, alpha, backend)
+		if err == nil {
+			r.certified = gapOK(r.objective, r.bound, alpha, m.phiSum())
+		}
+		return r, err
 	}
 	res, err := solvePFIPM(ctx, m, alpha)
-	if err != nil || res.timeout || gapOK(res.objective, res.bound, alpha, m.phiSum()) {
+	if err != nil || res.timeout || res.certified {
 		return res, err
 	}
 	lpRes, err := solvePFInner(ctx, m, alpha, backend)
 	if err != nil {
-		return nil, err
+		// The fallback could not run (e.g. an LP out of range at extreme
+		// α): the interior-point answer stands, uncertified.
+		return res, nil
 	}
 	lpRes.steps = res.steps
 	if res.objective > lpRes.objective {
@@ -35,6 +41,7 @@ func solvePF(ctx context.Context, m *model, alpha float64, method, backend strin
 		copy(lpRes.x, res.x)
 	}
 	lpRes.bound = math.Min(lpRes.bound, res.bound)
+	lpRes.certified = gapOK(lpRes.objective, lpRes.bound, alpha, m.phiSum())
 	lpRes.backend = "ipm+" + lpRes.backend
 	return lpRes, nil
 }
@@ -94,9 +101,10 @@ func solvePFIPM(ctx context.Context, m *model, alpha float64) (*exactResult, err
 	s := newPFIPM(m, alpha)
 	res := &exactResult{x: make([]float64, len(m.cols)), objective: math.Inf(-1), bound: math.Inf(1), backend: "ipm"}
 	if s.nf == 0 {
-		res.objective, res.bound = 0, 0
+		res.objective, res.bound, res.certified = 0, 0, true
 		return res, nil
 	}
+	s.lo, s.up = math.Inf(-1), math.Inf(1)
 	stall := 0
 	for it := 0; it < ipmMaxIter; it++ {
 		if err := ctx.Err(); err != nil {
@@ -110,14 +118,15 @@ func solvePFIPM(ctx context.Context, m *model, alpha float64) (*exactResult, err
 			Objective: progress.F(res.objective),
 			Bound:     progress.F(res.bound),
 		})
-		if gapOK(res.objective, res.bound, alpha, s.phiSum) {
+		if s.ok(s.lo, s.up) {
+			res.certified = true
 			// A sparse allocation with the same V (purify), kept when
 			// it still certifies the target after repair.
 			x := append([]float64(nil), res.x...)
 			m.purify(x)
 			m.repair(x)
-			if v := m.pfValue(alpha, x); gapOK(v, res.bound, alpha, s.phiSum) {
-				res.objective = v
+			if v := s.value(x); s.ok(v, s.up) {
+				res.objective = s.un.original(v)
 				res.x = x
 			}
 			return res, nil
@@ -193,8 +202,11 @@ type pfIPM struct {
 	capped []bool    // per problem framework
 	w      []float64 // objective weight per problem framework
 	v0     []float64 // ν unit per problem framework
-	osc    float64   // objective scale (duals are divided by it)
+	un     pfUnits
 	phiSum float64
+	// lo and up are the best certified values so far in the scaled
+	// objective Σ w g_α(ν) (see pfUnits).
+	lo, up float64
 
 	// Iterate.
 	X, lam []float64 // per column
@@ -230,12 +242,8 @@ func newPFIPM(m *model, alpha float64) *pfIPM {
 	for i := range rowOf {
 		rowOf[i] = -1
 	}
-	for n := range in.fws {
-		if !m.inert[n] {
-			s.phiSum += in.fws[n].phi
-		}
-	}
-	wsum := 0.0
+	s.un = m.pfUnits(alpha)
+	s.phiSum = s.un.phiSum
 	s.start = append(s.start, 0)
 	for n := range in.fws {
 		if m.inert[n] {
@@ -252,7 +260,6 @@ func newPFIPM(m *model, alpha float64) *pfIPM {
 		s.nr = append(s.nr, len(rs))
 		capped := !math.IsInf(f.cap, 1)
 		s.capped = append(s.capped, capped)
-		vmax := 0.0
 		first := len(s.col)
 		for _, k := range m.byFw[n] {
 			g := &in.groups[m.cols[k].g]
@@ -262,7 +269,6 @@ func newPFIPM(m *model, alpha float64) *pfIPM {
 			}
 			s.col = append(s.col, k)
 			s.t = append(s.t, t)
-			vmax += m.vcoef[k] * t
 			for j := 0; j < R; j++ {
 				if j >= len(rs) {
 					s.arow = append(s.arow, -1)
@@ -286,14 +292,9 @@ func newPFIPM(m *model, alpha float64) *pfIPM {
 			}
 			s.b = append(s.b, bk)
 		}
-		v0 := vmax * f.phi / s.phiSum
-		w := f.phi
-		if alpha != 1 {
-			w = f.phi * math.Pow(v0, 1-alpha)
-		}
+		v0 := s.un.v0[n]
 		s.v0 = append(s.v0, v0)
-		s.w = append(s.w, w)
-		wsum += w
+		s.w = append(s.w, s.un.w[n])
 		for kk := first; kk < len(s.col); kk++ {
 			s.e = append(s.e, m.vcoef[s.col[kk]]*s.t[kk]/v0)
 		}
@@ -302,12 +303,6 @@ func newPFIPM(m *model, alpha float64) *pfIPM {
 	s.nf = len(s.fw)
 	if s.nf == 0 {
 		return s
-	}
-	// Scale the objective so its weights sum to Σφ (as the inner
-	// approximation does): for α ≠ 1 the w_n can be tiny or huge.
-	s.osc = s.phiSum / wsum
-	for f := range s.w {
-		s.w[f] *= s.osc
 	}
 	K := len(s.col)
 	s.X, s.lam, s.D = make([]float64, K), make([]float64, K), make([]float64, K)
@@ -329,20 +324,30 @@ func newPFIPM(m *model, alpha float64) *pfIPM {
 	return s
 }
 
-// start0 sets a strictly feasible, well-centred start: X = θ with every
-// row at most half full, slacks from the rows, and duals making every
-// complementarity product equal to μ0 = Σw/K (the size of a column's
-// share of the objective).
+// start0 sets a strictly feasible, well-centred start. Every framework
+// starts at the same ν: X_k = κ/Σ_{k∈f} e_k with κ the largest value that
+// leaves every row at most half full. The units are then rescaled by κ
+// (v0 ← κ·v0, e ← e/κ, which leaves the weights' ratios unchanged), so the
+// start is ν_f = 1 and π_f = w_f for every framework. A uniform X instead
+// gave ν from 0.17 to 2.1 on small instances and, at α = 100, prices
+// from 1e-27 to 1e40 that stalled the first step. The duals make every
+// complementarity product equal to μ0 = Σw/K (the size of a column's share
+// of the objective).
 func (s *pfIPM) start0() {
 	R := s.R
 	rowSum := make([]float64, s.mrow)
 	capSum := make([]float64, s.nf)
 	for f := 0; f < s.nf; f++ {
+		se := 0.0
 		for k := s.start[f]; k < s.start[f+1]; k++ {
+			se += s.e[k]
+		}
+		for k := s.start[f]; k < s.start[f+1]; k++ {
+			s.X[k] = 1 / se
 			for j := 0; j < s.nr[f]; j++ {
-				rowSum[s.arow[k*R+j]] += s.aval[k*R+j]
+				rowSum[s.arow[k*R+j]] += s.aval[k*R+j] * s.X[k]
 			}
-			capSum[f] += s.b[k]
+			capSum[f] += s.b[k] * s.X[k]
 		}
 	}
 	mx := 0.0
@@ -352,9 +357,23 @@ func (s *pfIPM) start0() {
 	for _, v := range capSum {
 		mx = math.Max(mx, v)
 	}
-	theta := 0.5 / mx
+	kappa := 0.5 / mx
 	for k := range s.X {
-		s.X[k] = theta
+		s.X[k] *= kappa
+	}
+	// New units: ν_f = 1 at the start.
+	for f, n := range s.fw {
+		for k := s.start[f]; k < s.start[f+1]; k++ {
+			s.e[k] /= kappa
+		}
+		s.v0[f] *= kappa
+		s.un.v0[n] = s.v0[f]
+		if s.alpha == 1 {
+			s.un.offset += s.m.in.fws[n].phi * math.Log(kappa)
+		}
+	}
+	if s.alpha != 1 {
+		s.un.logOsc -= (1 - s.alpha) * math.Log(kappa)
 	}
 	s.rowProducts(s.X, s.ax)
 	wsum := 0.0
@@ -368,19 +387,13 @@ func (s *pfIPM) start0() {
 	}
 	for f := 0; f < s.nf; f++ {
 		if s.capped[f] {
-			s.sq[f] = 1 - capSum[f]*theta
+			s.sq[f] = 1 - capSum[f]*kappa
 			s.z[f] = mu0 / s.sq[f]
 		}
+		s.pi[f] = s.w[f]
 	}
 	for k := range s.X {
 		s.lam[k] = mu0 / s.X[k]
-	}
-	for f := 0; f < s.nf; f++ {
-		nu := 0.0
-		for k := s.start[f]; k < s.start[f+1]; k++ {
-			nu += s.e[k] * s.X[k]
-		}
-		s.pi[f] = s.w[f] * math.Pow(nu, -s.alpha)
 	}
 }
 
@@ -951,24 +964,10 @@ func (s *pfIPM) step() (ap, ad float64, ok bool) {
 // certify turns the iterate into an exactly feasible allocation and a dual
 // bound, and keeps them in res when they improve it.
 func (s *pfIPM) certify(res *exactResult) {
+	if d := s.dualBound(); d < s.up {
+		s.up = d
+	}
 	m := s.m
-	in := m.in
-	R := len(in.resources)
-	// Prices in the model's units: row i of the scaled problem is the
-	// capacity row divided by C_i and the objective was multiplied by osc.
-	p := make([]float64, len(in.groups)*R)
-	for i := range s.y {
-		p[s.rowG[i]*R+s.rowR[i]] = s.y[i] / (s.rowC[i] * s.osc)
-	}
-	q := make([]float64, len(in.fws))
-	for f, n := range s.fw {
-		if s.capped[f] {
-			q[n] = s.z[f] / (in.fws[n].cap * s.osc)
-		}
-	}
-	if d := m.dualBound(s.alpha, p, q); d < res.bound {
-		res.bound = d
-	}
 	var vals [2]float64
 	var xs [2][]float64
 	for i, drop := range []bool{true, false} {
@@ -980,18 +979,87 @@ func (s *pfIPM) certify(res *exactResult) {
 			x[mk] = s.X[k] * s.t[k]
 		}
 		m.repair(x)
-		vals[i], xs[i] = m.pfValue(s.alpha, x), x
+		vals[i], xs[i] = s.value(x), x
 	}
 	// The sparse allocation wins whenever it certifies the target.
-	if gapOK(vals[0], res.bound, s.alpha, s.phiSum) {
-		res.objective = vals[0]
+	if s.ok(vals[0], s.up) {
+		s.lo = vals[0]
 		copy(res.x, xs[0])
-		return
-	}
-	for i := range vals {
-		if vals[i] > res.objective {
-			res.objective = vals[i]
-			copy(res.x, xs[i])
+	} else {
+		for i := range vals {
+			if vals[i] > s.lo {
+				s.lo = vals[i]
+				copy(res.x, xs[i])
+			}
 		}
 	}
+	res.objective, res.bound = s.un.original(s.lo), s.un.original(s.up)
+}
+
+// ok reports whether (lo, up) in scaled units certify pfGapTarget. The
+// relative gap does not depend on the units for α ≠ 1; for α = 1 the test
+// is made in eq. 8's units (scaled + offset), where gapOK's absolute
+// criterion for a near-zero log objective applies.
+func (s *pfIPM) ok(lo, up float64) bool {
+	if s.alpha == 1 {
+		return gapOK(lo+s.un.offset, up+s.un.offset, 1, s.phiSum)
+	}
+	return gapOK(lo, up, s.alpha, s.phiSum)
+}
+
+// value is Σ w_n g_α(ν_n) of an allocation x (per model column); −Inf
+// when some framework gets nothing and α ≥ 1.
+func (s *pfIPM) value(x []float64) float64 {
+	m := s.m
+	t := 0.0
+	for f, n := range s.fw {
+		v := 0.0
+		for _, k := range m.byFw[n] {
+			v += m.vcoef[k] * x[k]
+		}
+		nu := v / s.v0[f]
+		if nu <= 0 {
+			if s.alpha >= 1 {
+				return math.Inf(-1)
+			}
+			continue
+		}
+		t += s.w[f] * gv(s.alpha, nu)
+	}
+	return t
+}
+
+// dualBound is the Lagrangian bound of the scaled problem at the current
+// row and cap duals y, z ≥ 0: Σ y + Σ z + Σ_f sup_ν [w_f g_α(ν) − π_f ν]
+// with π_f = min_k (A_k^T y + b_k z_f)/e_k, the cheapest price of a unit
+// of ν_f (+Inf when some π_f is not positive). It is valid for any y,
+// z ≥ 0 whatever the iterate, which is why it certifies.
+func (s *pfIPM) dualBound() float64 {
+	R := s.R
+	D := 0.0
+	for _, y := range s.y {
+		D += y
+	}
+	for f := 0; f < s.nf; f++ {
+		zf := 0.0
+		if s.capped[f] {
+			zf = s.z[f]
+			D += zf
+		}
+		pi := math.Inf(1)
+		for k := s.start[f]; k < s.start[f+1]; k++ {
+			c := s.b[k] * zf
+			for j := 0; j < s.nr[f]; j++ {
+				c += s.aval[k*R+j] * s.y[s.arow[k*R+j]]
+			}
+			pi = math.Min(pi, c/s.e[k])
+		}
+		if !(pi > 0) {
+			return math.Inf(1)
+		}
+		w := s.w[f]
+		nu := math.Pow(w/pi, 1/s.alpha)
+		D += w*gv(s.alpha, nu) - pi*nu
+	}
+	return D
 }
