@@ -35,6 +35,8 @@ type equivSize struct {
 	// nearTies perturbs the jobs' allocations so that shares differ by
 	// less than ShareTieTol.
 	nearTies bool
+	// dupByMachine lists some members twice in ByMachine.
+	dupByMachine bool
 }
 
 func randEquivSized(rng *rand.Rand, sz equivSize) equivInstance {
@@ -106,6 +108,10 @@ func randEquivSized(rng *rand.Rand, sz equivSize) equivInstance {
 				for k, x := range mem.Inputs {
 					if !hasInput(mem.Inputs[:k], x.Machine) {
 						g.ByMachine[x.Machine] = append(g.ByMachine[x.Machine], int32(mi))
+						if sz.dupByMachine && rng.IntN(4) == 0 {
+							// A caller's index listing a member twice.
+							g.ByMachine[x.Machine] = append(g.ByMachine[x.Machine], int32(mi))
+						}
 					}
 				}
 			}
@@ -158,11 +164,11 @@ func TestRoundMatchesReference(t *testing.T) {
 // The same on instances large enough for fills with many live candidates
 // (recheck's walk of the sorted lists rather than its one-by-one test),
 // many jobs (the fairness cut and parked heap nodes), machines sharing
-// capacity vectors (the per-class demand cache) and idle machines (many
-// placements per fill).
+// capacity vectors (the per-class demand cache), idle machines (many
+// placements per fill) and ByMachine lists that repeat a member.
 func TestRoundMatchesReferenceLarge(t *testing.T) {
 	gen := func(rng *rand.Rand) equivInstance {
-		return randEquivSized(rng, equivSize{machines: 12, groups: 120, jobs: 40, members: 12, shapes: 1 + rng.IntN(3), scale: 6, freeLo: 0.7, freeSpan: 0.3})
+		return randEquivSized(rng, equivSize{machines: 12, groups: 120, jobs: 40, members: 12, shapes: 1 + rng.IntN(3), scale: 6, freeLo: 0.7, freeSpan: 0.3, dupByMachine: true})
 	}
 	placed, remote := matchReference(t, rand.New(rand.NewPCG(8, 8)), 200, gen)
 	if placed < 20000 || remote < 3000 {

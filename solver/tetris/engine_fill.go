@@ -484,6 +484,14 @@ func (r *round) advance(ei, m int) {
 	switch {
 	case e.local:
 		fs.kill(e)
+		// A member listed twice (a caller's ByMachine may repeat one) is
+		// gone with either entry. Local entries are never sorted, so
+		// rest holds them all.
+		for _, x := range fs.rest {
+			if o := &fs.ents[x]; !o.dead && o.local && o.gi == e.gi && o.mi == e.mi {
+				fs.kill(o)
+			}
+		}
 	case g.Members == nil:
 		if g.Count == 0 {
 			fs.kill(e)
@@ -586,9 +594,7 @@ func (r *round) scanFit(list []int) []int {
 				break
 			}
 		}
-		// A local member listed twice (a caller's ByMachine may repeat
-		// one) is gone once either entry is placed.
-		if !fits || (e.local && r.gs[e.gi].Members[e.mi].placed) {
+		if !fits {
 			fs.kill(e)
 			continue
 		}
