@@ -731,6 +731,9 @@ func (r *round) apply(c cand, m int, share float64, rank int) Placement {
 	}
 	g.Count--
 	r.gc[c.g].count--
+	if c.mi >= 0 && r.gc[c.g].first == c.mi {
+		r.gc[c.g].first = -1
+	}
 	r.pend[g.Job]--
 	if r.pend[g.Job] == 0 {
 		r.npend--

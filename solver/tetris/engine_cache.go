@@ -33,9 +33,12 @@ type gcache struct {
 	byMachine   bool
 	remote      bool // member 0 reads input
 	// first is the first member, from the cursor, neither placed nor dead
-	// this round (-1: to be found); every representative is it or a
-	// later member.
-	first int
+	// this round (-1: to be found; apply and dead marks reset it); every
+	// representative is it or a later member. firstIn is the one machine
+	// it reads from (-1: none, -2: several), firstCanon that its rates are
+	// member 0's.
+	first, firstIn int
+	firstCanon     bool
 	// dem is the remote demand (nil until needed).
 	dem []float64
 	// repMi is the last representative whose remote reads fitted, at
@@ -135,26 +138,32 @@ func (r *round) groupDemand(gi, mi, m int) (off int, remote, absent, canon bool)
 			return off, remote, absent, false
 		}
 	}
-	dem := r.remoteDem(gi)
 	cls := r.capCls[m]
 	if cls < 0 {
 		off = fs.take()
-		return off, c.remote, r.normalise(dem, m, fs.nd[off:]), true
+		return off, c.remote, r.normalise(r.remoteDem(gi), m, fs.nd[off:]), true
 	}
+	nd, absent := r.classND(gi, cls, m)
+	off = len(fs.nd)
+	fs.nd = append(fs.nd, nd...)
+	return off, c.remote, absent, true
+}
+
+// classND is group gi's remote demand normalised for capacity class cls (m
+// is a machine of it), computed on first use.
+func (r *round) classND(gi, cls, m int) (nd []float64, absent bool) {
 	cc := &r.cls[cls]
 	if cc.state == nil {
 		cc.nd, cc.state = make([]float64, len(r.gs)*r.d), make([]uint8, len(r.gs))
 	}
-	nd := cc.nd[gi*r.d : (gi+1)*r.d]
+	nd = cc.nd[gi*r.d : (gi+1)*r.d : (gi+1)*r.d]
 	if cc.state[gi] == 0 {
 		cc.state[gi] = 1
-		if r.normalise(dem, m, nd) {
+		if r.normalise(r.remoteDem(gi), m, nd) {
 			cc.state[gi] = 2
 		}
 	}
-	off = len(fs.nd)
-	fs.nd = append(fs.nd, nd...)
-	return off, c.remote, cc.state[gi] == 2, true
+	return nd, cc.state[gi] == 2
 }
 
 // rep is group gi's representative on m: its first pending member, not
@@ -163,7 +172,11 @@ func (r *round) rep(g *Group, c *gcache, m int) int {
 	f := c.first
 	if f < 0 || (f < len(g.Members) && (g.Members[f].placed || g.Members[f].deadAt == g.round)) {
 		f = r.nextRep(g, g.nextLive(g.cursor), -1)
-		c.first = f
+		c.first, c.firstIn, c.firstCanon = f, -2, false
+		if f < len(g.Members) {
+			c.firstIn = remoteIn(g.Members[f].Inputs, -1)
+			c.firstCanon = sameRates(g.Members[f].Inputs, g.Members[0].Inputs)
+		}
 	}
 	if f < len(g.Members) && hasInput(g.Members[f].Inputs, m) {
 		return r.nextRep(g, g.nextLive(f+1), m)
@@ -187,4 +200,20 @@ func (r *round) sortByRemote() {
 		sort.SliceStable(s, func(a, b int) bool { return r.gc[s[a]].dem[k] > r.gc[s[b]].dem[k] })
 		r.byRemote[k] = s
 	}
+}
+
+// remoteIn is the one machine other than m that inputs are read from: -1
+// none, -2 several.
+func remoteIn(inputs []Input, m int) int {
+	in := -1
+	for _, x := range inputs {
+		if x.Machine == m {
+			continue
+		}
+		if in >= 0 && x.Machine != in {
+			return -2
+		}
+		in = x.Machine
+	}
+	return in
 }

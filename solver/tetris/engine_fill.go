@@ -381,12 +381,54 @@ func (r *round) addLocal(gi, mi, m int) {
 }
 
 // addGroup evaluates group gi at the start of m's fill through its
-// representative and keeps it if it fits.
+// representative and keeps it if it fits. The common case reads only the
+// round's per-group and per-class caches: the representative is the
+// group's first live member (no input on m, the group's rates), its demand
+// the class's, its remote check valid unless its one input machine changed.
 func (r *round) addGroup(gi, m int) {
 	c := &r.gc[gi]
 	if c.count == 0 {
 		return
 	}
+	cls := r.capCls[m]
+	mi := -1
+	if !c.anon {
+		if c.first < 0 || c.firstIn == m || c.firstIn == -2 || !c.firstCanon || cls < 0 {
+			r.addGroupSlow(gi, m)
+			return
+		}
+		mi = c.first
+	}
+	if cls < 0 {
+		r.addGroupSlow(gi, m)
+		return
+	}
+	fs := &r.fs
+	off := len(fs.nd)
+	nd, absent := r.classND(gi, cls, m)
+	if absent {
+		return
+	}
+	fs.nd = append(fs.nd, nd...)
+	a, ok := r.align(nd)
+	if !ok {
+		fs.nd = fs.nd[:off]
+		return
+	}
+	e := fent{gi: gi, mi: mi, job: c.job, off: off, ver: -1, remote: c.remote, promo: c.promo, sorted: true}
+	if c.repMi == mi {
+		e.ver = c.repVer
+	}
+	if e.remote && r.chg[c.firstIn] > e.ver && !r.remoteOK(&e, m) {
+		fs.nd = fs.nd[:off]
+		return
+	}
+	r.add(e, a, m)
+}
+
+// addGroupSlow is addGroup through the group's members.
+func (r *round) addGroupSlow(gi, m int) {
+	c := &r.gc[gi]
 	e := fent{gi: gi, mi: -1, job: c.job, ver: -1, promo: c.promo}
 	if !c.anon {
 		g := r.gs[gi]
@@ -438,6 +480,9 @@ func (r *round) remoteOK(e *fent, m int) bool {
 	for mi < len(g.Members) && !r.remoteFits(g.Members[mi].Inputs, m) {
 		g.Members[mi].deadAt = g.round
 		g.removeLive(mi)
+		if r.gc[e.gi].first == mi {
+			r.gc[e.gi].first = -1
+		}
 		mi = r.nextRep(g, g.nextLive(mi+1), m)
 	}
 	e.mi, e.ver = mi, r.remoteVer
