@@ -349,7 +349,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		ew: make([]float64, len(js)), mono: true}
 	r.fs.init(len(js), len(gs), len(ms), d)
 	for gi, g := range gs {
-		r.gc[gi] = gcache{job: g.Job, count: g.Count, promo: g.Promoted, anon: g.Members == nil,
+		r.gc[gi] = gcache{gi: gi, nmem: len(g.Members), job: g.Job, count: g.Count, promo: g.Promoted, anon: g.Members == nil,
 			byMachine: g.ByMachine != nil, remote: len(g.Members) > 0 && len(g.Members[0].Inputs) > 0,
 			first: -1, repMi: -1}
 	}

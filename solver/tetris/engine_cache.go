@@ -26,8 +26,10 @@ const maxCapClasses = 16
 // gcache is a group's state kept across the fills of one round, next to
 // the other groups' (the fills read it for every group).
 type gcache struct {
-	// Copies of the Group's fields: Job, Count (apply keeps it in step),
-	// Promoted, Members == nil, ByMachine != nil.
+	// The group's index, and copies of its fields: len(Members), Job,
+	// Count (apply keeps it in step), Promoted, Members == nil,
+	// ByMachine != nil.
+	gi, nmem    int
 	job, count  int
 	promo, anon bool
 	byMachine   bool
@@ -166,17 +168,27 @@ func (r *round) classND(gi, cls, m int) (nd []float64, absent bool) {
 	return nd, cc.state[gi] == 2
 }
 
+// findFirst sets group gi's first live member (c.first = -1) and what
+// the fills read of it, and returns it.
+func (r *round) findFirst(gi int) int {
+	c, g := &r.gc[gi], r.gs[gi]
+	f := r.nextRep(g, g.nextLive(g.cursor), -1)
+	c.first, c.firstIn, c.firstCanon = f, -2, false
+	if f < len(g.Members) {
+		c.firstIn = remoteIn(g.Members[f].Inputs, -1)
+		c.firstCanon = sameRates(g.Members[f].Inputs, g.Members[0].Inputs)
+	}
+	return f
+}
+
 // rep is group gi's representative on m: its first pending member, not
 // dead this round, without input on m (len(Members) if none).
 func (r *round) rep(g *Group, c *gcache, m int) int {
+	gi := c.gi
 	f := c.first
 	if f < 0 || (f < len(g.Members) && (g.Members[f].placed || g.Members[f].deadAt == g.round)) {
-		f = r.nextRep(g, g.nextLive(g.cursor), -1)
-		c.first, c.firstIn, c.firstCanon = f, -2, false
-		if f < len(g.Members) {
-			c.firstIn = remoteIn(g.Members[f].Inputs, -1)
-			c.firstCanon = sameRates(g.Members[f].Inputs, g.Members[0].Inputs)
-		}
+		c.first = -1
+		f = r.findFirst(gi)
 	}
 	if f < len(g.Members) && hasInput(g.Members[f].Inputs, m) {
 		return r.nextRep(g, g.nextLive(f+1), m)

@@ -332,10 +332,10 @@ func (fs *fillState) take() int {
 func (fs *fillState) ndOf(e *fent) []float64 { return fs.nd[e.off : e.off+fs.d : e.off+fs.d] }
 
 // add keeps entry e, evaluated at the fill's start with alignment a.
-func (r *round) add(e fent, a float64, m int) {
+func (r *round) add(e *fent, a float64, m int) {
 	fs := &r.fs
 	ei := len(fs.ents)
-	fs.ents = append(fs.ents, e)
+	fs.ents = append(fs.ents, *e)
 	fs.live = append(fs.live, ei)
 	fs.nlive++
 	if !e.sorted {
@@ -377,7 +377,7 @@ func (r *round) addLocal(gi, mi, m int) {
 		fs.nd = fs.nd[:off]
 		return
 	}
-	r.add(e, a, m)
+	r.add(&e, a, m)
 }
 
 // addGroup evaluates group gi at the start of m's fill through its
@@ -393,7 +393,13 @@ func (r *round) addGroup(gi, m int) {
 	cls := r.capCls[m]
 	mi := -1
 	if !c.anon {
-		if c.first < 0 || c.firstIn == m || c.firstIn == -2 || !c.firstCanon || cls < 0 {
+		if c.first < 0 {
+			r.findFirst(gi)
+		}
+		if c.first >= c.nmem {
+			return // no live member
+		}
+		if c.firstIn == m || c.firstIn == -2 || !c.firstCanon || cls < 0 {
 			r.addGroupSlow(gi, m)
 			return
 		}
@@ -423,7 +429,7 @@ func (r *round) addGroup(gi, m int) {
 		fs.nd = fs.nd[:off]
 		return
 	}
-	r.add(e, a, m)
+	r.add(&e, a, m)
 }
 
 // addGroupSlow is addGroup through the group's members.
@@ -452,7 +458,7 @@ func (r *round) addGroupSlow(gi, m int) {
 		fs.nd = fs.nd[:off]
 		return
 	}
-	r.add(e, a, m)
+	r.add(&e, a, m)
 }
 
 // remoteOK reports whether entry e's remote reads fit, rechecking them only
