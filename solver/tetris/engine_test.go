@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/xflex/xflex/vecpack"
@@ -140,6 +142,30 @@ func TestRoundPicksBestAlignment(t *testing.T) {
 					t.Fatalf("group %d still fits machine %d after the round", gi, m)
 				}
 			}
+		}
+	}
+}
+
+// bestMachines is the prefix of a stable sort of the machines by metric,
+// ties (frequent here) by index.
+func TestBestMachinesIsStableSortPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for it := 0; it < 2000; it++ {
+		metric := make([]float64, 1+rng.IntN(30))
+		for m := range metric {
+			metric[m] = float64(rng.IntN(5))
+			if rng.IntN(10) == 0 {
+				metric[m] = absentMetric
+			}
+		}
+		order := make([]int, len(metric))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return metric[order[a]] < metric[order[b]] })
+		k := 1 + rng.IntN(len(metric))
+		if got := bestMachines(metric, k); !slices.Equal(got, order[:k]) {
+			t.Fatalf("metric %v, k %d: got %v, want %v", metric, k, got, order[:k])
 		}
 	}
 }

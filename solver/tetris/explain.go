@@ -2,7 +2,6 @@ package tetris
 
 import (
 	"math"
-	"sort"
 
 	"github.com/xflex/xflex/vecpack"
 )
@@ -27,6 +26,8 @@ type Reason struct {
 	Short   []Shortfall
 	Blocked []int
 }
+
+// The builtin max used here has math.Max's rules for NaN and signed zeros.
 
 // absentMetric ranks placements on a machine lacking a resource entirely
 // behind every placement that is merely short.
@@ -94,15 +95,23 @@ func (e *explainer) metric(ss []Shortfall) float64 {
 		if c > 0 {
 			v = (s.Need - s.Free) / c
 		}
-		w = math.Max(w, v)
+		w = max(w, v)
 	}
 	return w
 }
 
 func (e *explainer) sortShort(ss []Shortfall) {
-	sort.SliceStable(ss, func(a, b int) bool {
-		return e.metric(ss[a:a+1]) > e.metric(ss[b:b+1])
-	})
+	// Insertion sort, stable: the lists hold a few shortfalls.
+	for a := 1; a < len(ss); a++ {
+		x := ss[a]
+		v := e.metric(ss[a : a+1])
+		b := a
+		for b > 0 && v > e.metric(ss[b-1:b]) {
+			ss[b] = ss[b-1]
+			b--
+		}
+		ss[b] = x
+	}
 }
 
 // localMetric is the largest shortfall of dem on machine m relative to
@@ -111,7 +120,7 @@ func (e *explainer) localMetric(dem []float64, m int, blocked []int) float64 {
 	mc := e.ms[m]
 	w := 0.0
 	for k, x := range dem {
-		if !e.mask[k] || x <= mc.Free[k]+vecpack.FitTol*math.Max(1, math.Abs(mc.Free[k])) {
+		if !e.mask[k] || x <= mc.Free[k]+vecpack.FitTol*max(1, math.Abs(mc.Free[k])) {
 			continue
 		}
 		if blocked != nil {
@@ -121,7 +130,7 @@ func (e *explainer) localMetric(dem []float64, m int, blocked []int) float64 {
 		if mc.Cap[k] > 0 {
 			v = (x - mc.Free[k]) / mc.Cap[k]
 		}
-		w = math.Max(w, v)
+		w = max(w, v)
 	}
 	return w
 }
@@ -134,14 +143,14 @@ func (e *explainer) remoteMetric(inputs []Input, m int) float64 {
 	for _, n := range e.need {
 		mc := e.ms[n.Machine]
 		for _, k := range []int{e.roles.DiskRead, e.roles.NetOut} {
-			if k < 0 || !e.mask[k] || n.Rate <= mc.Free[k]+vecpack.FitTol*math.Max(1, math.Abs(mc.Free[k])) {
+			if k < 0 || !e.mask[k] || n.Rate <= mc.Free[k]+vecpack.FitTol*max(1, math.Abs(mc.Free[k])) {
 				continue
 			}
 			v := absentMetric
 			if mc.Cap[k] > 0 {
 				v = (n.Rate - mc.Free[k]) / mc.Cap[k]
 			}
-			w = math.Max(w, v)
+			w = max(w, v)
 		}
 	}
 	return w
@@ -173,14 +182,20 @@ func (e *explainer) group(g *Group) []*Reason {
 	for m := range e.ms {
 		metric[m] = e.localMetric(e.dem, m, blocked)
 	}
-	order := make([]int, len(e.ms))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return metric[order[a]] < metric[order[b]] })
-	if len(order) == 0 {
+	if len(e.ms) == 0 {
 		return make([]*Reason, max(1, len(g.Members)))
 	}
+	// A member's closest machine without its input is among the first
+	// 1 + (its inputs) machines by (metric, index): those are all the
+	// order a member can need (a stable sort by metric would give the
+	// same prefix).
+	need := 1
+	for _, mem := range g.Members {
+		if !mem.placed {
+			need = max(need, 1+len(mem.Inputs))
+		}
+	}
+	order := bestMachines(metric, min(need, len(e.ms)))
 	if g.Members == nil {
 		return []*Reason{e.reason(g, nil, order[0], blocked)}
 	}
@@ -201,16 +216,42 @@ func (e *explainer) group(g *Group) []*Reason {
 				continue
 			}
 			LocalDemand(g, mem.Inputs, in.Machine, e.roles, e.dem)
-			consider(in.Machine, math.Max(e.localMetric(e.dem, in.Machine, nil), e.remoteMetric(mem.Inputs, in.Machine)))
+			consider(in.Machine, max(e.localMetric(e.dem, in.Machine, nil), e.remoteMetric(mem.Inputs, in.Machine)))
 		}
 		for _, m := range order {
 			if hasInput(mem.Inputs, m) {
 				continue
 			}
-			consider(m, math.Max(metric[m], e.remoteMetric(mem.Inputs, m)))
+			consider(m, max(metric[m], e.remoteMetric(mem.Inputs, m)))
 			break
 		}
 		out[mi] = e.reason(g, mem.Inputs, bestM, blocked)
+	}
+	return out
+}
+
+// bestMachines returns the k machines with the smallest metric, ties by
+// index, in that order (the prefix of a stable sort of the machines by
+// metric).
+func bestMachines(metric []float64, k int) []int {
+	out := make([]int, 0, k)
+	for m, v := range metric {
+		if len(out) == k && !(v < metric[out[k-1]]) {
+			continue
+		}
+		// Insert after every kept machine whose metric is not larger
+		// (they have smaller indices): the order stays (metric, index).
+		i := len(out)
+		if i == k {
+			i--
+		} else {
+			out = append(out, 0)
+		}
+		for i > 0 && v < metric[out[i-1]] {
+			out[i] = out[i-1]
+			i--
+		}
+		out[i] = m
 	}
 	return out
 }

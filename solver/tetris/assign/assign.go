@@ -448,8 +448,11 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 	if req.MaxUnplaced != nil && *req.MaxUnplaced < len(ups) {
 		ups = ups[:*req.MaxUnplaced]
 	}
-	// One blocked map per group: every task of a group shares it.
+	// One blocked map per group: every task of a group shares it. The
+	// tasks of an anonymous group share one reason too, formatted once
+	// (they differ only in the task id).
 	blocked := make([]map[string]int, len(in.Groups))
+	done := map[*tetris.Reason]Unplaced{}
 	res.Unplaced = make([]Unplaced, 0, len(ups))
 	for _, u := range ups {
 		if blocked[u.g] == nil {
@@ -460,7 +463,17 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 				}
 			}
 		}
-		res.Unplaced = append(res.Unplaced, in.unplaced(u.ti, in.Groups[u.g].Job, u.r, blocked[u.g]))
+		if in.Groups[u.g].Members != nil {
+			res.Unplaced = append(res.Unplaced, in.unplaced(u.ti, in.Groups[u.g].Job, u.r, blocked[u.g]))
+			continue
+		}
+		x, ok := done[u.r]
+		if !ok {
+			x = in.unplaced(u.ti, in.Groups[u.g].Job, u.r, blocked[u.g])
+			done[u.r] = x
+		}
+		x.Task = req.Tasks[u.ti].ID
+		res.Unplaced = append(res.Unplaced, x)
 	}
 	for i, m := range in.Machines {
 		f := map[string]float64{}
