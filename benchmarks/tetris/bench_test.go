@@ -54,6 +54,28 @@ func BenchmarkAssign10kSolve(b *testing.B) {
 	}
 }
 
+// BenchmarkAssign10kRunner: the request as the HTTP endpoint serves it:
+// solver.Runner.Run (generic decode, schema validation, canonical hash,
+// Solve) and json.Marshal of the response, at steady state.
+func BenchmarkAssign10kRunner(b *testing.B) {
+	req := assign.GenerateRequest(rand.New(rand.NewPCG(1, 2)), AssignMachines, AssignTasks, AssignJobs, SteadyBusy, 1)
+	raw, _ := json.Marshal(req)
+	run, err := solver.NewRunner([]solver.Problem{assign.Problem()}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := run.Run(context.Background(), assign.Problem().Name, raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkSimulateSmall: the small-scale workload under tetris.
 func BenchmarkSimulateSmall(b *testing.B) {
 	wl := scales["small"]

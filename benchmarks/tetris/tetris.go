@@ -149,6 +149,107 @@ func reportAssign(ctx context.Context, w io.Writer, reps int) error {
 			ms(median(rw)), ms(median(rc)), ms(median(ec)), ms(median(sw)), ms(median(sc)))
 	}
 	fmt.Fprintln(w)
+	return reportStages(ctx, w, reps)
+}
+
+// Stages of one request as the HTTP endpoint and `xflex solve` serve it
+// (solver.Runner.Run, then json.Marshal of the response).
+var stageNames = []string{
+	"DecodeAny (runner: JSON to generic values)",
+	"schema validation (runner)",
+	"canonical hash (runner)",
+	"solver.Decode into the request type (Solve)",
+	"Build: validate, group (Solve)",
+	"Run: round, explanations, result (Solve)",
+	"json.Marshal of the result (server)",
+	"whole Runner.Run + json.Marshal",
+}
+
+// reportStages times each stage of a steady-state 10,000-task request,
+// process CPU time with the heap collected before each stage (so no stage
+// pays for another's garbage), median of reps.
+func reportStages(ctx context.Context, w io.Writer, reps int) error {
+	req := assign.GenerateRequest(rand.New(rand.NewPCG(1, 2)), AssignMachines, AssignTasks, AssignJobs, SteadyBusy, 1)
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	run, err := solver.NewRunner([]solver.Problem{assign.Problem()}, 0)
+	if err != nil {
+		return err
+	}
+	p := assign.Problem()
+	st := make([][]time.Duration, len(stageNames))
+	for i := 0; i < reps; i++ {
+		var t []time.Duration
+		lap := func() func() {
+			runtime.GC()
+			c0 := cpuNow()
+			return func() { t = append(t, cpuNow()-c0) }
+		}
+		done := lap()
+		doc, err := solver.DecodeAny(raw)
+		done()
+		if err != nil {
+			return err
+		}
+		done = lap()
+		vs := run.Schemas().Validate(p.RequestSchema, doc)
+		done()
+		if len(vs) > 0 {
+			return fmt.Errorf("schema: %v", vs[0])
+		}
+		done = lap()
+		_, err = solver.CanonicalHash(doc)
+		done()
+		if err != nil {
+			return err
+		}
+		var r assign.Request
+		done = lap()
+		err = solver.Decode(raw, &r)
+		done()
+		if err != nil {
+			return err
+		}
+		done = lap()
+		in, err := assign.Build(&r)
+		done()
+		if err != nil {
+			return err
+		}
+		done = lap()
+		res, err := in.Run(ctx)
+		done()
+		if err != nil {
+			return err
+		}
+		done = lap()
+		_, err = json.Marshal(res)
+		done()
+		if err != nil {
+			return err
+		}
+		done = lap()
+		resp, err := run.Run(ctx, p.Name, raw)
+		if err == nil {
+			_, err = json.Marshal(resp)
+		}
+		done()
+		if err != nil {
+			return err
+		}
+		for k, d := range t {
+			st[k] = append(st[k], d)
+		}
+	}
+	fmt.Fprintf(w, "### The whole request (steady state, %d bytes of JSON), CPU ms, median of %d\n\n", len(raw), reps)
+	fmt.Fprintln(w, "| stage | CPU ms |")
+	fmt.Fprintln(w, "|---|---:|")
+	for k, name := range stageNames {
+		fmt.Fprintf(w, "| %s | %s |\n", name, ms(median(st[k])))
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 
