@@ -263,13 +263,12 @@ type round struct {
 	local [][][2]int // machine -> (group, member) with an input there
 	pend  []int      // pending members per job
 	npend int        // jobs with pending members
-	picks int
-	nf    []float64 // normalised masked free of the machine
-	dem   []float64 // scratch: local demand
-	need  []Input   // scratch: remote needs
-	sh    []float64 // dominant share per job
-	alive []int     // scratch for fill: groups that may fit the machine
-	thr   []float64 // fit threshold per resource of the current pick
+	nf    []float64  // normalised masked free of the machine
+	dem   []float64  // scratch: local demand
+	need  []Input    // scratch: remote needs
+	sh    []float64  // dominant share per job
+	alive []int      // scratch for fill: groups that may fit the machine
+	thr   []float64  // fit threshold per resource of the current pick
 	// remoteVer counts placements with remote reads and fills that placed
 	// something: only they change free capacity at machines other than the
 	// one being filled, so a remote-fit check stays valid while it is
@@ -281,9 +280,8 @@ type round struct {
 	// task's input machines (other than the one being filled) has chg above
 	// v.
 	chg []int
-	// Per group: its job and barrier promotion; per job: ε·Work (the SRTF
-	// term; Work does not change during a round). Flat copies for scoring.
-	gJob   []int
+	// Per group: its barrier promotion; per job: ε·Work (the SRTF term;
+	// Work does not change during a round). Flat copies for scoring.
 	gPromo []bool
 	ew     []float64
 	// order lists the jobs with pending tasks by dominant share (ties by
@@ -345,7 +343,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		local: make([][][2]int, len(ms)), pend: make([]int, len(js)), sh: make([]float64, len(js)),
 		nf: make([]float64, d), dem: make([]float64, d),
 		thr: make([]float64, d), gc: make([]gcache, len(gs)), capCls: capClasses(ms),
-		chg: make([]int, len(ms)), gJob: make([]int, len(gs)), gPromo: make([]bool, len(gs)),
+		chg: make([]int, len(ms)), gPromo: make([]bool, len(gs)),
 		ew: make([]float64, len(js)), mono: true}
 	r.fs.init(len(js), len(gs), len(ms), d)
 	for gi, g := range gs {
@@ -358,7 +356,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		r.ew[j] = cfg.Epsilon * js[j].Work
 	}
 	for gi, g := range gs {
-		r.gJob[gi], r.gPromo[gi] = g.Job, g.Promoted
+		r.gPromo[gi] = g.Promoted
 		r.pend[g.Job] += g.Count
 		g.round++
 		if g.ByMachine != nil {

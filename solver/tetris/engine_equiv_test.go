@@ -249,3 +249,23 @@ func matchReference(t *testing.T, rng *rand.Rand, n int, gen func(*rand.Rand) eq
 	}
 	return placed, remote
 }
+
+// The same with some negative demands (which the schemas rule out but
+// Round accepts): free capacity can then grow during a fill, snapshots are
+// no upper bounds, and Round re-evaluates every candidate at each pick.
+func TestRoundMatchesReferenceNegativeDemand(t *testing.T) {
+	gen := func(rng *rand.Rand) equivInstance {
+		in := randEquivSized(rng, equivSize{machines: 6, groups: 30, jobs: 8, members: 6, shapes: 2, scale: 3, freeLo: 0.5, freeSpan: 0.5})
+		for _, g := range in.gs {
+			if rng.IntN(4) == 0 {
+				g.Demand[1] = -0.5
+			}
+		}
+		return in
+	}
+	placed, _ := matchReference(t, rand.New(rand.NewPCG(10, 10)), 200, gen)
+	if placed < 3000 {
+		t.Fatalf("only %d placements over all instances: the test exercises too little", placed)
+	}
+	t.Logf("%d placements", placed)
+}

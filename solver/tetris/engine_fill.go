@@ -12,27 +12,34 @@ import (
 // At its start every candidate of m is evaluated once: each member with
 // input on m (its demand there is its own) and each group, represented by
 // its first pending member that is not dead and holds no input on m (every
-// such member has the group's demand on m). A candidate that does not fit,
-// or whose remote reads do not fit, is dropped for the fill: free capacity
+// such member has the group's demand on m; engine_cache.go keeps what a
+// group needs for this across fills). A candidate that does not fit, or
+// whose remote reads do not fit, is dropped for the fill: free capacity
 // only shrinks while m is filled (and, at other machines, during the whole
-// round). The candidates that fit are kept with their job counted as
+// round). The candidates that fit become entries, their jobs counted as
 // holding one, and their scores go into two max-heaps (promoted stages and
 // the others).
 //
-// After a placement every live candidate's fit is rechecked against m's new
-// free vector (a few comparisons each) and its remote reads only when one of
-// its input machines lost capacity since the last check; the per-job counts
-// of live candidates give the jobs holding a candidate exactly, which the
-// fairness cut and the rank need. Scores are not recomputed: each node in a
-// heap keeps the score of its last evaluation, an upper bound of the
-// current one (placing demand p lowers every alignment a = nd·nf by nd·p ≥
-// 0, and floating-point products and sums are monotone, so the directly
-// computed dot product also never rises). The pick pops the heap top,
-// re-evaluates it exactly when its snapshot is older than the last
-// placement, and stops at the first current top: that is the best
-// candidate, with the same score, bit for bit, as a full rescan computes.
-// Candidates of jobs outside the fairness cut met at the top are parked
-// until their job is eligible again.
+// After a placement (recheck) the entries that no longer fit m are
+// dropped: with few live entries by testing each, otherwise by walking,
+// per checked resource, the groups in order of demand from where the last
+// walk stopped (the demands only pass the falling threshold in that
+// order); members with input on m are tested one by one. Remote reads are
+// rechecked only for entries reading from a machine the placement read
+// from, after the fit test (the reference's order, which decides which
+// members are marked dead). The per-job counts of live entries give the
+// jobs holding a candidate exactly, which the fairness cut (kth) and the
+// rank need.
+//
+// Scores are not recomputed: each heap node keeps the score of its last
+// evaluation, an upper bound of the current one (placing demand p lowers
+// every alignment a = nd·nf by nd·p ≥ 0, and floating-point products and
+// sums are monotone, so the directly computed dot product also never
+// rises). The pick pops the heap top, re-evaluates it exactly when its
+// snapshot is older than the last placement, and stops at the first
+// current top: that is the best candidate, with the same score, bit for
+// bit, as a full rescan computes. Nodes of jobs outside the fairness cut
+// met at the top are parked until their job is eligible again.
 //
 // When a normalised demand is negative or NaN (both problems' schemas rule
 // this out) the upper bounds do not hold; every pick then re-evaluates all
@@ -173,7 +180,6 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	fs.hp.heapify()
 	fs.hn.heapify()
 	for fs.ntouched > 0 {
-		r.picks++
 		k := int(math.Ceil((1-r.cfg.Fairness)*float64(r.npend) - ceilTol))
 		if k < 1 {
 			k = 1
