@@ -643,13 +643,16 @@ func (r *round) reorder(j int) {
 		pos++
 	}
 	r.order[pos], r.opos[j] = j, pos
+	// vo is strictly ordered: binary search for j's new place (later,
+	// its share only grew).
 	pos = r.vpos[j]
-	for pos+1 < len(r.vo) && r.valueLess(r.vo[pos+1], j) {
-		x := r.vo[pos+1]
-		r.vo[pos], r.vpos[x] = x, pos
-		pos++
+	rest := r.vo[pos+1:]
+	q := pos + sort.Search(len(rest), func(i int) bool { return !r.valueLess(rest[i], j) })
+	copy(r.vo[pos:q], rest[:q-pos])
+	for i := pos; i < q; i++ {
+		r.vpos[r.vo[i]] = i
 	}
-	r.vo[pos], r.vpos[j] = j, pos
+	r.vo[q], r.vpos[j] = j, q
 }
 
 // valueLess orders jobs by dominant share exactly, ties by index.

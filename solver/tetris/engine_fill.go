@@ -340,8 +340,15 @@ func (fs *fillState) ndOf(e *fent) []float64 { return fs.nd[e.off : e.off+fs.d :
 // add keeps entry e, evaluated at the fill's start with alignment a.
 func (r *round) add(e *fent, a float64, m int) {
 	fs := &r.fs
-	ei := len(fs.ents)
 	fs.ents = append(fs.ents, *e)
+	r.kept(len(fs.ents)-1, a, m)
+}
+
+// kept registers entry ei, just appended, evaluated at the fill's start
+// with alignment a.
+func (r *round) kept(ei int, a float64, m int) {
+	fs := &r.fs
+	e := &fs.ents[ei]
 	fs.live = append(fs.live, ei)
 	fs.nlive++
 	if !e.sorted {
@@ -415,27 +422,32 @@ func (r *round) addGroup(gi, m int) {
 		r.addGroupSlow(gi, m)
 		return
 	}
-	fs := &r.fs
-	off := len(fs.nd)
 	nd, absent := r.classND(gi, cls, m)
 	if absent {
 		return
 	}
-	fs.nd = append(fs.nd, nd...)
 	a, ok := r.align(nd)
 	if !ok {
-		fs.nd = fs.nd[:off]
 		return
 	}
-	e := fent{gi: gi, mi: mi, job: c.job, off: off, ver: -1, remote: c.remote, promo: c.promo, sorted: true}
+	ver := -1
 	if c.repMi == mi {
-		e.ver = c.repVer
+		ver = c.repVer
 	}
-	if e.remote && r.chg[c.firstIn] > e.ver && !r.remoteOK(&e, m) {
-		fs.nd = fs.nd[:off]
+	if c.remote && r.chg[c.firstIn] > ver {
+		// The slow path rechecks the representative's reads (and may
+		// move on to the next member) exactly as remoteOK does.
+		r.addGroupSlow(gi, m)
 		return
 	}
-	r.add(&e, a, m)
+	fs := &r.fs
+	off := len(fs.nd)
+	fs.nd = append(fs.nd, nd...)
+	ei := len(fs.ents)
+	fs.ents = append(fs.ents, fent{})
+	e := &fs.ents[ei]
+	e.gi, e.mi, e.job, e.off, e.ver, e.remote, e.promo, e.sorted = gi, mi, c.job, off, ver, c.remote, c.promo, true
+	r.kept(ei, a, m)
 }
 
 // addGroupSlow is addGroup through the group's members.
