@@ -716,10 +716,17 @@ func (r *round) unpark(cut bool) {
 			continue
 		}
 		for _, t := range fs.parked[j] {
-			if fs.ents[t.e].dead {
+			e := &fs.ents[t.e]
+			if e.dead {
 				continue
 			}
-			if fs.ents[t.e].promo {
+			if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie != tie {
+				// Back with a current score: it would be re-evaluated on
+				// reaching the top anyway.
+				e.a = r.dot(fs.ndOf(e))
+				t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tie, int32(fs.step)
+			}
+			if e.promo {
 				fs.hp.push(t)
 			} else {
 				fs.hn.push(t)
