@@ -17,6 +17,135 @@ import (
 // would. encoding/json has checked the syntax of the bytes before it hands
 // them over.
 
+// UnmarshalJSON decodes a request: the tasks as TaskReq's parser does,
+// every other member through encoding/json with unknown fields refused;
+// anything unusual at the top level (duplicate, unknown or case-varied
+// keys, a task the parser hands over, a member encoding/json rejects)
+// sends the whole request through encoding/json, so the value or the
+// error is its own. Decoding the top level here also spares encoding/json
+// a second pass over every task before handing it to TaskReq.
+func (r *Request) UnmarshalJSON(data []byte) error {
+	var x Request
+	if parseRequest(data, &x) {
+		*r = x
+		return nil
+	}
+	type request Request // without this method
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode((*request)(r))
+}
+
+// strict decodes one JSON value into v as solver.Decode would.
+func strict(raw []byte, v any) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v) == nil
+}
+
+// parseRequest parses a request's top level into x, reporting false on
+// anything unusual (see Request.UnmarshalJSON).
+func parseRequest(data []byte, x *Request) bool {
+	l := lexer{b: data}
+	if !l.is('{') {
+		return false
+	}
+	seen := map[string]bool{}
+	for !l.is('}') {
+		if len(seen) > 0 && !l.is(',') {
+			return false
+		}
+		k, ok := l.str()
+		if !ok || !l.is(':') || seen[string(k)] {
+			return false
+		}
+		seen[string(k)] = true
+		if string(k) == "tasks" {
+			if !l.is('[') {
+				return false
+			}
+			x.Tasks = []TaskReq{} // an empty array decodes to an empty, non-nil slice
+			if l.is(']') {
+				continue
+			}
+			for {
+				x.Tasks = append(x.Tasks, TaskReq{})
+				if !parseTaskL(&l, &x.Tasks[len(x.Tasks)-1]) {
+					return false
+				}
+				if l.is(',') {
+					continue
+				}
+				if !l.is(']') {
+					return false
+				}
+				break
+			}
+			continue
+		}
+		raw, ok := l.value()
+		if !ok {
+			return false
+		}
+		var dst any
+		switch string(k) {
+		case "machines":
+			dst = &x.Machines
+		case "jobs":
+			dst = &x.Jobs
+		case "knobs":
+			dst = &x.Knobs
+		case "roles":
+			dst = &x.Roles
+		case "max_unplaced":
+			dst = &x.MaxUnplaced
+		case "budget_ms":
+			dst = &x.BudgetMS
+		case "seed":
+			dst = &x.Seed
+		default:
+			return false
+		}
+		if !strict(raw, dst) {
+			return false
+		}
+	}
+	l.ws()
+	return l.i == len(l.b)
+}
+
+// value skips one JSON value (known to be well formed), up to the comma
+// or closing bracket after it, and returns its bytes.
+func (l *lexer) value() ([]byte, bool) {
+	l.ws()
+	start, depth := l.i, 0
+	for l.i < len(l.b) {
+		switch c := l.b[l.i]; {
+		case c == '"':
+			for l.i++; l.i < len(l.b) && l.b[l.i] != '"'; l.i++ {
+				if l.b[l.i] == '\\' {
+					l.i++
+				}
+			}
+			l.i++
+		case c == '{' || c == '[':
+			depth++
+			l.i++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return l.b[start:l.i], l.i > start
+			}
+			depth--
+			l.i++
+		case c == ',' && depth == 0:
+			return l.b[start:l.i], l.i > start
+		default:
+			l.i++
+		}
+	}
+	return l.b[start:l.i], l.i > start
+}
+
 // UnmarshalJSON decodes one task object (see above).
 func (t *TaskReq) UnmarshalJSON(data []byte) error {
 	var x TaskReq
@@ -113,6 +242,15 @@ const (
 // partly filled) on anything else.
 func parseTask(data []byte, t *TaskReq) bool {
 	l := lexer{b: data}
+	if !parseTaskL(&l, t) {
+		return false
+	}
+	l.ws()
+	return l.i == len(l.b)
+}
+
+// parseTaskL is parseTask reading from l.
+func parseTaskL(l *lexer, t *TaskReq) bool {
 	if !l.is('{') {
 		return false
 	}
@@ -161,7 +299,7 @@ func parseTask(data []byte, t *TaskReq) bool {
 				t.Stage = string(s)
 			}
 		case keyDemand:
-			if !parseVector(&l, &t.Demand) {
+			if !parseVector(l, &t.Demand) {
 				return false
 			}
 		case keyDuration:
@@ -171,7 +309,7 @@ func parseTask(data []byte, t *TaskReq) bool {
 			}
 			t.Duration = &x
 		case keyInputs:
-			if !parseInputs(&l, &t.Inputs) {
+			if !parseInputs(l, &t.Inputs) {
 				return false
 			}
 		}

@@ -202,3 +202,103 @@ func FuzzTaskDecode(f *testing.F) {
 		}
 	})
 }
+
+// plainRequest is Request with encoding/json's own decoding all the way
+// down (the same fields and tags; tasks without TaskReq's method).
+type plainRequest struct {
+	Machines    []MachineReq `json:"machines"`
+	Tasks       []plainTask  `json:"tasks"`
+	Jobs        []JobReq     `json:"jobs,omitempty"`
+	Knobs       *Knobs       `json:"knobs,omitempty"`
+	Roles       *Roles       `json:"roles,omitempty"`
+	MaxUnplaced *int         `json:"max_unplaced,omitempty"`
+	BudgetMS    *int64       `json:"budget_ms,omitempty"`
+	Seed        *int64       `json:"seed,omitempty"`
+}
+
+type plainTask TaskReq
+
+// randRequest writes a request body around random tasks, sometimes with
+// what sends the whole request to encoding/json.
+func randRequest(rng *rand.Rand) string {
+	var fs []string
+	add := func(k, v string) { fs = append(fs, fmt.Sprintf("%q:%s", k, v)) }
+	add("machines", `[{"name":"m0","capacity":{"cpu":4,"memory":8},"free":{"cpu":2}},{"name":"m1","capacity":{"cpu":4}}]`)
+	var tasks []string
+	for range rng.IntN(4) {
+		tasks = append(tasks, randTask(rng))
+	}
+	add("tasks", "["+strings.Join(tasks, ",")+"]")
+	if rng.IntN(2) == 0 {
+		add("jobs", `[{"id":"j","remaining_work":3,"allocation":{"cpu":1},"weight":2,"stages":[{"name":"s","tasks":3,"finished":1}]}]`)
+	}
+	if rng.IntN(2) == 0 {
+		add("knobs", []string{`{"fairness":0.5,"epsilon":0.1}`, `{}`, `null`, `{"bogus":1}`}[rng.IntN(4)])
+	}
+	if rng.IntN(3) == 0 {
+		add("roles", `{"disk_read":"cpu"}`)
+	}
+	if rng.IntN(3) == 0 {
+		add("max_unplaced", []string{`5`, `2.5`, `"5"`, `null`}[rng.IntN(4)])
+	}
+	if rng.IntN(3) == 0 {
+		add("budget_ms", `100`)
+	}
+	if rng.IntN(3) == 0 {
+		add("seed", []string{`7`, `-1`, `1e3`}[rng.IntN(3)])
+	}
+	switch rng.IntN(12) {
+	case 0:
+		add("bogus", "1")
+	case 1:
+		add("Tasks", "[]")
+	case 2:
+		add("seed", "8") // possibly a duplicate key
+	case 3:
+		add("tasks", "null")
+	}
+	rng.Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+	return "{ " + strings.Join(fs, " ,\n") + " }"
+}
+
+// Request's decoder gives what encoding/json gives on random bodies.
+func TestRequestDecodeMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	fast, all := 0, 0
+	for it := 0; it < 4000; it++ {
+		body := randRequest(rng)
+		var got Request
+		var want plainRequest
+		dec := json.NewDecoder(strings.NewReader(body))
+		dec.DisallowUnknownFields()
+		gotErr := dec.Decode(&got)
+		dec = json.NewDecoder(strings.NewReader(body))
+		dec.DisallowUnknownFields()
+		wantErr := dec.Decode(&want)
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Fatalf("%s\nerror %v, encoding/json %v", body, gotErr, wantErr)
+		}
+		if wantErr != nil {
+			continue
+		}
+		wantReq := Request{Machines: want.Machines, Jobs: want.Jobs, Knobs: want.Knobs, Roles: want.Roles,
+			MaxUnplaced: want.MaxUnplaced, BudgetMS: want.BudgetMS, Seed: want.Seed}
+		if want.Tasks != nil {
+			wantReq.Tasks = make([]TaskReq, len(want.Tasks))
+			for i, x := range want.Tasks {
+				wantReq.Tasks[i] = TaskReq(x)
+			}
+		}
+		if !reflect.DeepEqual(got, wantReq) {
+			t.Fatalf("%s\ngot  %#v\nwant %#v", body, got, wantReq)
+		}
+		var x Request
+		if parseRequest([]byte(body), &x) {
+			fast++
+		}
+		all++
+	}
+	if fast < 500 || all-fast < 500 {
+		t.Fatalf("%d of %d decodable requests took the direct path: the test exercises too little of one path", fast, all)
+	}
+}
