@@ -218,6 +218,28 @@ type plainRequest struct {
 
 type plainTask TaskReq
 
+// decodeRequestBoth decodes body as Request (its own decoder) and as
+// plainRequest (encoding/json all the way down), both strictly, and
+// returns the latter converted to a Request.
+func decodeRequestBoth(body string) (got, want Request, gotErr, wantErr error) {
+	var p plainRequest
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.DisallowUnknownFields()
+	gotErr = dec.Decode(&got)
+	dec = json.NewDecoder(strings.NewReader(body))
+	dec.DisallowUnknownFields()
+	wantErr = dec.Decode(&p)
+	want = Request{Machines: p.Machines, Jobs: p.Jobs, Knobs: p.Knobs, Roles: p.Roles,
+		MaxUnplaced: p.MaxUnplaced, BudgetMS: p.BudgetMS, Seed: p.Seed}
+	if p.Tasks != nil {
+		want.Tasks = make([]TaskReq, len(p.Tasks))
+		for i, x := range p.Tasks {
+			want.Tasks[i] = TaskReq(x)
+		}
+	}
+	return got, want, gotErr, wantErr
+}
+
 // randRequest writes a request body around random tasks, sometimes with
 // what sends the whole request to encoding/json.
 func randRequest(rng *rand.Rand) string {
@@ -267,30 +289,15 @@ func TestRequestDecodeMatchesEncodingJSON(t *testing.T) {
 	fast, all := 0, 0
 	for it := 0; it < 4000; it++ {
 		body := randRequest(rng)
-		var got Request
-		var want plainRequest
-		dec := json.NewDecoder(strings.NewReader(body))
-		dec.DisallowUnknownFields()
-		gotErr := dec.Decode(&got)
-		dec = json.NewDecoder(strings.NewReader(body))
-		dec.DisallowUnknownFields()
-		wantErr := dec.Decode(&want)
+		got, want, gotErr, wantErr := decodeRequestBoth(body)
 		if (gotErr != nil) != (wantErr != nil) {
 			t.Fatalf("%s\nerror %v, encoding/json %v", body, gotErr, wantErr)
 		}
 		if wantErr != nil {
 			continue
 		}
-		wantReq := Request{Machines: want.Machines, Jobs: want.Jobs, Knobs: want.Knobs, Roles: want.Roles,
-			MaxUnplaced: want.MaxUnplaced, BudgetMS: want.BudgetMS, Seed: want.Seed}
-		if want.Tasks != nil {
-			wantReq.Tasks = make([]TaskReq, len(want.Tasks))
-			for i, x := range want.Tasks {
-				wantReq.Tasks[i] = TaskReq(x)
-			}
-		}
-		if !reflect.DeepEqual(got, wantReq) {
-			t.Fatalf("%s\ngot  %#v\nwant %#v", body, got, wantReq)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s\ngot  %#v\nwant %#v", body, got, want)
 		}
 		var x Request
 		if parseRequest([]byte(body), &x) {
@@ -301,4 +308,22 @@ func TestRequestDecodeMatchesEncodingJSON(t *testing.T) {
 	if fast < 500 || all-fast < 500 {
 		t.Fatalf("%d of %d decodable requests took the direct path: the test exercises too little of one path", fast, all)
 	}
+}
+
+// FuzzRequestDecode: Request's decoder agrees with encoding/json on any
+// body.
+func FuzzRequestDecode(f *testing.F) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 20 {
+		f.Add(randRequest(rng))
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		got, want, gotErr, wantErr := decodeRequestBoth(body)
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Fatalf("%q: error %v, encoding/json %v", body, gotErr, wantErr)
+		}
+		if wantErr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\ngot  %#v\nwant %#v", body, got, want)
+		}
+	})
 }
