@@ -282,8 +282,9 @@ func Build(req *Request) (*Instance, error) {
 	}
 	// Tasks, grouped by (job, stage, demand, input rates).
 	norm := tetris.NormCap(in.Machines)
-	tidx := map[string]int{}
+	tidx := make(map[string]int, len(req.Tasks))
 	gidx := map[string]int{}
+	var keyBuf []byte
 	for i, t := range req.Tasks {
 		if _, dup := tidx[t.ID]; dup {
 			vs.Add(solver.Ptr("tasks", i, "id"), "duplicate task id %q", t.ID)
@@ -330,11 +331,11 @@ func Build(req *Request) (*Instance, error) {
 			in.Jobs[j].Work += w
 		}
 		sort.Float64s(rates)
-		key := groupKey(j, t.Stage, dem, rates, len(inputs) > 0)
-		gi, ok := gidx[key]
+		keyBuf = groupKey(keyBuf[:0], j, t.Stage, dem, rates, len(inputs) > 0)
+		gi, ok := gidx[string(keyBuf)] // no string is built for the lookup
 		if !ok {
 			gi = len(in.Groups)
-			gidx[key] = gi
+			gidx[string(keyBuf)] = gi
 			st := stages[[2]string{t.Job, t.Stage}]
 			in.Groups = append(in.Groups, &tetris.Group{Job: j, Demand: dem, Promoted: in.Knobs.Promoted(st.finished, st.tasks)})
 			in.Tasks = append(in.Tasks, nil)
@@ -353,10 +354,10 @@ func Build(req *Request) (*Instance, error) {
 	return in, nil
 }
 
-// groupKey identifies interchangeable tasks. Tasks with inputs and tasks
-// without never share a group (anonymous groups carry no members).
-func groupKey(job int, stage string, dem, rates []float64, hasInputs bool) string {
-	b := make([]byte, 0, 16+len(stage)+8*(len(dem)+len(rates)))
+// groupKey appends to b the key identifying interchangeable tasks. Tasks
+// with inputs and tasks without never share a group (anonymous groups
+// carry no members).
+func groupKey(b []byte, job int, stage string, dem, rates []float64, hasInputs bool) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(job))
 	b = append(b, stage...)
 	b = append(b, 0)
@@ -369,7 +370,7 @@ func groupKey(job int, stage string, dem, rates []float64, hasInputs bool) strin
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 		}
 	}
-	return string(b)
+	return b
 }
 
 // Config is the round configuration of the instance.
