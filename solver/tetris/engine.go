@@ -461,14 +461,19 @@ func RemoteNeeds(inputs []Input, m int, buf []Input) []Input {
 // prepMachine caches m's normalised free vector over the checked resources
 // and the fit threshold of each entry (vecpack.Fits's test).
 func (r *round) prepMachine(m int) {
-	mc := r.ms[m]
 	for k := 0; k < r.d; k++ {
-		r.nf[k] = 0
-		if r.mask[k] && mc.Cap[k] > 0 {
-			r.nf[k] = mc.Free[k] / mc.Cap[k]
-		}
-		r.thr[k] = r.nf[k] + vecpack.FitTol*max(1, math.Abs(r.nf[k]))
+		r.prepResource(m, k)
 	}
+}
+
+// prepResource is prepMachine for resource k.
+func (r *round) prepResource(m, k int) {
+	mc := r.ms[m]
+	r.nf[k] = 0
+	if r.mask[k] && mc.Cap[k] > 0 {
+		r.nf[k] = mc.Free[k] / mc.Cap[k]
+	}
+	r.thr[k] = r.nf[k] + vecpack.FitTol*max(1, math.Abs(r.nf[k]))
 }
 
 // demandOn writes into nd the normalised masked demand on machine m of a

@@ -220,7 +220,12 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		r.reorder(pj)
 		r.advance(int(t.e), m)
 		fs.step++
-		r.prepMachine(m)
+		// Only the resources the placement used changed on m.
+		for k, x := range out[len(out)-1].Demand {
+			if x != 0 {
+				r.prepResource(m, k)
+			}
+		}
 		r.recheck(m, ru, int(t.e))
 	}
 	if fs.step > 0 {
