@@ -3,8 +3,6 @@ package solver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -218,28 +216,6 @@ func DecodeAny(raw []byte) (any, error) {
 		return nil, errors.New("malformed JSON: trailing data after the top-level value")
 	}
 	return v, nil
-}
-
-// CanonicalHash is the hex SHA-256 of the canonical form of a decoded JSON
-// document: object keys sorted, no insignificant white space, numbers as
-// written. budget_ms is left out at the top level because it changes how
-// long the solver may run, not the instance.
-func CanonicalHash(doc any) (string, error) {
-	if m, ok := doc.(map[string]any); ok {
-		c := make(map[string]any, len(m))
-		for k, v := range m {
-			if k != "budget_ms" {
-				c[k] = v
-			}
-		}
-		doc = c
-	}
-	b, err := json.Marshal(doc) // encoding/json sorts map keys
-	if err != nil {
-		return "", err
-	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:]), nil
 }
 
 // Decode strictly decodes a validated request into a problem's own type.

@@ -1,0 +1,100 @@
+package solver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestCanonicalMatchesMarshal: the streamed canonical form equals
+// encoding/json's Marshal of the decoded document byte for byte, on random
+// documents whose strings mix ASCII, control characters, HTML-sensitive
+// characters, multi-byte runes, U+2028/9 and invalid UTF-8.
+func TestCanonicalMatchesMarshal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	pieces := []string{"a", "Z", "0", " ", "\"", "\\", "/", "<", ">", "&", "\b", "\f", "\n", "\r", "\t", "\x00", "\x1f", "\x7f",
+		"é", "日本", "\u2028", "\u2029", "\xff", "\xc3", "😀", "\ufffd"}
+	str := func() string {
+		var b strings.Builder
+		for n := rng.IntN(8); n > 0; n-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		k := rng.IntN(7)
+		if depth > 3 {
+			k = rng.IntN(4)
+		}
+		switch k {
+		case 0:
+			return nil
+		case 1:
+			return rng.IntN(2) == 0
+		case 2:
+			return json.Number([]string{"0", "-1", "3.25", "1e-9", "12345678901234567890", "-0.0"}[rng.IntN(6)])
+		case 3:
+			return str()
+		case 4:
+			a := make([]any, rng.IntN(4))
+			for i := range a {
+				a[i] = gen(depth + 1)
+			}
+			return a
+		default:
+			m := map[string]any{}
+			for n := rng.IntN(5); n > 0; n-- {
+				m[str()] = gen(depth + 1)
+			}
+			if rng.IntN(3) == 0 {
+				m["budget_ms"] = json.Number("5")
+			}
+			return m
+		}
+	}
+	for trial := 0; trial < 3000; trial++ {
+		doc := gen(0)
+		want, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		w := bufio.NewWriter(&buf)
+		if err := writeCanonical(w, doc, false); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Fatalf("trial %d:\n got %q\nwant %q", trial, buf.Bytes(), want)
+		}
+	}
+}
+
+// TestCanonicalHashIgnoresBudget: budget_ms at the top level does not
+// change the hash; anywhere else it does.
+func TestCanonicalHashIgnoresBudget(t *testing.T) {
+	h := func(s string) string {
+		doc, err := DecodeAny([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := CanonicalHash(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if h(`{"a": 1, "budget_ms": 5}`) != h(`{"budget_ms": 900, "a": 1}`) {
+		t.Error("top-level budget_ms changed the hash")
+	}
+	if h(`{"a": {"budget_ms": 5}}`) == h(`{"a": {"budget_ms": 6}}`) {
+		t.Error("nested budget_ms ignored")
+	}
+	if h(`{"a": 1.0}`) == h(`{"a": 1}`) {
+		t.Error("numbers are hashed as written: 1.0 and 1 must differ")
+	}
+}
