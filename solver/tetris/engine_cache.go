@@ -51,7 +51,9 @@ type gcache struct {
 
 // Per capacity class, the groups' remote demands normalised (nd[gi·d:]),
 // computed on first use (state[gi]: 0 not yet, 1 done, 2 the class lacks
-// a resource the group needs).
+// a resource the group needs). The fills of the class's machines use nd
+// as the start of their demand array (fillState.nd), appending past its
+// length.
 type classCache struct {
 	nd    []float64
 	state []uint8
@@ -146,18 +148,18 @@ func (r *round) groupDemand(gi, mi, m int) (off int, remote, absent, canon bool)
 		return off, c.remote, r.normalise(r.remoteDem(gi), m, fs.nd[off:]), true
 	}
 	nd, absent := r.classND(gi, cls, m)
-	off = len(fs.nd)
-	fs.nd = append(fs.nd, nd...)
+	off = gi * r.d
+	if !fs.shared {
+		off = len(fs.nd)
+		fs.nd = append(fs.nd, nd...)
+	}
 	return off, c.remote, absent, true
 }
 
 // classND is group gi's remote demand normalised for capacity class cls (m
 // is a machine of it), computed on first use.
 func (r *round) classND(gi, cls, m int) (nd []float64, absent bool) {
-	cc := &r.cls[cls]
-	if cc.state == nil {
-		cc.nd, cc.state = make([]float64, len(r.gs)*r.d), make([]uint8, len(r.gs))
-	}
+	cc := r.classCache(cls)
 	nd = cc.nd[gi*r.d : (gi+1)*r.d : (gi+1)*r.d]
 	if cc.state[gi] == 0 {
 		cc.state[gi] = 1
@@ -166,6 +168,22 @@ func (r *round) classND(gi, cls, m int) (nd []float64, absent bool) {
 		}
 	}
 	return nd, cc.state[gi] == 2
+}
+
+// classFillRoom is the room, in entries, a class cache leaves after its
+// groups' demands for a fill's other entries (members with input on the
+// machine, groups whose representative has other rates); more only costs
+// a copy.
+const classFillRoom = 64
+
+// classCache is capacity class cls's cache, allocated on first use.
+func (r *round) classCache(cls int) *classCache {
+	cc := &r.cls[cls]
+	if cc.state == nil {
+		n := len(r.gs) * r.d
+		cc.nd, cc.state = make([]float64, n, n+classFillRoom*r.d), make([]uint8, len(r.gs))
+	}
+	return cc
 }
 
 // findFirst sets group gi's first live member (c.first = -1) and what

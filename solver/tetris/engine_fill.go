@@ -67,9 +67,19 @@ type fent struct {
 // fillState is the scratch of one fill, reused across fills.
 type fillState struct {
 	ents []fent
-	// nd holds the entries' normalised demands, d each.
-	nd []float64
-	d  int
+	// nd holds the entries' normalised demands, d each. When m has a
+	// capacity class, nd starts as that class's cache of the groups'
+	// normalised remote demands (base values, group gi's at gi·d: the
+	// fill's class entries point into it instead of copying) and the
+	// other entries' demands are appended after it; shared reports that
+	// nd still has the class cache's backing array (an append past its
+	// capacity copies it, and the cache's later values are then copied
+	// per entry). own is the buffer of fills without a class.
+	nd     []float64
+	own    []float64
+	base   int
+	shared bool
+	d      int
 	// live lists the entries, dead ones removed by scans; nlive counts
 	// those not dead. rest lists the entries not sorted.
 	live  []int
@@ -120,7 +130,13 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	r.fills++
 	fs := &r.fs
 	fs.ents, fs.live, fs.rest = fs.ents[:0], fs.live[:0], fs.rest[:0]
-	fs.nd = fs.nd[:0]
+	cls := r.capCls[m]
+	if cls >= 0 {
+		cc := r.classCache(cls)
+		fs.nd, fs.base, fs.shared = cc.nd, len(cc.nd), true
+	} else {
+		fs.nd, fs.base, fs.shared = fs.own[:0], 0, false
+	}
 	fs.hp, fs.hn = fs.hp[:0], fs.hn[:0]
 	fs.step, fs.nlive = 0, 0
 	for k := range fs.ptr {
@@ -242,6 +258,16 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		fs.byIn[x] = fs.byIn[x][:0]
 	}
 	fs.inUsed = fs.inUsed[:0]
+	if cls < 0 {
+		fs.own = fs.nd[:0]
+	} else if !fs.shared {
+		// Keep the larger array for the class's next fills, with the
+		// cache's current values.
+		cc := &r.cls[cls]
+		copy(fs.nd[:fs.base], cc.nd)
+		cc.nd = fs.nd[:fs.base]
+	}
+	fs.nd = nil
 	return out
 }
 
@@ -333,10 +359,21 @@ func (r *round) dot(nd []float64) (a float64) {
 // take appends room for one normalised demand and returns its offset.
 func (fs *fillState) take() int {
 	off := len(fs.nd)
+	if off+fs.d > cap(fs.nd) {
+		fs.shared = false
+	}
 	for range fs.d {
 		fs.nd = append(fs.nd, 0)
 	}
 	return off
+}
+
+// drop releases the normalised demand at off, unless it is in the class
+// cache.
+func (fs *fillState) drop(off int) {
+	if off >= fs.base {
+		fs.nd = fs.nd[:off]
+	}
 }
 
 // ndOf is entry e's normalised demand.
@@ -446,8 +483,11 @@ func (r *round) addGroup(gi, m int) {
 		return
 	}
 	fs := &r.fs
-	off := len(fs.nd)
-	fs.nd = append(fs.nd, nd...)
+	off := gi * r.d
+	if !fs.shared {
+		off = len(fs.nd)
+		fs.nd = append(fs.nd, nd...)
+	}
 	ei := len(fs.ents)
 	fs.ents = append(fs.ents, fent{})
 	e := &fs.ents[ei]
@@ -472,13 +512,13 @@ func (r *round) addGroupSlow(gi, m int) {
 	off, remote, absent, canon := r.groupDemand(gi, e.mi, m)
 	fs := &r.fs
 	if absent {
-		fs.nd = fs.nd[:off]
+		fs.drop(off)
 		return
 	}
-	a, ok := r.align(fs.nd[off:])
+	a, ok := r.align(fs.nd[off : off+fs.d])
 	e.off, e.remote, e.sorted = off, remote, canon
 	if !ok || (remote && !r.remoteOK(&e, m)) {
-		fs.nd = fs.nd[:off]
+		fs.drop(off)
 		return
 	}
 	r.add(&e, a, m)
