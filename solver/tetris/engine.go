@@ -652,7 +652,20 @@ func (r *round) reorder(j int) {
 	// its share only grew).
 	pos = r.vpos[j]
 	rest := r.vo[pos+1:]
-	q := pos + sort.Search(len(rest), func(i int) bool { return !r.valueLess(rest[i], j) })
+	// sort.Search for the first job of rest not valueLess than j, written
+	// out (no closure call per step).
+	sj := r.sh[j]
+	lo, hi := 0, len(rest)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		x := rest[h]
+		if sx := r.sh[x]; sx < sj || (sx == sj && x < j) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	q := pos + lo
 	copy(r.vo[pos:q], rest[:q-pos])
 	for i := pos; i < q; i++ {
 		r.vpos[r.vo[i]] = i

@@ -86,8 +86,10 @@ type fillState struct {
 	rest  []int
 	nlive int
 	// ptr[k] is the position in byRemote[k] before which every sorted
-	// entry is dead (pointer mode of recheck).
+	// entry is dead (pointer mode of recheck); chk lists the resources
+	// checked on the machine (masked, capacity > 0).
 	ptr []int
+	chk []int
 	// entOf[gi] is group gi's entry in the fill when entAt[gi] is the
 	// fill's number.
 	entOf, entAt []int
@@ -139,8 +141,12 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	}
 	fs.hp, fs.hn = fs.hp[:0], fs.hn[:0]
 	fs.step, fs.nlive = 0, 0
+	fs.chk = fs.chk[:0]
 	for k := range fs.ptr {
 		fs.ptr[k] = 0
+		if r.mask[k] && r.ms[m].Cap[k] > 0 {
+			fs.chk = append(fs.chk, k)
+		}
 	}
 	r.prepMachine(m)
 	// Pre-filter: a group fits m only if its base demand (placement only
@@ -640,11 +646,7 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 		if r.byRemote == nil {
 			r.sortByRemote()
 		}
-		mc := r.ms[m]
-		for k := 0; k < r.d; k++ {
-			if !r.mask[k] || mc.Cap[k] <= 0 {
-				continue
-			}
+		for _, k := range fs.chk {
 			srt, t, p := r.byRemote[k], r.thr[k], fs.ptr[k]
 			for ; p < len(srt); p++ {
 				gi := srt[p]
