@@ -21,10 +21,7 @@ func tieKey(gi, mi int) int64 { return int64(gi)<<32 | int64(mi+1) }
 // before is the pick order: higher score, then lower group, then lower
 // member (cand.better on snapshots).
 func (x *hnode) before(y *hnode) bool {
-	if x.sc != y.sc {
-		return x.sc > y.sc
-	}
-	return x.tie < y.tie
+	return x.sc > y.sc || (x.sc == y.sc && x.tie < y.tie)
 }
 
 // nheap is a binary max-heap of hnodes in pick order.
