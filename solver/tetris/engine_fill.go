@@ -470,9 +470,15 @@ func (r *round) addGroup(gi, m int) {
 		r.addGroupSlow(gi, m)
 		return
 	}
-	nd, absent := r.classND(gi, cls, m)
-	if absent {
-		return
+	var nd []float64
+	if cc := &r.cls[cls]; cc.state != nil && cc.state[gi] == 1 {
+		// classND's cached case, without the call.
+		nd = cc.nd[gi*r.d : (gi+1)*r.d : (gi+1)*r.d]
+	} else {
+		var absent bool
+		if nd, absent = r.classND(gi, cls, m); absent {
+			return
+		}
 	}
 	a, ok := r.align(nd)
 	if !ok {
