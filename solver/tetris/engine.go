@@ -284,6 +284,9 @@ type round struct {
 	// Work does not change during a round). Flat copies for scoring.
 	gPromo []bool
 	ew     []float64
+	// shareRes lists the resources of dominant shares (masked, with a
+	// positive cluster total), in index order.
+	shareRes []int
 	// order lists the jobs with pending tasks by dominant share (ties by
 	// index); sh caches each job's share. Only a placed job's share
 	// changes, so the order is kept by moving that one job. opos[j] is
@@ -354,6 +357,11 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	r.cls = make([]classCache, maxCapClasses)
 	for j := range js {
 		r.ew[j] = cfg.Epsilon * js[j].Work
+	}
+	for k := range min(len(mask), len(cfg.Total)) {
+		if mask[k] && cfg.Total[k] > 0 {
+			r.shareRes = append(r.shareRes, k)
+		}
 	}
 	for gi, g := range gs {
 		r.gPromo[gi] = g.Promoted
@@ -461,19 +469,20 @@ func RemoteNeeds(inputs []Input, m int, buf []Input) []Input {
 // prepMachine caches m's normalised free vector over the checked resources
 // and the fit threshold of each entry (vecpack.Fits's test).
 func (r *round) prepMachine(m int) {
+	mc := &r.ms[m]
 	for k := 0; k < r.d; k++ {
-		r.prepResource(m, k)
+		r.prepResource(mc, k)
 	}
 }
 
-// prepResource is prepMachine for resource k.
-func (r *round) prepResource(m, k int) {
-	mc := r.ms[m]
-	r.nf[k] = 0
+// prepResource is prepMachine for resource k of machine mc.
+func (r *round) prepResource(mc *Machine, k int) {
+	nf := 0.0
 	if r.mask[k] && mc.Cap[k] > 0 {
-		r.nf[k] = mc.Free[k] / mc.Cap[k]
+		nf = mc.Free[k] / mc.Cap[k]
 	}
-	r.thr[k] = r.nf[k] + vecpack.FitTol*max(1, math.Abs(r.nf[k]))
+	r.nf[k] = nf
+	r.thr[k] = nf + vecpack.FitTol*max(1, math.Abs(nf))
 }
 
 // demandOn writes into nd the normalised masked demand on machine m of a
@@ -570,10 +579,12 @@ func (r *round) needFits(n Input) bool {
 // share is job j's weighted dominant share over the masked resources.
 func (r *round) share(j int) float64 {
 	s := 0.0
-	for k, a := range r.js[j].Alloc {
-		if r.mask[k] && r.cfg.Total[k] > 0 {
-			s = max(s, a/r.cfg.Total[k]) // the builtin has math.Max's NaN and signed-zero rules
+	alloc, total := r.js[j].Alloc, r.cfg.Total
+	for _, k := range r.shareRes {
+		if k >= len(alloc) {
+			break
 		}
+		s = max(s, alloc[k]/total[k]) // the builtin has math.Max's NaN and signed-zero rules
 	}
 	w := r.js[j].Weight
 	if w <= 0 {

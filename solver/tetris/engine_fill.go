@@ -245,7 +245,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		// Only the resources the placement used changed on m.
 		for k, x := range out[len(out)-1].Demand {
 			if x != 0 {
-				r.prepResource(m, k)
+				r.prepResource(&r.ms[m], k)
 			}
 		}
 		r.recheck(m, ru, int(t.e))
@@ -700,18 +700,18 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 // returns the list of the others (in place).
 func (r *round) scanFit(list []int) []int {
 	fs := &r.fs
-	d := r.d
-	thr := r.thr[:d]
+	thr := r.thr[:fs.d]
+	all := fs.nd
 	keep := list[:0]
 	for _, ei := range list {
 		e := &fs.ents[ei]
 		if e.dead {
 			continue
 		}
-		nd := fs.ndOf(e)
+		nd := all[e.off : e.off+len(thr)]
 		fits := true
-		for k, x := range nd {
-			if x > thr[k] {
+		for k, t := range thr {
+			if nd[k] > t {
 				fits = false
 				break
 			}
