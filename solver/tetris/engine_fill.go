@@ -90,9 +90,9 @@ type fillState struct {
 	// checked on the machine (masked, capacity > 0).
 	ptr []int
 	chk []int
-	// entOf[gi] is group gi's entry in the fill when entAt[gi] is the
-	// fill's number.
-	entOf, entAt []int
+	// slot[gi] is fill<<32 | e: group gi's entry in the fill is e when
+	// fill is the fill's number (one load for recheck's walk).
+	slot []int64
 	// byIn[x] lists entries whose current member reads from machine x
 	// (maybe no longer: a recheck then finds nothing changed); inUsed
 	// lists the machines with a non-empty list.
@@ -116,7 +116,7 @@ type fillState struct {
 func (fs *fillState) init(nj, ng, nm, d int) {
 	fs.cnt = make([]int, nj)
 	fs.parked = make([][]hnode, nj)
-	fs.entOf, fs.entAt = make([]int, ng), make([]int, ng)
+	fs.slot = make([]int64, ng)
 	fs.d = d
 	fs.byIn = make([][]int, nm)
 	fs.ptr = make([]int, d)
@@ -403,7 +403,7 @@ func (r *round) kept(ei int, a float64, m int) {
 		fs.rest = append(fs.rest, ei)
 	}
 	if !e.local {
-		fs.entOf[e.gi], fs.entAt[e.gi] = ei, r.fills
+		fs.slot[e.gi] = int64(r.fills)<<32 | int64(uint32(ei))
 	}
 	if e.remote {
 		r.register(ei, m)
@@ -656,10 +656,11 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 			srt, t, p := r.byRemote[k], r.thr[k], fs.ptr[k]
 			for ; p < len(srt); p++ {
 				gi := srt[p]
-				if fs.entAt[gi] != r.fills {
+				sl := fs.slot[gi]
+				if int(sl>>32) != r.fills {
 					continue
 				}
-				e := &fs.ents[fs.entOf[gi]]
+				e := &fs.ents[uint32(sl)]
 				if e.dead || !e.sorted {
 					continue
 				}
