@@ -653,8 +653,19 @@ func (r *round) reorder(j int) {
 		return
 	}
 	r.sh[j] = r.share(j)
-	for pos+1 < len(r.order) && r.shareLess(r.order[pos+1], j) {
+	// shareLess(x, j) written out with j's share read once.
+	sj := r.sh[j]
+	for pos+1 < len(r.order) {
 		x := r.order[pos+1]
+		var less bool
+		if sx := r.sh[x]; math.Abs(sx-sj) > ShareTieTol {
+			less = sx < sj
+		} else {
+			less = x < j
+		}
+		if !less {
+			break
+		}
 		r.order[pos], r.opos[x] = x, pos
 		pos++
 	}
@@ -665,7 +676,6 @@ func (r *round) reorder(j int) {
 	rest := r.vo[pos+1:]
 	// sort.Search for the first job of rest not valueLess than j, written
 	// out (no closure call per step).
-	sj := r.sh[j]
 	lo, hi := 0, len(rest)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
@@ -677,9 +687,8 @@ func (r *round) reorder(j int) {
 		}
 	}
 	q := pos + lo
-	copy(r.vo[pos:q], rest[:q-pos])
-	for i := pos; i < q; i++ {
-		r.vpos[r.vo[i]] = i
+	for i, x := range rest[:lo] {
+		r.vo[pos+i], r.vpos[x] = x, pos+i
 	}
 	r.vo[q], r.vpos[j] = j, q
 }
