@@ -501,10 +501,25 @@ func (r *round) addGroup(gi, m int) {
 		fs.nd = append(fs.nd, nd...)
 	}
 	ei := len(fs.ents)
-	fs.ents = append(fs.ents, fent{})
-	e := &fs.ents[ei]
-	e.gi, e.mi, e.job, e.off, e.ver, e.remote, e.promo, e.sorted = gi, mi, c.job, off, ver, c.remote, c.promo, true
-	r.kept(ei, a, m)
+	j, remote, promo := c.job, c.remote, c.promo
+	fs.ents = append(fs.ents, fent{gi: gi, mi: mi, job: j, a: a, off: off, ver: ver, remote: remote, promo: promo, sorted: true})
+	// kept, for a sorted group entry.
+	fs.live = append(fs.live, ei)
+	fs.nlive++
+	fs.slot[gi] = int64(r.fills)<<32 | int64(uint32(ei))
+	if remote {
+		r.register(ei, m)
+	}
+	if fs.cnt[j] == 0 {
+		fs.ntouched++
+	}
+	fs.cnt[j]++
+	node := hnode{sc: r.score(j, a, remote), tie: tieKey(gi, mi), e: int32(ei)}
+	if promo {
+		fs.hp = append(fs.hp, node)
+	} else {
+		fs.hn = append(fs.hn, node)
+	}
 }
 
 // addGroupSlow is addGroup through the group's members.
