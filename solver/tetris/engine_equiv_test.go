@@ -191,6 +191,21 @@ func TestRoundMatchesReferenceNearTies(t *testing.T) {
 	t.Logf("%d placements, %d remote", placed, remote)
 }
 
+// The same on a few machines of one capacity vector with many members
+// reading from each: fills with more candidates than the class cache leaves
+// room for after its demands (classFillRoom), so the fill's demand array is
+// copied mid-fill and the class cache adopts the copy.
+func TestRoundMatchesReferenceManyLocal(t *testing.T) {
+	gen := func(rng *rand.Rand) equivInstance {
+		return randEquivSized(rng, equivSize{machines: 3, groups: 80, jobs: 30, members: 16, shapes: 1, scale: 20, freeLo: 0.8, freeSpan: 0.2})
+	}
+	placed, remote := matchReference(t, rand.New(rand.NewPCG(10, 10)), 100, gen)
+	if placed < 10000 || remote < 1000 {
+		t.Fatalf("only %d placements (%d remote) over all instances: the test exercises too little", placed, remote)
+	}
+	t.Logf("%d placements, %d remote", placed, remote)
+}
+
 // matchReference runs Round and the reference round on n instances from
 // gen, two rounds each, and fails on the first difference. It returns the
 // placements made and how many read remotely.
