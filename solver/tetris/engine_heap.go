@@ -39,23 +39,25 @@ func (h nheap) up(i int) {
 }
 
 func (h nheap) down(i int) {
-	n := len(h)
-	x := h[i]
+	// Unsigned indices let the compiler drop the bounds checks on children.
+	n := uint(len(h))
+	u := uint(i)
+	x := h[u]
 	for {
-		c := 2*i + 1
-		if c >= n {
+		c := 2*u + 1
+		if c >= n || c <= u {
 			break
 		}
-		if c+1 < n && h[c+1].before(&h[c]) {
-			c++
+		if r := c + 1; r < n && h[r].before(&h[c]) {
+			c = r
 		}
 		if !h[c].before(&x) {
 			break
 		}
-		h[i] = h[c]
-		i = c
+		h[u] = h[c]
+		u = c
 	}
-	h[i] = x
+	h[u] = x
 }
 
 // heapify restores the heap order over arbitrary contents.
