@@ -724,7 +724,7 @@ func (r *round) scanFit(list []int) []int {
 		if e.dead {
 			continue
 		}
-		nd := all[e.off : e.off+len(thr)]
+		nd := all[e.off:][:len(thr)]
 		fits := true
 		for k, t := range thr {
 			if nd[k] > t {
