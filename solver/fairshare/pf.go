@@ -64,11 +64,7 @@ func (m *model) pfUnits(alpha float64) pfUnits {
 	u := pfUnits{v0: make([]float64, N), w: make([]float64, N)}
 	L := make([]float64, N)
 	lo, hi, mean, cnt := math.Inf(1), math.Inf(-1), 0.0, 0
-	for n := range in.fws {
-		if !m.inert[n] {
-			u.phiSum += in.fws[n].phi
-		}
-	}
+	u.phiSum = m.phiSum()
 	for n := range in.fws {
 		if m.inert[n] {
 			continue

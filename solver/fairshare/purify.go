@@ -35,7 +35,8 @@ func (m *model) purify(x []float64) {
 	for k, c := range m.cols {
 		col[c.n*G+c.g] = k
 	}
-	// users[g]: frameworks with a positive entry on g, ascending.
+	// users[g]: frameworks with a positive entry on g at the start,
+	// ascending (entries only disappear; the x > 0 tests skip the zeroed).
 	users := make([][]int, G)
 	for n := range in.fws {
 		for g := 0; g < G; g++ {
@@ -106,9 +107,6 @@ func (m *model) purify(x []float64) {
 				shared = kept
 			}
 		}
-		// Later pairs only read users[g] for g > g1 through col and x, so
-		// refreshing users of the remaining groups is not needed: entries
-		// only disappear, and zero entries are skipped above.
 	}
 }
 
