@@ -15,8 +15,15 @@ import (
 
 // benchRound times the round alone (the placement decision) on a fresh
 // instance each iteration; building the instance is not timed.
-func benchRound(b *testing.B, busy float64) {
+func benchRound(b *testing.B, busy float64) { benchRoundOf(b, busy, 0) }
+
+// benchRoundOf is benchRound with a heartbeat of the first hb machines
+// (0: every machine, no heartbeat field).
+func benchRoundOf(b *testing.B, busy float64, hb int) {
 	req := assign.GenerateRequest(rand.New(rand.NewPCG(1, 2)), AssignMachines, AssignTasks, AssignJobs, busy, 1)
+	for _, m := range req.Machines[:hb] {
+		req.Heartbeat = append(req.Heartbeat, m.Name)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -39,6 +46,14 @@ func BenchmarkAssign10kSteady(b *testing.B) { benchRound(b, SteadyBusy) }
 // BenchmarkAssign10kIdle: the same with an idle cluster (thousands of
 // placements in one round).
 func BenchmarkAssign10kIdle(b *testing.B) { benchRound(b, 0) }
+
+// BenchmarkAssign10kHeartbeat: the round at one machine's heartbeat (the
+// paper's Table 7 setting: 10,000 pending tasks, 250 machines, one node
+// manager reporting), on the idle cluster.
+func BenchmarkAssign10kHeartbeat(b *testing.B) { benchRoundOf(b, 0, 1) }
+
+// BenchmarkAssign10kHeartbeatSteady: the same at steady state.
+func BenchmarkAssign10kHeartbeatSteady(b *testing.B) { benchRoundOf(b, SteadyBusy, 1) }
 
 // BenchmarkAssign10kSolve: end to end through Solve (JSON decode,
 // validation, grouping, round, reasons for the ~9,700 unplaced tasks,

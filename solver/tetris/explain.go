@@ -36,9 +36,29 @@ const absentMetric = 1e300
 // Explain returns, for every group, the reason of each pending member
 // (indexed like Members; nil entries for placed members) or, for an
 // anonymous group, a single reason shared by its Count pending tasks.
+// Every machine counts as offered: ExplainOn with offered nil.
 func Explain(machines []Machine, groups []*Group, cfg Config) [][]*Reason {
+	return ExplainOn(machines, nil, groups, cfg)
+}
+
+// ExplainOn is Explain when only the machines in offered (indices,
+// ascending) were filled, as in a heartbeat round: the closest placement
+// and the blocked counts range over those machines only, while remote
+// reads are still checked at any input machine. A nil offered means every
+// machine; an empty one gives reasons with Machine -1.
+func ExplainOn(machines []Machine, offered []int, groups []*Group, cfg Config) [][]*Reason {
 	d := dims(machines)
-	ex := explainer{ms: machines, mask: cfg.mask(d), roles: cfg.Roles, dem: make([]float64, d)}
+	if offered == nil {
+		offered = make([]int, len(machines))
+		for m := range offered {
+			offered[m] = m
+		}
+	}
+	isOff := make([]bool, len(machines))
+	for _, m := range offered {
+		isOff[m] = true
+	}
+	ex := explainer{ms: machines, offered: offered, isOff: isOff, mask: cfg.mask(d), roles: cfg.Roles, dem: make([]float64, d)}
 	out := make([][]*Reason, len(groups))
 	for gi, g := range groups {
 		if g.Count == 0 {
@@ -50,11 +70,15 @@ func Explain(machines []Machine, groups []*Group, cfg Config) [][]*Reason {
 }
 
 type explainer struct {
-	ms    []Machine
-	mask  []bool
-	roles Roles
-	dem   []float64
-	need  []Input
+	ms []Machine
+	// offered lists the machines a task could have been placed on
+	// (ascending); isOff marks them.
+	offered []int
+	isOff   []bool
+	mask    []bool
+	roles   Roles
+	dem     []float64
+	need    []Input
 }
 
 // short appends the local shortfalls of demand dem on machine m.
@@ -178,12 +202,19 @@ func (e *explainer) group(g *Group) []*Reason {
 	}
 	blocked := make([]int, len(g.Demand))
 	LocalDemand(g, rep, -1, e.roles, e.dem)
-	metric := make([]float64, len(e.ms))
-	for m := range e.ms {
-		metric[m] = e.localMetric(e.dem, m, blocked)
+	// metric[i] belongs to machine offered[i].
+	metric := make([]float64, len(e.offered))
+	for i, m := range e.offered {
+		metric[i] = e.localMetric(e.dem, m, blocked)
 	}
-	if len(e.ms) == 0 {
-		return make([]*Reason, max(1, len(g.Members)))
+	if len(e.offered) == 0 {
+		out := make([]*Reason, max(1, len(g.Members)))
+		for i := range out {
+			if g.Members == nil || !g.Members[i].placed {
+				out[i] = &Reason{Machine: -1, Blocked: blocked}
+			}
+		}
+		return out
 	}
 	// A member's closest machine without its input is among the first
 	// 1 + (its inputs) machines by (metric, index): those are all the
@@ -195,9 +226,9 @@ func (e *explainer) group(g *Group) []*Reason {
 			need = max(need, 1+len(mem.Inputs))
 		}
 	}
-	order := bestMachines(metric, min(need, len(e.ms)))
+	order := bestMachines(metric, min(need, len(e.offered)))
 	if g.Members == nil {
-		return []*Reason{e.reason(g, nil, order[0], blocked)}
+		return []*Reason{e.reason(g, nil, e.offered[order[0]], blocked)}
 	}
 	out := make([]*Reason, len(g.Members))
 	for mi := range g.Members {
@@ -207,22 +238,25 @@ func (e *explainer) group(g *Group) []*Reason {
 		}
 		bestM, best := -1, math.Inf(1)
 		consider := func(m int, v float64) {
-			if v < best || (v == best && m < bestM) {
+			// The first machine is taken whatever its metric (an
+			// infinite or NaN one included).
+			if bestM < 0 || v < best || (v == best && m < bestM) {
 				bestM, best = m, v
 			}
 		}
 		for k, in := range mem.Inputs {
-			if hasInput(mem.Inputs[:k], in.Machine) {
+			if !e.isOff[in.Machine] || hasInput(mem.Inputs[:k], in.Machine) {
 				continue
 			}
 			LocalDemand(g, mem.Inputs, in.Machine, e.roles, e.dem)
 			consider(in.Machine, max(e.localMetric(e.dem, in.Machine, nil), e.remoteMetric(mem.Inputs, in.Machine)))
 		}
-		for _, m := range order {
+		for _, i := range order {
+			m := e.offered[i]
 			if hasInput(mem.Inputs, m) {
 				continue
 			}
-			consider(m, max(metric[m], e.remoteMetric(mem.Inputs, m)))
+			consider(m, max(metric[i], e.remoteMetric(mem.Inputs, m)))
 			break
 		}
 		out[mi] = e.reason(g, mem.Inputs, bestM, blocked)
@@ -230,9 +264,8 @@ func (e *explainer) group(g *Group) []*Reason {
 	return out
 }
 
-// bestMachines returns the k machines with the smallest metric, ties by
-// index, in that order (the prefix of a stable sort of the machines by
-// metric).
+// bestMachines returns the k positions of metric with the smallest value,
+// ties by position, in that order (the prefix of a stable sort by metric).
 func bestMachines(metric []float64, k int) []int {
 	out := make([]int, 0, k)
 	for m, v := range metric {

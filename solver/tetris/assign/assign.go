@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -44,6 +45,11 @@ type Request struct {
 	Jobs     []JobReq     `json:"jobs,omitempty"`
 	Knobs    *Knobs       `json:"knobs,omitempty"`
 	Roles    *Roles       `json:"roles,omitempty"`
+	// Heartbeat lists the machines to fill, in this order, as at the
+	// heartbeats of those machines (the paper's node-manager heartbeat);
+	// the other machines only lend input bandwidth to remote reads. nil
+	// fills every machine in request order.
+	Heartbeat []string `json:"heartbeat,omitempty"`
 	// MaxUnplaced caps how many unplaced tasks are listed (in request
 	// order); summary.unplaced still counts all. nil lists every one.
 	MaxUnplaced *int   `json:"max_unplaced,omitempty"`
@@ -217,6 +223,10 @@ type Instance struct {
 	Knobs tetris.Resolved
 	Roles tetris.Roles
 	Total []float64
+	// Order is the fill order (request order, or the heartbeat's);
+	// Offered the same machines ascending.
+	Order   []int
+	Offered []int
 }
 
 // Build validates req and turns it into an Instance. Errors are
@@ -238,6 +248,12 @@ func Build(req *Request) (*Instance, error) {
 		ro = *req.Roles
 	}
 	in.Roles = cl.IORoles(ro.DiskRead, ro.NetIn, ro.NetOut)
+	in.Order = heartbeat(req, cl.ByName, &vs)
+	in.Offered = slices.Clone(in.Order) // non-nil: ExplainOn reads nil as every machine
+	if in.Offered == nil {
+		in.Offered = []int{}
+	}
+	slices.Sort(in.Offered)
 	in.Knobs = req.Knobs.Resolve(&vs)
 
 	// Jobs.
@@ -354,6 +370,33 @@ func Build(req *Request) (*Instance, error) {
 	return in, nil
 }
 
+// heartbeat is the fill order: the heartbeat's machines, or every machine
+// in request order. Unknown and repeated names are violations.
+func heartbeat(req *Request, byName map[string]int, vs *solver.Violations) []int {
+	if req.Heartbeat == nil {
+		order := make([]int, len(req.Machines))
+		for i := range order {
+			order[i] = i
+		}
+		return order
+	}
+	order := make([]int, 0, len(req.Heartbeat))
+	seen := make(map[int]bool, len(req.Heartbeat))
+	for i, name := range req.Heartbeat {
+		m, ok := byName[name]
+		switch {
+		case !ok:
+			vs.Add(solver.Ptr("heartbeat", i), "unknown machine %q", name)
+		case seen[m]:
+			vs.Add(solver.Ptr("heartbeat", i), "machine %q is listed twice", name)
+		default:
+			seen[m] = true
+			order = append(order, m)
+		}
+	}
+	return order
+}
+
 // groupKey appends to b the key identifying interchangeable tasks. Tasks
 // with inputs and tasks without never share a group (anonymous groups
 // carry no members).
@@ -379,14 +422,10 @@ func (in *Instance) Config() tetris.Config {
 		RemotePenalty: in.Knobs.RemotePenalty, Total: in.Total, Roles: in.Roles}
 }
 
-// Round runs the Tetris round, visiting the machines in request order. It
+// Round runs the Tetris round, visiting the machines in in.Order. It
 // mutates the instance.
 func (in *Instance) Round(ctx context.Context) ([]tetris.Placement, error) {
-	order := make([]int, len(in.Machines))
-	for i := range order {
-		order[i] = i
-	}
-	return tetris.Round(ctx, in.Machines, order, in.Groups, in.Jobs, in.Config())
+	return tetris.Round(ctx, in.Machines, in.Order, in.Groups, in.Jobs, in.Config())
 }
 
 // Run executes the round and formats the result. It mutates the instance.
@@ -422,7 +461,7 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 			res.Summary.Promoted++
 		}
 	}
-	reasons := tetris.Explain(in.Machines, in.Groups, in.Config())
+	reasons := tetris.ExplainOn(in.Machines, in.Offered, in.Groups, in.Config())
 	type up struct {
 		ti, g int
 		r     *tetris.Reason
@@ -503,6 +542,9 @@ func (in *Instance) unplaced(ti, job int, r *tetris.Reason, blocked map[string]i
 	switch {
 	case r.Machine < 0:
 		u.Reason = "no machines"
+		if req.Heartbeat != nil {
+			u.Reason = "no machine in the heartbeat"
+		}
 	case len(u.Shortfalls) == 0:
 		// Only when the budget cut the round short: a completed round
 		// fills every machine until nothing fits.
@@ -517,7 +559,7 @@ func (in *Instance) unplaced(ti, job int, r *tetris.Reason, blocked map[string]i
 		}
 		u.Reason = "needs " + num(w.Need) + " " + w.Resource + " " + where + ", " + num(math.Max(w.Free, 0)) +
 			" free (closest placement); " + w.Resource + " short on " + strconv.Itoa(blocked[w.Resource]) +
-			" of " + strconv.Itoa(len(in.Machines)) + " machines"
+			" of " + strconv.Itoa(len(in.Offered)) + " machines"
 	}
 	return u
 }

@@ -103,6 +103,8 @@ func parseRequest(data []byte, x *Request) bool {
 			dst = &x.BudgetMS
 		case "seed":
 			dst = &x.Seed
+		case "heartbeat":
+			dst = &x.Heartbeat
 		default:
 			return false
 		}

@@ -214,6 +214,7 @@ type plainRequest struct {
 	MaxUnplaced *int         `json:"max_unplaced,omitempty"`
 	BudgetMS    *int64       `json:"budget_ms,omitempty"`
 	Seed        *int64       `json:"seed,omitempty"`
+	Heartbeat   []string     `json:"heartbeat,omitempty"`
 }
 
 type plainTask TaskReq
@@ -230,7 +231,7 @@ func decodeRequestBoth(body string) (got, want Request, gotErr, wantErr error) {
 	dec.DisallowUnknownFields()
 	wantErr = dec.Decode(&p)
 	want = Request{Machines: p.Machines, Jobs: p.Jobs, Knobs: p.Knobs, Roles: p.Roles,
-		MaxUnplaced: p.MaxUnplaced, BudgetMS: p.BudgetMS, Seed: p.Seed}
+		MaxUnplaced: p.MaxUnplaced, BudgetMS: p.BudgetMS, Seed: p.Seed, Heartbeat: p.Heartbeat}
 	if p.Tasks != nil {
 		want.Tasks = make([]TaskReq, len(p.Tasks))
 		for i, x := range p.Tasks {
@@ -268,6 +269,9 @@ func randRequest(rng *rand.Rand) string {
 	}
 	if rng.IntN(3) == 0 {
 		add("seed", []string{`7`, `-1`, `1e3`}[rng.IntN(3)])
+	}
+	if rng.IntN(3) == 0 {
+		add("heartbeat", []string{`["m1","m0"]`, `[]`, `null`, `["m0",1]`, `"m0"`}[rng.IntN(5)])
 	}
 	switch rng.IntN(12) {
 	case 0:
