@@ -34,8 +34,18 @@ type Cluster struct {
 	ByName map[string]int
 }
 
+// MinCapacity is the smallest positive capacity a machine may have. The
+// round divides demands and input rates (at most 1e15 by the schemas) by
+// capacities and squares capacities (ε's mean alignment): with capacities
+// of at least 1e-100 those stay below 1e115 and 1e-200, far inside
+// float64, where a capacity of 1e-300 made alignments infinite and the
+// response unencodable (NaN, ±Inf). No real unit system needs capacities
+// this small; zero (the resource is absent) stays allowed.
+const MinCapacity = 1e-100
+
 // NewCluster indexes the machines of a request, adding to vs a violation
-// for every duplicate name and every free amount a machine cannot have.
+// for every duplicate name, every positive capacity below MinCapacity and
+// every free amount a machine cannot have.
 func NewCluster(machines []MachineReq, vs *solver.Violations) *Cluster {
 	c := &Cluster{index: map[string]int{}, ByName: map[string]int{}}
 	for _, m := range machines {
@@ -59,6 +69,11 @@ func NewCluster(machines []MachineReq, vs *solver.Violations) *Cluster {
 			c.ByName[m.Name] = i
 		}
 		capa, _ := c.Vector(m.Capacity)
+		for _, r := range sortedKeys(m.Capacity) {
+			if x := m.Capacity[r]; x > 0 && x < MinCapacity {
+				vs.Add(solver.Ptr("machines", i, "capacity", r), "capacity %g is below the smallest positive capacity %g (use 0 for an absent resource, or larger units)", x, MinCapacity)
+			}
+		}
 		free := append([]float64(nil), capa...)
 		if m.Free != nil {
 			free = make([]float64, d)

@@ -367,6 +367,17 @@ func Build(req *Request) (*Instance, error) {
 		return nil, err
 	}
 	in.Knobs.Epsilon = in.Knobs.EpsilonFor(in.Machines, in.Groups, in.Jobs, nil)
+	maxWork := 0.0
+	for _, j := range in.Jobs {
+		maxWork = max(maxWork, j.Work)
+	}
+	if e := in.Knobs.Epsilon; math.IsInf(e, 0) || math.IsNaN(e) || math.IsInf(e*maxWork, 0) {
+		// Only the automatic ε can get here (a given one is at most 1e15
+		// and remaining work is finite): ā/p̄ overflows when the demands
+		// and durations span too many orders of magnitude.
+		vs.Add("/knobs", "the automatic epsilon ā/p̄ overflows (%g, largest remaining work %g): give knobs.epsilon", e, maxWork)
+		return nil, vs.Err()
+	}
 	return in, nil
 }
 

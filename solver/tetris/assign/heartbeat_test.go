@@ -157,3 +157,15 @@ func TestHeartbeatBadNames(t *testing.T) {
 		})
 	}
 }
+
+// Capacities so small that demand/capacity overflows are refused with a
+// pointer (before, the response held infinities and could not be encoded),
+// and so is an automatic ε that overflows.
+func TestExtremeScalesRefused(t *testing.T) {
+	tetristest.ExpectViolation(t, Problem(), `{"machines":[{"name":"m","capacity":{"cpu":1e-300}}],"tasks":[{"id":"t","job":"j","demand":{"cpu":1e15}}]}`,
+		solver.KindInvalid, "/machines/0/capacity/cpu")
+	// ā ≈ 1e15·(1e-100/1e-200)/2 from the small machine, p̄ = 1e15/5e14·1e-300.
+	tetristest.ExpectViolation(t, Problem(), `{"machines":[{"name":"m","capacity":{"cpu":1e-100}},{"name":"n","capacity":{"cpu":1e15}}],
+	  "tasks":[{"id":"t","job":"j","demand":{"cpu":1e15},"duration":1e-300}]}`,
+		solver.KindInvalid, "/knobs")
+}
