@@ -30,6 +30,9 @@ const BaseURL = "https://xflex.dev/schemas/"
 type Set struct {
 	raw      map[string][]byte
 	compiled map[string]*jsonschema.Schema
+	// fast holds the fast accept path of every compiled schema (see
+	// fast.go); Validate trusts it only when it answers valid.
+	fast map[string]*fastValidator
 }
 
 // Violation is one schema violation.
@@ -44,7 +47,7 @@ func Load() (*Set, error) { return LoadWith(nil) }
 // LoadWith compiles the embedded schemas plus extra ones (file name to
 // bytes), which tests use to register schemas of test-only problems.
 func LoadWith(extra map[string][]byte) (*Set, error) {
-	s := &Set{raw: map[string][]byte{}, compiled: map[string]*jsonschema.Schema{}}
+	s := &Set{raw: map[string][]byte{}, compiled: map[string]*jsonschema.Schema{}, fast: map[string]*fastValidator{}}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
@@ -77,6 +80,7 @@ func LoadWith(extra map[string][]byte) (*Set, error) {
 			return nil, fmt.Errorf("compile schema %s: %w", name, err)
 		}
 		s.compiled[name] = sch
+		s.fast[name] = compileFast(sch)
 	}
 	return s, nil
 }
@@ -111,7 +115,19 @@ func (s *Set) Compile(name string) error {
 // Validate checks a document decoded with json.Number numbers (see
 // solver.DecodeAny) against the named schema and returns every leaf
 // violation, ordered by pointer then message so output is deterministic.
+//
+// A compiled fast path (fast.go) answers first; only its "valid" is
+// trusted. Every other answer, and every error reported, comes from the
+// library, so messages, pointers and their order do not depend on it.
 func (s *Set) Validate(name string, doc any) []Violation {
+	if fv := s.fast[name]; fv != nil && fv.check(doc) == verdictValid {
+		return nil
+	}
+	return s.validateLibrary(name, doc)
+}
+
+// validateLibrary is Validate without the fast path: the library alone.
+func (s *Set) validateLibrary(name string, doc any) []Violation {
 	sch, ok := s.compiled[name]
 	if !ok {
 		return []Violation{{Pointer: "", Message: fmt.Sprintf("no schema %q", name)}}

@@ -1,0 +1,947 @@
+// Fast accept path for Set.Validate.
+//
+// What it is. The library (santhosh-tekuri/jsonschema/v5, Draft 2020-12,
+// AssertFormat on) walks every document generically, converts every number
+// to a big.Rat and runs the name pattern on every key; on a 10,000-task
+// tetris-assign request that is over half of the request. The fast path is
+// a second evaluator of the same compiled schemas, specialised to the
+// documents solver.DecodeAny produces (map[string]any, []any, string,
+// json.Number, bool, nil). Set.Validate runs it first and returns nil
+// without calling the library only when it answers verdictValid; on
+// verdictInvalid or verdictUnsure the library runs exactly as before, so
+// every error message, pointer and ordering is the library's alone.
+//
+// Why it is equivalent by construction. The fast validators are compiled
+// from the library's own compiled *jsonschema.Schema graph, not from the
+// schema text: $ref targets (local and cross-file), the compiled regexps,
+// the exact big.Rat bounds parsed from the schema JSON as written, the enum
+// and const values and the format checker (the same function the library
+// took from jsonschema.Formats) are shared, so only the evaluation rules are
+// re-implemented, each after v5.3.1's Schema.validate:
+//
+//   - type (a list is a set); a number is an "integer" when its exact
+//     decimal value is integral (big.Rat.IsInt), decided from the digits:
+//     "1.0", "1e2", "-0" and "1.5e1" are integers, "1e-400" is not;
+//   - const, enum and uniqueItems with the library's equality (numbers by
+//     exact value, objects by key set, arrays elementwise), decided on a
+//     canonical serialisation whose numbers are reduced decimals;
+//   - format (the library's own checker function);
+//   - minProperties, maxProperties, required, properties,
+//     additionalProperties (bool or schema), propertyNames;
+//   - minItems, maxItems, uniqueItems, items (the 2020-12 form);
+//   - minLength, maxLength (runes, as utf8.RuneCount), pattern;
+//   - minimum, exclusiveMinimum, maximum, exclusiveMaximum: the number and
+//     the bound are both rounded to float64 by correctly rounded conversion
+//     (strconv.ParseFloat; the bound's exact decimal is recovered from its
+//     big.Rat). Rounding is monotone, so when the rounded values differ
+//     their order is the exact order; only when they are equal are the
+//     exact big.Rat values compared;
+//   - $ref, allOf, anyOf, oneOf, not, if/then/else, and boolean schemas.
+//
+// Every other keyword the library compiled (patternProperties, prefixItems,
+// contains, multipleOf, dependent*, unevaluated*, $dynamicRef, content*,
+// extensions, draft-7 items forms) makes its node unsupported: reaching it
+// answers verdictUnsure. The schemas in this package use none of them.
+// Annotations (title, description, $comment, default, examples, ...) are
+// ignored, as the library ignores them.
+//
+// Why tri-state. A boolean fast path would have to be exactly right on
+// everything; a tri-state one only has to be right where it answers. The
+// verdicts combine as the library's keywords do: a schema node is the
+// conjunction of its keywords (invalid dominates unsure, unsure dominates
+// valid), anyOf is valid when one branch is valid, oneOf is invalid as soon
+// as two branches are valid, not swaps valid and invalid, and if/then/else
+// follows the condition (when the condition is unsure the verdict is kept
+// only if then and else agree). So composed keywords are decided exactly
+// whenever their parts are, and unsure is left for the rare hard cases:
+// unsupported keywords, non-JSON Go values, malformed json.Number text,
+// numbers whose exponent is so large that big.Rat.SetString refuses them
+// (the library then panics on a nil *big.Rat; the fast path must not hide
+// that by answering valid), and schema cycles that consume no input (the
+// library reports an InfiniteLoopError).
+//
+// Why it is sound. Each rule above answers valid only when the library's
+// corresponding check passes and invalid only when it fails; the
+// combinators preserve that. The fast path never stops early where the
+// library goes on (it evaluates every keyword and every property even
+// after a failure), so every number the library converts is also seen by
+// the fast path, which marks the whole call unsure if that number could
+// make the library panic. The differential and fuzz tests in fast_*_test.go
+// check the implication on the testdata documents, thousands of seeded
+// mutations and arbitrary JSON.
+//
+// The memo. Resource, job and machine names repeat tens of thousands of
+// times in one request ("cpu" in every demand vector), and the name schema
+// runs a regexp. A node that has a pattern or a format memoises its verdict
+// per distinct string in a map owned by one call (fastState); a string's
+// verdict against a node depends on nothing else. Nothing is shared between
+// calls: compiled fastNodes are immutable after compilation and Set stays
+// safe for concurrent use.
+package schemas
+
+import (
+	"encoding/json"
+	"math/big"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// verdict is the fast path's answer. The order matters: the conjunction of
+// two verdicts is the larger one (invalid beats unsure beats valid).
+type verdict uint8
+
+const (
+	verdictValid verdict = iota
+	verdictUnsure
+	verdictInvalid
+)
+
+func (v verdict) String() string {
+	switch v {
+	case verdictValid:
+		return "valid"
+	case verdictInvalid:
+		return "invalid"
+	}
+	return "unsure"
+}
+
+// and is the conjunction of two verdicts.
+func and(a, b verdict) verdict {
+	if b > a {
+		return b
+	}
+	return a
+}
+
+// Type bits; the kinds of DecodeAny values share them ("integer" is a type
+// keyword only: no value has kind integer).
+const (
+	kindNull uint8 = 1 << iota
+	kindBool
+	kindNumber
+	kindInteger
+	kindString
+	kindArray
+	kindObject
+	kindUnknown uint8 = 0
+)
+
+var typeBits = map[string]uint8{
+	"null": kindNull, "boolean": kindBool, "number": kindNumber, "integer": kindInteger,
+	"string": kindString, "array": kindArray, "object": kindObject,
+}
+
+func kindOf(v any) uint8 {
+	switch v.(type) {
+	case nil:
+		return kindNull
+	case bool:
+		return kindBool
+	case json.Number:
+		return kindNumber
+	case string:
+		return kindString
+	case []any:
+		return kindArray
+	case map[string]any:
+		return kindObject
+	}
+	return kindUnknown
+}
+
+// maxRatExponent bounds |decimal exponent| + fraction digits of a number
+// the fast path trusts. big.Rat.SetString refuses a number whose power of
+// five exceeds 1e6 (math/big ratconv.go) and the library then panics on the
+// nil result; 9e5 keeps a margin below that limit while every realistic
+// number (float64 spans 1e-324..1e308) is far inside it.
+const maxRatExponent = 900000
+
+// bound is a numeric bound: the exact value and its correctly rounded
+// float64.
+type bound struct {
+	f float64
+	r *big.Rat
+}
+
+// fastNode is one compiled schema node. Immutable after compilation.
+type fastNode struct {
+	unsupported bool
+	always      int8 // 0: not a boolean schema; 1: true; -1: false
+	types       uint8
+	hasConst    bool
+	constKey    string // canonical key of the const value
+	enumStrings map[string]struct{}
+	enumKeys    map[string]struct{} // canonical keys, when some enum value is not a string
+	format      func(any) bool
+	memoStrings bool // pattern or format: memoise per distinct string
+
+	minProps, maxProps int
+	required           []string
+	props              map[string]*fastNode
+	propNames          *fastNode
+	addFalse           bool
+	addSchema          *fastNode
+
+	minItems, maxItems int
+	unique             bool
+	items              *fastNode
+
+	minLen, maxLen int
+	pattern        *regexp.Regexp
+
+	minimum, exclMin, maximum, exclMax *bound
+
+	ref, not            *fastNode
+	allOf, anyOf, oneOf []*fastNode
+	ifN, thenN, elseN   *fastNode
+}
+
+func (n *fastNode) hasBounds() bool {
+	return n.minimum != nil || n.exclMin != nil || n.maximum != nil || n.exclMax != nil
+}
+
+// fastValidator is the compiled fast path for one schema of the Set.
+type fastValidator struct {
+	root *fastNode
+}
+
+// compileFast builds the fast validator of a compiled library schema. It
+// never fails: whatever it cannot express becomes an unsupported node.
+func compileFast(root *jsonschema.Schema) *fastValidator {
+	c := &fastCompiler{nodes: map[*jsonschema.Schema]*fastNode{}}
+	r := c.node(root)
+	c.breakInPlaceCycles()
+	return &fastValidator{root: r}
+}
+
+type fastCompiler struct {
+	nodes map[*jsonschema.Schema]*fastNode
+	order []*jsonschema.Schema
+}
+
+func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
+	if n, ok := c.nodes[s]; ok {
+		return n
+	}
+	n := &fastNode{}
+	c.nodes[s] = n
+	c.order = append(c.order, s)
+	if !fastSupported(s) {
+		n.unsupported = true
+		return n
+	}
+	if s.Always != nil {
+		n.always = -1
+		if *s.Always {
+			n.always = 1
+		}
+		return n
+	}
+	for _, t := range s.Types {
+		b, ok := typeBits[t]
+		if !ok {
+			n.unsupported = true
+			return n
+		}
+		n.types |= b
+	}
+	if len(s.Constant) > 0 {
+		k, ok := canonicalKey(s.Constant[0])
+		if !ok {
+			n.unsupported = true
+			return n
+		}
+		n.hasConst, n.constKey = true, k
+	}
+	if len(s.Enum) > 0 {
+		allStrings := true
+		for _, e := range s.Enum {
+			if _, ok := e.(string); !ok {
+				allStrings = false
+			}
+		}
+		if allStrings {
+			n.enumStrings = make(map[string]struct{}, len(s.Enum))
+			for _, e := range s.Enum {
+				n.enumStrings[e.(string)] = struct{}{}
+			}
+		} else {
+			n.enumKeys = make(map[string]struct{}, len(s.Enum))
+			for _, e := range s.Enum {
+				k, ok := canonicalKey(e)
+				if !ok {
+					n.unsupported = true
+					return n
+				}
+				n.enumKeys[k] = struct{}{}
+			}
+		}
+	}
+	if s.Format != "" {
+		// The library asserts a format it finds in jsonschema.Formats
+		// (the compiler's own Formats map is empty in LoadWith) and
+		// ignores an unknown one.
+		if f, ok := jsonschema.Formats[s.Format]; ok && f != nil {
+			n.format = f
+		}
+	}
+	n.minProps, n.maxProps = s.MinProperties, s.MaxProperties
+	n.required = s.Required
+	if len(s.Properties) > 0 {
+		n.props = make(map[string]*fastNode, len(s.Properties))
+		for k, p := range s.Properties {
+			n.props[k] = c.node(p)
+		}
+	}
+	if s.PropertyNames != nil {
+		n.propNames = c.node(s.PropertyNames)
+	}
+	switch a := s.AdditionalProperties.(type) {
+	case nil:
+	case bool:
+		n.addFalse = !a
+	case *jsonschema.Schema:
+		n.addSchema = c.node(a)
+	default:
+		n.unsupported = true
+		return n
+	}
+	n.minItems, n.maxItems, n.unique = s.MinItems, s.MaxItems, s.UniqueItems
+	if s.Items2020 != nil {
+		n.items = c.node(s.Items2020)
+	}
+	n.minLen, n.maxLen, n.pattern = s.MinLength, s.MaxLength, s.Pattern
+	n.memoStrings = n.pattern != nil || n.format != nil
+	for _, b := range []struct {
+		r   *big.Rat
+		dst **bound
+	}{{s.Minimum, &n.minimum}, {s.ExclusiveMinimum, &n.exclMin}, {s.Maximum, &n.maximum}, {s.ExclusiveMaximum, &n.exclMax}} {
+		if b.r == nil {
+			continue
+		}
+		f, ok := ratFloat(b.r)
+		if !ok {
+			n.unsupported = true
+			return n
+		}
+		*b.dst = &bound{f: f, r: b.r}
+	}
+	if s.Ref != nil {
+		n.ref = c.node(s.Ref)
+	}
+	if s.Not != nil {
+		n.not = c.node(s.Not)
+	}
+	for _, x := range s.AllOf {
+		n.allOf = append(n.allOf, c.node(x))
+	}
+	for _, x := range s.AnyOf {
+		n.anyOf = append(n.anyOf, c.node(x))
+	}
+	for _, x := range s.OneOf {
+		n.oneOf = append(n.oneOf, c.node(x))
+	}
+	if s.If != nil {
+		n.ifN = c.node(s.If)
+		if s.Then != nil {
+			n.thenN = c.node(s.Then)
+		}
+		if s.Else != nil {
+			n.elseN = c.node(s.Else)
+		}
+	}
+	return n
+}
+
+// fastSupported reports whether a library schema node uses only keywords
+// the fast path evaluates. TestFastCoversSchemaFields keeps this list in
+// step with the library's Schema struct.
+func fastSupported(s *jsonschema.Schema) bool {
+	switch {
+	case s.RecursiveRef != nil, s.DynamicRef != nil,
+		len(s.Dependencies) > 0, len(s.DependentRequired) > 0, len(s.DependentSchemas) > 0,
+		s.UnevaluatedProperties != nil, s.UnevaluatedItems != nil,
+		s.RegexProperties, len(s.PatternProperties) > 0,
+		s.Items != nil, s.AdditionalItems != nil, len(s.PrefixItems) > 0,
+		s.Contains != nil,
+		s.ContentEncoding != "", s.ContentMediaType != "", s.ContentSchema != nil,
+		s.MultipleOf != nil, len(s.Extensions) > 0:
+		return false
+	}
+	return true
+}
+
+// ratFloat returns the float64 that strconv.ParseFloat gives for the exact
+// decimal text of r, so bound and number are rounded by the same function.
+// A bound parsed from JSON has a terminating decimal expansion; ok is false
+// otherwise.
+func ratFloat(r *big.Rat) (float64, bool) {
+	// The denominator is 2^a·5^b; max(a, b) fraction digits are exact.
+	d := new(big.Int).Set(r.Denom())
+	digits := 0
+	two, five := big.NewInt(2), big.NewInt(5)
+	m := new(big.Int)
+	for a := 0; ; a++ {
+		q, rem := new(big.Int).QuoRem(d, two, m)
+		if rem.Sign() != 0 {
+			digits = a
+			break
+		}
+		d = q
+	}
+	fives := 0
+	for {
+		q, rem := new(big.Int).QuoRem(d, five, m)
+		if rem.Sign() != 0 {
+			break
+		}
+		d = q
+		fives++
+	}
+	if d.Cmp(big.NewInt(1)) != 0 {
+		return 0, false
+	}
+	if fives > digits {
+		digits = fives
+	}
+	f, err := strconv.ParseFloat(r.FloatString(digits), 64)
+	if err != nil && !isRangeErr(err) {
+		return 0, false
+	}
+	return f, true
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// breakInPlaceCycles marks unsupported one node of every cycle of in-place
+// applicators ($ref, allOf, anyOf, oneOf, not, if/then/else): such a cycle
+// consumes no input, the library reports it as an InfiniteLoopError, and
+// the fast path must not recurse forever on it.
+func (c *fastCompiler) breakInPlaceCycles() {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[*fastNode]int{}
+	var visit func(n *fastNode)
+	visit = func(n *fastNode) {
+		color[n] = grey
+		for _, m := range n.inPlace() {
+			switch color[m] {
+			case white:
+				visit(m)
+			case grey:
+				m.unsupported = true
+			}
+		}
+		color[n] = black
+	}
+	for _, s := range c.order {
+		if n := c.nodes[s]; color[n] == white {
+			visit(n)
+		}
+	}
+}
+
+func (n *fastNode) inPlace() []*fastNode {
+	var out []*fastNode
+	for _, m := range []*fastNode{n.ref, n.not, n.ifN, n.thenN, n.elseN} {
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+	out = append(out, n.allOf...)
+	out = append(out, n.anyOf...)
+	return append(out, n.oneOf...)
+}
+
+// memoKey identifies a string's verdict against one node.
+type memoKey struct {
+	n *fastNode
+	s string
+}
+
+// fastState is the per-call state: the string memo and the flag that turns
+// the call's answer into unsure.
+type fastState struct {
+	memo   map[memoKey]verdict
+	unsure bool
+}
+
+// check returns the fast verdict of doc. A panic inside the fast path
+// (none is known) degrades to unsure so the library decides.
+func (fv *fastValidator) check(doc any) (v verdict) {
+	defer func() {
+		if recover() != nil {
+			v = verdictUnsure
+		}
+	}()
+	st := &fastState{}
+	v = st.eval(fv.root, doc)
+	if st.unsure && v == verdictValid {
+		v = verdictUnsure
+	}
+	return v
+}
+
+func (st *fastState) eval(n *fastNode, v any) verdict {
+	if n.unsupported {
+		return verdictUnsure
+	}
+	switch n.always {
+	case 1:
+		return verdictValid
+	case -1:
+		return verdictInvalid
+	}
+	if n.memoStrings {
+		if s, ok := v.(string); ok {
+			k := memoKey{n, s}
+			if r, ok := st.memo[k]; ok {
+				return r
+			}
+			r := st.evalNode(n, v)
+			if st.memo == nil {
+				st.memo = map[memoKey]verdict{}
+			}
+			st.memo[k] = r
+			return r
+		}
+	}
+	return st.evalNode(n, v)
+}
+
+// evalNode follows Schema.validate of v5.3.1 keyword by keyword.
+func (st *fastState) evalNode(n *fastNode, v any) verdict {
+	kind := kindOf(v)
+	if kind == kindUnknown {
+		// The library panics (InvalidJSONTypeError) or ignores it; the
+		// fast path does not guess.
+		st.unsure = true
+		return verdictUnsure
+	}
+	var num numInfo
+	if kind == kindNumber {
+		num = parseNumber(string(v.(json.Number)))
+		if !num.ok || num.dangerous {
+			st.unsure = true
+			return verdictUnsure
+		}
+	}
+	if n.types != 0 && n.types&kind == 0 {
+		if kind != kindNumber || n.types&kindInteger == 0 || !num.isInt {
+			return verdictInvalid // the library returns on a type error
+		}
+	}
+	r := verdictValid
+	if n.hasConst {
+		k, ok := st.key(v)
+		if !ok {
+			return verdictUnsure
+		}
+		if k != n.constKey {
+			r = verdictInvalid
+		}
+	}
+	if n.enumStrings != nil {
+		s, ok := v.(string)
+		if !ok {
+			r = verdictInvalid // the library's equals fails on the type
+		} else if _, ok := n.enumStrings[s]; !ok {
+			r = verdictInvalid
+		}
+	} else if n.enumKeys != nil {
+		k, ok := st.key(v)
+		if !ok {
+			return verdictUnsure
+		}
+		if _, ok := n.enumKeys[k]; !ok {
+			r = verdictInvalid
+		}
+	}
+	if n.format != nil && !n.format(v) {
+		r = verdictInvalid
+	}
+	switch kind {
+	case kindObject:
+		r = and(r, st.evalObject(n, v.(map[string]any)))
+	case kindArray:
+		r = and(r, st.evalArray(n, v.([]any)))
+	case kindString:
+		s := v.(string)
+		if n.minLen != -1 || n.maxLen != -1 {
+			l := utf8.RuneCountInString(s)
+			if (n.minLen != -1 && l < n.minLen) || (n.maxLen != -1 && l > n.maxLen) {
+				r = verdictInvalid
+			}
+		}
+		if n.pattern != nil && !n.pattern.MatchString(s) {
+			r = verdictInvalid
+		}
+	case kindNumber:
+		if n.hasBounds() {
+			r = and(r, n.evalBounds(string(v.(json.Number))))
+		}
+	}
+	if n.ref != nil {
+		r = and(r, st.eval(n.ref, v))
+	}
+	if n.not != nil {
+		switch st.eval(n.not, v) {
+		case verdictValid:
+			r = verdictInvalid
+		case verdictUnsure:
+			r = and(r, verdictUnsure)
+		}
+	}
+	for _, m := range n.allOf {
+		r = and(r, st.eval(m, v))
+	}
+	if len(n.anyOf) > 0 {
+		some := verdictInvalid
+		for _, m := range n.anyOf { // no early exit: the library evaluates all
+			switch st.eval(m, v) {
+			case verdictValid:
+				some = verdictValid
+			case verdictUnsure:
+				if some == verdictInvalid {
+					some = verdictUnsure
+				}
+			}
+		}
+		r = and(r, some)
+	}
+	if len(n.oneOf) > 0 {
+		valid, unsure := 0, 0
+		for _, m := range n.oneOf {
+			switch st.eval(m, v) {
+			case verdictValid:
+				valid++
+			case verdictUnsure:
+				unsure++
+			}
+			if valid == 2 {
+				break // the library stops at the second match too
+			}
+		}
+		switch {
+		case valid >= 2:
+			r = verdictInvalid
+		case unsure > 0:
+			r = and(r, verdictUnsure)
+		case valid == 0:
+			r = verdictInvalid
+		}
+	}
+	if n.ifN != nil {
+		branch := func(m *fastNode) verdict {
+			if m == nil {
+				return verdictValid
+			}
+			return st.eval(m, v)
+		}
+		switch st.eval(n.ifN, v) {
+		case verdictValid:
+			r = and(r, branch(n.thenN))
+		case verdictInvalid:
+			r = and(r, branch(n.elseN))
+		default:
+			t, e := branch(n.thenN), branch(n.elseN)
+			if t == e {
+				r = and(r, t)
+			} else {
+				r = and(r, verdictUnsure)
+			}
+		}
+	}
+	return r
+}
+
+func (st *fastState) evalObject(n *fastNode, obj map[string]any) verdict {
+	r := verdictValid
+	if (n.minProps != -1 && len(obj) < n.minProps) || (n.maxProps != -1 && len(obj) > n.maxProps) {
+		r = verdictInvalid
+	}
+	for _, k := range n.required {
+		if _, ok := obj[k]; !ok {
+			r = verdictInvalid
+		}
+	}
+	if n.props == nil && !n.addFalse && n.addSchema == nil && n.propNames == nil {
+		return r
+	}
+	for k, pv := range obj {
+		if c, ok := n.props[k]; ok {
+			r = and(r, st.eval(c, pv))
+		} else if n.addFalse {
+			r = verdictInvalid
+		} else if n.addSchema != nil {
+			r = and(r, st.eval(n.addSchema, pv))
+		}
+		if n.propNames != nil {
+			r = and(r, st.eval(n.propNames, k))
+		}
+	}
+	return r
+}
+
+func (st *fastState) evalArray(n *fastNode, arr []any) verdict {
+	r := verdictValid
+	if (n.minItems != -1 && len(arr) < n.minItems) || (n.maxItems != -1 && len(arr) > n.maxItems) {
+		r = verdictInvalid
+	}
+	if n.unique && len(arr) > 1 {
+		seen := make(map[string]struct{}, len(arr))
+		for _, x := range arr {
+			k, ok := st.key(x)
+			if !ok {
+				return verdictUnsure
+			}
+			if _, dup := seen[k]; dup {
+				r = verdictInvalid
+			}
+			seen[k] = struct{}{}
+		}
+	}
+	if n.items != nil {
+		for _, x := range arr {
+			r = and(r, st.eval(n.items, x))
+		}
+	}
+	return r
+}
+
+// evalBounds compares the number text s (already checked by parseNumber)
+// with the node's bounds as the library does with big.Rat.Cmp.
+func (n *fastNode) evalBounds(s string) verdict {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !isRangeErr(err) {
+		return verdictUnsure
+	}
+	var exact *big.Rat
+	cmp := func(b *bound) int {
+		switch {
+		case f < b.f:
+			return -1
+		case f > b.f:
+			return 1
+		}
+		if exact == nil {
+			exact, _ = new(big.Rat).SetString(s)
+		}
+		return exact.Cmp(b.r)
+	}
+	r := verdictValid
+	if n.minimum != nil && cmp(n.minimum) < 0 {
+		r = verdictInvalid
+	}
+	if n.exclMin != nil && cmp(n.exclMin) <= 0 {
+		r = verdictInvalid
+	}
+	if n.maximum != nil && cmp(n.maximum) > 0 {
+		r = verdictInvalid
+	}
+	if n.exclMax != nil && cmp(n.exclMax) >= 0 {
+		r = verdictInvalid
+	}
+	return r
+}
+
+// key returns v's canonical key; it sets the unsure flag when v holds a
+// value the library cannot compare (non-JSON type, number big.Rat refuses).
+func (st *fastState) key(v any) (string, bool) {
+	k, ok := canonicalKey(v)
+	if !ok {
+		st.unsure = true
+	}
+	return k, ok
+}
+
+// canonicalKey serialises a JSON value so that two values have the same
+// key exactly when the library's equals says they are equal: numbers as
+// reduced decimals, strings length-prefixed, object keys sorted.
+func canonicalKey(v any) (string, bool) {
+	var b strings.Builder
+	ok := writeKey(&b, v)
+	return b.String(), ok
+}
+
+func writeKey(b *strings.Builder, v any) bool {
+	switch v := v.(type) {
+	case nil:
+		b.WriteByte('z')
+	case bool:
+		if v {
+			b.WriteByte('t')
+		} else {
+			b.WriteByte('f')
+		}
+	case json.Number:
+		ni := parseNumber(string(v))
+		if !ni.ok || ni.dangerous {
+			return false
+		}
+		b.WriteByte('n')
+		b.WriteString(ni.canonical())
+		b.WriteByte(';')
+	case string:
+		b.WriteByte('s')
+		b.WriteString(strconv.Itoa(len(v)))
+		b.WriteByte(':')
+		b.WriteString(v)
+	case []any:
+		b.WriteByte('[')
+		for _, x := range v {
+			if !writeKey(b, x) {
+				return false
+			}
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for _, k := range keys {
+			writeKey(b, k)
+			if !writeKey(b, v[k]) {
+				return false
+			}
+		}
+		b.WriteByte('}')
+	default:
+		return false
+	}
+	return true
+}
+
+// numInfo describes a JSON number text -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+// without converting it.
+type numInfo struct {
+	ok        bool // the text is a JSON number
+	dangerous bool // big.Rat.SetString might refuse it (see maxRatExponent)
+	isInt     bool // its exact value is an integer (big.Rat.IsInt)
+	zero      bool
+	neg       bool
+	intPart   string
+	frac      string
+	exp       int64 // the explicit exponent (saturated)
+}
+
+func parseNumber(s string) numInfo {
+	var ni numInfo
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		ni.neg = true
+		i++
+	}
+	start := i
+	if i < len(s) && s[i] == '0' {
+		i++
+	} else if i < len(s) && s[i] >= '1' && s[i] <= '9' {
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	} else {
+		return ni
+	}
+	ni.intPart = s[start:i]
+	if i < len(s) && s[i] == '.' {
+		i++
+		fs := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == fs {
+			return ni
+		}
+		ni.frac = s[fs:i]
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		es := i
+		var e int64
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			if e < 1<<40 {
+				e = e*10 + int64(s[i]-'0')
+			}
+			i++
+		}
+		if i == es {
+			return ni
+		}
+		if eneg {
+			e = -e
+		}
+		ni.exp = e
+	}
+	if i != len(s) {
+		return ni
+	}
+	ni.ok = true
+	absExp := ni.exp
+	if absExp < 0 {
+		absExp = -absExp
+	}
+	ni.dangerous = absExp+int64(len(ni.frac)) > maxRatExponent
+	// Trailing zeros of the mantissa digits intPart+frac.
+	tz, allZero := 0, true
+	for j := len(ni.frac) - 1; j >= 0; j-- {
+		if ni.frac[j] != '0' {
+			allZero = false
+			break
+		}
+		tz++
+	}
+	if allZero {
+		for j := len(ni.intPart) - 1; j >= 0; j-- {
+			if ni.intPart[j] != '0' {
+				allZero = false
+				break
+			}
+			tz++
+		}
+	}
+	if allZero {
+		ni.zero, ni.isInt = true, true
+		return ni
+	}
+	// value = digits·10^(exp-len(frac)); stripping tz zeros adds tz.
+	ni.isInt = ni.exp-int64(len(ni.frac))+int64(tz) >= 0
+	return ni
+}
+
+// canonical is the reduced decimal of an ok, non-dangerous number: sign,
+// digits without leading or trailing zeros, and the exponent of the last
+// digit. Equal values give equal strings ("1.0", "1e0", "10e-1": "1e0").
+func (ni numInfo) canonical() string {
+	if ni.zero {
+		return "0"
+	}
+	digits := strings.TrimLeft(ni.intPart+ni.frac, "0")
+	e := ni.exp - int64(len(ni.frac))
+	trimmed := strings.TrimRight(digits, "0")
+	e += int64(len(digits) - len(trimmed))
+	sign := ""
+	if ni.neg {
+		sign = "-"
+	}
+	return sign + trimmed + "e" + strconv.FormatInt(e, 10)
+}

@@ -1,0 +1,61 @@
+package schemas_test
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/xflex/xflex/schemas"
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/tetris/assign"
+)
+
+// assign10k is the tetris-assign request of BenchmarkAssign10kRunner
+// (benchmarks/tetris): 250 machines, 10,000 tasks, 100 jobs, 90% busy,
+// about 1.6 MB of JSON, decoded as the Runner decodes it.
+func assign10k(tb testing.TB) (*schemas.Set, any) {
+	tb.Helper()
+	req := assign.GenerateRequest(rand.New(rand.NewPCG(1, 2)), 250, 10000, 100, 0.9, 1)
+	raw, err := json.Marshal(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	doc, err := solver.DecodeAny(raw)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	set, err := schemas.Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return set, doc
+}
+
+const assignSchema = "tetris-assign.request.json"
+
+// BenchmarkValidateAssign10k: Set.Validate (fast path first) on the 10k
+// request; the fast path must answer valid, so the library is not called.
+func BenchmarkValidateAssign10k(b *testing.B) {
+	set, doc := assign10k(b)
+	if v := set.FastVerdict(assignSchema, doc); v != "valid" {
+		b.Fatalf("fast verdict %s, want valid", v)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if vs := set.Validate(assignSchema, doc); len(vs) > 0 {
+			b.Fatal(vs)
+		}
+	}
+}
+
+// BenchmarkValidateAssign10kLibrary: the library alone on the same
+// document, the baseline of BenchmarkValidateAssign10k.
+func BenchmarkValidateAssign10kLibrary(b *testing.B) {
+	set, doc := assign10k(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if vs := set.ValidateLibrary(assignSchema, doc); len(vs) > 0 {
+			b.Fatal(vs)
+		}
+	}
+}
