@@ -99,14 +99,33 @@ func (s *Server) Router() chi.Router { return s.router }
 // work while in-flight solves finish.
 func (s *Server) SetDraining() { s.draining.Store(true) }
 
-// WriteJSON writes v as a JSON body with a trailing newline.
+// EncodeResponse is the wire form of a solve response, for the HTTP body
+// and `xflex solve` alike: JSON with a trailing newline. A result that
+// cannot be encoded (a float that is NaN or infinite: a solver bug, since
+// every problem refuses inputs that would lead there) is an internal error,
+// which both callers report as a problem document.
+func EncodeResponse(resp *solver.Response) ([]byte, *solver.Error) {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return nil, &solver.Error{Kind: solver.KindInternal, Detail: "encode result: " + err.Error(), Err: err}
+	}
+	return append(b, '\n'), nil
+}
+
+// WriteJSON writes v as a JSON body with a trailing newline. v must be
+// encodable (the service's own documents); solve responses go through
+// EncodeResponse.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		http.Error(w, "encode response", http.StatusInternalServerError)
 		return
 	}
-	b = append(b, '\n')
+	writeBody(w, status, append(b, '\n'))
+}
+
+// writeBody writes an encoded JSON body.
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
@@ -266,6 +285,11 @@ func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 			s.WriteError(w, r, xe)
 			return
 		}
-		WriteJSON(w, http.StatusOK, resp)
+		b, xe := EncodeResponse(resp)
+		if xe != nil {
+			s.WriteError(w, r, xe)
+			return
+		}
+		writeBody(w, http.StatusOK, b)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,7 +29,7 @@ const selftestSchema = `{
   "additionalProperties": false,
   "required": ["mode"],
   "properties": {
-    "mode": {"enum": ["ok", "invalid", "infeasible", "panic", "block", "error"]},
+    "mode": {"enum": ["ok", "invalid", "infeasible", "panic", "block", "error", "nan"]},
     "n": {"type": "integer", "minimum": 0},
     "budget_ms": {"$ref": "common.json#/$defs/budget_ms"},
     "seed": {"$ref": "common.json#/$defs/seed"}
@@ -70,6 +71,8 @@ func newHarness(t *testing.T, cfg Config) *harness {
 				panic("boom")
 			case "error":
 				return nil, solver.Meta{}, io.ErrUnexpectedEOF
+			case "nan":
+				return map[string]float64{"x": math.NaN()}, solver.Meta{Status: solver.StatusFeasible, Solver: "selftest"}, nil
 			case "block":
 				h.started <- struct{}{}
 				select {
@@ -149,6 +152,7 @@ func TestSolveStatuses(t *testing.T) {
 		{"infeasible", "application/json", `{"mode":"infeasible"}`, 422, nil},
 		{"internal", "application/json", `{"mode":"error"}`, 500, nil},
 		{"panic", "application/json", `{"mode":"panic"}`, 500, nil},
+		{"unencodable result", "application/json", `{"mode":"nan"}`, 500, nil},
 		{"ok after panic", "application/json", `{"mode":"ok"}`, 200, nil},
 	}
 	for _, c := range cases {

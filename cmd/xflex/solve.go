@@ -75,12 +75,13 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return 1
 	}
-	b, err := json.Marshal(resp)
-	if err != nil {
-		fmt.Fprintf(stderr, "xflex: encode: %v\n", err)
+	b, xe := httpapi.EncodeResponse(resp)
+	if xe != nil {
+		_, _ = stdout.Write(httpapi.FromError(xe, instance, "").Encode())
+		fmt.Fprintf(stderr, "xflex: %v\n", xe)
 		return 3
 	}
-	_, _ = stdout.Write(append(b, '\n'))
+	_, _ = stdout.Write(b)
 	return 0
 }
 
