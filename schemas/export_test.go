@@ -1,5 +1,7 @@
 package schemas
 
+import "github.com/santhosh-tekuri/jsonschema/v5"
+
 // Exports for the external test package (package schemas_test): the fast
 // verdict alone and the library path alone.
 
@@ -17,3 +19,17 @@ func (s *Set) FastVerdict(name string, doc any) string {
 func (s *Set) ValidateLibrary(name string, doc any) []Violation {
 	return s.validateLibrary(name, doc)
 }
+
+// FastVerdictCov is FastVerdict collecting keyword coverage into cov:
+// cov[keyword][0] counts valid outcomes, [1] unsure, [2] invalid.
+func (s *Set) FastVerdictCov(name string, doc any, cov map[string]*[3]int) string {
+	fv := s.fast[name]
+	if fv == nil {
+		return verdictUnsure.String()
+	}
+	return fv.checkCov(doc, fastCoverage(cov)).String()
+}
+
+// Compiled is the library's compiled schema (nil if absent), for the
+// tests' schema-driven document generator.
+func (s *Set) Compiled(name string) *jsonschema.Schema { return s.compiled[name] }

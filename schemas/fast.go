@@ -476,17 +476,46 @@ type memoKey struct {
 type fastState struct {
 	memo   map[memoKey]verdict
 	unsure bool
+	cov    fastCoverage // nil except in tests
+}
+
+// fastCoverage counts, per keyword, how often the fast path decided it
+// valid, unsure or invalid (indexed by verdict). Tests use it to show that
+// every keyword kind got both verdicts; Validate never sets it.
+type fastCoverage map[string]*[3]int
+
+// note records one keyword outcome when coverage is being collected.
+func (st *fastState) note(keyword string, v verdict) {
+	if st.cov != nil {
+		c := st.cov[keyword]
+		if c == nil {
+			c = new([3]int)
+			st.cov[keyword] = c
+		}
+		c[v]++
+	}
+}
+
+// failIf is verdictInvalid when failed, else verdictValid.
+func failIf(failed bool) verdict {
+	if failed {
+		return verdictInvalid
+	}
+	return verdictValid
 }
 
 // check returns the fast verdict of doc. A panic inside the fast path
 // (none is known) degrades to unsure so the library decides.
-func (fv *fastValidator) check(doc any) (v verdict) {
+func (fv *fastValidator) check(doc any) verdict { return fv.checkCov(doc, nil) }
+
+// checkCov is check collecting keyword coverage into cov (may be nil).
+func (fv *fastValidator) checkCov(doc any, cov fastCoverage) (v verdict) {
 	defer func() {
 		if recover() != nil {
 			v = verdictUnsure
 		}
 	}()
-	st := &fastState{}
+	st := &fastState{cov: cov}
 	v = st.eval(fv.root, doc)
 	if st.unsure && v == verdictValid {
 		v = verdictUnsure
@@ -538,10 +567,12 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 			return verdictUnsure
 		}
 	}
-	if n.types != 0 && n.types&kind == 0 {
-		if kind != kindNumber || n.types&kindInteger == 0 || !num.isInt {
+	if n.types != 0 {
+		if n.types&kind == 0 && (kind != kindNumber || n.types&kindInteger == 0 || !num.isInt) {
+			st.note("type", verdictInvalid)
 			return verdictInvalid // the library returns on a type error
 		}
+		st.note("type", verdictValid)
 	}
 	r := verdictValid
 	if n.hasConst {
@@ -549,28 +580,30 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 		if !ok {
 			return verdictUnsure
 		}
-		if k != n.constKey {
-			r = verdictInvalid
-		}
+		c := failIf(k != n.constKey)
+		st.note("const", c)
+		r = and(r, c)
 	}
 	if n.enumStrings != nil {
 		s, ok := v.(string)
-		if !ok {
-			r = verdictInvalid // the library's equals fails on the type
-		} else if _, ok := n.enumStrings[s]; !ok {
-			r = verdictInvalid
-		}
+		_, in := n.enumStrings[s]
+		c := failIf(!ok || !in) // a non-string fails the library's equals on type
+		st.note("enum", c)
+		r = and(r, c)
 	} else if n.enumKeys != nil {
 		k, ok := st.key(v)
 		if !ok {
 			return verdictUnsure
 		}
-		if _, ok := n.enumKeys[k]; !ok {
-			r = verdictInvalid
-		}
+		_, in := n.enumKeys[k]
+		c := failIf(!in)
+		st.note("enum", c)
+		r = and(r, c)
 	}
-	if n.format != nil && !n.format(v) {
-		r = verdictInvalid
+	if n.format != nil {
+		c := failIf(!n.format(v))
+		st.note("format", c)
+		r = and(r, c)
 	}
 	switch kind {
 	case kindObject:
@@ -581,31 +614,50 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 		s := v.(string)
 		if n.minLen != -1 || n.maxLen != -1 {
 			l := utf8.RuneCountInString(s)
-			if (n.minLen != -1 && l < n.minLen) || (n.maxLen != -1 && l > n.maxLen) {
-				r = verdictInvalid
+			if n.minLen != -1 {
+				c := failIf(l < n.minLen)
+				st.note("minLength", c)
+				r = and(r, c)
+			}
+			if n.maxLen != -1 {
+				c := failIf(l > n.maxLen)
+				st.note("maxLength", c)
+				r = and(r, c)
 			}
 		}
-		if n.pattern != nil && !n.pattern.MatchString(s) {
-			r = verdictInvalid
+		if n.pattern != nil {
+			c := failIf(!n.pattern.MatchString(s))
+			st.note("pattern", c)
+			r = and(r, c)
 		}
 	case kindNumber:
 		if n.hasBounds() {
-			r = and(r, n.evalBounds(string(v.(json.Number))))
+			r = and(r, st.evalBounds(n, string(v.(json.Number))))
 		}
 	}
 	if n.ref != nil {
-		r = and(r, st.eval(n.ref, v))
+		c := st.eval(n.ref, v)
+		st.note("$ref", c)
+		r = and(r, c)
 	}
 	if n.not != nil {
+		c := verdictUnsure
 		switch st.eval(n.not, v) {
 		case verdictValid:
-			r = verdictInvalid
-		case verdictUnsure:
-			r = and(r, verdictUnsure)
+			c = verdictInvalid
+		case verdictInvalid:
+			c = verdictValid
 		}
+		st.note("not", c)
+		r = and(r, c)
 	}
-	for _, m := range n.allOf {
-		r = and(r, st.eval(m, v))
+	if len(n.allOf) > 0 {
+		c := verdictValid
+		for _, m := range n.allOf {
+			c = and(c, st.eval(m, v))
+		}
+		st.note("allOf", c)
+		r = and(r, c)
 	}
 	if len(n.anyOf) > 0 {
 		some := verdictInvalid
@@ -619,6 +671,7 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 				}
 			}
 		}
+		st.note("anyOf", some)
 		r = and(r, some)
 	}
 	if len(n.oneOf) > 0 {
@@ -634,14 +687,17 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 				break // the library stops at the second match too
 			}
 		}
+		c := verdictValid
 		switch {
 		case valid >= 2:
-			r = verdictInvalid
+			c = verdictInvalid
 		case unsure > 0:
-			r = and(r, verdictUnsure)
+			c = verdictUnsure
 		case valid == 0:
-			r = verdictInvalid
+			c = verdictInvalid
 		}
+		st.note("oneOf", c)
+		r = and(r, c)
 	}
 	if n.ifN != nil {
 		branch := func(m *fastNode) verdict {
@@ -650,80 +706,121 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 			}
 			return st.eval(m, v)
 		}
+		c := verdictUnsure
 		switch st.eval(n.ifN, v) {
 		case verdictValid:
-			r = and(r, branch(n.thenN))
+			c = branch(n.thenN)
+			st.note("then", c)
 		case verdictInvalid:
-			r = and(r, branch(n.elseN))
+			c = branch(n.elseN)
+			st.note("else", c)
 		default:
-			t, e := branch(n.thenN), branch(n.elseN)
-			if t == e {
-				r = and(r, t)
-			} else {
-				r = and(r, verdictUnsure)
+			if t, e := branch(n.thenN), branch(n.elseN); t == e {
+				c = t
 			}
 		}
+		st.note("if", c)
+		r = and(r, c)
 	}
 	return r
 }
 
 func (st *fastState) evalObject(n *fastNode, obj map[string]any) verdict {
 	r := verdictValid
-	if (n.minProps != -1 && len(obj) < n.minProps) || (n.maxProps != -1 && len(obj) > n.maxProps) {
-		r = verdictInvalid
+	if n.minProps != -1 {
+		c := failIf(len(obj) < n.minProps)
+		st.note("minProperties", c)
+		r = and(r, c)
 	}
-	for _, k := range n.required {
-		if _, ok := obj[k]; !ok {
-			r = verdictInvalid
+	if n.maxProps != -1 {
+		c := failIf(len(obj) > n.maxProps)
+		st.note("maxProperties", c)
+		r = and(r, c)
+	}
+	if len(n.required) > 0 {
+		c := verdictValid
+		for _, k := range n.required {
+			if _, ok := obj[k]; !ok {
+				c = verdictInvalid
+			}
 		}
+		st.note("required", c)
+		r = and(r, c)
 	}
 	if n.props == nil && !n.addFalse && n.addSchema == nil && n.propNames == nil {
 		return r
 	}
+	props, add, names := verdictValid, verdictValid, verdictValid
 	for k, pv := range obj {
 		if c, ok := n.props[k]; ok {
-			r = and(r, st.eval(c, pv))
+			props = and(props, st.eval(c, pv))
 		} else if n.addFalse {
-			r = verdictInvalid
+			add = verdictInvalid
 		} else if n.addSchema != nil {
-			r = and(r, st.eval(n.addSchema, pv))
+			add = and(add, st.eval(n.addSchema, pv))
 		}
 		if n.propNames != nil {
-			r = and(r, st.eval(n.propNames, k))
+			names = and(names, st.eval(n.propNames, k))
 		}
 	}
-	return r
+	if st.cov != nil {
+		if n.props != nil {
+			st.note("properties", props)
+		}
+		if n.addFalse || n.addSchema != nil {
+			st.note("additionalProperties", add)
+		}
+		if n.propNames != nil {
+			st.note("propertyNames", names)
+		}
+	}
+	return and(r, and(props, and(add, names)))
 }
 
 func (st *fastState) evalArray(n *fastNode, arr []any) verdict {
 	r := verdictValid
-	if (n.minItems != -1 && len(arr) < n.minItems) || (n.maxItems != -1 && len(arr) > n.maxItems) {
-		r = verdictInvalid
+	if n.minItems != -1 {
+		c := failIf(len(arr) < n.minItems)
+		st.note("minItems", c)
+		r = and(r, c)
 	}
-	if n.unique && len(arr) > 1 {
-		seen := make(map[string]struct{}, len(arr))
-		for _, x := range arr {
-			k, ok := st.key(x)
-			if !ok {
-				return verdictUnsure
+	if n.maxItems != -1 {
+		c := failIf(len(arr) > n.maxItems)
+		st.note("maxItems", c)
+		r = and(r, c)
+	}
+	if n.unique {
+		c := verdictValid
+		if len(arr) > 1 {
+			seen := make(map[string]struct{}, len(arr))
+			for _, x := range arr {
+				k, ok := st.key(x)
+				if !ok {
+					return verdictUnsure
+				}
+				if _, dup := seen[k]; dup {
+					c = verdictInvalid
+				}
+				seen[k] = struct{}{}
 			}
-			if _, dup := seen[k]; dup {
-				r = verdictInvalid
-			}
-			seen[k] = struct{}{}
 		}
+		st.note("uniqueItems", c)
+		r = and(r, c)
 	}
 	if n.items != nil {
+		c := verdictValid
 		for _, x := range arr {
-			r = and(r, st.eval(n.items, x))
+			c = and(c, st.eval(n.items, x))
 		}
+		st.note("items", c)
+		r = and(r, c)
 	}
 	return r
 }
 
 // evalBounds compares the number text s (already checked by parseNumber)
 // with the node's bounds as the library does with big.Rat.Cmp.
-func (n *fastNode) evalBounds(s string) verdict {
+func (st *fastState) evalBounds(n *fastNode, s string) verdict {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil && !isRangeErr(err) {
 		return verdictUnsure
@@ -742,18 +839,17 @@ func (n *fastNode) evalBounds(s string) verdict {
 		return exact.Cmp(b.r)
 	}
 	r := verdictValid
-	if n.minimum != nil && cmp(n.minimum) < 0 {
-		r = verdictInvalid
+	check := func(keyword string, b *bound, fails func(int) bool) {
+		if b != nil {
+			c := failIf(fails(cmp(b)))
+			st.note(keyword, c)
+			r = and(r, c)
+		}
 	}
-	if n.exclMin != nil && cmp(n.exclMin) <= 0 {
-		r = verdictInvalid
-	}
-	if n.maximum != nil && cmp(n.maximum) > 0 {
-		r = verdictInvalid
-	}
-	if n.exclMax != nil && cmp(n.exclMax) >= 0 {
-		r = verdictInvalid
-	}
+	check("minimum", n.minimum, func(c int) bool { return c < 0 })
+	check("exclusiveMinimum", n.exclMin, func(c int) bool { return c <= 0 })
+	check("maximum", n.maximum, func(c int) bool { return c > 0 })
+	check("exclusiveMaximum", n.exclMax, func(c int) bool { return c >= 0 })
 	return r
 }
 
