@@ -113,8 +113,13 @@ func reportAssign(ctx context.Context, w io.Writer, reps int) error {
 	for _, st := range []struct {
 		name string
 		busy float64
-	}{{"steady (90% used)", SteadyBusy}, {"idle cluster", 0}} {
+		hb   int // heartbeat of the first hb machines; 0: every machine
+	}{{"steady (90% used)", SteadyBusy, 0}, {"idle cluster", 0, 0},
+		{"steady, one machine's heartbeat", SteadyBusy, 1}, {"idle, one machine's heartbeat", 0, 1}} {
 		req := assign.GenerateRequest(rand.New(rand.NewPCG(1, 2)), AssignMachines, AssignTasks, AssignJobs, st.busy, 1)
+		for _, m := range req.Machines[:st.hb] {
+			req.Heartbeat = append(req.Heartbeat, m.Name)
+		}
 		raw, err := json.Marshal(req)
 		if err != nil {
 			return err
@@ -133,7 +138,7 @@ func reportAssign(ctx context.Context, w io.Writer, reps int) error {
 				return err
 			}
 			w1, c1 := time.Now(), cpuNow()
-			tetris.Explain(in.Machines, in.Groups, in.Config())
+			tetris.ExplainOn(in.Machines, in.Offered, in.Groups, in.Config())
 			c2 := cpuNow()
 			rw, rc, ec = append(rw, w1.Sub(w0)), append(rc, c1-c0), append(ec, c2-c1)
 			placed = len(ps)
