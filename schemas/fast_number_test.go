@@ -1,0 +1,298 @@
+package schemas
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// handNumbers are number texts picked for the integer rule, equality and
+// bound comparisons: signed zeros, fractions that are integers, exponents
+// either way, values next to 2^53 and past float64's range.
+var handNumbers = []string{
+	"0", "-0", "0.0", "-0.0", "0e5", "0.000e-7", "1", "-1", "1.0", "1.00000", "1e2", "1E+2", "1e-2", "100e-2",
+	"10e-1", "0.1e1", "1.5", "1.5e1", "2.5", "25e-1", "0.25e1", "-2.5", "1e15", "1000000000000000.0000000001",
+	"999999999999999.9999999999", "1e-400", "-1e-400", "-0.0000000000000000001", "0.0000000000000000001",
+	"9007199254740991", "9007199254740992", "9007199254740993", "9007199254740992.5", "86400000", "86400000.0",
+	"86400001", "1e308", "1e309", "-1e309", "1e400", "0.1", "0.1000000000000000000001", "0.0999999999999999999999",
+	"12345678901234567890.000", "123456789012345678901234567890e-10", "5e-324", "2e-324", "4.9406564584124654e-324",
+}
+
+func TestParseNumberMatchesRat(t *testing.T) {
+	nums := append([]string(nil), handNumbers...)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 3000; i++ {
+		nums = append(nums, randomNumberText(rng))
+	}
+	for _, s := range nums {
+		ni := parseNumber(s)
+		if !ni.ok || ni.dangerous {
+			t.Fatalf("%q: ok %v dangerous %v", s, ni.ok, ni.dangerous)
+		}
+		r, ok := new(big.Rat).SetString(s)
+		if !ok {
+			t.Fatalf("%q: big.Rat refuses it", s)
+		}
+		if ni.isInt != r.IsInt() || ni.zero != (r.Sign() == 0) {
+			t.Errorf("%q: isInt %v zero %v, big.Rat says %v %v", s, ni.isInt, ni.zero, r.IsInt(), r.Sign() == 0)
+		}
+	}
+	// Canonical forms are equal exactly when the values are.
+	rats := make([]*big.Rat, len(nums))
+	for i, s := range nums {
+		rats[i], _ = new(big.Rat).SetString(s)
+	}
+	for i := range nums {
+		for _, j := range []int{rng.IntN(len(nums)), (i + 1) % len(nums)} {
+			same := parseNumber(nums[i]).canonical() == parseNumber(nums[j]).canonical()
+			if same != (rats[i].Cmp(rats[j]) == 0) {
+				t.Errorf("%q vs %q: canonical equal %v, values equal %v", nums[i], nums[j], same, !same)
+			}
+		}
+		// The same value written another way.
+		other := rescale(nums[i], rng.IntN(7)-3)
+		if parseNumber(nums[i]).canonical() != parseNumber(other).canonical() {
+			t.Errorf("%q and %q: canonical forms %q, %q differ", nums[i], other, parseNumber(nums[i]).canonical(), parseNumber(other).canonical())
+		}
+	}
+	for _, bad := range []string{"", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1.5.0", "0x10", "1_0", " 1", "NaN", "Inf"} {
+		if parseNumber(bad).ok {
+			t.Errorf("%q accepted as a JSON number", bad)
+		}
+	}
+}
+
+// randomNumberText returns a random JSON number text whose exponent stays
+// far inside big.Rat's range.
+func randomNumberText(rng *rand.Rand) string {
+	var b strings.Builder
+	if rng.IntN(2) == 0 {
+		b.WriteByte('-')
+	}
+	if rng.IntN(3) == 0 {
+		b.WriteByte('0')
+	} else {
+		b.WriteByte(byte('1' + rng.IntN(9)))
+		for i := rng.IntN(8); i > 0; i-- {
+			b.WriteByte(byte('0' + rng.IntN(10)))
+		}
+	}
+	if rng.IntN(2) == 0 {
+		b.WriteByte('.')
+		for i := 1 + rng.IntN(6); i > 0; i-- {
+			if rng.IntN(3) == 0 {
+				b.WriteByte('0')
+			} else {
+				b.WriteByte(byte('0' + rng.IntN(10)))
+			}
+		}
+	}
+	if rng.IntN(2) == 0 {
+		fmt.Fprintf(&b, "e%d", rng.IntN(41)-20)
+	}
+	return b.String()
+}
+
+// rescale writes the value of s with its mantissa multiplied by 10^k and
+// the exponent lowered by k (k zeros appended, or the point moved).
+func rescale(s string, k int) string {
+	ni := parseNumber(s)
+	mant := ni.intPart + ni.frac
+	e := ni.exp - int64(len(ni.frac))
+	if k > 0 {
+		mant += strings.Repeat("0", k)
+		e -= int64(k)
+	}
+	sign := ""
+	if ni.neg {
+		sign = "-"
+	}
+	mant = strings.TrimLeft(mant, "0")
+	if mant == "" {
+		mant = "0"
+	}
+	return fmt.Sprintf("%s%se%d", sign, mant, e)
+}
+
+// loadOne compiles a one-schema set "t.json" with the given keywords.
+func loadOne(t *testing.T, body string) *Set {
+	t.Helper()
+	s, err := LoadWith(map[string][]byte{"t.json": []byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://xflex.dev/schemas/t.json",` + body + `}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// libraryOK is the library's verdict; panicked when it panics.
+func libraryOK(s *Set, doc any) (ok, panicked bool) {
+	defer func() {
+		if recover() != nil {
+			ok, panicked = false, true
+		}
+	}()
+	return len(s.validateLibrary("t.json", doc)) == 0, false
+}
+
+func TestIntegerRuleMatchesLibrary(t *testing.T) {
+	s := loadOne(t, `"type":"integer"`)
+	for _, x := range handNumbers {
+		fast := s.fast["t.json"].check(json.Number(x))
+		lib, _ := libraryOK(s, json.Number(x))
+		if want := map[bool]verdict{true: verdictValid, false: verdictInvalid}[lib]; fast != want {
+			t.Errorf("%s: fast %s, library valid=%v", x, fast, lib)
+		}
+	}
+}
+
+func TestBoundsMatchLibrary(t *testing.T) {
+	bounds := []string{"0", "-0", "2.5", "1e15", "9007199254740991", "86400000", "-1e-400", "0.1", "1e308", "1e400", "-1e400", "5e-324"}
+	for _, kw := range []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"} {
+		for _, b := range bounds {
+			s := loadOne(t, fmt.Sprintf(`"type":"number",%q:%s`, kw, b))
+			for _, x := range append(append([]string(nil), handNumbers...), bounds...) {
+				fast := s.fast["t.json"].check(json.Number(x))
+				lib, _ := libraryOK(s, json.Number(x))
+				if want := map[bool]verdict{true: verdictValid, false: verdictInvalid}[lib]; fast != want {
+					t.Errorf("%s %s, value %s: fast %s, library valid=%v", kw, b, x, fast, lib)
+				}
+			}
+		}
+	}
+}
+
+// TestRatFloatIsNearest: the bound's float is the nearest float64, as
+// the numbers' strconv.ParseFloat is, so both sides round alike.
+func TestRatFloatIsNearest(t *testing.T) {
+	for _, x := range handNumbers {
+		r, _ := new(big.Rat).SetString(x)
+		f, ok := ratFloat(r)
+		want, _ := r.Float64()
+		if !ok || f != want {
+			t.Errorf("%s: ratFloat %v %v, Rat.Float64 %v", x, f, ok, want)
+		}
+	}
+	if _, ok := ratFloat(big.NewRat(1, 3)); ok {
+		t.Error("1/3 has no terminating decimal; ratFloat must refuse it")
+	}
+}
+
+// TestRefusedNumbersAreUnsure: a number big.Rat refuses makes the library
+// panic where it converts it; the fast path must then say unsure, never
+// valid.
+func TestRefusedNumbersAreUnsure(t *testing.T) {
+	for _, body := range []string{`"type":"integer"`, `"type":"number","minimum":0`, `"enum":[1,2]`, `"type":"number"`} {
+		s := loadOne(t, body)
+		for _, x := range []string{"1e1000000000", "1e-1000001", "0e99999999999999999999", "-1.5e2000000"} {
+			if got := s.fast["t.json"].check(json.Number(x)); got != verdictUnsure {
+				t.Errorf("%s, %s: fast %s, want unsure", body, x, got)
+			}
+			if got := s.fast["t.json"].check([]any{json.Number(x)}); body == `"enum":[1,2]` && got == verdictValid {
+				t.Errorf("%s, [%s]: fast valid", body, x)
+			}
+		}
+	}
+	s := loadOne(t, `"type":"integer"`)
+	if _, panicked := libraryOK(s, json.Number("1e1000000000")); !panicked {
+		t.Log("the library no longer panics on 1e1000000000; the unsure answer stays conservative")
+	}
+}
+
+// TestFastInPlaceCycleIsUnsure: the library refuses to compile an in-place
+// $ref cycle, but a hand-built graph with one must not send the fast path
+// into endless recursion.
+func TestFastInPlaceCycleIsUnsure(t *testing.T) {
+	a := &jsonschema.Schema{MinProperties: -1, MaxProperties: -1, MinItems: -1, MaxItems: -1, MinLength: -1, MaxLength: -1, MinContains: 1, MaxContains: -1}
+	b := *a
+	a.AllOf = []*jsonschema.Schema{&b}
+	b.Ref = a
+	if got := compileFast(a).check(json.Number("1")); got != verdictUnsure {
+		t.Errorf("cycle: fast %s, want unsure", got)
+	}
+}
+
+// TestFastCoversSchemaFields keeps fastSupported in step with the library:
+// every exported field of jsonschema.Schema is either evaluated, refused
+// (unsupported: unsure) or an annotation.
+func TestFastCoversSchemaFields(t *testing.T) {
+	known := map[string]string{
+		"Location": "annotation", "Draft": "annotation", "Title": "annotation", "Description": "annotation",
+		"Default": "annotation", "Comment": "annotation", "ReadOnly": "annotation", "WriteOnly": "annotation",
+		"Examples": "annotation", "Deprecated": "annotation",
+		// An anchor only matters to the $recursiveRef/$dynamicRef that
+		// resolves to it, and those are refused.
+		"RecursiveAnchor": "annotation", "DynamicAnchor": "annotation",
+		// Used by the library only together with Contains, which is refused.
+		"MinContains": "annotation", "MaxContains": "annotation", "ContainsEval": "annotation",
+		"Format": "evaluated", "Always": "evaluated", "Ref": "evaluated", "Types": "evaluated", "Constant": "evaluated",
+		"Enum": "evaluated", "Not": "evaluated", "AllOf": "evaluated", "AnyOf": "evaluated", "OneOf": "evaluated",
+		"If": "evaluated", "Then": "evaluated", "Else": "evaluated", "MinProperties": "evaluated",
+		"MaxProperties": "evaluated", "Required": "evaluated", "Properties": "evaluated", "PropertyNames": "evaluated",
+		"AdditionalProperties": "evaluated", "MinItems": "evaluated", "MaxItems": "evaluated", "UniqueItems": "evaluated",
+		"Items2020": "evaluated", "MinLength": "evaluated", "MaxLength": "evaluated", "Pattern": "evaluated",
+		"Minimum": "evaluated", "ExclusiveMinimum": "evaluated", "Maximum": "evaluated", "ExclusiveMaximum": "evaluated",
+		"RecursiveRef": "refused", "DynamicRef": "refused", "RegexProperties": "refused", "PatternProperties": "refused",
+		"Dependencies": "refused", "DependentRequired": "refused", "DependentSchemas": "refused",
+		"UnevaluatedProperties": "refused", "UnevaluatedItems": "refused", "Items": "refused", "AdditionalItems": "refused",
+		"PrefixItems": "refused", "Contains": "refused", "ContentEncoding": "refused", "ContentMediaType": "refused",
+		"ContentSchema": "refused", "MultipleOf": "refused", "Extensions": "refused",
+	}
+	typ := reflect.TypeOf(jsonschema.Schema{})
+	var unknown []string
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		if f.IsExported() && known[f.Name] == "" {
+			unknown = append(unknown, f.Name)
+		}
+	}
+	sort.Strings(unknown)
+	if len(unknown) > 0 {
+		t.Errorf("jsonschema.Schema fields the fast path does not know: %v", unknown)
+	}
+}
+
+// TestFastConcurrent: one Set validating from several goroutines gives
+// each the serial answers (the memo is per call; run with -race).
+func TestFastConcurrent(t *testing.T) {
+	s := loadOne(t, `"type":"object","propertyNames":{"$ref":"common.json#/$defs/name"},"additionalProperties":{"$ref":"common.json#/$defs/name"}`)
+	docs := make([]any, 40)
+	want := make([]verdict, len(docs))
+	for i := range docs {
+		m := map[string]any{}
+		for j := 0; j < 50; j++ {
+			v := fmt.Sprintf("v%d", j%7)
+			if (i+j)%37 == 0 {
+				v = "bad\x01"
+			}
+			m[fmt.Sprintf("k%d", j)] = v
+		}
+		docs[i] = m
+		want[i] = s.fast["t.json"].check(m)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(docs))
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, d := range docs {
+				if got := s.fast["t.json"].check(d); got != want[i] {
+					errs <- fmt.Sprintf("doc %d: %s, serial %s", i, got, want[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
