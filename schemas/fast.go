@@ -82,6 +82,7 @@ package schemas
 import (
 	"encoding/json"
 	"math/big"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -180,6 +181,8 @@ type fastNode struct {
 	enumKeys    map[string]struct{} // canonical keys, when some enum value is not a string
 	format      func(any) bool
 	memoStrings bool // pattern or format: memoise per distinct string
+	memoIdx     int  // this node's memo table in fastState.memo
+	pureRef     bool // only $ref: evaluating it is evaluating n.ref
 
 	minProps, maxProps int
 	required           []string
@@ -208,7 +211,8 @@ func (n *fastNode) hasBounds() bool {
 
 // fastValidator is the compiled fast path for one schema of the Set.
 type fastValidator struct {
-	root *fastNode
+	root      *fastNode
+	memoNodes int // nodes with memoStrings, numbered by memoIdx
 }
 
 // compileFast builds the fast validator of a compiled library schema. It
@@ -217,7 +221,16 @@ func compileFast(root *jsonschema.Schema) *fastValidator {
 	c := &fastCompiler{nodes: map[*jsonschema.Schema]*fastNode{}}
 	r := c.node(root)
 	c.breakInPlaceCycles()
-	return &fastValidator{root: r}
+	fv := &fastValidator{root: r}
+	for _, s := range c.order {
+		n := c.nodes[s]
+		if n.memoStrings {
+			n.memoIdx = fv.memoNodes
+			fv.memoNodes++
+		}
+		n.pureRef = n.ref != nil && reflect.DeepEqual(*n, fastNode{ref: n.ref, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1})
+	}
+	return fv
 }
 
 type fastCompiler struct {
@@ -465,16 +478,10 @@ func (n *fastNode) inPlace() []*fastNode {
 	return append(out, n.oneOf...)
 }
 
-// memoKey identifies a string's verdict against one node.
-type memoKey struct {
-	n *fastNode
-	s string
-}
-
 // fastState is the per-call state: the string memo and the flag that turns
 // the call's answer into unsure.
 type fastState struct {
-	memo   map[memoKey]verdict
+	memo   []map[string]verdict // by fastNode.memoIdx, allocated on first use
 	unsure bool
 	cov    fastCoverage // nil except in tests
 }
@@ -515,7 +522,7 @@ func (fv *fastValidator) checkCov(doc any, cov fastCoverage) (v verdict) {
 			v = verdictUnsure
 		}
 	}()
-	st := &fastState{cov: cov}
+	st := &fastState{cov: cov, memo: make([]map[string]verdict, fv.memoNodes)}
 	v = st.eval(fv.root, doc)
 	if st.unsure && v == verdictValid {
 		v = verdictUnsure
@@ -524,6 +531,11 @@ func (fv *fastValidator) checkCov(doc any, cov fastCoverage) (v verdict) {
 }
 
 func (st *fastState) eval(n *fastNode, v any) verdict {
+	if n.pureRef && !n.unsupported {
+		r := st.eval(n.ref, v)
+		st.note("$ref", r)
+		return r
+	}
 	if n.unsupported {
 		return verdictUnsure
 	}
@@ -535,19 +547,39 @@ func (st *fastState) eval(n *fastNode, v any) verdict {
 	}
 	if n.memoStrings {
 		if s, ok := v.(string); ok {
-			k := memoKey{n, s}
-			if r, ok := st.memo[k]; ok {
-				return r
-			}
-			r := st.evalNode(n, v)
-			if st.memo == nil {
-				st.memo = map[memoKey]verdict{}
-			}
-			st.memo[k] = r
-			return r
+			return st.evalMemo(n, s, v)
 		}
 	}
 	return st.evalNode(n, v)
+}
+
+// evalKey is eval of an object key: it consults the memo before boxing
+// the key into an interface (which allocates).
+func (st *fastState) evalKey(n *fastNode, k string) verdict {
+	for n.pureRef && !n.unsupported {
+		n = n.ref
+	}
+	if n.memoStrings && !n.unsupported && n.always == 0 {
+		if r, ok := st.memo[n.memoIdx][k]; ok {
+			return r
+		}
+	}
+	return st.eval(n, k)
+}
+
+// evalMemo is evalNode of a string through the node's memo table.
+func (st *fastState) evalMemo(n *fastNode, s string, v any) verdict {
+	m := st.memo[n.memoIdx]
+	if r, ok := m[s]; ok {
+		return r
+	}
+	r := st.evalNode(n, v)
+	if m == nil {
+		m = map[string]verdict{}
+		st.memo[n.memoIdx] = m
+	}
+	m[s] = r
+	return r
 }
 
 // evalNode follows Schema.validate of v5.3.1 keyword by keyword.
@@ -760,7 +792,7 @@ func (st *fastState) evalObject(n *fastNode, obj map[string]any) verdict {
 			add = and(add, st.eval(n.addSchema, pv))
 		}
 		if n.propNames != nil {
-			names = and(names, st.eval(n.propNames, k))
+			names = and(names, st.evalKey(n.propNames, k))
 		}
 	}
 	if st.cov != nil {
