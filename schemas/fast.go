@@ -41,7 +41,9 @@
 // Every other keyword the library compiled (patternProperties, prefixItems,
 // contains, multipleOf, dependent*, unevaluated*, $dynamicRef, content*,
 // extensions, draft-7 items forms) makes its node unsupported: reaching it
-// answers verdictUnsure. The schemas in this package use none of them.
+// makes the whole call verdictUnsure (not just the node, so that no
+// anyOf, not or if can turn the unexamined part into a definite answer).
+// The schemas in this package use none of them.
 // Annotations (title, description, $comment, default, examples, ...) are
 // ignored, as the library ignores them.
 //
@@ -63,10 +65,14 @@
 // Why it is sound. Each rule above answers valid only when the library's
 // corresponding check passes and invalid only when it fails; the
 // combinators preserve that. The fast path never stops early where the
-// library goes on (it evaluates every keyword and every property even
-// after a failure), so every number the library converts is also seen by
-// the fast path, which marks the whole call unsure if that number could
-// make the library panic. The differential and fuzz tests in fast_*_test.go
+// library goes on: it evaluates every keyword, every property, every
+// anyOf branch even after a failure, and stops only where the library
+// stops (a type mismatch; oneOf at its second valid branch, which the fast
+// path reaches no sooner). So, unless it reached an unsupported node
+// (whole call unsure), it has seen every value the library examines, and
+// it marks the whole call unsure when one of them is a number that could
+// make the library panic or a non-JSON Go value. A verdict of valid thus
+// means the library returns no error and does not panic. The differential and fuzz tests in fast_*_test.go
 // check the implication on the testdata documents, thousands of seeded
 // mutations and arbitrary JSON.
 //
@@ -537,6 +543,9 @@ func (st *fastState) eval(n *fastNode, v any) verdict {
 		return r
 	}
 	if n.unsupported {
+		// The whole call becomes unsure, not only this node: the library
+		// walks below this node, where the fast path does not look.
+		st.unsure = true
 		return verdictUnsure
 	}
 	switch n.always {

@@ -296,3 +296,21 @@ func TestFastConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestUnsupportedBranchIsUnsure: the library walks below an unsupported
+// keyword (here contains, converting a number big.Rat refuses, and
+// panicking) even when another anyOf branch is valid, so reaching an
+// unsupported node makes the whole call unsure.
+func TestUnsupportedBranchIsUnsure(t *testing.T) {
+	s := loadOne(t, `"anyOf":[{"type":"array","contains":{"minimum":0}},{"type":"array"}]`)
+	doc := []any{json.Number("1e-1000001")}
+	if got := s.fast["t.json"].check(doc); got != verdictUnsure {
+		t.Errorf("fast %s, want unsure", got)
+	}
+	if _, panicked := libraryOK(s, doc); !panicked {
+		t.Log("the library no longer panics here; unsure stays conservative")
+	}
+	if got := s.fast["t.json"].check([]any{json.Number("1")}); got != verdictUnsure {
+		t.Errorf("plain array: fast %s, want unsure (contains is unsupported)", got)
+	}
+}
