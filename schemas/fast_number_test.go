@@ -314,3 +314,48 @@ func TestUnsupportedBranchIsUnsure(t *testing.T) {
 		t.Errorf("plain array: fast %s, want unsure (contains is unsupported)", got)
 	}
 }
+
+// TestComposedKeywordsMatchLibrary decides oneOf (including two valid
+// branches), anyOf, not, if/then/else, const, enum and uniqueItems on
+// hand-picked values, each exactly as the library does.
+func TestComposedKeywordsMatchLibrary(t *testing.T) {
+	cases := []struct {
+		body string
+		docs []string
+	}{
+		{`"oneOf":[{"type":"number","minimum":0},{"type":"integer","maximum":10}]`, []string{`5`, `5.0`, `-1`, `11.5`, `-1.5`, `1e2`, `"x"`, `-0`}},
+		{`"anyOf":[{"type":"integer"},{"type":"string","minLength":2}]`, []string{`1`, `1.5`, `"ab"`, `"a"`, `null`, `"日本"`}},
+		{`"not":{"type":"string"}`, []string{`"x"`, `1`, `null`, `[]`}},
+		{`"if":{"type":"number"},"then":{"minimum":0},"else":{"type":"string","maxLength":3}`, []string{`1`, `-1`, `"abc"`, `"abcd"`, `true`}},
+		{`"if":{"minimum":0},"then":{"maximum":5}`, []string{`3`, `6`, `-6`, `"x"`}},
+		{`"const":{"k":[0,1.5]}`, []string{`{"k":[0,1.5]}`, `{"k":[-0,15e-1]}`, `{"k":[0,1.5],"x":1}`, `{"k":[1.5,0]}`, `[0,1.5]`}},
+		{`"enum":[1,2.5,"1",null,{"a":[1,2]}]`, []string{`1.0`, `10e-1`, `"1"`, `2.50`, `2`, `null`, `{"a":[1,2.0]}`, `{"a":[2,1]}`, `false`}},
+		{`"uniqueItems":true`, []string{`[1,1.0]`, `[1,"1"]`, `[[1,2],[1,2.0]]`, `[{"a":1,"b":2},{"b":2,"a":1.0}]`, `[0,-0]`, `[true,false,null]`, `[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,1e0]`, `[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22]`}},
+		{`"type":"object","propertyNames":{"maxLength":2},"additionalProperties":{"type":"integer"},"minProperties":1,"maxProperties":2`, []string{`{}`, `{"a":1}`, `{"abc":1}`, `{"a":1.5}`, `{"a":1,"b":2,"c":3}`, `{"ab":1e2}`}},
+		{`"type":"string","format":"date-time"`, []string{`"2026-11-22T05:06:28Z"`, `"2026-11-22T05:06:28"`, `"2026-02-30T05:06:28Z"`, `"2026-11-22t05:06:28.5+01:00"`}},
+		{`"format":"date-time"`, []string{`1`, `null`, `"x"`}},
+		{`"type":["integer","string"],"minimum":1`, []string{`1.0`, `0`, `"0"`, `1.5`}},
+	}
+	for _, c := range cases {
+		s := loadOne(t, c.body)
+		for _, d := range c.docs {
+			doc := mustDecode(t, d)
+			fast := s.fast["t.json"].check(doc)
+			lib, _ := libraryOK(s, doc)
+			if want := map[bool]verdict{true: verdictValid, false: verdictInvalid}[lib]; fast != want {
+				t.Errorf("%s, %s: fast %s, library valid=%v", c.body, d, fast, lib)
+			}
+		}
+	}
+}
+
+func mustDecode(t *testing.T, s string) any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
