@@ -38,6 +38,10 @@ func (m *model) newIncremental() (*incremental, error) {
 	inc := &incremental{m: m, cur: make([][]cnt, m.N), curGroup: make([]int64, len(m.groups))}
 	var vs solver.Violations
 	seen := map[int]int{}
+	// The response lists every container, so a current packing holding
+	// more than maxContainers is refused where its total crosses the
+	// limit (it would otherwise be listed container by container).
+	total, over := int64(0), false
 	for i, nr := range req.Current {
 		n, ok := m.nodeIdx[nr.Name]
 		if !ok {
@@ -65,6 +69,10 @@ func (m *model) newIncremental() (*incremental, error) {
 			k1 := int64(1)
 			if c.Count != nil {
 				k1 = *c.Count
+			}
+			if total += k1; total > maxContainers && !over {
+				over = true
+				vs.Add(solver.Ptr("current", i, "containers", k, "count"), "the current packing holds more than %d containers (the most a response lists)", maxContainers)
 			}
 			acc[[2]int{a, s}] += k1
 		}

@@ -713,6 +713,15 @@ func TestErrors(t *testing.T) {
 			m["current"] = []any{map[string]any{"name": "n3", "containers": []any{map[string]any{"shape": "l", "app": "batch", "count": 3}}}}
 			m["change_fraction"] = 0
 		}, solver.KindInfeasible, "/current/0", "n3"},
+		// Robustness sweep: a current packing with count 1e9 (tiny shapes,
+		// so it fits) made the result list a billion containers and the
+		// process ran out of memory.
+		{"current holds more containers than a response lists", func(m map[string]any) {
+			m["current"] = []any{map[string]any{"name": "n3", "containers": []any{
+				map[string]any{"shape": "l", "app": "batch", "count": 600000},
+				map[string]any{"shape": "l", "app": "batch", "count": 400001},
+			}}}
+		}, solver.KindInvalid, "/current/0/containers/1/count", "1000000 containers"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
