@@ -29,7 +29,10 @@
 //   - minProperties, maxProperties, required, properties,
 //     additionalProperties (bool or schema), propertyNames;
 //   - minItems, maxItems, uniqueItems, items (the 2020-12 form);
-//   - minLength, maxLength (runes, as utf8.RuneCount), pattern;
+//   - minLength, maxLength (runes, as utf8.RuneCount), pattern (the
+//     library's regexp; one of the shape ^C{m,n}$ with a single character
+//     class, like the name pattern, runs as an equivalent rune loop, see
+//     fast_pattern.go);
 //   - minimum, exclusiveMinimum, maximum, exclusiveMaximum: the number and
 //     the bound are both rounded to float64 by correctly rounded conversion
 //     (strconv.ParseFloat; the bound's exact decimal is recovered from its
@@ -203,6 +206,7 @@ type fastNode struct {
 
 	minLen, maxLen int
 	pattern        *regexp.Regexp
+	run            *runeRun // pattern as a rune loop, when it has that shape
 
 	minimum, exclMin, maximum, exclMax *bound
 
@@ -336,6 +340,9 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 		n.items = c.node(s.Items2020)
 	}
 	n.minLen, n.maxLen, n.pattern = s.MinLength, s.MaxLength, s.Pattern
+	if n.pattern != nil {
+		n.run = compileRuneRun(n.pattern)
+	}
 	n.memoStrings = n.pattern != nil || n.format != nil
 	for _, b := range []struct {
 		r   *big.Rat
@@ -667,7 +674,13 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 			}
 		}
 		if n.pattern != nil {
-			c := failIf(!n.pattern.MatchString(s))
+			var ok bool
+			if n.run != nil {
+				ok = n.run.match(s)
+			} else {
+				ok = n.pattern.MatchString(s)
+			}
+			c := failIf(!ok)
 			st.note("pattern", c)
 			r = and(r, c)
 		}
