@@ -75,17 +75,22 @@
 // (whole call unsure), it has seen every value the library examines, and
 // it marks the whole call unsure when one of them is a number that could
 // make the library panic or a non-JSON Go value. A verdict of valid thus
-// means the library returns no error and does not panic. The differential and fuzz tests in fast_*_test.go
-// check the implication on the testdata documents, thousands of seeded
-// mutations and arbitrary JSON.
+// means the library returns no error and does not panic. The differential
+// and fuzz tests in fast_*_test.go check the implication on the testdata
+// documents, thousands of seeded mutations and arbitrary JSON.
 //
 // The memo. Resource, job and machine names repeat tens of thousands of
 // times in one request ("cpu" in every demand vector), and the name schema
-// runs a regexp. A node that has a pattern or a format memoises its verdict
-// per distinct string in a map owned by one call (fastState); a string's
-// verdict against a node depends on nothing else. Nothing is shared between
-// calls: compiled fastNodes are immutable after compilation and Set stays
-// safe for concurrent use.
+// has a pattern. A node that has a pattern or a format memoises its whole
+// verdict per distinct string in a table owned by one call (fastState.memo,
+// one map per such node): a string's verdict against a node depends on
+// nothing else, so a repeated name costs one map lookup. Nothing is shared
+// between calls: compiled fastNodes are immutable after compilation, no
+// state is global, and Set stays safe for concurrent use.
+//
+// (This comment is detached from the package clause on purpose: the
+// package documentation is in schemas.go.)
+
 package schemas
 
 import (
