@@ -118,6 +118,12 @@ type prepared struct {
 	family ptas.Family
 }
 
+// MaxNormalized bounds a size or capacity over its cluster total. A
+// request a trillion times the cluster is no sizing question, and the bound
+// keeps Σ weight·cost finite: 1e6 requests × weight 1e15 × 16 coordinates ×
+// 1e12 is about 1.6e34, far inside float64.
+const MaxNormalized = 1e12
+
 func prepare(raw json.RawMessage) (*prepared, error) {
 	var req Request
 	if err := solver.Decode(raw, &req); err != nil {
@@ -166,6 +172,27 @@ func prepare(raw json.RawMessage) (*prepared, error) {
 			}
 		}
 		sizes[j] = r.Size
+	}
+	if len(vs) > 0 {
+		return nil, vs.Err()
+	}
+	// Normalized sizes (size over the cluster total) feed cost sums
+	// weighted by up to 1e15 per request: bound them so every cost stays
+	// finite rather than overflowing to +Inf (a tiny total such as 1e-300
+	// made a size of 1 normalize to 1e300 and the weighted cost to +Inf).
+	for j, s := range sizes {
+		for i, x := range s {
+			if x/req.Totals[i] > MaxNormalized {
+				vs.Add(solver.Ptr("requests", j, "size", i), "size %g is %.3g times the total %g of %q; at most %g times the total is accepted (normalized sizes must keep weighted costs finite)", x, x/req.Totals[i], req.Totals[i], req.Resources[i], MaxNormalized)
+			}
+		}
+	}
+	for n, nt := range req.NodeTypes {
+		for i, x := range nt.Capacity {
+			if x/req.Totals[i] > MaxNormalized {
+				vs.Add(solver.Ptr("node_types", n, "capacity", i), "capacity %g is %.3g times the total %g of %q; at most %g times the total is accepted", x, x/req.Totals[i], req.Totals[i], req.Resources[i], MaxNormalized)
+			}
+		}
 	}
 	if len(vs) > 0 {
 		return nil, vs.Err()
