@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -434,6 +435,8 @@ func collectKnowledge(set *schemas.Set) *knowledge {
 	for n := range lengths {
 		k.lengths = append(k.lengths, n)
 	}
+	sort.Strings(k.numbers) // the walk meets bounds in map order
+	k.numbers = slices.Compact(k.numbers)
 	sort.Strings(k.strs)
 	sort.Strings(k.keys)
 	sort.Ints(k.lengths)
@@ -702,9 +705,8 @@ var mutationOps = []mutationOp{
 		obj := l.val.(map[string]any)
 		n := k.lengths[rng.IntN(len(k.lengths))]
 		var v any = json.Number("1")
-		for _, x := range obj {
-			v = x
-			break
+		if locs := locations(obj); len(locs) > 1 {
+			v = locs[1].val // the value at the smallest key: deterministic
 		}
 		for i := len(obj); i < n; i++ {
 			obj[fmt.Sprintf("k%d", i)] = deepCopy(v)
