@@ -221,8 +221,33 @@ func warmStart(r *rapProblem, s []int, left int) int {
 		ks[j] = cnt(j, hi)
 		used += ks[j]
 	}
-	if used > left {
-		return 0 // the closed form misjudged θ; the plain greedy is exact
+	if excess := used - left; excess > 0 {
+		if excess > n {
+			return 0 // the closed form misjudged θ; the plain greedy is exact
+		}
+		// The counts come from penalty differences: near θ their float
+		// noise (about ulp(F)/gain, 1e-8 relative for F ≈ 10 and a gain
+		// of 1e-7) can admit an increment or two per job beyond the
+		// budget. Give back the increments with the smallest last gain,
+		// the greedy's order reversed (equal gains: the higher index
+		// first), so the counts stay a greedy prefix. Giving up here
+		// instead left the greedy a billion single steps for S = 1e9.
+		h := newHeap(n)
+		for j := 0; j < n; j++ {
+			if ks[j] > 0 {
+				v := s[j] + ks[j] - 1
+				h.set(j, r.f(j, v)-r.f(j, v+1), n-j)
+			}
+		}
+		for ; excess > 0; excess-- {
+			j, _, _ := h.pop()
+			ks[j]--
+			used--
+			if ks[j] > 0 {
+				v := s[j] + ks[j] - 1
+				h.set(j, r.f(j, v)-r.f(j, v+1), n-j)
+			}
+		}
 	}
 	for j := 0; j < n; j++ {
 		s[j] += ks[j]

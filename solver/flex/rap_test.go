@@ -3,6 +3,7 @@ package flex
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -266,5 +267,51 @@ func TestHungarianAgainstBruteForce(t *testing.T) {
 		if got := hungarian(a); got != best {
 			t.Fatalf("matrix %v: hungarian %g, brute force %g", a, got, best)
 		}
+	}
+}
+
+// TestWarmStartSurvivesNoisyGains: with S = 1e9 the gains near θ are
+// differences of penalties about 1e-8 apart in relative terms, so counting
+// increments from them admitted a few more than the budget; the warm start
+// then gave up and left the greedy about a billion single steps (the
+// robustness sweep's flex request with slots 1e9, ten jobs of work 1e9 and
+// min 1 ran for 36 s of CPU on a 200 ms budget). The warm start must hand
+// out all but at most n of the spare slots, within the budget.
+func TestWarmStartSurvivesNoisyGains(t *testing.T) {
+	cases := []struct {
+		name     string
+		jobs     int
+		slots    int
+		work     float64
+		min, max int
+	}{
+		{"sweep request: ten jobs of work 1e9 on 1e9 slots", 10, 1_000_000_000, 1e9, 1, 1_000_000_000},
+		{"three jobs of work 1e12", 3, 1_000_000_000, 1e12, 1, 1_000_000_000},
+		{"seven jobs of work 1 on 1e9 slots, max 2e8", 7, 1_000_000_000, 1, 1, 200_000_000},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := &Instance{S: tc.slots, Agg: Sum}
+			for j := range tc.jobs {
+				in.Jobs = append(in.Jobs, Job{ID: strconv.Itoa(j), Work: tc.work, Min: tc.min, Max: tc.max, Weight: 1, Metric: WeightedResponseTime})
+			}
+			r := in.rapProblem()
+			s := append([]int(nil), r.lo...)
+			left := r.budget
+			for _, v := range s {
+				left -= v
+			}
+			used := warmStart(r, s, left)
+			total := 0
+			for j, v := range s {
+				if v < r.lo[j] || v > r.hi[j] {
+					t.Fatalf("job %d gets %d slots, outside [%d, %d]", j, v, r.lo[j], r.hi[j])
+				}
+				total += v - r.lo[j]
+			}
+			if total != used || used > left || used < left-tc.jobs {
+				t.Fatalf("warm start handed out %d (counts sum to %d) of %d spare slots; want between %d and %d", used, total, left, left-tc.jobs, left)
+			}
+		})
 	}
 }
