@@ -614,13 +614,7 @@ func (in *instance) criterionCoef(crit string, n, j int) float64 {
 	f := &in.fws[n]
 	switch crit {
 	case CriterionDRF:
-		dom := 0.0
-		for r, d := range f.d {
-			if d > 0 {
-				dom = math.Max(dom, d/in.total[r])
-			}
-		}
-		return dom / f.phi
+		return in.dominantPerTask(n) / f.phi
 	case CriterionPSDSF:
 		s := 0.0
 		for k, sv := range in.servers {

@@ -35,6 +35,14 @@ func TestBadInput(t *testing.T) {
 		{"zero weight", `{` + twoByTwo + `, "frameworks": [{"name": "f", "demand": [1, 1], "weight": 0}], "policy": "mmf"}`, solver.KindSchema, "/frameworks/0/weight"},
 		{"unknown policy", `{` + twoByTwo + `, "frameworks": [{"name": "f", "demand": [1, 1]}], "policy": "fifo"}`, solver.KindSchema, "/policy"},
 		{"unknown field", `{` + twoByTwo + `, "frameworks": [{"name": "f", "demand": [1, 1]}], "policy": "mmf", "colour": 1}`, solver.KindSchema, ""},
+		// Robustness sweep: a weight of 1e-300 put a coefficient of 1e294
+		// in the LP (internal error); a demand of 1e15 against a capacity
+		// of 1e-300 and a capacity of 5e-324 made shares NaN or overflow.
+		{"weight below 1e-6", `{` + twoByTwo + `, "frameworks": [{"name": "f", "demand": [1, 1], "weight": 1e-300}], "policy": "mmf"}`, solver.KindInvalid, "/frameworks/0/weight"},
+		{"weight above 1e6", `{` + twoByTwo + `, "frameworks": [{"name": "f", "demand": [1, 1], "weight": 1e15}], "policy": "pf"}`, solver.KindInvalid, "/frameworks/0/weight"},
+		{"utility below 1e-6", `{` + twoByTwo + `, "frameworks": [{"name": "f", "demand": [1, 1], "utility": {"b": 1e-9}}], "policy": "mmf", "criterion": "generic"}`, solver.KindInvalid, "/frameworks/0/utility/b"},
+		{"demand 1e15 times a capacity", `{"resources": ["cpu"], "servers": [{"name": "a", "capacity": [1e-300]}], "frameworks": [{"name": "f", "demand": [1e15]}], "policy": "mmf"}`, solver.KindInvalid, "/frameworks/0/demand/0"},
+		{"capacity 1e13 tasks", `{"resources": ["cpu", "mem"], "servers": [{"name": "a", "capacity": [1, 5e-324]}, {"name": "b", "capacity": [1e13, 1]}], "frameworks": [{"name": "f", "demand": [1, 1]}], "policy": "drf"}`, solver.KindInvalid, "/frameworks/0/demand/0"},
 		{"zero count", `{"resources": ["cpu"], "servers": [{"name": "a", "capacity": [1], "count": 0}], "frameworks": [{"name": "f", "demand": [1]}], "policy": "mmf"}`, solver.KindSchema, "/servers/0/count"},
 	}
 	for _, c := range cases {
@@ -117,4 +125,56 @@ func FuzzSolve(f *testing.F) {
 			t.Fatalf("response does not marshal: %v", err)
 		}
 	})
+}
+
+// TestExtremeButValid: inputs at the edge of the accepted ranges solve to
+// finite, schema-valid responses (solvertest.Check encodes and validates).
+func TestExtremeButValid(t *testing.T) {
+	cases := []struct {
+		name, body string
+		tasks      float64 // expected total_tasks, -1 to skip
+	}{
+		// A resource no server has made the DRF coefficient +Inf and the
+		// share of the framework that needs it Inf·0 = NaN (unencodable).
+		{"drf criterion, resource no server has, pf", `{"criterion": "drf", "frameworks": [{"demand": [1, 1], "name": "a"}], "policy": "pf", "resources": ["cpu", "mem"], "servers": [{"capacity": [0, 1], "name": "small"}]}`, 0},
+		{"drf criterion, resource no server has, mmf", `{"criterion": "drf", "frameworks": [{"demand": [1, 1], "name": "a"}, {"demand": [0, 1], "name": "b"}], "policy": "mmf", "resources": ["cpu", "mem"], "servers": [{"capacity": [0, 4], "name": "small"}]}`, 4},
+		// Demands of 1e-9 against capacities of 30 and 100: rounding to
+		// whole tasks placed them one at a time and, once a residual was
+		// clamped to 0, "fit" them forever within the absolute tolerance.
+		{"3e10 whole tasks a server", `{"frameworks": [{"demand": [1e-09, 1e-09], "name": "f1"}, {"demand": [1e-09, 1e-09], "name": "f2", "weight": 2}], "integer": true, "policy": "efficiency", "resources": ["cpu", "mem"], "servers": [{"capacity": [100, 30], "name": "s1"}, {"capacity": [30, 100], "name": "s2"}], "budget_ms": 20000}`, 6e10},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := solvertest.Check(t, Problem(), []byte(c.body))
+			got := out["result"].(map[string]any)["total_tasks"].(float64)
+			if c.tasks >= 0 && got != c.tasks {
+				t.Fatalf("total_tasks %v, want %v", got, c.tasks)
+			}
+		})
+	}
+}
+
+// TestFitsForgivesRoundOffOnlyOnce: the fit tolerance (relative to the
+// server's capacity) applies against a positive residual only, so a tiny
+// demand cannot fit a residual clamped to 0 again and again.
+func TestFitsForgivesRoundOffOnlyOnce(t *testing.T) {
+	cases := []struct {
+		name           string
+		d, free, capac []float64
+		want           bool
+	}{
+		{"exact fit", []float64{1}, []float64{1}, []float64{10}, true},
+		{"round-off above a positive residual", []float64{0.1}, []float64{0.09999999999999987}, []float64{1}, true},
+		{"beyond the tolerance", []float64{0.1}, []float64{0.0999}, []float64{1}, false},
+		{"tiny demand on a zero residual", []float64{1e-9}, []float64{0}, []float64{30}, false},
+		{"tiny demand on a tiny server", []float64{1e-12}, []float64{0}, []float64{1e-6}, false},
+		{"zero demand on a zero residual", []float64{0, 1}, []float64{0, 1}, []float64{1, 1}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := fits(c.d, c.free, c.capac); got != c.want {
+				t.Fatalf("fits(%v, %v, %v) = %v, want %v", c.d, c.free, c.capac, got, c.want)
+			}
+		})
+	}
 }

@@ -67,22 +67,68 @@ func (in *instance) usable(n, j int) bool {
 	return true
 }
 
+// dominantPerTask is max_r d_{n,r}/Σc_r, the dominant share of one task of
+// n (eq. 3). A resource no server has is left out: n demands it, so no
+// server is usable by n (see usable), n never gets a task and its share is
+// 0 whatever this coefficient is; counting the resource made the
+// coefficient +Inf and the share Inf·0 = NaN.
+func (in *instance) dominantPerTask(n int) float64 {
+	dom := 0.0
+	for r, d := range in.fws[n].d {
+		if d > 0 && in.total[r] > 0 {
+			dom = math.Max(dom, d/in.total[r])
+		}
+	}
+	return dom
+}
+
 // fitsWhole reports whether one whole task of n fits on an empty copy of j.
 func (in *instance) fitsWhole(n, j int) bool {
 	if !in.usable(n, j) {
 		return false
 	}
-	return fits(in.fws[n].d, in.servers[j].cap)
+	return fits(in.fws[n].d, in.servers[j].cap, in.servers[j].cap)
 }
 
-func fits(d, free []float64) bool {
+// fits reports whether demand d fits the free capacity of a server with
+// capacity capacity. Round-off, up to fitTol of the server's capacity, is
+// forgiven only against a positive residual: a residual placement clamped
+// to 0 holds nothing more. The tolerance used to be absolute below 1
+// (fitTol·max(1, free)), so a demand of 1e-9 fit a residual of 0 again and
+// again and placing tasks one by one never ended.
+func fits(d, free, capacity []float64) bool {
 	for r, v := range d {
-		if v > free[r]+fitTol*math.Max(1, math.Abs(free[r])) {
+		if v <= free[r] {
+			continue
+		}
+		if !(free[r] > 0) || v > free[r]+fitTol*capacity[r] {
 			return false
 		}
 	}
 	return true
 }
+
+// Numeric ranges the exact policies' LPs and the progressive filling stay
+// well conditioned on. The schema admits any positive float up to 1e15, but
+// a weight of 1e-300 put coefficients of 1e294 in the LP, a capacity of
+// 5e-324 against a demand of 1 made shares NaN, and a demand of 1e15
+// against 1e-300 of capacity overflowed: requests outside these ranges are
+// refused with the pointer and the limit instead.
+const (
+	// MinWeight and MaxWeight bound a framework's weight φ (and the
+	// generic criterion's utilities), as CMMF bounds its weights: shares
+	// divided by weights stay well inside float64 range and the LP's
+	// coefficient range stays within what CLP handles (about 1e12).
+	MinWeight = 1e-6
+	MaxWeight = 1e6
+	// MaxTaskRatio bounds capacity/demand both ways for every resource a
+	// framework demands: at most 1e12 tasks of it fit one server, and a
+	// server holds at least 1e-12 of one task. The PF tests already span
+	// 12 orders of magnitude of task counts (TestPFExtremeAlphaAndUnits
+	// reaches 6e10 tasks a server); past that the LPs lose the fit
+	// tolerance's digits.
+	MaxTaskRatio = 1e12
+)
 
 // build checks the request's semantics and returns the index form. Every
 // problem found is reported at once with its JSON pointer.
@@ -118,6 +164,29 @@ func build(req *Request) (*instance, error) {
 			in.total[r] += float64(count) * c[r]
 		}
 	}
+	// Smallest and largest positive capacity of each resource, with the
+	// first server holding it (for the demand-ratio checks).
+	type extreme struct {
+		c float64
+		j int
+	}
+	capRange := make([][2]extreme, R)
+	for r := range capRange {
+		capRange[r] = [2]extreme{{math.Inf(1), -1}, {0, -1}}
+	}
+	for j, s := range req.Servers {
+		for r, c := range s.Capacity {
+			if r >= R || c <= 0 {
+				continue
+			}
+			if c < capRange[r][0].c {
+				capRange[r][0] = extreme{c, j}
+			}
+			if c > capRange[r][1].c {
+				capRange[r][1] = extreme{c, j}
+			}
+		}
+	}
 	fwIdx := map[string]int{}
 	for n, f := range req.Frameworks {
 		p := func(segs ...any) string { return solver.Ptr(append([]any{"frameworks", n}, segs...)...) }
@@ -141,6 +210,23 @@ func build(req *Request) (*instance, error) {
 		}
 		if f.Weight != nil {
 			fw.phi = *f.Weight
+			if fw.phi < MinWeight || fw.phi > MaxWeight {
+				vs.Add(p("weight"), "weight %g is outside [%g, %g], the range shares divided by weights are computed in", fw.phi, MinWeight, MaxWeight)
+			}
+		}
+		for r, d := range f.Demand {
+			if d <= 0 || r >= R {
+				continue
+			}
+			lo, hi := capRange[r][0], capRange[r][1]
+			if hi.j < 0 {
+				continue // no server has the resource: the framework fits nowhere
+			}
+			if hi.c/d > MaxTaskRatio {
+				vs.Add(p("demand", r), "demand %g of %q is below 1/%g of server %q's capacity %g: at most %g tasks may fit one server", d, req.Resources[r], MaxTaskRatio, req.Servers[hi.j].Name, hi.c, MaxTaskRatio)
+			} else if lo.c/d < 1/MaxTaskRatio {
+				vs.Add(p("demand", r), "demand %g of %q is above %g times server %q's capacity %g: a server must hold at least 1/%g of a task of each resource it has", d, req.Resources[r], MaxTaskRatio, req.Servers[lo.j].Name, lo.c, MaxTaskRatio)
+			}
 		}
 		if f.MaxTasks != nil {
 			fw.cap = *f.MaxTasks
@@ -174,6 +260,9 @@ func build(req *Request) (*instance, error) {
 				continue
 			}
 			fw.util[j] = f.Utility[name]
+			if u := fw.util[j]; u < MinWeight || u > MaxWeight {
+				vs.Add(p("utility", name), "utility %g is outside [%g, %g], the range the generic criterion is computed in", u, MinWeight, MaxWeight)
+			}
 		}
 		in.fws = append(in.fws, fw)
 	}

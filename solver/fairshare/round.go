@@ -53,6 +53,11 @@ func (m *model) round(a alloc, p params) alloc {
 		for _, i := range copies {
 			for _, n := range fwList {
 				for quota[n][g] > 0 && f.fitsOn(n, i) {
+					if k := f.bulkFit(n, i, quota[n][g]); k > 0 {
+						f.placeMany(n, i, k)
+						quota[n][g] -= float64(k)
+						continue
+					}
 					f.place(n, i)
 					quota[n][g]--
 				}
