@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xflex/xflex/lp"
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/solvertest"
 )
@@ -620,5 +621,46 @@ func TestMaxIntervals(t *testing.T) {
 		if string(a) != string(b) {
 			t.Fatalf("instance %d: capped listing is not a prefix:\n%s\n%s", it, a, b)
 		}
+	}
+}
+
+// TestIllScaledRefinementSkipped: the robustness sweep's tardy instance
+// with every work set to 1e15 gave the refinement MILP a BigM of 4e15 next
+// to unit coefficients, and CLP failed an internal assertion and aborted
+// the whole process. The refinement is now skipped with a note naming the
+// coefficient range, and the MPS schedule is returned.
+func TestIllScaledRefinementSkipped(t *testing.T) {
+	cases := []struct{ name, body string }{
+		{"tardy, works 1e15", `{"slots": 8, "metric": "tardy", "exact": true, "budget_ms": 2000, "jobs": [
+			{"id": "a", "work": 1e15, "min": 1, "max": 4, "weight": 3, "deadline": 3},
+			{"id": "b", "work": 1e15, "min": 1, "max": 8, "weight": 1, "deadline": 2},
+			{"id": "c", "work": 1e15, "min": 2, "max": 6, "weight": 2, "deadline": 5},
+			{"id": "d", "work": 1e15, "min": 0, "max": 2, "weight": 1, "deadline": 2.5}]}`},
+		{"sla, one huge job", `{"slots": 4, "metric": "sla", "refine": "on", "budget_ms": 2000, "jobs": [
+			{"id": "a", "work": 1e15, "max": 4, "sla": [{"deadline": 10, "penalty": 1}]},
+			{"id": "b", "work": 3, "max": 2, "sla": [{"deadline": 2, "penalty": 5}]}]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := solvertest.Check(t, Problem(), []byte(c.body))
+			notes := fmt.Sprint(out["meta"].(map[string]any)["notes"])
+			if !strings.Contains(notes, "coefficients span") {
+				t.Fatalf("no note on the skipped refinement: %s", notes)
+			}
+		})
+	}
+}
+
+func TestCoefRange(t *testing.T) {
+	m := lp.NewModel()
+	x := m.AddVar("x", 0, 1, 0, false)
+	y := m.AddVar("y", 0, 1, 0, false)
+	if lo, hi := coefRange(m); lo != 1 || hi != 1 {
+		t.Fatalf("empty model: %g, %g", lo, hi)
+	}
+	m.AddRow("a", []int{x, y}, []float64{-4e15, 0}, 0, 1)
+	m.AddRow("b", []int{x, y}, []float64{0.5, 2}, 0, 1)
+	if lo, hi := coefRange(m); lo != 0.5 || hi != 4e15 {
+		t.Fatalf("got %g, %g; want 0.5, 4e15", lo, hi)
 	}
 }

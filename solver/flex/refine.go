@@ -37,6 +37,33 @@ import (
 // exact to about 1e-7/Δ; 1e-6 absorbs that for intervals longer than 0.1.
 const rateSnap = 1e-6
 
+// maxCoefRange bounds max|a|/min|a| over the refinement model's nonzero
+// constraint coefficients. CLP's tolerances are 1e-7 absolute, so a wider
+// range leaves nothing of the small coefficients; on works of 1e15 with
+// deadlines of 3 the tardy rows' BigM of 4e15 next to coefficients of 1
+// made CLP fail an internal assertion and abort the process. Ordinary
+// instances stay below 1e9 (slots against unit coefficients), so 1e12
+// keeps every refinement that can succeed; wider models are skipped with a
+// note and the MPS schedule stands.
+const maxCoefRange = 1e12
+
+// coefRange is the smallest and largest nonzero |coefficient| of m's rows
+// (1, 1 for a model without any).
+func coefRange(m *lp.Model) (lo, hi float64) {
+	lo, hi = math.Inf(1), 0
+	for _, r := range m.Rows {
+		for _, c := range r.Coef {
+			if a := math.Abs(c); a > 0 {
+				lo, hi = math.Min(lo, a), math.Max(hi, a)
+			}
+		}
+	}
+	if hi == 0 {
+		return 1, 1
+	}
+	return lo, hi
+}
+
 // errOrderInfeasible: no schedule completes the jobs in the given order
 // (a job's minimum forces it to finish before a job ordered earlier).
 var errOrderInfeasible = errors.New("no schedule has this completion order")
@@ -174,6 +201,9 @@ func (in *Instance) refine(ctx context.Context, order []int, backend string) (*r
 				m.AddRow("zstep", append(zi, z), append(zc, 1), 0, lp.Inf)
 			}
 		}
+	}
+	if lo, hi := coefRange(m); hi > maxCoefRange*lo {
+		return nil, fmt.Errorf("its constraint coefficients span %.3g to %.3g, more than the %g range the LP backend solves reliably", lo, hi, maxCoefRange)
 	}
 	sol, err := lp.Solve(ctx, m, lp.Options{Backend: backend})
 	if err != nil {
