@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/xflex/xflex/flow"
@@ -55,10 +56,14 @@ func Replan(ctx context.Context, in *Instance, a *Allocation) error {
 	copy(mandatory, a.Total)
 	if !in.Divisible {
 		for _, lv := range levelGroups(in, a) {
+			// The run's levels fill with lv.n units each, at most one per
+			// user per level: a flow giving each user at most lv.levels
+			// of the run's lv.n·lv.levels splits into such levels
+			// (hand the units out cyclically over the levels).
 			g := mc.AddNode()
-			mc.AddEdge(s, g, float64(lv.n), 0)
+			mc.AddEdge(s, g, float64(lv.n*lv.levels), 0)
 			for _, i := range lv.users {
-				mc.AddEdge(g, userNode(i), 1, 0)
+				mc.AddEdge(g, userNode(i), float64(lv.levels), 0)
 			}
 		}
 		for i, q := range baseOf(in, a) {
@@ -126,11 +131,13 @@ func Replan(ctx context.Context, in *Instance, a *Allocation) error {
 // above that error and far below a meaningful fraction of a machine.
 const replanTol = 1e-9
 
-// levelGroup is level q+j of one weight: n users hold at least q+j
-// machines in the optimum, and any of users may take the level's unit.
+// levelGroup is a run of levels of one weight, q+from .. q+from+levels−1,
+// that agree on everything the flow sees: n users hold at least each of
+// them in the optimum, and the same users may take each level's unit.
 type levelGroup struct {
-	n     int64
-	users []int
+	n      int64
+	levels int64
+	users  []int
 }
 
 // baseOf returns each user's base q: the smallest total among users of
@@ -169,8 +176,28 @@ func levelGroups(in *Instance, a *Allocation) []levelGroup {
 		for _, i := range users {
 			top = max(top, int64(math.Round(a.Total[i])))
 		}
-		for lvl := q + 1; lvl <= top; lvl++ {
-			g := levelGroup{}
+		// A level's group changes only where a user's total, demand or
+		// reach stops covering it, so levels come in runs with equal
+		// groups. One node per run (not per level) keeps the flow network
+		// linear in the users: with a billion machines a node per level
+		// ran out of memory.
+		cuts := []int64{q + 1, top + 1}
+		for _, i := range users {
+			ends := []int64{int64(math.Round(a.Total[i])), reachOf(in, i)}
+			if d := in.Users[i].Demand; d < float64(top) {
+				ends = append(ends, int64(math.Floor(d)))
+			}
+			for _, e := range ends {
+				if e+1 > q+1 && e+1 <= top {
+					cuts = append(cuts, e+1)
+				}
+			}
+		}
+		slices.Sort(cuts)
+		cuts = slices.Compact(cuts)
+		for k := 0; k+1 < len(cuts); k++ {
+			lvl := cuts[k]
+			g := levelGroup{levels: cuts[k+1] - lvl}
 			for _, i := range users {
 				if int64(math.Round(a.Total[i])) >= lvl {
 					g.n++

@@ -2,11 +2,13 @@ package cmmf
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/xflex/xflex/lp"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // randomCurrent gives each machine to a random user (or nobody), ignoring
@@ -122,5 +124,46 @@ func TestReplanDivisibleMinMoves(t *testing.T) {
 		if math.Abs(got-want) > 1e-7 {
 			t.Fatalf("instance %d: replan moves %v, LP %v", it, got, want)
 		}
+	}
+}
+
+// TestReplanHugeCounts: the whole-machine replan built one flow node per
+// level of the optimal totals, so a billion machines of a type (the
+// robustness sweep set testdata/replan.json's counts to 1e9) ran out of
+// memory. Levels now come in runs, one node per run.
+func TestReplanHugeCounts(t *testing.T) {
+	cases := []struct {
+		name      string
+		body      string
+		wantMoved float64
+	}{
+		{"replan.json with counts 1e9", `{"machine_types": [{"name": "small", "count": 1000000000, "attributes": {"zone": "a"}}, {"name": "large", "count": 1000000000, "attributes": {"zone": "b"}}],
+			"users": [{"name": "batch", "weight": 1}, {"name": "web", "weight": 2, "require": [{"attr": "zone", "op": "in", "value": ["b"]}]}, {"name": "ml", "demand": 3, "allowed": ["small"]}],
+			"divisible": false, "current": {"batch": {"small": 5, "large": 2}, "ml": {"small": 1}}, "seed": 1}`, 2},
+		{"equal weights on 1e9 machines, current split unevenly", `{"machine_types": [{"name": "m", "count": 1000000000}],
+			"users": [{"name": "a"}, {"name": "b"}, {"name": "c", "demand": 7}],
+			"divisible": false, "current": {"a": {"m": 999999990}, "c": {"m": 10}}}`,
+			// c keeps its demand of 7 (3 move); a and b split the rest
+			// 499999997/499999996 and a keeps the larger half.
+			(999999990 - 499999997) + 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, xe := solvertest.Run(t, Problem(), []byte(c.body))
+			if xe != nil {
+				t.Fatal(xe)
+			}
+			var resp struct {
+				Result struct {
+					Moved float64 `json:"moved"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(out, &resp); err != nil {
+				t.Fatal(err)
+			}
+			if resp.Result.Moved != c.wantMoved {
+				t.Fatalf("moved %v, want %v\n%s", resp.Result.Moved, c.wantMoved, out)
+			}
+		})
 	}
 }
