@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/xflex/xflex/flow"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // TestIntegerMatchesBruteForce: the batched greedy's sorted share vector
@@ -414,5 +415,26 @@ func TestIntegerLPMatchesBruteForce(t *testing.T) {
 				t.Fatalf("instance %d user %d: LP level %v capped %v, flow %v %v", it, i, a.Level[i], a.Capped[i], b.Level[i], b.Capped[i])
 			}
 		}
+	}
+}
+
+// TestExtremeWeightsOnHugeCounts: with 1e9 machines and weights 1e6 and
+// 1e-6 the whole-machine selection's share level times a weight reached
+// 1e21, past int64; the conversion wrapped a unit index to −2^63 and the
+// candidate loop ran out of memory (robustness sweep, method lp). Both
+// methods must give the leximin allocation: the light user every machine
+// but one (share 999.999999 < 1e6 = the heavy user's share of one).
+func TestExtremeWeightsOnHugeCounts(t *testing.T) {
+	for _, method := range []string{"lp", "flow"} {
+		t.Run(method, func(t *testing.T) {
+			body := `{"divisible": false, "method": "` + method + `", "machine_types": [{"count": 1000000000, "name": "node"}],
+				"users": [{"name": "light", "weight": 1e6}, {"name": "heavy", "weight": 1e-6}]}`
+			out := solvertest.Check(t, Problem(), []byte(body))
+			users := out["result"].(map[string]any)["users"].([]any)
+			got := []float64{users[0].(map[string]any)["total"].(float64), users[1].(map[string]any)["total"].(float64)}
+			if got[0] != 999999999 || got[1] != 1 {
+				t.Fatalf("totals %v, want [999999999 1]", got)
+			}
+		})
 	}
 }

@@ -155,12 +155,18 @@ func (s *intSolver) selectKey(members []int, R int64) unitKey {
 			continue
 		}
 		w := s.in.Users[i].Weight
-		k0 := int64(math.Max(0, math.Floor(math.Max(lo, 0)*w*(1-rel))-1))
-		k1 := int64(math.Min(float64(s.lim[i]-1), math.Floor(hi*w*(1+rel))+1))
-		if k1-k0 > 16 {
+		// Both ends stay in [0, lim−1] as floats before the conversion:
+		// share levels times weights reach 1e21 (1e9 machines, weights
+		// 1e-6 and 1e6), past int64, where the conversion wrapped k0 to
+		// −2^63 and the loop below appended until memory ran out.
+		top := float64(s.lim[i] - 1)
+		k0f := math.Min(top, math.Max(0, math.Floor(math.Max(lo, 0)*w*(1-rel))-1))
+		k1f := math.Min(top, math.Floor(hi*w*(1+rel))+1)
+		if k1f-k0f > 16 {
 			ok = false
 			break
 		}
+		k0, k1 := int64(k0f), int64(k1f)
 		for k := k0; k <= k1; k++ {
 			cands = append(cands, unitKey{k: k, u: i})
 		}
