@@ -17,6 +17,13 @@ import (
 // uncapped, so a capped answer shows its gap.
 const maxContainers = 1_000_000
 
+// maxShapeRatio bounds a cluster total over a positive shape size. The
+// bounds are computed from total/size (and an LP with sizes next to
+// capacities): sizes of 5e-324 made the upper bound +Inf and the response
+// unencodable, and any ratio past maxContainers is capped in the search
+// anyway, so 1e12 refuses nothing a response could list.
+const maxShapeRatio = 1e12
+
 // group is the containers of one shape owned by one application with a
 // positive required count c.
 type group struct {
@@ -110,6 +117,12 @@ func build(req *Request) (*model, error) {
 			vs.Add(solver.Ptr("shapes", i, "size"), "has %d entries for %d resources", len(s.Size), m.R)
 		} else if vecpack.SizeSum(s.Size) <= 0 {
 			vs.Add(solver.Ptr("shapes", i, "size"), "shape %q has no positive component", s.Name)
+		} else {
+			for r, x := range s.Size {
+				if x > 0 && m.total[r]/x > maxShapeRatio {
+					vs.Add(solver.Ptr("shapes", i, "size", r), "size %g of %q is below 1/%g of the cluster's total %g: at most %g containers of a shape may fit the cluster in any resource", x, req.Resources[r], maxShapeRatio, m.total[r], maxShapeRatio)
+				}
+			}
 		}
 	}
 	checkPred := func(p *Predicate, ptr ...any) {

@@ -713,6 +713,11 @@ func TestErrors(t *testing.T) {
 			m["current"] = []any{map[string]any{"name": "n3", "containers": []any{map[string]any{"shape": "l", "app": "batch", "count": 3}}}}
 			m["change_fraction"] = 0
 		}, solver.KindInfeasible, "/current/0", "n3"},
+		// Robustness sweep: shapes of size 5e-324 made the upper bound
+		// capacity/size +Inf and the response unencodable.
+		{"shape size below 1e-12 of the cluster", func(m map[string]any) {
+			m["shapes"].([]any)[0].(map[string]any)["size"] = []any{5e-324, 5e-324}
+		}, solver.KindInvalid, "/shapes/0/size/0", "containers of a shape"},
 		// Robustness sweep: a current packing with count 1e9 (tiny shapes,
 		// so it fits) made the result list a billion containers and the
 		// process ran out of memory.
