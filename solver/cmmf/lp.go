@@ -247,6 +247,12 @@ func ones(n int) []float64 {
 	return o
 }
 
+// errLPTimeLimit: the LP backend stopped at the time limit it derives from
+// the context's deadline. It can fire a moment before the context itself
+// reports the deadline, so it wraps context.DeadlineExceeded for Solve to
+// treat as the budget running out (it was reported as an internal error).
+var errLPTimeLimit = fmt.Errorf("cmmf: LP stopped at the budget's time limit: %w", context.DeadlineExceeded)
+
 func solveLP(ctx context.Context, m *lp.Model) (*lp.Solution, error) {
 	sol, err := lp.Solve(ctx, m, lp.Options{})
 	if err != nil {
@@ -255,6 +261,9 @@ func solveLP(ctx context.Context, m *lp.Model) (*lp.Solution, error) {
 	if sol.Status != lp.Optimal {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if sol.Status == lp.TimeLimit {
+			return nil, errLPTimeLimit
 		}
 		return nil, fmt.Errorf("cmmf: LP ended %v", sol.Status)
 	}

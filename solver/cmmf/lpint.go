@@ -76,6 +76,9 @@ func solveIntegerLP(ctx context.Context, in *Instance) (*Allocation, error) {
 				if err := ctx.Err(); err != nil {
 					return false, err
 				}
+				if sol.Status == lp.TimeLimit {
+					return false, errLPTimeLimit
+				}
 				return false, fmt.Errorf("cmmf: LP ended %v", sol.Status)
 			}
 			return true, nil
@@ -141,6 +144,9 @@ func solveIntegerLP(ctx context.Context, in *Instance) (*Allocation, error) {
 			if sol.Status != lp.Optimal {
 				if err := ctx.Err(); err != nil {
 					return nil, err
+				}
+				if sol.Status == lp.TimeLimit {
+					return nil, errLPTimeLimit
 				}
 				return nil, fmt.Errorf("cmmf: saturation LP ended %v", sol.Status)
 			}
@@ -210,6 +216,12 @@ func solveIntegerLP(ctx context.Context, in *Instance) (*Allocation, error) {
 		return nil, fmt.Errorf("cmmf: LP: %w", err)
 	}
 	if sol.Status != lp.Optimal {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if sol.Status == lp.TimeLimit {
+			return nil, errLPTimeLimit
+		}
 		return nil, fmt.Errorf("cmmf: final LP ended %v", sol.Status)
 	}
 	for c, cl := range cs {

@@ -64,7 +64,7 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		method = MethodFlow
 	}
 	res, meta, err := SolveInstance(ctx, in, method, opts.Seed)
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && machineCount(in) <= ChoosyMaxMachines {
+	if errors.Is(err, context.DeadlineExceeded) && machineCount(in) <= ChoosyMaxMachines {
 		// The exact method ran out of budget. The best allocation at
 		// hand is Choosy's (feasible, whole machines, computed without
 		// flows); report it with status timeout.
@@ -77,7 +77,7 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		return res, meta, nil
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 			return nil, solver.Meta{}, &solver.Error{Kind: solver.KindBudget, Detail: fmt.Sprintf("budget of %d ms ran out before the %s method finished; raise budget_ms", opts.Budget.Milliseconds(), method), Err: err}
 		}
 		return nil, solver.Meta{}, err

@@ -192,3 +192,27 @@ func TestBudgetTimeout(t *testing.T) {
 		t.Fatalf("status %v, %d users, choosy rmse %v", resp.Meta.Status, len(resp.Result.Users), resp.Result.Choosy.RMSE)
 	}
 }
+
+// TestTinyBudgetIsNeverInternal: with budget_ms 1 the LP backend's time
+// limit (derived from the deadline) can stop CLP a moment before the
+// context reports the deadline; that status used to surface as an internal
+// error (robustness sweep, testdata/lp_machines_current.json). It is a race,
+// so the request runs many times: each run must end optimal, as a timeout
+// with the Choosy allocation, or as budget_exhausted, never internal.
+func TestTinyBudgetIsNeverInternal(t *testing.T) {
+	raw, err := os.ReadFile("testdata/lp_machines_current.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req map[string]any
+	if err := json.Unmarshal(raw, &req); err != nil {
+		t.Fatal(err)
+	}
+	req["budget_ms"] = 1
+	body, _ := json.Marshal(req)
+	for i := 0; i < 60; i++ {
+		if _, xe := solvertest.Run(t, Problem(), body); xe != nil && xe.Kind != solver.KindBudget {
+			t.Fatalf("run %d: %v", i, xe)
+		}
+	}
+}
