@@ -178,3 +178,30 @@ func TestFitsForgivesRoundOffOnlyOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestTrialsHonourBudget: a trial on a small instance ends before the
+// filler's periodic deadline check, so 100000 trials (robustness sweep:
+// examples/fairshare.json with trials 100000 and compare) ran 5 s on a
+// 200 ms budget. The budget is now checked between trials: 100000 trials
+// take about 0.5 s here, so a 20 ms budget must stop them early and say so.
+func TestTrialsHonourBudget(t *testing.T) {
+	body := `{"resources": ["r1", "r2"], "servers": [{"name": "s1", "capacity": [100, 30]}, {"name": "s2", "capacity": [30, 100]}],
+		"frameworks": [{"name": "f1", "demand": [5, 1]}, {"name": "f2", "demand": [1, 5]}],
+		"policy": "drf", "trials": 100000, "seed": 1, "budget_ms": 20}`
+	raw, xe := solvertest.Run(t, Problem(), []byte(body))
+	if xe != nil {
+		t.Fatal(xe)
+	}
+	var resp struct {
+		Result struct {
+			Trials int `json:"trials"`
+		} `json:"result"`
+		Meta solver.Meta `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Meta.Status != solver.StatusTimeout || resp.Result.Trials >= 100000 || resp.Result.Trials < 1 {
+		t.Fatalf("status %s after %d trials, want timeout after fewer than 100000", resp.Meta.Status, resp.Result.Trials)
+	}
+}
