@@ -362,12 +362,15 @@ func TestSweep(t *testing.T) {
 			byClass := map[string]int{}
 			over := 0
 			var slowest time.Duration
+			slowDesc := ""
 			for i, o := range outs {
 				byClass[o.class]++
 				if o.elapsed > overBudgetFactor*sweepBudgetMS*time.Millisecond {
 					over++
 				}
-				slowest = max(slowest, o.elapsed)
+				if o.elapsed > slowest {
+					slowest, slowDesc = o.elapsed, o.m.source+" ["+o.m.desc+"]"
+				}
 				if o.finding != "" && *runDump != "" {
 					name := fmt.Sprintf("%s-%03d-%s.json", p.Command(), i, o.class)
 					if err := os.WriteFile(filepath.Join(*runDump, name), o.m.body, 0o644); err != nil {
@@ -390,6 +393,9 @@ func TestSweep(t *testing.T) {
 			line := fmt.Sprintf("%-16s files=%d mutations=%d/%d wall=%v over%dx=%d slowest=%v %s",
 				p.Command(), len(docs), len(ms), total, wall.Round(time.Millisecond), overBudgetFactor, over, slowest.Round(time.Millisecond), strings.Join(classes, " "))
 			t.Log(line)
+			if slowest > overBudgetFactor*sweepBudgetMS*time.Millisecond {
+				t.Logf("%s slowest: %s", p.Command(), slowDesc)
+			}
 			summary = append(summary, line)
 		})
 	}
