@@ -90,12 +90,28 @@ func (b *binner) out(end float64, names []string, total []float64) []UtilBin {
 		for k, r := range names {
 			u, dm := 0.0, 0.0
 			if i < len(b.used) && total[k] > 0 && e > s {
-				u = b.used[i][k] / ((e - s) * total[k])
-				dm = b.dem[i][k] / ((e - s) * total[k])
+				u = perCapacityTime(b.used[i][k], e-s, total[k])
+				dm = perCapacityTime(b.dem[i][k], e-s, total[k])
 			}
 			ub.Used[r], ub.Demanded[r] = math.Max(u, 0), math.Max(dm, 0)
 		}
 		res = append(res, ub)
 	}
 	return res
+}
+
+// perCapacityTime is x/(span·capacity), the fraction of capacity·time that
+// x (an integral of use over time) represents. It divides in two steps so
+// that a subnormal span times a small capacity cannot underflow to 0 (0/0
+// is NaN, x/0 is +Inf, and neither encodes as JSON); zero use is zero
+// whatever the span, and a ratio beyond float64 saturates at MaxFloat64.
+func perCapacityTime(x, span, capacity float64) float64 {
+	if x == 0 || span <= 0 || capacity <= 0 {
+		return 0
+	}
+	r := x / span / capacity
+	if math.IsInf(r, 0) {
+		return math.Copysign(math.MaxFloat64, r)
+	}
+	return r
 }

@@ -157,9 +157,23 @@ func Build(req *Request) (*Instance, error) {
 		qcap = append(qcap, q.Capacity)
 	}
 
+	// The task count is checked before any per-task allocation (input
+	// locations take 4 bytes a task): a trace over MaxTasks is refused
+	// without building it.
+	total := 0
+	for _, jr := range req.Jobs {
+		for _, sr := range jr.Stages {
+			total += min(sr.Tasks, MaxTasks+1) // saturating: no int overflow
+			total = min(total, MaxTasks+1)
+		}
+	}
+	if total > MaxTasks {
+		vs.Add("/jobs", "more than %d tasks in total; at most %d are simulated per request", MaxTasks, MaxTasks)
+		return nil, vs.Err()
+	}
+
 	// Jobs and stages.
 	jids := map[string]bool{}
-	total := 0
 	for i, jr := range req.Jobs {
 		if jids[jr.ID] {
 			vs.Add(solver.Ptr("jobs", i, "id"), "duplicate job id %q", jr.ID)
@@ -193,7 +207,6 @@ func Build(req *Request) (*Instance, error) {
 		}
 		for s, sr := range jr.Stages {
 			st := stage{name: sr.Name, tasks: sr.Tasks, duration: sr.Duration}
-			total += sr.Tasks
 			var unknown []string
 			st.demand, unknown = cl.Vector(sr.Demand)
 			for _, r := range unknown {
@@ -266,9 +279,6 @@ func Build(req *Request) (*Instance, error) {
 		in.Jobs = append(in.Jobs, j)
 	}
 	in.QueueShare = queueShares(qcap, len(req.Queues) > 0)
-	if total > MaxTasks {
-		vs.Add("/jobs", "%d tasks in total; at most %d are simulated per request", total, MaxTasks)
-	}
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}

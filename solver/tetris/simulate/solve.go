@@ -106,10 +106,10 @@ func (in *Instance) result(pol string, o *outcome) *Result {
 	res.Utilization = o.bins.out(o.end, in.Resources, in.Total)
 	for k, r := range in.Resources {
 		if o.end > 0 && in.Total[k] > 0 {
-			res.AvgUtil[r] = o.bins.total(k) / (o.end * in.Total[k])
+			res.AvgUtil[r] = perCapacityTime(o.bins.total(k), o.end, in.Total[k])
 		}
 		if o.end > 0 && len(in.Cap) > 0 {
-			res.Overalloc[r] = o.over[k] / (o.end * float64(len(in.Cap)))
+			res.Overalloc[r] = perCapacityTime(o.over[k], o.end, float64(len(in.Cap)))
 		}
 	}
 	return res
