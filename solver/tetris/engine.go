@@ -39,8 +39,6 @@ import (
 	"context"
 	"math"
 	"sort"
-
-	"github.com/xflex/xflex/vecpack"
 )
 
 // ShareTieTol treats two dominant shares as equal when they differ by less
@@ -467,7 +465,7 @@ func RemoteNeeds(inputs []Input, m int, buf []Input) []Input {
 }
 
 // prepMachine caches m's normalised free vector over the checked resources
-// and the fit threshold of each entry (vecpack.Fits's test).
+// and the fit threshold of each entry (fitLimit on normalised amounts).
 func (r *round) prepMachine(m int) {
 	mc := &r.ms[m]
 	for k := 0; k < r.d; k++ {
@@ -482,7 +480,7 @@ func (r *round) prepResource(mc *Machine, k int) {
 		nf = mc.Free[k] / mc.Cap[k]
 	}
 	r.nf[k] = nf
-	r.thr[k] = nf + vecpack.FitTol*max(1, math.Abs(nf))
+	r.thr[k] = fitLimit(nf, 1)
 }
 
 // demandOn writes into nd the normalised masked demand on machine m of a
@@ -558,18 +556,18 @@ func (r *round) remoteFits(inputs []Input, m int) bool {
 	return true
 }
 
-// needFits is vecpack.Fits of the need's rate, as disk read and network out
+// needFits is the fitLimit test of the need's rate, as disk read and network out
 // where checked, against the free amounts at its machine.
 func (r *round) needFits(n Input) bool {
 	f := r.ms[n.Machine].Free
 	ro := r.cfg.Roles
 	if ro.DiskRead >= 0 && r.mask[ro.DiskRead] {
-		if x := f[ro.DiskRead]; n.Rate > x+vecpack.FitTol*max(1, math.Abs(x)) {
+		if n.Rate > fitLimit(f[ro.DiskRead], r.ms[n.Machine].Cap[ro.DiskRead]) {
 			return false
 		}
 	}
 	if ro.NetOut >= 0 && r.mask[ro.NetOut] {
-		if x := f[ro.NetOut]; n.Rate > x+vecpack.FitTol*max(1, math.Abs(x)) {
+		if n.Rate > fitLimit(f[ro.NetOut], r.ms[n.Machine].Cap[ro.NetOut]) {
 			return false
 		}
 	}

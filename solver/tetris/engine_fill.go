@@ -3,8 +3,6 @@ package tetris
 import (
 	"math"
 	"sort"
-
-	"github.com/xflex/xflex/vecpack"
 )
 
 // The fill of one machine: place tasks on m until none fits.
@@ -166,7 +164,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	lim := math.Inf(1)
 	if scarce >= 0 {
 		byD := r.byDemand(scarce)
-		lim = free[scarce] + vecpack.FitTol*max(1, math.Abs(free[scarce]))
+		lim = fitLimit(free[scarce], r.ms[m].Cap[scarce])
 		n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
 		for _, gi := range byD[:n] {
 			if r.gc[gi].count > 0 {

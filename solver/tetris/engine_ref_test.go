@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"sort"
-
-	"github.com/xflex/xflex/vecpack"
 )
 
 // Failure kinds of refRound.eval.
@@ -182,12 +180,16 @@ func (r *refRound) eval(gi, mi, m int, local bool) (cand, int) {
 			return cand{}, failLocal
 		}
 	}
-	// Alignment is -Inf unless the demand fits (vecpack.Fits on the
-	// capacity-normalised vectors, the same test as in raw units scaled by
-	// 1/capacity); unchecked resources are 0 in both vectors.
-	a := vecpack.Alignment(nd, r.nf)
-	if math.IsInf(a, -1) {
-		return cand{}, failLocal
+	// The demand must fit (fitLimit on the capacity-normalised vectors,
+	// the same test as in raw units scaled by 1/capacity; unchecked
+	// resources are 0 in both vectors); the alignment is then the dot
+	// product of the two (vecpack.Alignment without its own fit test).
+	a := 0.0
+	for k, x := range nd {
+		if x > fitLimit(r.nf[k], 1) {
+			return cand{}, failLocal
+		}
+		a += x * r.nf[k]
 	}
 	if remote && !r.remoteFits(inputs, m) {
 		return cand{}, failRemote
@@ -206,16 +208,11 @@ func (r *refRound) remoteFits(inputs []Input, m int) bool {
 	ro := r.cfg.Roles
 	for _, n := range r.need {
 		f := r.ms[n.Machine].Free
-		r.two = [2]float64{}
-		r.twoF = [2]float64{}
-		if ro.DiskRead >= 0 && r.mask[ro.DiskRead] {
-			r.two[0], r.twoF[0] = n.Rate, f[ro.DiskRead]
-		}
-		if ro.NetOut >= 0 && r.mask[ro.NetOut] {
-			r.two[1], r.twoF[1] = n.Rate, f[ro.NetOut]
-		}
-		if !vecpack.Fits(r.two[:], r.twoF[:]) {
-			return false
+		c := r.ms[n.Machine].Cap
+		for _, k := range [2]int{ro.DiskRead, ro.NetOut} {
+			if k >= 0 && r.mask[k] && n.Rate > fitLimit(f[k], c[k]) {
+				return false
+			}
 		}
 	}
 	return true
@@ -271,7 +268,7 @@ func (r *refRound) fill(m int, out []Placement) []Placement {
 	lim := math.Inf(1)
 	if scarce >= 0 {
 		byD := r.byDemand(scarce)
-		lim = free[scarce] + vecpack.FitTol*math.Max(1, math.Abs(free[scarce]))
+		lim = fitLimit(free[scarce], r.ms[m].Cap[scarce])
 		n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
 		for _, gi := range byD[:n] {
 			if r.gs[gi].Count > 0 {

@@ -117,7 +117,7 @@ func TestRoundPicksBestAlignment(t *testing.T) {
 				for k := range nd {
 					nd[k], nf[k] = g.Demand[k]/ms[m].Cap[k], free[m][k]/ms[m].Cap[k]
 				}
-				if !vecpack.Fits(g.Demand, free[m]) {
+				if !fits(g.Demand, free[m], ms[m].Cap) {
 					continue
 				}
 				if a := vecpack.Alignment(nd, nf); a > best+relTol {
@@ -138,7 +138,7 @@ func TestRoundPicksBestAlignment(t *testing.T) {
 				continue
 			}
 			for m := range ms {
-				if vecpack.Fits(g.Demand, free[m]) {
+				if fits(g.Demand, free[m], ms[m].Cap) {
 					t.Fatalf("group %d still fits machine %d after the round", gi, m)
 				}
 			}

@@ -2,8 +2,6 @@ package tetris
 
 import (
 	"math"
-
-	"github.com/xflex/xflex/vecpack"
 )
 
 // Shortfall is one resource a task lacks at one machine.
@@ -85,7 +83,7 @@ type explainer struct {
 func (e *explainer) short(dem []float64, m int, buf []Shortfall) []Shortfall {
 	mc := e.ms[m]
 	for k, x := range dem {
-		if !e.mask[k] || vecpack.Fits(dem[k:k+1], mc.Free[k:k+1]) {
+		if !e.mask[k] || x <= fitLimit(mc.Free[k], mc.Cap[k]) {
 			continue
 		}
 		buf = append(buf, Shortfall{Resource: k, Machine: m, Need: x, Free: mc.Free[k]})
@@ -103,7 +101,7 @@ func (e *explainer) remoteShort(inputs []Input, m int, buf []Shortfall) []Shortf
 			if k < 0 || !e.mask[k] {
 				continue
 			}
-			if !vecpack.Fits([]float64{n.Rate}, f[k:k+1]) {
+			if n.Rate > fitLimit(f[k], e.ms[n.Machine].Cap[k]) {
 				buf = append(buf, Shortfall{Resource: k, Machine: n.Machine, Need: n.Rate, Free: f[k]})
 			}
 		}
@@ -144,7 +142,7 @@ func (e *explainer) localMetric(dem []float64, m int, blocked []int) float64 {
 	mc := e.ms[m]
 	w := 0.0
 	for k, x := range dem {
-		if !e.mask[k] || x <= mc.Free[k]+vecpack.FitTol*max(1, math.Abs(mc.Free[k])) {
+		if !e.mask[k] || x <= fitLimit(mc.Free[k], mc.Cap[k]) {
 			continue
 		}
 		if blocked != nil {
@@ -167,7 +165,7 @@ func (e *explainer) remoteMetric(inputs []Input, m int) float64 {
 	for _, n := range e.need {
 		mc := e.ms[n.Machine]
 		for _, k := range []int{e.roles.DiskRead, e.roles.NetOut} {
-			if k < 0 || !e.mask[k] || n.Rate <= mc.Free[k]+vecpack.FitTol*max(1, math.Abs(mc.Free[k])) {
+			if k < 0 || !e.mask[k] || n.Rate <= fitLimit(mc.Free[k], mc.Cap[k]) {
 				continue
 			}
 			v := absentMetric
