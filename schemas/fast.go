@@ -177,6 +177,10 @@ func kindOf(v any) uint8 {
 // number (float64 spans 1e-324..1e308) is far inside it.
 const maxRatExponent = 900000
 
+// float64OverflowDigits: a decimal whose integer part, shifted by its
+// exponent, has this many digits may exceed math.MaxFloat64 (1.8e308).
+const float64OverflowDigits = 309
+
 // bound is a numeric bound: the exact value and its correctly rounded
 // float64.
 type bound struct {
@@ -807,9 +811,9 @@ func (st *fastState) evalObject(n *fastNode, obj map[string]any) verdict {
 		r = and(r, c)
 	}
 	if n.props == nil && !n.addFalse && n.addSchema == nil && n.propNames == nil {
-		return r
+		return and(r, st.unexamined(obj))
 	}
-	props, add, names := verdictValid, verdictValid, verdictValid
+	props, add, names, skip := verdictValid, verdictValid, verdictValid, verdictValid
 	for k, pv := range obj {
 		if c, ok := n.props[k]; ok {
 			props = and(props, st.eval(c, pv))
@@ -817,6 +821,8 @@ func (st *fastState) evalObject(n *fastNode, obj map[string]any) verdict {
 			add = verdictInvalid
 		} else if n.addSchema != nil {
 			add = and(add, st.eval(n.addSchema, pv))
+		} else {
+			skip = and(skip, st.unexamined(pv))
 		}
 		if n.propNames != nil {
 			names = and(names, st.evalKey(n.propNames, k))
@@ -833,7 +839,36 @@ func (st *fastState) evalObject(n *fastNode, obj map[string]any) verdict {
 			st.note("propertyNames", names)
 		}
 	}
-	return and(r, and(props, and(add, names)))
+	return and(r, and(props, and(add, and(names, skip))))
+}
+
+// unexamined is the verdict on a value no keyword of the schema examines
+// (a property no properties/additionalProperties keyword covers, the items
+// of an array without items): valid, unless it holds a number the library
+// path refuses wherever it appears (unusableNumbers; parseNumber marks
+// those and more dangerous), which makes the whole call unsure so both
+// paths refuse the same documents.
+func (st *fastState) unexamined(v any) verdict {
+	switch v := v.(type) {
+	case json.Number:
+		if ni := parseNumber(string(v)); !ni.ok || ni.dangerous {
+			st.unsure = true
+			return verdictUnsure
+		}
+	case map[string]any:
+		for _, x := range v {
+			if st.unexamined(x) == verdictUnsure {
+				return verdictUnsure
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if st.unexamined(x) == verdictUnsure {
+				return verdictUnsure
+			}
+		}
+	}
+	return verdictValid
 }
 
 func (st *fastState) evalArray(n *fastNode, arr []any) verdict {
@@ -873,6 +908,8 @@ func (st *fastState) evalArray(n *fastNode, arr []any) verdict {
 		}
 		st.note("items", c)
 		r = and(r, c)
+	} else {
+		r = and(r, st.unexamined(arr))
 	}
 	return r
 }
@@ -1055,7 +1092,14 @@ func parseNumber(s string) numInfo {
 	if absExp < 0 {
 		absExp = -absExp
 	}
-	ni.dangerous = absExp+int64(len(ni.frac)) > maxRatExponent
+	// Numbers the library path refuses before validating (unusableNumbers:
+	// too long, exponent beyond ±maxExponent, beyond the float64 range) are
+	// left to it, so both paths refuse the same documents. A value below
+	// 10^(len(intPart)+exp) can only overflow float64 (max 1.8e308) when
+	// that power is at least 10^309; only then is the text parsed.
+	ni.dangerous = absExp+int64(len(ni.frac)) > maxRatExponent ||
+		len(s) > maxNumberLen || absExp > maxExponent ||
+		int64(len(ni.intPart))+ni.exp >= float64OverflowDigits && numberProblem(s) != ""
 	// Trailing zeros of the mantissa digits intPart+frac.
 	tz, allZero := 0, true
 	for j := len(ni.frac) - 1; j >= 0; j-- {

@@ -32,11 +32,18 @@ func TestParseNumberMatchesRat(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		nums = append(nums, randomNumberText(rng))
 	}
+	var usable []string
 	for _, s := range nums {
 		ni := parseNumber(s)
-		if !ni.ok || ni.dangerous {
-			t.Fatalf("%q: ok %v dangerous %v", s, ni.ok, ni.dangerous)
+		// Numbers the library path refuses as unusable (1e309) are left
+		// to it: dangerous, not decided here.
+		if unusable := numberProblem(s) != ""; !ni.ok || ni.dangerous != unusable {
+			t.Fatalf("%q: ok %v dangerous %v, unusable %v", s, ni.ok, ni.dangerous, unusable)
 		}
+		if ni.dangerous {
+			continue
+		}
+		usable = append(usable, s)
 		r, ok := new(big.Rat).SetString(s)
 		if !ok {
 			t.Fatalf("%q: big.Rat refuses it", s)
@@ -45,6 +52,7 @@ func TestParseNumberMatchesRat(t *testing.T) {
 			t.Errorf("%q: isInt %v zero %v, big.Rat says %v %v", s, ni.isInt, ni.zero, r.IsInt(), r.Sign() == 0)
 		}
 	}
+	nums = usable
 	// Canonical forms are equal exactly when the values are.
 	rats := make([]*big.Rat, len(nums))
 	for i, s := range nums {
@@ -142,12 +150,18 @@ func libraryOK(s *Set, doc any) (ok, panicked bool) {
 	return len(s.validateLibrary("t.json", doc)) == 0, false
 }
 
+// leftToLibrary: the fast path answers unsure on a number the library
+// path refuses as unusable (numberProblem), and the library path did.
+func leftToLibrary(x string, fast verdict, lib bool) bool {
+	return fast == verdictUnsure && !lib && numberProblem(x) != ""
+}
+
 func TestIntegerRuleMatchesLibrary(t *testing.T) {
 	s := loadOne(t, `"type":"integer"`)
 	for _, x := range handNumbers {
 		fast := s.fast["t.json"].check(json.Number(x))
 		lib, _ := libraryOK(s, json.Number(x))
-		if want := map[bool]verdict{true: verdictValid, false: verdictInvalid}[lib]; fast != want {
+		if want := map[bool]verdict{true: verdictValid, false: verdictInvalid}[lib]; fast != want && !leftToLibrary(x, fast, lib) {
 			t.Errorf("%s: fast %s, library valid=%v", x, fast, lib)
 		}
 	}
@@ -161,7 +175,7 @@ func TestBoundsMatchLibrary(t *testing.T) {
 			for _, x := range append(append([]string(nil), handNumbers...), bounds...) {
 				fast := s.fast["t.json"].check(json.Number(x))
 				lib, _ := libraryOK(s, json.Number(x))
-				if want := map[bool]verdict{true: verdictValid, false: verdictInvalid}[lib]; fast != want {
+				if want := map[bool]verdict{true: verdictValid, false: verdictInvalid}[lib]; fast != want && !leftToLibrary(x, fast, lib) {
 					t.Errorf("%s %s, value %s: fast %s, library valid=%v", kw, b, x, fast, lib)
 				}
 			}

@@ -127,11 +127,35 @@ func (s *Set) Validate(name string, doc any) []Violation {
 }
 
 // validateLibrary is Validate without the fast path: the library alone.
+// Numbers the library cannot represent are refused before it sees them
+// (it panics on them; see unusableNumbers), and a panic it raises anyway
+// becomes a violation at the root rather than taking the caller down.
 func (s *Set) validateLibrary(name string, doc any) []Violation {
 	sch, ok := s.compiled[name]
 	if !ok {
 		return []Violation{{Pointer: "", Message: fmt.Sprintf("no schema %q", name)}}
 	}
+	if bad := unusableNumbers(doc, "", nil); len(bad) > 0 {
+		return bad
+	}
+	return guard(func() []Violation { return libraryViolations(sch, doc) })
+}
+
+// guard runs validate, turning a panic into a violation at the root: the
+// library has panicked on inputs its authors did not foresee (a nil
+// big.Rat), and a request must not take the process down.
+func guard(validate func() []Violation) (out []Violation) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = []Violation{{Pointer: "", Message: fmt.Sprintf("the schema validator failed on this document: %v", r)}}
+		}
+	}()
+	return validate()
+}
+
+// libraryViolations runs the library and flattens its error tree into leaf
+// violations ordered by pointer then message, without duplicates.
+func libraryViolations(sch *jsonschema.Schema, doc any) []Violation {
 	err := sch.Validate(doc)
 	if err == nil {
 		return nil
@@ -144,7 +168,7 @@ func (s *Set) validateLibrary(name string, doc any) []Violation {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, Violation{Pointer: e.InstanceLocation, Message: e.Message})
+			out = append(out, Violation{Pointer: e.InstanceLocation, Message: stableMessage(e.Message)})
 			return
 		}
 		for _, c := range e.Causes {
