@@ -22,8 +22,17 @@ import (
 	"syscall"
 )
 
+// main cancels the context on the first SIGINT or SIGTERM: serve drains
+// and solve returns its best answer so far. It then restores the default
+// handling, so a second signal ends the process at once even while a
+// solve is inside code that does not watch the context (a CLP/CBC call
+// runs to its own time limit).
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
