@@ -8,17 +8,6 @@ import (
 	"testing"
 )
 
-func decodeNumbers(t *testing.T, s string) any {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // Numbers the library cannot validate (it panicked on 1e-1000001 and spent
 // a 2.3-million-bit power of five on 1e999999) or that are no float64 are
 // refused with their pointers, by Validate and validateLibrary alike.
@@ -38,7 +27,7 @@ func TestUnusableNumbersRefusedWithPointer(t *testing.T) {
 		{long, "/machines/0/capacity/a~1b", "more than 1000 characters"},
 	}
 	for _, c := range cases {
-		doc := decodeNumbers(t, `{"machines":[{"name":"m","capacity":{"a/b":`+c.num+`}}],"tasks":[]}`)
+		doc := mustDecode(t, `{"machines":[{"name":"m","capacity":{"a/b":`+c.num+`}}],"tasks":[]}`)
 		for _, vs := range [][]Violation{set.Validate("tetris-assign.request.json", doc), set.validateLibrary("tetris-assign.request.json", doc)} {
 			if len(vs) != 1 || vs[0].Pointer != c.ptr || !strings.Contains(vs[0].Message, c.why) {
 				t.Errorf("%.30s: %+v, want one violation at %s saying %q", c.num, vs, c.ptr, c.why)
@@ -83,7 +72,7 @@ func TestAdditionalPropertiesMessageStable(t *testing.T) {
 	body := `{"machines":[{"name":"m","capacity":{"cpu":1}}],"tasks":[],"zz":1,"aa":2,"m'm":3,"b\\c":4}`
 	var first []byte
 	for i := 0; i < 50; i++ {
-		vs := set.Validate("tetris-assign.request.json", decodeNumbers(t, body))
+		vs := set.Validate("tetris-assign.request.json", mustDecode(t, body))
 		got, _ := json.Marshal(vs)
 		if i == 0 {
 			first = got
