@@ -306,8 +306,7 @@ func (p *Packing) evictConflicts(t, b int, findHome func(v, exclude int) int) bo
 // of size extra gives back.
 func fitsWith(demand, free, extra []float64) bool {
 	for r, d := range demand {
-		f := free[r] + extra[r]
-		if d > f+FitTol*max(1, f) {
+		if d > FitLimit(free[r]+extra[r], 1) {
 			return false
 		}
 	}

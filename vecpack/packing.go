@@ -102,10 +102,10 @@ func (p *Packing) maxFit(t, b int) int {
 		if x <= 0 {
 			continue
 		}
-		f := p.Free[b][r]
-		q := int(math.Floor((f + FitTol*math.Max(1, math.Abs(f))) / x))
+		lim := FitLimit(p.Free[b][r], 1)
+		q := int(math.Floor(lim / x))
 		// Guard the division against round-off: step down until it fits.
-		for q > 0 && x*float64(q) > f+FitTol*math.Max(1, math.Abs(f)) {
+		for q > 0 && x*float64(q) > lim {
 			q--
 		}
 		k = min(k, q)

@@ -15,10 +15,25 @@ import "math"
 // relative is far above accumulated error and far below any real size.
 const FitTol = 1e-9
 
-// Fits reports whether demand ≤ free componentwise (with FitTol slack).
+// FitLimit is the largest amount that fits in free: free plus FitTol of
+// max(scale, free), which forgives the round-off of the subtractions that
+// produced free. The slack is granted only against a positive residual: a
+// bin with nothing (or, by round-off, less than nothing) free takes no
+// positive amount, however small. (It used to be FitTol·max(1, |free|)
+// everywhere, so an item of 1e-9 fit a full bin again and again.) scale is
+// the magnitude the residual's round-off is relative to: 1 for the
+// capacity-normalised vectors of the scores, the capacity for raw amounts.
+func FitLimit(free, scale float64) float64 {
+	if !(free > 0) {
+		return 0
+	}
+	return free + FitTol*math.Max(scale, free)
+}
+
+// Fits reports whether demand ≤ free componentwise, up to FitLimit's slack.
 func Fits(demand, free []float64) bool {
 	for i, d := range demand {
-		if d > free[i]+FitTol*math.Max(1, math.Abs(free[i])) {
+		if d > FitLimit(free[i], 1) {
 			return false
 		}
 	}

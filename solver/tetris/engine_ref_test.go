@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"sort"
+
+	"github.com/xflex/xflex/vecpack"
 )
 
 // Failure kinds of refRound.eval.
@@ -48,8 +50,6 @@ type refRound struct {
 	dem   []float64  // scratch: local demand
 	nd    []float64  // scratch: normalised masked demand
 	need  []Input    // scratch: remote needs
-	two   [2]float64
-	twoF  [2]float64
 	jl    []int
 	sh    []float64 // scratch: dominant share per job
 	// scratch for fill: groups and local members still able to fit the
@@ -180,16 +180,12 @@ func (r *refRound) eval(gi, mi, m int, local bool) (cand, int) {
 			return cand{}, failLocal
 		}
 	}
-	// The demand must fit (fitLimit on the capacity-normalised vectors,
-	// the same test as in raw units scaled by 1/capacity; unchecked
-	// resources are 0 in both vectors); the alignment is then the dot
-	// product of the two (vecpack.Alignment without its own fit test).
-	a := 0.0
-	for k, x := range nd {
-		if x > fitLimit(r.nf[k], 1) {
-			return cand{}, failLocal
-		}
-		a += x * r.nf[k]
+	// Alignment is -Inf unless the demand fits (vecpack.Fits on the
+	// capacity-normalised vectors, the same test as in raw units scaled by
+	// 1/capacity); unchecked resources are 0 in both vectors.
+	a := vecpack.Alignment(nd, r.nf)
+	if math.IsInf(a, -1) {
+		return cand{}, failLocal
 	}
 	if remote && !r.remoteFits(inputs, m) {
 		return cand{}, failRemote
