@@ -100,12 +100,13 @@ func (s *Server) Router() chi.Router { return s.router }
 func (s *Server) SetDraining() { s.draining.Store(true) }
 
 // EncodeResponse is the wire form of a solve response, for the HTTP body
-// and `xflex solve` alike: JSON with a trailing newline. A result that
-// cannot be encoded (a float that is NaN or infinite: a solver bug, since
-// every problem refuses inputs that would lead there) is an internal error,
-// which both callers report as a problem document.
+// and `xflex solve` alike: JSON with a trailing newline, json.Marshal's
+// bytes (written by Response.AppendJSON, by hand for large results). A
+// result that cannot be encoded (a float that is NaN or infinite: a solver
+// bug, since every problem refuses inputs that would lead there) is an
+// internal error, which both callers report as a problem document.
 func EncodeResponse(resp *solver.Response) ([]byte, *solver.Error) {
-	b, err := json.Marshal(resp)
+	b, err := resp.AppendJSON(nil)
 	if err != nil {
 		return nil, &solver.Error{Kind: solver.KindInternal, Detail: "encode result: " + err.Error(), Err: err}
 	}

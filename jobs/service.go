@@ -268,7 +268,7 @@ func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
 	}
 	var result []byte
 	if resp != nil {
-		b, err := json.Marshal(resp)
+		b, err := resp.AppendJSON(nil)
 		if err != nil {
 			return fmt.Errorf("encode result of job %s: %w", id, err)
 		}

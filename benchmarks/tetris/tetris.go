@@ -158,7 +158,7 @@ func reportAssign(ctx context.Context, w io.Writer, reps int) error {
 }
 
 // Stages of one request as the HTTP endpoint and `xflex solve` serve it
-// (solver.Runner.Run, then json.Marshal of the response).
+// (solver.Runner.Run, then Response.AppendJSON, the server's encoder).
 var stageNames = []string{
 	"DecodeAny (runner: JSON to generic values)",
 	"schema validation (runner)",
@@ -166,8 +166,8 @@ var stageNames = []string{
 	"solver.Decode into the request type (Solve)",
 	"Build: validate, group (Solve)",
 	"Run: round, explanations, result (Solve)",
-	"json.Marshal of the result (server)",
-	"whole Runner.Run + json.Marshal",
+	"Response.AppendJSON of the result (server)",
+	"whole Runner.Run + Response.AppendJSON",
 }
 
 // reportStages times each stage of a steady-state 10,000-task request,
@@ -230,7 +230,7 @@ func reportStages(ctx context.Context, w io.Writer, reps int) error {
 			return err
 		}
 		done = lap()
-		_, err = json.Marshal(res)
+		_, err = (&solver.Response{Result: res}).AppendJSON(nil)
 		done()
 		if err != nil {
 			return err
@@ -238,7 +238,7 @@ func reportStages(ctx context.Context, w io.Writer, reps int) error {
 		done = lap()
 		resp, err := run.Run(ctx, p.Name, raw)
 		if err == nil {
-			_, err = json.Marshal(resp)
+			_, err = resp.AppendJSON(nil)
 		}
 		done()
 		if err != nil {

@@ -36,6 +36,11 @@ func Run(t testing.TB, p solver.Problem, raw []byte) ([]byte, *solver.Error) {
 	if err != nil {
 		t.Fatalf("marshal response: %v", err)
 	}
+	// The wire encoder (Response.AppendJSON, which results may implement
+	// by hand) must write exactly json.Marshal's bytes.
+	if c, err := resp.AppendJSON(nil); err != nil || !bytes.Equal(c, b) {
+		t.Fatalf("Response.AppendJSON differs from json.Marshal (error %v):\n%.2000s\n%.2000s", err, c, b)
+	}
 	return b, nil
 }
 
