@@ -125,6 +125,7 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 	if !ok {
 		return nil, &Error{Kind: KindUnknownProblem, Detail: fmt.Sprintf("unknown problem %q", name)}
 	}
+	decoded := startDecode(p, raw)
 	doc, err := DecodeAny(raw)
 	if err != nil {
 		return nil, &Error{Kind: KindMalformed, Detail: err.Error(), Err: err}
@@ -157,6 +158,11 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 	// The budget bounds the solve itself: it starts after validation and
 	// hashing, which are linear in the body and would otherwise eat most of a
 	// small budget on a large request. elapsed_ms still covers everything.
+	if decoded != nil {
+		if d := <-decoded; d.err == nil {
+			opts.Decoded = d.v
+		}
+	}
 	opts.Start = time.Now()
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
@@ -193,6 +199,33 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 
 // safeSolve runs p.Solve and turns a panic into a KindInternal error, so a
 // bug in one solver never takes down the server or the CLI.
+// decodeResult is Problem.Decode's answer.
+type decodeResult struct {
+	v   any
+	err error
+}
+
+// startDecode runs p.Decode on raw in its own goroutine (nil channel when
+// p has none). The channel is buffered, so the goroutine ends whether or
+// not Run waits for it (an invalid body returns early); a panic becomes
+// an error, which makes Solve decode the body itself.
+func startDecode(p Problem, raw []byte) <-chan decodeResult {
+	if p.Decode == nil {
+		return nil
+	}
+	ch := make(chan decodeResult, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				ch <- decodeResult{err: fmt.Errorf("panic in %s decoder: %v", p.Name, v)}
+			}
+		}()
+		v, err := p.Decode(raw)
+		ch <- decodeResult{v, err}
+	}()
+	return ch
+}
+
 func safeSolve(ctx context.Context, p Problem, raw []byte, opts Options) (result any, meta Meta, err error) {
 	defer func() {
 		if v := recover(); v != nil {

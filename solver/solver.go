@@ -139,6 +139,10 @@ type Options struct {
 	Seed int64
 	// Start is when the solve began (for elapsed/remaining computations).
 	Start time.Time
+	// Decoded is what Problem.Decode made of the request body, when the
+	// problem has Decode and it succeeded; Solve uses it instead of
+	// decoding the body again (and decodes the body itself when it is nil).
+	Decoded any
 }
 
 // Remaining is the budget left at now, never negative.
@@ -177,6 +181,14 @@ type Problem struct {
 	Summary  string
 	Solve    SolveFunc
 	Generate GenerateFunc
+	// Decode, when set, turns a request body into the value Solve then
+	// finds in Options.Decoded. The Runner runs it on a second core while
+	// it parses, validates and hashes the body, so it sees bytes that are
+	// not validated yet: it must return (not panic or hang) on any input,
+	// and its result is used only for a body that passed validation. On an
+	// error Solve decodes the body itself, so errors stay Solve's. Worth it
+	// for problems whose requests run to megabytes (tetris/assign).
+	Decode func(raw json.RawMessage) (any, error)
 }
 
 // Command returns the name used on the command line.

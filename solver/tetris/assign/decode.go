@@ -116,8 +116,9 @@ func parseRequest(data []byte, x *Request) bool {
 	return l.i == len(l.b)
 }
 
-// value skips one JSON value (known to be well formed), up to the comma
-// or closing bracket after it, and returns its bytes.
+// value skips one JSON value, up to the comma or closing bracket after
+// it, and returns its bytes; on bytes that are not JSON it returns without
+// panicking (any answer: the Runner refuses such a body).
 func (l *lexer) value() ([]byte, bool) {
 	l.ws()
 	start, depth := l.i, 0
@@ -128,6 +129,11 @@ func (l *lexer) value() ([]byte, bool) {
 				if l.b[l.i] == '\\' {
 					l.i++
 				}
+			}
+			if l.i >= len(l.b) {
+				// Unterminated: not JSON. (Problem.Decode sees bodies
+				// before they are validated.)
+				return nil, false
 			}
 			l.i++
 		case c == '{' || c == '[':
@@ -161,7 +167,9 @@ func (t *TaskReq) UnmarshalJSON(data []byte) error {
 	return dec.Decode((*task)(t))
 }
 
-// lexer reads the tokens of one syntactically valid JSON value.
+// lexer reads the tokens of one JSON value. It is exact on valid JSON and
+// never reads out of bounds on anything else (Problem.Decode runs it on
+// bodies before the Runner has checked their syntax).
 type lexer struct {
 	b []byte
 	i int
