@@ -1,9 +1,11 @@
 package solver
 
 import (
-	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -63,11 +65,11 @@ func TestCanonicalMatchesMarshal(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		w := bufio.NewWriter(&buf)
-		if err := writeCanonical(w, doc, false); err != nil {
+		c := canonical{h: writerHash{&buf}}
+		if err := c.write(doc, false); err != nil {
 			t.Fatal(err)
 		}
-		w.Flush()
+		buf.Write(c.b)
 		if !bytes.Equal(buf.Bytes(), want) {
 			t.Fatalf("trial %d:\n got %q\nwant %q", trial, buf.Bytes(), want)
 		}
@@ -96,5 +98,40 @@ func TestCanonicalHashIgnoresBudget(t *testing.T) {
 	}
 	if h(`{"a": 1.0}`) == h(`{"a": 1}`) {
 		t.Error("numbers are hashed as written: 1.0 and 1 must differ")
+	}
+}
+
+// writerHash is a hash.Hash that only collects what it is given, so the
+// test sees the canonical bytes, chunk boundaries included.
+type writerHash struct{ w *bytes.Buffer }
+
+func (h writerHash) Write(p []byte) (int, error) { return h.w.Write(p) }
+func (h writerHash) Sum(b []byte) []byte         { return b }
+func (h writerHash) Reset()                      { h.w.Reset() }
+func (h writerHash) Size() int                   { return 0 }
+func (h writerHash) BlockSize() int              { return 1 }
+
+// A document of several chunks (canonicalChunk) hashes as json.Marshal's
+// bytes do: the chunk boundaries lose nothing.
+func TestCanonicalHashAcrossChunks(t *testing.T) {
+	var tasks []any
+	for i := range 20000 {
+		tasks = append(tasks, map[string]any{"id": fmt.Sprintf("t<%d>", i), "demand": map[string]any{"cpu": json.Number("0.25"), "mem": json.Number(fmt.Sprint(i))}})
+	}
+	doc := map[string]any{"tasks": tasks, "budget_ms": json.Number("5")}
+	want, err := json.Marshal(map[string]any{"tasks": tasks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 4*canonicalChunk {
+		t.Fatalf("document of %d bytes does not span chunks", len(want))
+	}
+	got, err := CanonicalHash(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(want)
+	if got != hex.EncodeToString(sum[:]) {
+		t.Fatal("hash differs from the SHA-256 of json.Marshal's bytes")
 	}
 }
