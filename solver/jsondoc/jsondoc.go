@@ -17,8 +17,10 @@
 // immutable (a string or json.Number in an interface), and no value
 // aliases the input.
 //
-// What remains is mostly the maps themselves: the 31,000 maps of the
-// benchmark document are 10 MB of its 10.2 MB and most of the time.
+// What remains is mostly the maps themselves: the benchmark document's
+// 25,960 objects take 8.7 MB of its 10.2 MB (336 bytes and 2 allocations
+// each: the map header and one 8-slot group), and making one small map
+// measured 270 ns alongside, about 7 ms of the 13-18 ms below.
 //
 // Anything the fast parser does not accept (every malformed document, a
 // nesting deeper than encoding/json allows) is handed to the reference
