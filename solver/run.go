@@ -118,7 +118,9 @@ func commonOf(doc any) (common, error) {
 	return c, err
 }
 
-// Run solves one request. The returned error is always an *Error.
+// Run solves one request. The returned error is always an *Error. raw must
+// not change after the call: a problem's Decode may still be reading it
+// when Run returns early on an invalid body.
 func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, error) {
 	start := time.Now()
 	p, ok := r.Lookup(name)
@@ -155,14 +157,14 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Detail: "hash input", Err: err}
 	}
-	// The budget bounds the solve itself: it starts after validation and
-	// hashing, which are linear in the body and would otherwise eat most of a
-	// small budget on a large request. elapsed_ms still covers everything.
 	if decoded != nil {
 		if d := <-decoded; d.err == nil {
 			opts.Decoded = d.v
 		}
 	}
+	// The budget bounds the solve itself: it starts after validation and
+	// hashing, which are linear in the body and would otherwise eat most of a
+	// small budget on a large request. elapsed_ms still covers everything.
 	opts.Start = time.Now()
 	sctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
@@ -197,8 +199,6 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 	return &Response{Result: result, Meta: meta}, nil
 }
 
-// safeSolve runs p.Solve and turns a panic into a KindInternal error, so a
-// bug in one solver never takes down the server or the CLI.
 // decodeResult is Problem.Decode's answer.
 type decodeResult struct {
 	v   any
@@ -226,6 +226,8 @@ func startDecode(p Problem, raw []byte) <-chan decodeResult {
 	return ch
 }
 
+// safeSolve runs p.Solve and turns a panic into a KindInternal error, so a
+// bug in one solver never takes down the server or the CLI.
 func safeSolve(ctx context.Context, p Problem, raw []byte, opts Options) (result any, meta Meta, err error) {
 	defer func() {
 		if v := recover(); v != nil {
