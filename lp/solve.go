@@ -61,11 +61,46 @@ func Solve(ctx context.Context, m *Model, opts Options) (*Solution, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lo, hi := CoefRange(m); b.Name() == BackendCoin && m != nil && m.IsMIP() && hi > MaxCoinMIPSpread*lo {
+		// CBC would abort the whole process (see MaxCoinMIPSpread).
+		b = nativeBackend{}
+	}
 	sol, err := b.Solve(ctx, m, opts)
 	if err == nil && (sol.Status == Optimal || sol.Status == Feasible) && len(sol.X) != len(m.Vars) {
 		sol = &Solution{Status: Failed, Objective: math.NaN(), Bound: math.NaN(), Backend: sol.Backend}
 	}
 	return sol, err
+}
+
+// MaxCoinMIPSpread bounds the coefficient spread (hi/lo of CoefRange) of
+// the MIPs Solve hands to CBC; wider ones go to the native branch and
+// bound, whatever Options.Backend says. COIN-OR 2.10.8 (Debian's CBC)
+// fails an assertion in its dual simplex (ClpSimplexDual.cpp:3626,
+// dualColumn0) and aborts the process, which Go cannot recover from, on
+// Flex's tardy-jobs MILP once the jobs' work reaches 2e10 (spread 8e10;
+// 6e10 solved; solver/flex TestCoinMIPSpreadFallsBack keeps the instance).
+// The MIPs of the whole test suite span at most 6e9, so 1e10 moves none.
+const MaxCoinMIPSpread = 1e10
+
+// CoefRange is the smallest and largest nonzero |coefficient| of m's rows
+// (1, 1 for a model without any, or a nil model): how badly scaled its
+// matrix is.
+func CoefRange(m *Model) (lo, hi float64) {
+	if m == nil {
+		return 1, 1
+	}
+	lo, hi = math.Inf(1), 0
+	for _, r := range m.Rows {
+		for _, c := range r.Coef {
+			if a := math.Abs(c); a > 0 {
+				lo, hi = min(lo, a), max(hi, a)
+			}
+		}
+	}
+	if hi == 0 {
+		return 1, 1
+	}
+	return lo, hi
 }
 
 // boundTol is the slack allowed when deciding trivially that crossed bounds

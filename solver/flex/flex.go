@@ -273,11 +273,16 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		if c != nil {
 			cands = append(cands, c)
 		}
-		if done {
+		switch {
+		case done:
 			malleableProven, provenValue = true, val
 			meta.Notes = append(meta.Notes, fmt.Sprintf("every completion order solved by LP/MILP: the malleable optimum is %g", val))
-		} else {
+		case ctx.Err() != nil:
 			timedOut = true
+		default:
+			// Not the budget: some order's LP/MILP was refused or not
+			// proven (an ill-scaled model; the refinement notes say why).
+			meta.Notes = append(meta.Notes, "exact search incomplete: not every completion order's LP/MILP was solved to optimality")
 		}
 	}
 	win := cands[0]
@@ -375,6 +380,12 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 			bound = in.rootBound()
 		}
 		meta.SetBound(math.Min(bound, win.obj))
+		if bound >= win.obj {
+			// The proven bound meets the schedule's value.
+			res.Optimal = true
+			meta.Status = solver.StatusOptimal
+			meta.Notes = append(meta.Notes, "the lower bound equals the objective: the schedule is optimal")
+		}
 	}
 	return res, meta, nil
 }

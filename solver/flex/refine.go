@@ -47,22 +47,6 @@ const rateSnap = 1e-6
 // note and the MPS schedule stands.
 const maxCoefRange = 1e12
 
-// coefRange is the smallest and largest nonzero |coefficient| of m's rows
-// (1, 1 for a model without any).
-func coefRange(m *lp.Model) (lo, hi float64) {
-	lo, hi = math.Inf(1), 0
-	for _, r := range m.Rows {
-		for _, c := range r.Coef {
-			if a := math.Abs(c); a > 0 {
-				lo, hi = math.Min(lo, a), math.Max(hi, a)
-			}
-		}
-	}
-	if hi == 0 {
-		return 1, 1
-	}
-	return lo, hi
-}
 
 // errOrderInfeasible: no schedule completes the jobs in the given order
 // (a job's minimum forces it to finish before a job ordered earlier).
@@ -202,7 +186,7 @@ func (in *Instance) refine(ctx context.Context, order []int, backend string) (*r
 			}
 		}
 	}
-	if lo, hi := coefRange(m); hi > maxCoefRange*lo {
+	if lo, hi := lp.CoefRange(m); hi > maxCoefRange*lo {
 		return nil, fmt.Errorf("its constraint coefficients span %.3g to %.3g, more than the %g range the LP backend solves reliably", lo, hi, maxCoefRange)
 	}
 	sol, err := lp.Solve(ctx, m, lp.Options{Backend: backend})
