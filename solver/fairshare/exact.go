@@ -363,7 +363,11 @@ func solveLP(ctx context.Context, lm *lp.Model, backend string) (*lp.Solution, e
 }
 
 // checkLP maps an LP outcome on a model that is feasible by construction:
-// optimal passes, a limit means the budget ran out, anything else is a bug.
+// optimal passes, a limit means the budget ran out, and anything else
+// (infeasible, unbounded, failed) is the backend losing the instance's
+// numbers, errNumeric: the solver sweep met it with demands 1e-300 against
+// capacities 1e-300 (unbounded) and a demand of 3e10 against capacities of
+// 4 to 14 (failed), both inside the ranges build admits.
 func checkLP(sol *lp.Solution, err error) (*lp.Solution, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fairshare: lp: %w", err)
@@ -374,9 +378,14 @@ func checkLP(sol *lp.Solution, err error) (*lp.Solution, error) {
 	case lp.TimeLimit, lp.Feasible:
 		return nil, errBudget
 	default:
-		return nil, fmt.Errorf("fairshare: lp returned %s on a model that is feasible by construction", sol.Status)
+		return nil, fmt.Errorf("%w (it returned %s on a model that is feasible by construction)", errNumeric, sol.Status)
 	}
 }
+
+// errNumeric reports an LP the backend could not solve on this instance's
+// numbers. As the requested policy it is a 422 asking to rescale; as a
+// compare entry the entry is left out with a note.
+var errNumeric = errors.New("the LP backend could not solve this instance's numbers")
 
 // errBudget reports that the budget ran out inside an LP.
 var errBudget = errors.New("fairshare: budget exhausted")

@@ -91,6 +91,10 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	}
 	var meta solver.Meta
 	res, err := solveOne(ctx, in, p, &meta)
+	if errors.Is(err, errNumeric) {
+		return nil, solver.Meta{}, &solver.Error{Kind: solver.KindInvalid, Err: err,
+			Detail: fmt.Sprintf("policy %s: %v; demands and capacities spanning fewer orders of magnitude (or rescaled nearer 1) avoid it", p.policy, err)}
+	}
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
@@ -100,6 +104,10 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 			q.policy, q.selection = pol[0], pol[1]
 			var sub solver.Meta
 			r, err := solveOne(ctx, in, q, &sub)
+			if errors.Is(err, errNumeric) {
+				meta.Notes = append(meta.Notes, fmt.Sprintf("compare: %s left out: %v", pol[0], err))
+				continue
+			}
 			if err != nil {
 				return nil, solver.Meta{}, err
 			}
@@ -361,6 +369,9 @@ func runExact(ctx context.Context, in *instance, p params, meta *solver.Meta) (*
 		er, err = solvePF(ctx, m, p.alpha, p.pfMethod, p.backend)
 	default:
 		er, err = solveEfficiency(ctx, m, p.backend)
+	}
+	if errors.Is(err, errNumeric) {
+		return nil, err // Solve reports it (422, or a note for a compare entry)
 	}
 	if err != nil {
 		return nil, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
