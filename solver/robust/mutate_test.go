@@ -12,10 +12,12 @@ import (
 
 // stressNumbers are the values every number field is tried at (those its
 // schema admits): zero, the smallest subnormal, tiny and huge magnitudes of
-// both signs, the largest float64, and 1. The schema's own bounds are added
-// per field.
+// both signs, the largest float64, and 1. 3e10 is the scale at which CBC
+// aborted the process on Flex's tardy MILP (coefficient spread 1.2e11,
+// inside every model-level limit then; see lp.MaxCoinMIPSpread). The
+// schema's own bounds are added per field.
 var stressNumbers = []float64{
-	0, 5e-324, 1e-300, 1e-100, 1e-9, 1, 1e9, 1e15,
+	0, 5e-324, 1e-300, 1e-100, 1e-9, 1, 1e9, 3e10, 1e15,
 	-5e-324, -1e-300, -1e-9, -1, -1e9, -1e15,
 	math.MaxFloat64, -math.MaxFloat64,
 }

@@ -219,7 +219,7 @@ func runOne(r *solver.Runner, p solver.Problem, m mutation) (o outcome) {
 		return o
 	}
 	// Exactly what httpapi.EncodeResponse does.
-	b, err := json.Marshal(got.resp)
+	b, err := got.resp.AppendJSON(nil)
 	if err != nil {
 		o.class, o.finding = findEncode, err.Error()
 		return o
