@@ -678,4 +678,3 @@ func TestIllScaledRefinementSkipped(t *testing.T) {
 		})
 	}
 }
-

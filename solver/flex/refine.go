@@ -47,7 +47,6 @@ const rateSnap = 1e-6
 // note and the MPS schedule stands.
 const maxCoefRange = 1e12
 
-
 // errOrderInfeasible: no schedule completes the jobs in the given order
 // (a job's minimum forces it to finish before a job ordered earlier).
 var errOrderInfeasible = errors.New("no schedule has this completion order")
