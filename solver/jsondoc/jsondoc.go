@@ -497,6 +497,26 @@ func hex4(h []byte) rune {
 	return r
 }
 
+// after consumes what follows an element or member: the closing byte
+// (end) or a comma and the white space after it; ok is false on anything
+// else.
+func (p *parser) after(closing byte) (end, ok bool) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, false
+	}
+	c := p.data[p.pos]
+	p.pos++
+	if c == closing {
+		return true, true
+	}
+	if c != ',' {
+		return false, false
+	}
+	p.skipSpace()
+	return false, true
+}
+
 func (p *parser) array() (any, bool) {
 	p.pos++
 	p.depth++
@@ -517,19 +537,13 @@ func (p *parser) array() (any, bool) {
 			return nil, false
 		}
 		p.elems = append(p.elems, v)
-		p.skipSpace()
-		if p.pos >= len(d) {
+		end, ok := p.after(']')
+		if !ok {
 			return nil, false
 		}
-		c := d[p.pos]
-		p.pos++
-		if c == ']' {
+		if end {
 			break
 		}
-		if c != ',' {
-			return nil, false
-		}
-		p.skipSpace()
 	}
 	out := make([]any, len(p.elems)-base)
 	copy(out, p.elems[base:])
@@ -586,19 +600,13 @@ func (p *parser) object() (any, bool) {
 			p.vals = append(p.vals, v)
 		}
 		n++
-		p.skipSpace()
-		if p.pos >= len(d) {
+		end, ok := p.after('}')
+		if !ok {
 			return nil, false
 		}
-		c := d[p.pos]
-		p.pos++
-		if c == '}' {
+		if end {
 			break
 		}
-		if c != ',' {
-			return nil, false
-		}
-		p.skipSpace()
 	}
 	if n > smallObject {
 		// The first members are in m, the later ones on the stack;

@@ -129,24 +129,17 @@ func sortedKeys[V any](m map[string]V, buf *[smallMap]string) []string {
 // IntMap appends a map[string]int as json.Marshal does: null when nil,
 // keys sorted.
 func IntMap(dst []byte, m map[string]int) []byte {
-	if m == nil {
-		return append(dst, "null"...)
-	}
-	var buf [smallMap]string
-	dst = append(dst, '{')
-	for i, k := range sortedKeys(m, &buf) {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = String(dst, k)
-		dst = append(dst, ':')
-		dst = Int(dst, m[k])
-	}
-	return append(dst, '}')
+	dst, _ = appendMap(dst, m, func(b []byte, v int) ([]byte, error) { return Int(b, v), nil })
+	return dst
 }
 
 // FloatMap appends a map[string]float64 as json.Marshal does.
 func FloatMap(dst []byte, m map[string]float64) ([]byte, error) {
+	return appendMap(dst, m, Float)
+}
+
+// appendMap appends m with its values written by value.
+func appendMap[V any](dst []byte, m map[string]V, value func([]byte, V) ([]byte, error)) ([]byte, error) {
 	if m == nil {
 		return append(dst, "null"...), nil
 	}
@@ -159,7 +152,7 @@ func FloatMap(dst []byte, m map[string]float64) ([]byte, error) {
 		dst = String(dst, k)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = Float(dst, m[k]); err != nil {
+		if dst, err = value(dst, m[k]); err != nil {
 			return dst, err
 		}
 	}
