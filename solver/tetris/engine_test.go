@@ -169,3 +169,14 @@ func TestBestMachinesIsStableSortPrefix(t *testing.T) {
 		}
 	}
 }
+
+// fits reports whether demand ≤ fitLimit(free, capacity) componentwise, in
+// raw units: the engine's test on normalised amounts, made independently.
+func fits(demand, free, capacity []float64) bool {
+	for k, d := range demand {
+		if d > fitLimit(free[k], capacity[k]) {
+			return false
+		}
+	}
+	return true
+}

@@ -10,14 +10,3 @@ import "github.com/xflex/xflex/vecpack"
 // capacity units, so a demand of 1 fit a free amount of 0 on a machine of
 // capacity 1e15 again and again (free went negative, alignments below 0).
 func fitLimit(free, c float64) float64 { return vecpack.FitLimit(free, c) }
-
-// fits reports whether demand ≤ fitLimit(free, capacity) componentwise, in
-// raw units (the engine makes the same test on normalised amounts).
-func fits(demand, free, capacity []float64) bool {
-	for k, d := range demand {
-		if d > fitLimit(free[k], capacity[k]) {
-			return false
-		}
-	}
-	return true
-}
