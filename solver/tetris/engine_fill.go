@@ -228,7 +228,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		e := &fs.ents[t.e]
 		pj := e.job
 		rank := r.rank(pj)
-		c := cand{g: e.gi, mi: e.mi, align: e.a, score: t.sc, remote: e.remote, promoted: e.promo, ok: true}
+		c := cand{g: e.gi, mi: e.mi, align: e.a, score: t.score(), remote: e.remote, promoted: e.promo, ok: true}
 		out = append(out, r.apply(c, m, r.sh[pj], rank))
 		ru := out[len(out)-1].RemoteUse
 		if c.remote {
@@ -411,7 +411,7 @@ func (r *round) kept(ei int, a float64, m int) {
 	}
 	fs.cnt[e.job]++
 	fs.ents[ei].a = a
-	nd := hnode{sc: r.score(e.job, a, e.remote), tie: tieKey(e.gi, e.mi), e: int32(ei)}
+	nd := mkNode(r.score(e.job, a, e.remote), tieKey(e.gi, e.mi), int32(ei), 0)
 	if e.promo {
 		fs.hp = append(fs.hp, nd)
 	} else {
@@ -512,7 +512,7 @@ func (r *round) addGroup(gi, m int) {
 		fs.ntouched++
 	}
 	fs.cnt[j]++
-	node := hnode{sc: r.score(j, a, remote), tie: tieKey(gi, mi), e: int32(ei)}
+	node := mkNode(r.score(j, a, remote), tieKey(gi, mi), int32(ei), 0)
 	if promo {
 		fs.hp = append(fs.hp, node)
 	} else {
@@ -759,9 +759,9 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 			fs.parked[e.job] = append(fs.parked[e.job], h.pop())
 			continue
 		}
-		if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie != tie {
+		if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie() != tie {
 			e.a = r.dot(fs.ndOf(e))
-			t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tie, int32(fs.step)
+			*t = mkNode(r.score(e.job, e.a, e.remote), tie, t.e, int32(fs.step))
 			h.down(0)
 			continue
 		}
@@ -787,11 +787,11 @@ func (r *round) unpark(cut bool) {
 			if e.dead {
 				continue
 			}
-			if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie != tie {
+			if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie() != tie {
 				// Back with a current score: it would be re-evaluated on
 				// reaching the top anyway.
 				e.a = r.dot(fs.ndOf(e))
-				t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tie, int32(fs.step)
+				t = mkNode(r.score(e.job, e.a, e.remote), tie, t.e, int32(fs.step))
 			}
 			if e.promo {
 				fs.hp.push(t)
@@ -815,7 +815,7 @@ func (r *round) refreshAll() {
 				continue
 			}
 			e.a = r.dot(fs.ndOf(e))
-			t.sc, t.tie, t.at = r.score(e.job, e.a, e.remote), tieKey(e.gi, e.mi), int32(fs.step)
+			*t = mkNode(r.score(e.job, e.a, e.remote), tieKey(e.gi, e.mi), t.e, int32(fs.step))
 		}
 		h.heapify()
 	}
