@@ -34,6 +34,9 @@ type gcache struct {
 	promo, anon bool
 	byMachine   bool
 	remote      bool // member 0 reads input
+	// input1: member 0 reads from exactly one machine entry (see
+	// classLocalND).
+	input1 bool
 	// first is the first member, from the cursor, neither placed nor dead
 	// this round (-1: to be found; apply and dead marks reset it); every
 	// representative is it or a later member. firstIn is the one machine
@@ -50,10 +53,11 @@ type gcache struct {
 }
 
 // Per capacity class, the groups' remote demands normalised (nd[gi·d:]),
-// computed on first use (state[gi]: 0 not yet, 1 done, 2 the class lacks
-// a resource the group needs). The fills of the class's machines use nd
-// as the start of their demand array (fillState.nd), appending past its
-// length.
+// then their local demands normalised (nd[(len(gs)+gi)·d:], see
+// classLocalND), each computed on first use (state[gi], state[len(gs)+gi]:
+// 0 not yet, 1 done, 2 the class lacks a resource the group needs). The
+// fills of the class's machines use nd as the start of their demand array
+// (fillState.nd), appending past its length.
 type classCache struct {
 	nd    []float64
 	state []uint8
@@ -170,6 +174,29 @@ func (r *round) classND(gi, cls, m int) (nd []float64, absent bool) {
 	return nd, cc.state[gi] == 2
 }
 
+// classLocalND is, for capacity class cls (m is a machine of it), the
+// normalised demand of a member of group gi whose one input entry, at
+// member 0's rate, is on the machine being filled: the group's Demand plus
+// that rate on disk read (LocalDemand with the input on the machine),
+// computed on first use. Group gi's member 0 must have one input entry
+// (gcache.input1); the caller checks that the member's rate is member 0's,
+// bit for bit.
+func (r *round) classLocalND(gi, cls, m int) (nd []float64, absent bool) {
+	cc := r.classCache(cls)
+	i := len(r.gs) + gi
+	nd = cc.nd[i*r.d : (i+1)*r.d : (i+1)*r.d]
+	if cc.state[i] == 0 {
+		cc.state[i] = 1
+		g := r.gs[gi]
+		in := g.Members[0].Inputs
+		LocalDemand(g, in, in[0].Machine, r.cfg.Roles, r.dem)
+		if r.normalise(r.dem, m, nd) {
+			cc.state[i] = 2
+		}
+	}
+	return nd, cc.state[i] == 2
+}
+
 // classFillRoom is the room, in entries, a class cache leaves after its
 // groups' demands for a fill's other entries (members with input on the
 // machine, groups whose representative has other rates); more only costs
@@ -180,8 +207,8 @@ const classFillRoom = 64
 func (r *round) classCache(cls int) *classCache {
 	cc := &r.cls[cls]
 	if cc.state == nil {
-		n := len(r.gs) * r.d
-		cc.nd, cc.state = make([]float64, n, n+classFillRoom*r.d), make([]uint8, len(r.gs))
+		n := 2 * len(r.gs) * r.d
+		cc.nd, cc.state = make([]float64, n, n+classFillRoom*r.d), make([]uint8, 2*len(r.gs))
 	}
 	return cc
 }

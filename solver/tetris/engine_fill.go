@@ -424,6 +424,27 @@ func (r *round) kept(ei int, a float64, m int) {
 func (r *round) addLocal(gi, mi, m int) {
 	fs := &r.fs
 	g := r.gs[gi]
+	if ins := g.Members[mi].Inputs; len(ins) == 1 && ins[0].Machine == m && r.gc[gi].input1 && r.capCls[m] >= 0 &&
+		sameRates(ins, g.Members[0].Inputs) {
+		// The common case: the class's cached local demand of the group,
+		// read entirely on m (no remote reads to check).
+		nd, absent := r.classLocalND(gi, r.capCls[m], m)
+		if absent {
+			return
+		}
+		a, ok := r.align(nd)
+		if !ok {
+			return
+		}
+		off := (len(r.gs) + gi) * r.d
+		if !fs.shared {
+			off = len(fs.nd)
+			fs.nd = append(fs.nd, nd...)
+		}
+		e := fent{gi: gi, mi: mi, job: g.Job, off: off, ver: -1, local: true, promo: r.gPromo[gi]}
+		r.add(&e, a, m)
+		return
+	}
 	off := fs.take()
 	nd := fs.nd[off:]
 	remote, absent := r.demandOn(g, g.Members[mi].Inputs, m, nd)
