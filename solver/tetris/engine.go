@@ -351,7 +351,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		r.gc[gi] = gcache{gi: gi, nmem: len(g.Members), job: g.Job, count: g.Count, promo: g.Promoted, anon: g.Members == nil,
 			byMachine: g.ByMachine != nil, remote: len(g.Members) > 0 && len(g.Members[0].Inputs) > 0,
 			input1: len(g.Members) > 0 && len(g.Members[0].Inputs) == 1,
-			first: -1, repMi: -1}
+			first:  -1, repMi: -1}
 	}
 	r.cls = make([]classCache, maxCapClasses)
 	for j := range js {
