@@ -258,7 +258,20 @@ type round struct {
 	cfg   Config
 	d     int
 	mask  []bool
-	local [][][2]int // machine -> (group, member) with an input there
+	// localAll lists the members with input on each machine, machine by
+	// machine (by group, member and input order within one), those of
+	// machine m at localAll[localAt[m]:localAt[m+1]].
+	localAll []localRef
+	localAt  []int32
+	// placedBits has bit mbase[gi]+mi set when member mi of group gi is
+	// placed in this round: the fills test their local members here, not
+	// in the members (one cache line for the round instead of one per
+	// member).
+	placedBits []uint64
+	mbase      []int
+	// gdem is every group's Demand, d per group (the fills' pre-filter
+	// reads it for each local member).
+	gdem []float64
 	pend  []int      // pending members per job
 	npend int        // jobs with pending members
 	nf    []float64  // normalised masked free of the machine
@@ -341,7 +354,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	d := dims(ms)
 	mask := cfg.mask(d)
 	r := &round{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: mask,
-		local: make([][][2]int, len(ms)), pend: make([]int, len(js)), sh: make([]float64, len(js)),
+		pend: make([]int, len(js)), sh: make([]float64, len(js)),
 		nf: make([]float64, d), dem: make([]float64, d),
 		thr: make([]float64, d), gc: make([]gcache, len(gs)), capCls: capClasses(ms),
 		chg: make([]int, len(ms)), gPromo: make([]bool, len(gs)),
@@ -362,9 +375,17 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 			r.shareRes = append(r.shareRes, k)
 		}
 	}
+	r.mbase = make([]int, len(gs))
+	r.gdem = make([]float64, len(gs)*d)
+	nmem := 0
+	var refs []localRef
+	var refAt []int32 // the machine of each of refs
 	for gi, g := range gs {
 		r.gPromo[gi] = g.Promoted
 		r.pend[g.Job] += g.Count
+		copy(r.gdem[gi*d:(gi+1)*d], g.Demand)
+		r.mbase[gi] = nmem
+		nmem += len(g.Members)
 		g.round++
 		if g.ByMachine != nil {
 			g.skip = nil
@@ -373,24 +394,40 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		if g.Members != nil {
 			// Skip pointers over placed and dead members for this round.
 			g.skip = make([]int32, len(g.Members)+1)
-			for mi := range g.skip {
-				g.skip[mi] = int32(mi)
-				if mi < len(g.Members) && g.Members[mi].placed {
-					g.skip[mi] = int32(mi + 1)
-				}
-			}
+			g.skip[len(g.Members)] = int32(len(g.Members))
 		}
 		for mi := range g.Members {
 			mem := &g.Members[mi]
+			g.skip[mi] = int32(mi)
 			if mem.placed {
+				g.skip[mi] = int32(mi + 1)
 				continue
 			}
+			canon := len(mem.Inputs) == 1 && r.gc[gi].input1 && sameRates(mem.Inputs, g.Members[0].Inputs)
 			for k, in := range mem.Inputs {
 				if !hasInput(mem.Inputs[:k], in.Machine) {
-					r.local[in.Machine] = append(r.local[in.Machine], [2]int{gi, mi})
+					refs = append(refs, localRef{gi: int32(gi), mi: int32(mi), bit: int32(r.mbase[gi] + mi), canon: canon})
+					refAt = append(refAt, int32(in.Machine))
 				}
 			}
 		}
+	}
+	r.placedBits = make([]uint64, (nmem+63)/64)
+	// Counting sort of refs by machine (stable: each machine's list keeps
+	// the order above).
+	r.localAt = make([]int32, len(ms)+1)
+	for _, m := range refAt {
+		r.localAt[m+1]++
+	}
+	for m := range ms {
+		r.localAt[m+1] += r.localAt[m]
+	}
+	r.localAll = make([]localRef, len(refs))
+	next := append([]int32(nil), r.localAt[:len(ms)]...)
+	for i, ref := range refs {
+		m := refAt[i]
+		r.localAll[next[m]] = ref
+		next[m]++
 	}
 	for j, p := range r.pend {
 		if p > 0 {
@@ -710,6 +747,16 @@ func drop(list *[]int, pos []int, j int) {
 	}
 }
 
+// localRef is a member with input on a machine (round.localAll).
+type localRef struct {
+	gi, mi int32
+	bit    int32 // the member's bit in round.placedBits
+	// canon: the member reads one input entry, at member 0's rate bit
+	// for bit, and so does member 0 (classLocalND is then its demand on
+	// the machine holding the input).
+	canon bool
+}
+
 func hasInput(ins []Input, m int) bool {
 	for _, in := range ins {
 		if in.Machine == m {
@@ -729,6 +776,8 @@ func (r *round) apply(c cand, m int, share float64, rank int) Placement {
 	var inputs []Input
 	if c.mi >= 0 {
 		g.Members[c.mi].placed = true
+		b := r.mbase[c.g] + c.mi
+		r.placedBits[b>>6] |= 1 << (b & 63)
 		g.removeLive(c.mi)
 		inputs = g.Members[c.mi].Inputs
 	}

@@ -178,17 +178,18 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			}
 		}
 	}
-	for _, gm := range r.local[m] {
-		g := r.gs[gm[0]]
-		if !g.Members[gm[1]].placed && (scarce < 0 || g.Demand[scarce] <= lim) {
-			r.addLocal(gm[0], gm[1], m)
+	for _, lr := range r.localAll[r.localAt[m]:r.localAt[m+1]] {
+		if r.placedBits[lr.bit>>6]&(1<<(lr.bit&63)) == 0 && (scarce < 0 || r.gdem[int(lr.gi)*r.d+scarce] <= lim) {
+			r.addLocal(int(lr.gi), int(lr.mi), m, lr.canon)
 		}
 	}
 	for _, gi := range alive {
 		if g := r.gs[gi]; r.gc[gi].byMachine {
 			for _, mi := range g.ByMachine[m] {
-				if !g.Members[mi].placed {
-					r.addLocal(gi, int(mi), m)
+				if mem := &g.Members[mi]; !mem.placed {
+					canon := len(mem.Inputs) == 1 && mem.Inputs[0].Machine == m && r.gc[gi].input1 &&
+						sameRates(mem.Inputs, g.Members[0].Inputs)
+					r.addLocal(gi, int(mi), m, canon)
 				}
 			}
 		}
@@ -421,13 +422,15 @@ func (r *round) kept(ei int, a float64, m int) {
 
 // addLocal evaluates member mi of group gi, which has input on m, at the
 // start of m's fill and keeps it if it fits.
-func (r *round) addLocal(gi, mi, m int) {
+//
+// canon reports that the member's one input entry, on m, has member 0's
+// rate and member 0 has one input entry (localRef.canon).
+func (r *round) addLocal(gi, mi, m int, canon bool) {
 	fs := &r.fs
-	g := r.gs[gi]
-	if ins := g.Members[mi].Inputs; len(ins) == 1 && ins[0].Machine == m && r.gc[gi].input1 && r.capCls[m] >= 0 &&
-		sameRates(ins, g.Members[0].Inputs) {
+	if canon && r.capCls[m] >= 0 {
 		// The common case: the class's cached local demand of the group,
-		// read entirely on m (no remote reads to check).
+		// read entirely on m (no remote reads to check), without touching
+		// the member.
 		nd, absent := r.classLocalND(gi, r.capCls[m], m)
 		if absent {
 			return
@@ -441,10 +444,11 @@ func (r *round) addLocal(gi, mi, m int) {
 			off = len(fs.nd)
 			fs.nd = append(fs.nd, nd...)
 		}
-		e := fent{gi: gi, mi: mi, job: g.Job, off: off, ver: -1, local: true, promo: r.gPromo[gi]}
+		e := fent{gi: gi, mi: mi, job: r.gc[gi].job, off: off, ver: -1, local: true, promo: r.gPromo[gi]}
 		r.add(&e, a, m)
 		return
 	}
+	g := r.gs[gi]
 	off := fs.take()
 	nd := fs.nd[off:]
 	remote, absent := r.demandOn(g, g.Members[mi].Inputs, m, nd)
