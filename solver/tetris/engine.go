@@ -252,12 +252,12 @@ func (c cand) better(o cand) bool {
 }
 
 type round struct {
-	ms    []Machine
-	gs    []*Group
-	js    []Job
-	cfg   Config
-	d     int
-	mask  []bool
+	ms   []Machine
+	gs   []*Group
+	js   []Job
+	cfg  Config
+	d    int
+	mask []bool
 	// localAll lists the members with input on each machine, machine by
 	// machine (by group, member and input order within one), those of
 	// machine m at localAll[localAt[m]:localAt[m+1]].
@@ -271,15 +271,15 @@ type round struct {
 	mbase      []int
 	// gdem is every group's Demand, d per group (the fills' pre-filter
 	// reads it for each local member).
-	gdem []float64
-	pend  []int      // pending members per job
-	npend int        // jobs with pending members
-	nf    []float64  // normalised masked free of the machine
-	dem   []float64  // scratch: local demand
-	need  []Input    // scratch: remote needs
-	sh    []float64  // dominant share per job
-	alive []int      // scratch for fill: groups that may fit the machine
-	thr   []float64  // fit threshold per resource of the current pick
+	gdem  []float64
+	pend  []int     // pending members per job
+	npend int       // jobs with pending members
+	nf    []float64 // normalised masked free of the machine
+	dem   []float64 // scratch: local demand
+	need  []Input   // scratch: remote needs
+	sh    []float64 // dominant share per job
+	alive []int     // scratch for fill: groups that may fit the machine
+	thr   []float64 // fit threshold per resource of the current pick
 	// remoteVer counts placements with remote reads and fills that placed
 	// something: only they change free capacity at machines other than the
 	// one being filled, so a remote-fit check stays valid while it is
