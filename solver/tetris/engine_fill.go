@@ -531,7 +531,13 @@ func (r *round) addGroup(gi, m int) {
 	fs.nlive++
 	fs.slot[gi] = int64(r.fills)<<32 | int64(uint32(ei))
 	if remote {
-		r.register(ei, m)
+		if c.input1 {
+			// register without reading the member: its one input entry
+			// is on firstIn (not m).
+			fs.listIn(ei, c.firstIn)
+		} else {
+			r.register(ei, m)
+		}
 	}
 	if fs.cnt[j] == 0 {
 		fs.ntouched++
@@ -619,12 +625,17 @@ func (r *round) register(ei, m int) {
 	e := &fs.ents[ei]
 	for _, in := range r.gs[e.gi].Members[e.mi].Inputs {
 		if x := in.Machine; x != m {
-			if len(fs.byIn[x]) == 0 {
-				fs.inUsed = append(fs.inUsed, x)
-			}
-			fs.byIn[x] = append(fs.byIn[x], ei)
+			fs.listIn(ei, x)
 		}
 	}
+}
+
+// listIn lists entry ei under machine x (one of its input entries).
+func (fs *fillState) listIn(ei, x int) {
+	if len(fs.byIn[x]) == 0 {
+		fs.inUsed = append(fs.inUsed, x)
+	}
+	fs.byIn[x] = append(fs.byIn[x], ei)
 }
 
 // kill drops entry e for the rest of the fill.
