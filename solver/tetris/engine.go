@@ -37,6 +37,7 @@ package tetris
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 )
@@ -202,6 +203,9 @@ type Placement struct {
 // returns the placements in the order they were made. It mutates machine
 // Free, job Alloc, group Count and member placed flags.
 func Round(ctx context.Context, machines []Machine, order []int, groups []*Group, jobs []Job, cfg Config) ([]Placement, error) {
+	if err := checkSize(machines, groups, jobs); err != nil {
+		return nil, err
+	}
 	r := newRound(machines, groups, jobs, cfg)
 	var out []Placement
 	reserved := false
@@ -224,6 +228,26 @@ func Round(ctx context.Context, machines []Machine, order []int, groups []*Group
 		}
 	}
 	return out, nil
+}
+
+// maxRoundSize bounds the members (and anonymous tasks), machines and
+// jobs of a round: the round keeps indices and counts in 32 bits (gcache,
+// localRef). Both problems' limits are far below it (a million tasks).
+const maxRoundSize = math.MaxInt32
+
+// checkSize refuses a round larger than maxRoundSize.
+func checkSize(machines []Machine, groups []*Group, jobs []Job) error {
+	n := 0
+	for _, g := range groups {
+		n += max(len(g.Members), g.Count)
+		if n >= maxRoundSize {
+			return fmt.Errorf("tetris: a round takes fewer than %d tasks", maxRoundSize)
+		}
+	}
+	if len(machines) >= maxRoundSize || len(jobs) >= maxRoundSize {
+		return fmt.Errorf("tetris: a round takes fewer than %d machines and jobs", maxRoundSize)
+	}
+	return nil
 }
 
 type cand struct {
@@ -271,7 +295,10 @@ type round struct {
 	mbase      []int
 	// gdem is every group's Demand, d per group (the fills' pre-filter
 	// reads it for each local member).
-	gdem  []float64
+	gdem []float64
+	// rdem[gi] is group gi's remote demand (nil until needed, see
+	// remoteDem).
+	rdem  [][]float64
 	pend  []int     // pending members per job
 	npend int       // jobs with pending members
 	nf    []float64 // normalised masked free of the machine
@@ -361,7 +388,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		ew: make([]float64, len(js)), mono: true}
 	r.fs.init(len(js), len(gs), len(ms), d)
 	for gi, g := range gs {
-		r.gc[gi] = gcache{gi: gi, nmem: len(g.Members), job: g.Job, count: g.Count, promo: g.Promoted, anon: g.Members == nil,
+		r.gc[gi] = gcache{gi: int32(gi), nmem: int32(len(g.Members)), job: int32(g.Job), count: int32(g.Count), promo: g.Promoted, anon: g.Members == nil,
 			byMachine: g.ByMachine != nil, remote: len(g.Members) > 0 && len(g.Members[0].Inputs) > 0,
 			input1: len(g.Members) > 0 && len(g.Members[0].Inputs) == 1,
 			first:  -1, repMi: -1}
@@ -818,7 +845,7 @@ func (r *round) apply(c cand, m int, share float64, rank int) Placement {
 	}
 	g.Count--
 	r.gc[c.g].count--
-	if c.mi >= 0 && r.gc[c.g].first == c.mi {
+	if c.mi >= 0 && int(r.gc[c.g].first) == c.mi {
 		r.gc[c.g].first = -1
 	}
 	r.pend[g.Job]--

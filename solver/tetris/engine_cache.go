@@ -25,31 +25,36 @@ const maxCapClasses = 16
 
 // gcache is a group's state kept across the fills of one round, next to
 // the other groups' (the fills read it for every group).
+//
+// Its fields are 32-bit (Round refuses rounds of 2³¹ members or more) so
+// that the entry takes 48 bytes: every fill reads it for every group, and
+// at 104 bytes the array no longer stayed in the L1 cache from one fill
+// to the next.
 type gcache struct {
+	// repVer: see repMi.
+	repVer int
 	// The group's index, and copies of its fields: len(Members), Job,
-	// Count (apply keeps it in step), Promoted, Members == nil,
-	// ByMachine != nil.
-	gi, nmem    int
-	job, count  int
-	promo, anon bool
-	byMachine   bool
-	remote      bool // member 0 reads input
-	// input1: member 0 reads from exactly one machine entry (see
-	// classLocalND).
-	input1 bool
+	// Count (apply keeps it in step).
+	gi, nmem   int32
+	job, count int32
 	// first is the first member, from the cursor, neither placed nor dead
 	// this round (-1: to be found; apply and dead marks reset it); every
 	// representative is it or a later member. firstIn is the one machine
 	// it reads from (-1: none, -2: several), firstCanon that its rates are
 	// member 0's.
-	first, firstIn int
-	firstCanon     bool
-	// dem is the remote demand (nil until needed).
-	dem []float64
+	first, firstIn int32
 	// repMi is the last representative whose remote reads fitted, at
 	// remoteVer repVer (-1: none); the check holds on every machine
 	// without its input until one of its input machines changes.
-	repMi, repVer int
+	repMi int32
+	// Promoted, Members == nil, ByMachine != nil.
+	promo, anon bool
+	byMachine   bool
+	remote      bool // member 0 reads input
+	// input1: member 0 reads from exactly one machine entry (see
+	// classLocalND).
+	input1     bool
+	firstCanon bool
 }
 
 // Per capacity class, the groups' remote demands normalised (nd[gi·d:]),
@@ -115,18 +120,20 @@ func sameRates(a, b []Input) bool {
 
 // remoteDem is group gi's remote demand, computed on first use.
 func (r *round) remoteDem(gi int) []float64 {
-	c := &r.gc[gi]
-	if c.dem == nil {
+	if r.rdem == nil {
+		r.rdem = make([][]float64, len(r.gs))
+	}
+	if r.rdem[gi] == nil {
 		g := r.gs[gi]
-		c.dem = make([]float64, r.d)
+		r.rdem[gi] = make([]float64, r.d)
 		var inputs []Input
 		if len(g.Members) > 0 {
 			inputs = g.Members[0].Inputs
 		}
 		// m = -1: every input is remote.
-		c.remote = LocalDemand(g, inputs, -1, r.cfg.Roles, c.dem)
+		r.gc[gi].remote = LocalDemand(g, inputs, -1, r.cfg.Roles, r.rdem[gi])
 	}
-	return c.dem
+	return r.rdem[gi]
 }
 
 // groupDemand appends to the fill's demands the normalised demand on m of
@@ -218,9 +225,9 @@ func (r *round) classCache(cls int) *classCache {
 func (r *round) findFirst(gi int) int {
 	c, g := &r.gc[gi], r.gs[gi]
 	f := r.nextRep(g, g.nextLive(g.cursor), -1)
-	c.first, c.firstIn, c.firstCanon = f, -2, false
+	c.first, c.firstIn, c.firstCanon = int32(f), -2, false
 	if f < len(g.Members) {
-		c.firstIn = remoteIn(g.Members[f].Inputs, -1)
+		c.firstIn = int32(remoteIn(g.Members[f].Inputs, -1))
 		c.firstCanon = sameRates(g.Members[f].Inputs, g.Members[0].Inputs)
 	}
 	return f
@@ -229,8 +236,8 @@ func (r *round) findFirst(gi int) int {
 // rep is group gi's representative on m: its first pending member, not
 // dead this round, without input on m (len(Members) if none).
 func (r *round) rep(g *Group, c *gcache, m int) int {
-	gi := c.gi
-	f := c.first
+	gi := int(c.gi)
+	f := int(c.first)
 	if f < 0 || (f < len(g.Members) && (g.Members[f].placed || g.Members[f].deadAt == g.round)) {
 		c.first = -1
 		f = r.findFirst(gi)
@@ -254,7 +261,7 @@ func (r *round) sortByRemote() {
 	r.byRemote = make([][]int32, r.d)
 	for k := range r.byRemote {
 		s := append([]int32(nil), idx...)
-		sort.SliceStable(s, func(a, b int) bool { return r.gc[s[a]].dem[k] > r.gc[s[b]].dem[k] })
+		sort.SliceStable(s, func(a, b int) bool { return r.rdem[s[a]][k] > r.rdem[s[b]][k] })
 		r.byRemote[k] = s
 	}
 }

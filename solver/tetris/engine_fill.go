@@ -444,7 +444,7 @@ func (r *round) addLocal(gi, mi, m int, canon bool) {
 			off = len(fs.nd)
 			fs.nd = append(fs.nd, nd...)
 		}
-		e := fent{gi: gi, mi: mi, job: r.gc[gi].job, off: off, ver: -1, local: true, promo: r.gPromo[gi]}
+		e := fent{gi: gi, mi: mi, job: int(r.gc[gi].job), off: off, ver: -1, local: true, promo: r.gPromo[gi]}
 		r.add(&e, a, m)
 		return
 	}
@@ -483,11 +483,11 @@ func (r *round) addGroup(gi, m int) {
 		if c.first >= c.nmem {
 			return // no live member
 		}
-		if c.firstIn == m || c.firstIn == -2 || !c.firstCanon || cls < 0 {
+		if int(c.firstIn) == m || c.firstIn == -2 || !c.firstCanon || cls < 0 {
 			r.addGroupSlow(gi, m)
 			return
 		}
-		mi = c.first
+		mi = int(c.first)
 	}
 	if cls < 0 {
 		r.addGroupSlow(gi, m)
@@ -508,7 +508,7 @@ func (r *round) addGroup(gi, m int) {
 		return
 	}
 	ver := -1
-	if c.repMi == mi {
+	if int(c.repMi) == mi {
 		ver = c.repVer
 	}
 	if c.remote && r.chg[c.firstIn] > ver {
@@ -524,7 +524,7 @@ func (r *round) addGroup(gi, m int) {
 		fs.nd = append(fs.nd, nd...)
 	}
 	ei := len(fs.ents)
-	j, remote, promo := c.job, c.remote, c.promo
+	j, remote, promo := int(c.job), c.remote, c.promo
 	fs.ents = append(fs.ents, fent{gi: gi, mi: mi, job: j, a: a, off: off, ver: ver, remote: remote, promo: promo, sorted: true})
 	// kept, for a sorted group entry.
 	fs.live = append(fs.live, ei)
@@ -534,7 +534,7 @@ func (r *round) addGroup(gi, m int) {
 		if c.input1 {
 			// register without reading the member: its one input entry
 			// is on firstIn (not m).
-			fs.listIn(ei, c.firstIn)
+			fs.listIn(ei, int(c.firstIn))
 		} else {
 			r.register(ei, m)
 		}
@@ -554,14 +554,14 @@ func (r *round) addGroup(gi, m int) {
 // addGroupSlow is addGroup through the group's members.
 func (r *round) addGroupSlow(gi, m int) {
 	c := &r.gc[gi]
-	e := fent{gi: gi, mi: -1, job: c.job, ver: -1, promo: c.promo}
+	e := fent{gi: gi, mi: -1, job: int(c.job), ver: -1, promo: c.promo}
 	if !c.anon {
 		g := r.gs[gi]
 		e.mi = r.rep(g, c, m)
 		if e.mi >= len(g.Members) {
 			return
 		}
-		if c.repMi == e.mi {
+		if int(c.repMi) == e.mi {
 			e.ver = c.repVer
 		}
 	}
@@ -605,7 +605,7 @@ func (r *round) remoteOK(e *fent, m int) bool {
 	for mi < len(g.Members) && !r.remoteFits(g.Members[mi].Inputs, m) {
 		g.Members[mi].deadAt = g.round
 		g.removeLive(mi)
-		if r.gc[e.gi].first == mi {
+		if int(r.gc[e.gi].first) == mi {
 			r.gc[e.gi].first = -1
 		}
 		mi = r.nextRep(g, g.nextLive(mi+1), m)
@@ -614,7 +614,7 @@ func (r *round) remoteOK(e *fent, m int) bool {
 	if mi >= len(g.Members) {
 		return false
 	}
-	r.gc[e.gi].repMi, r.gc[e.gi].repVer = mi, r.remoteVer
+	r.gc[e.gi].repMi, r.gc[e.gi].repVer = int32(mi), r.remoteVer
 	return true
 }
 

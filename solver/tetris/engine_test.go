@@ -180,3 +180,18 @@ func fits(demand, free, capacity []float64) bool {
 	}
 	return true
 }
+
+// TestRoundRefusesOversize: the round keeps counts in 32 bits, so a round
+// of 2³¹ tasks is refused instead of wrapping.
+func TestRoundRefusesOversize(t *testing.T) {
+	ms := []Machine{{Cap: []float64{1}, Free: []float64{1}}}
+	js := []Job{{Alloc: []float64{0}, Weight: 1}}
+	cfg := Config{Total: []float64{1}, Roles: Roles{-1, -1, -1}}
+	for _, n := range []int{maxRoundSize - 1, maxRoundSize} {
+		gs := []*Group{{Job: 0, Demand: []float64{2}, Count: n}} // never fits
+		_, err := Round(context.Background(), ms, []int{0}, gs, js, cfg)
+		if (err != nil) != (n >= maxRoundSize) {
+			t.Fatalf("Count %d: err = %v", n, err)
+		}
+	}
+}
