@@ -242,6 +242,11 @@ func matchReference(t *testing.T, rng *rand.Rand, n int, gen func(*rand.Rand) eq
 					t.Fatalf("instance %d: free of machine %d differs", it, i)
 				}
 			}
+			for j := range a.js {
+				if !reflect.DeepEqual(a.js[j].Alloc, b.js[j].Alloc) {
+					t.Fatalf("instance %d: allocation of job %d differs", it, j)
+				}
+			}
 			for gi := range a.gs {
 				if a.gs[gi].Count != b.gs[gi].Count {
 					t.Fatalf("instance %d: count of group %d differs", it, gi)

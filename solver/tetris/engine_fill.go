@@ -230,9 +230,11 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		pj := e.job
 		rank := r.rank(pj)
 		c := cand{g: e.gi, mi: e.mi, align: e.a, score: t.score(), remote: e.remote, promoted: e.promo, ok: true}
-		out = append(out, r.apply(c, m, r.sh[pj], rank))
-		ru := out[len(out)-1].RemoteUse
+		out = append(out, Placement{})
+		r.apply(c, m, r.sh[pj], rank, &out[len(out)-1])
+		var ru []Input
 		if c.remote {
+			ru = r.pru
 			r.remoteVer++
 			for _, n := range ru {
 				r.chg[n.Machine] = r.remoteVer
@@ -242,7 +244,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		r.advance(int(t.e), m)
 		fs.step++
 		// Only the resources the placement used changed on m.
-		for k, x := range out[len(out)-1].Demand {
+		for k, x := range r.pdem {
 			if x != 0 {
 				r.prepResource(&r.ms[m], k)
 			}

@@ -503,6 +503,6 @@ func (r *refRound) apply(c cand, m int, share float64, rank int) Placement {
 	if r.pend[g.Job] == 0 {
 		r.npend--
 	}
-	return Placement{Group: c.g, Member: c.mi, Machine: m, Alignment: c.align, Score: c.score,
-		Remote: c.remote, Promoted: c.promoted, Demand: dem, RemoteUse: ru, Share: share, Rank: rank}
+	return Placement{Group: int32(c.g), Member: int32(c.mi), Machine: int32(m), Alignment: c.align, Score: c.score,
+		Remote: c.remote, Promoted: c.promoted, Share: share, Rank: int32(rank)}
 }

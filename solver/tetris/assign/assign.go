@@ -480,7 +480,7 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 		res.Assignments = append(res.Assignments, Assignment{
 			Task: req.Tasks[ti].ID, Job: in.JobIDs[g.Job], Machine: req.Machines[p.Machine].Name,
 			Alignment: p.Alignment, Score: p.Score, Remote: p.Remote, Promoted: p.Promoted,
-			Share: p.Share, Rank: p.Rank,
+			Share: p.Share, Rank: int(p.Rank),
 		})
 		if p.Remote {
 			res.Summary.Remote++

@@ -613,7 +613,7 @@ func (s *sim) tetrisRound(ctx context.Context) {
 	ps, _ := tetris.Round(ctx, s.tm, s.order, groups, s.tj, cfg)
 	for _, p := range ps {
 		w := where[p.Group]
-		s.start(w[0], w[1], p.Machine, p.Member)
+		s.start(w[0], w[1], int(p.Machine), int(p.Member))
 	}
 }
 
