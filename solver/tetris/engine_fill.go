@@ -84,10 +84,15 @@ type fillState struct {
 	rest  []int
 	nlive int
 	// ptr[k] is the position in byRemote[k] before which every sorted
-	// entry is dead (pointer mode of recheck); chk lists the resources
-	// checked on the machine (masked, capacity > 0).
-	ptr []int
-	chk []int
+	// entry is dead (pointer mode of recheck), and stop[k] the demand of
+	// the entry the last walk stopped at (+Inf before the first walk, -Inf
+	// when it reached the end): the live sorted entries from ptr[k] on
+	// demand at most stop[k], so while stop[k] is within the threshold no
+	// walk is needed. chk lists the resources checked on the machine
+	// (masked, capacity > 0).
+	ptr  []int
+	stop []float64
+	chk  []int
 	// slot[gi] is fill<<32 | e: group gi's entry in the fill is e when
 	// fill is the fill's number (one load for recheck's walk).
 	slot []int64
@@ -118,6 +123,7 @@ func (fs *fillState) init(nj, ng, nm, d int) {
 	fs.d = d
 	fs.byIn = make([][]int, nm)
 	fs.ptr = make([]int, d)
+	fs.stop = make([]float64, d)
 }
 
 // scanMax is the number of live entries up to which recheck tests each
@@ -141,7 +147,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	fs.step, fs.nlive = 0, 0
 	fs.chk = fs.chk[:0]
 	for k := range fs.ptr {
-		fs.ptr[k] = 0
+		fs.ptr[k], fs.stop[k] = 0, math.Inf(1)
 		if r.mask[k] && r.ms[m].Cap[k] > 0 {
 			fs.chk = append(fs.chk, k)
 		}
@@ -704,7 +710,12 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 			r.sortByRemote()
 		}
 		for _, k := range fs.chk {
-			srt, t, p := r.byRemote[k], r.thr[k], fs.ptr[k]
+			t := r.thr[k]
+			if fs.stop[k] <= t {
+				continue
+			}
+			srt, p := r.byRemote[k], fs.ptr[k]
+			stop := math.Inf(-1)
 			for ; p < len(srt); p++ {
 				gi := srt[p]
 				sl := fs.slot[gi]
@@ -715,12 +726,13 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 				if e.dead || !e.sorted {
 					continue
 				}
-				if fs.nd[e.off+k] <= t {
+				if v := fs.nd[e.off+k]; v <= t {
+					stop = v
 					break
 				}
 				fs.kill(e)
 			}
-			fs.ptr[k] = p
+			fs.ptr[k], fs.stop[k] = p, stop
 		}
 		fs.rest = r.scanFit(fs.rest)
 	}
