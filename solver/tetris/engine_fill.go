@@ -93,6 +93,11 @@ type fillState struct {
 	ptr  []int
 	stop []float64
 	chk  []int
+	// restMax[k] bounds resource k's normalised demand over the live
+	// entries of rest (+Inf before the first scan): while every bound is
+	// within its threshold no entry of rest can fail the fit test, and
+	// recheck skips the scan.
+	restMax []float64
 	// slot[gi] is fill<<32 | e: group gi's entry in the fill is e when
 	// fill is the fill's number (one load for recheck's walk).
 	slot []int64
@@ -124,6 +129,7 @@ func (fs *fillState) init(nj, ng, nm, d int) {
 	fs.byIn = make([][]int, nm)
 	fs.ptr = make([]int, d)
 	fs.stop = make([]float64, d)
+	fs.restMax = make([]float64, d)
 }
 
 // scanMax is the number of live entries up to which recheck tests each
@@ -147,7 +153,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 	fs.step, fs.nlive = 0, 0
 	fs.chk = fs.chk[:0]
 	for k := range fs.ptr {
-		fs.ptr[k], fs.stop[k] = 0, math.Inf(1)
+		fs.ptr[k], fs.stop[k], fs.restMax[k] = 0, math.Inf(1), math.Inf(1)
 		if r.mask[k] && r.ms[m].Cap[k] > 0 {
 			fs.chk = append(fs.chk, k)
 		}
@@ -734,7 +740,9 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 			}
 			fs.ptr[k], fs.stop[k] = p, stop
 		}
-		fs.rest = r.scanFit(fs.rest)
+		if !fitsAll(fs.restMax, r.thr) {
+			fs.rest = r.scanRest(fs.rest)
+		}
 	}
 	if e := &fs.ents[placed]; !e.dead && e.remote && e.ver < 0 {
 		if !r.remoteOK(e, m) {
@@ -787,6 +795,47 @@ func (r *round) scanFit(list []int) []int {
 		keep = append(keep, ei)
 	}
 	return keep
+}
+
+// scanRest is scanFit of rest, which also sets restMax to the largest
+// demands of the entries kept.
+func (r *round) scanRest(list []int) []int {
+	fs := &r.fs
+	thr := r.thr[:fs.d]
+	mx := fs.restMax[:len(thr)]
+	for k := range mx {
+		mx[k] = math.Inf(-1)
+	}
+	keep := list[:0]
+	for _, ei := range list {
+		e := &fs.ents[ei]
+		if e.dead {
+			continue
+		}
+		nd := fs.nd[e.off:][:len(thr)]
+		if !fitsAll(nd, thr) {
+			fs.kill(e)
+			continue
+		}
+		for k, x := range nd {
+			if x > mx[k] { // not the builtin max: a NaN demand (which fits) must not make the bound NaN
+				mx[k] = x
+			}
+		}
+		keep = append(keep, ei)
+	}
+	return keep
+}
+
+// fitsAll reports whether nd[k] ≤ thr[k] for every k < len(nd).
+func fitsAll(nd, thr []float64) bool {
+	thr = thr[:len(nd)]
+	for k, x := range nd {
+		if x > thr[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // top is the best node of h among eligible jobs (all jobs holding a
