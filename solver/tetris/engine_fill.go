@@ -22,7 +22,9 @@ import (
 // dropped: with few live entries by testing each, otherwise by walking,
 // per checked resource, the groups in order of demand from where the last
 // walk stopped (the demands only pass the falling threshold in that
-// order); members with input on m are tested one by one. Remote reads are
+// order; no walk while the entry the last one stopped at still fits);
+// members with input on m are tested one by one (not at all while a
+// per-resource bound of their demands fits). Remote reads are
 // rechecked only for entries reading from a machine the placement read
 // from, after the fit test (the reference's order, which decides which
 // members are marked dead). The per-job counts of live entries give the
