@@ -581,11 +581,8 @@ func (r *round) normalise(dem []float64, m int, nd []float64) (absent bool) {
 // (its fit thresholds precomputed by prepMachine); ok is false when nd does
 // not fit.
 func (r *round) align(nd []float64) (a float64, ok bool) {
-	thr := r.thr[:len(nd)]
-	for k, x := range nd {
-		if x > thr[k] {
-			return 0, false
-		}
+	if !fitsAll(nd, r.thr) {
+		return 0, false
 	}
 	nf := r.nf[:len(nd)]
 	for k, x := range nd {

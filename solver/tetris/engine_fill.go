@@ -782,15 +782,7 @@ func (r *round) scanFit(list []int) []int {
 		if e.dead {
 			continue
 		}
-		nd := all[e.off:][:len(thr)]
-		fits := true
-		for k, t := range thr {
-			if nd[k] > t {
-				fits = false
-				break
-			}
-		}
-		if !fits {
+		if !fitsAll(all[e.off:][:len(thr)], thr) {
 			fs.kill(e)
 			continue
 		}
