@@ -519,17 +519,30 @@ func (p *parser) after(closing byte) (end, ok bool) {
 	return false, true
 }
 
-func (p *parser) array() (any, bool) {
+// open enters the container whose opening bracket is at p.pos: it checks
+// the nesting depth and reports whether the container is empty (closed by
+// close right away, which it consumes, leaving the container).
+func (p *parser) open(close byte) (empty, ok bool) {
 	p.pos++
 	p.depth++
 	if p.depth > maxDepth {
-		return nil, false
+		return false, false
 	}
 	p.skipSpace()
-	d := p.data
-	if p.pos < len(d) && d[p.pos] == ']' {
+	if d := p.data; p.pos < len(d) && d[p.pos] == close {
 		p.pos++
 		p.depth--
+		return true, true
+	}
+	return false, true
+}
+
+func (p *parser) array() (any, bool) {
+	empty, ok := p.open(']')
+	if !ok {
+		return nil, false
+	}
+	if empty {
 		return []any{}, true
 	}
 	base := len(p.elems)
@@ -561,18 +574,14 @@ func (p *parser) array() (any, bool) {
 const smallObject = 8
 
 func (p *parser) object() (any, bool) {
-	p.pos++
-	p.depth++
-	if p.depth > maxDepth {
+	empty, ok := p.open('}')
+	if !ok {
 		return nil, false
 	}
-	p.skipSpace()
-	d := p.data
-	if p.pos < len(d) && d[p.pos] == '}' {
-		p.pos++
-		p.depth--
+	if empty {
 		return map[string]any{}, true
 	}
+	d := p.data
 	m := make(map[string]any)
 	n := 0
 	base := len(p.keys)
