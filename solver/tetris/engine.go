@@ -239,10 +239,12 @@ const maxRoundSize = math.MaxInt32
 func checkSize(machines []Machine, groups []*Group, jobs []Job) error {
 	n := 0
 	for _, g := range groups {
-		n += max(len(g.Members), g.Count)
-		if n >= maxRoundSize {
+		// Compared before adding, so a huge Count cannot wrap the sum.
+		c := max(len(g.Members), g.Count)
+		if c >= maxRoundSize-n {
 			return fmt.Errorf("tetris: a round takes fewer than %d tasks", maxRoundSize)
 		}
+		n += c
 	}
 	if len(machines) >= maxRoundSize || len(jobs) >= maxRoundSize {
 		return fmt.Errorf("tetris: a round takes fewer than %d machines and jobs", maxRoundSize)

@@ -187,8 +187,12 @@ func TestRoundRefusesOversize(t *testing.T) {
 	ms := []Machine{{Cap: []float64{1}, Free: []float64{1}}}
 	js := []Job{{Alloc: []float64{0}, Weight: 1}}
 	cfg := Config{Total: []float64{1}, Roles: Roles{-1, -1, -1}}
-	for _, n := range []int{maxRoundSize - 1, maxRoundSize} {
-		gs := []*Group{{Job: 0, Demand: []float64{2}, Count: n}} // never fits
+	for _, n := range []int{maxRoundSize - 1, maxRoundSize, math.MaxInt} {
+		// Never fits; a second group would wrap a sum taken before the check.
+		gs := []*Group{{Job: 0, Demand: []float64{2}, Count: n}, {Job: 0, Demand: []float64{2}, Count: math.MaxInt}}
+		if n < maxRoundSize {
+			gs = gs[:1]
+		}
 		_, err := Round(context.Background(), ms, []int{0}, gs, js, cfg)
 		if (err != nil) != (n >= maxRoundSize) {
 			t.Fatalf("Count %d: err = %v", n, err)
