@@ -75,8 +75,10 @@ type Member struct {
 	// deadAt marks (with the group's round number) a member whose remote
 	// reads no longer fit in that round: free capacity only shrinks during
 	// a round, so it cannot fit on any machine that does not hold its
-	// input.
-	deadAt int
+	// input. 32 bits keep a member in 32 bytes (the round reads members
+	// scattered over 10,000s of them); round numbers wrap only after 2³²
+	// rounds of one group.
+	deadAt int32
 }
 
 // Placed reports whether the member was assigned in a round.
@@ -110,8 +112,8 @@ type Group struct {
 	// across rounds (the simulator) spares Round a scan of every member.
 	ByMachine [][]int32
 
-	cursor int // every member before it is placed
-	round  int // rounds seen, for deadAt
+	cursor int   // every member before it is placed
+	round  int32 // rounds seen, for deadAt
 	// skip, when set (groups without ByMachine, rebuilt each round), maps a
 	// member index to the next member not yet placed or dead this round,
 	// with path compression, so scans never revisit them.
