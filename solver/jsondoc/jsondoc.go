@@ -262,15 +262,26 @@ func (p *parser) number() (any, bool) {
 	if len(lit) > maxShared {
 		return json.Number(lit), true
 	}
-	if p.table == nil {
-		p.table = newTable(len(p.data), maxSlots)
+	e, hit := p.claim(&p.table, maxSlots, lit, numberTag)
+	if !hit {
+		e.v = json.Number(lit)
 	}
-	e, w0, w1, tag := slot(p.table, lit, numberTag)
-	if e.tag == tag && e.w0 == w0 && e.w1 == w1 {
-		return e.v, true
-	}
-	e.w0, e.w1, e.tag, e.v = w0, w1, tag, json.Number(lit)
 	return e.v, true
+}
+
+// claim finds the slot of text b of the given kind in *t (made on first
+// use, up to slots slots): hit reports that it holds b's value already;
+// otherwise the slot now stands for b and the caller stores the value.
+func (p *parser) claim(t *[]entry, slots int, b []byte, kind uint64) (e *entry, hit bool) {
+	if *t == nil {
+		*t = newTable(len(p.data), slots)
+	}
+	e, w0, w1, tag := slot(*t, b, kind)
+	if e.tag == tag && e.w0 == w0 && e.w1 == w1 {
+		return e, true
+	}
+	e.w0, e.w1, e.tag = w0, w1, tag
+	return e, false
 }
 
 // shareString returns b as a boxed string, the one made before for the
@@ -279,14 +290,10 @@ func (p *parser) shareString(b []byte) any {
 	if len(b) > maxShared {
 		return string(b)
 	}
-	if p.table == nil {
-		p.table = newTable(len(p.data), maxSlots)
+	e, hit := p.claim(&p.table, maxSlots, b, stringTag)
+	if !hit {
+		e.v = string(b)
 	}
-	e, w0, w1, tag := slot(p.table, b, stringTag)
-	if e.tag == tag && e.w0 == w0 && e.w1 == w1 {
-		return e.v
-	}
-	e.w0, e.w1, e.tag, e.v = w0, w1, tag, string(b)
 	return e.v
 }
 
@@ -298,15 +305,12 @@ func (p *parser) shareKey(b []byte) string {
 	if len(b) > maxShared {
 		return string(b)
 	}
-	if p.keyTable == nil {
-		p.keyTable = newTable(len(p.data), maxKeySlots)
-	}
-	e, w0, w1, tag := slot(p.keyTable, b, stringTag)
-	if e.tag == tag && e.w0 == w0 && e.w1 == w1 {
+	e, hit := p.claim(&p.keyTable, maxKeySlots, b, stringTag)
+	if hit {
 		return e.v.(string)
 	}
 	k := string(b)
-	e.w0, e.w1, e.tag, e.v = w0, w1, tag, k
+	e.v = k
 	return k
 }
 
