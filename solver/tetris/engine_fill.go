@@ -712,7 +712,7 @@ func (r *round) advance(ei, m int) {
 func (r *round) recheck(m int, ru []Input, placed int) {
 	fs := &r.fs
 	if fs.nlive <= scanMax {
-		fs.live = r.scanFit(fs.live)
+		fs.live = r.scanFit(fs.live, nil)
 	} else {
 		if r.byRemote == nil {
 			r.sortByRemote()
@@ -743,7 +743,7 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 			fs.ptr[k], fs.stop[k] = p, stop
 		}
 		if !fitsAll(fs.restMax, r.thr) {
-			fs.rest = r.scanRest(fs.rest)
+			fs.rest = r.scanFit(fs.rest, fs.restMax)
 		}
 	}
 	if e := &fs.ents[placed]; !e.dead && e.remote && e.ver < 0 {
@@ -771,34 +771,16 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 }
 
 // scanFit drops the listed entries that are dead or no longer fit m and
-// returns the list of the others (in place).
-func (r *round) scanFit(list []int) []int {
+// returns the list of the others (in place). With mx (restMax) it also
+// sets mx to the largest demands of the entries kept.
+func (r *round) scanFit(list []int, mx []float64) []int {
 	fs := &r.fs
 	thr := r.thr[:fs.d]
-	all := fs.nd
-	keep := list[:0]
-	for _, ei := range list {
-		e := &fs.ents[ei]
-		if e.dead {
-			continue
+	if mx != nil {
+		mx = mx[:len(thr)]
+		for k := range mx {
+			mx[k] = math.Inf(-1)
 		}
-		if !fitsAll(all[e.off:][:len(thr)], thr) {
-			fs.kill(e)
-			continue
-		}
-		keep = append(keep, ei)
-	}
-	return keep
-}
-
-// scanRest is scanFit of rest, which also sets restMax to the largest
-// demands of the entries kept.
-func (r *round) scanRest(list []int) []int {
-	fs := &r.fs
-	thr := r.thr[:fs.d]
-	mx := fs.restMax[:len(thr)]
-	for k := range mx {
-		mx[k] = math.Inf(-1)
 	}
 	keep := list[:0]
 	for _, ei := range list {
@@ -811,9 +793,11 @@ func (r *round) scanRest(list []int) []int {
 			fs.kill(e)
 			continue
 		}
-		for k, x := range nd {
-			if x > mx[k] { // not the builtin max: a NaN demand (which fits) must not make the bound NaN
-				mx[k] = x
+		if mx != nil {
+			for k, x := range nd {
+				if x > mx[k] { // not the builtin max: a NaN demand (which fits) must not make the bound NaN
+					mx[k] = x
+				}
 			}
 		}
 		keep = append(keep, ei)
