@@ -433,7 +433,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 				g.skip[mi] = int32(mi + 1)
 				continue
 			}
-			canon := len(mem.Inputs) == 1 && r.gc[gi].input1 && sameRates(mem.Inputs, g.Members[0].Inputs)
+			canon := r.canonLocal(gi, mem)
 			for k, in := range mem.Inputs {
 				if !hasInput(mem.Inputs[:k], in.Machine) {
 					refs = append(refs, localRef{gi: int32(gi), mi: int32(mi), bit: int32(r.mbase[gi] + mi), canon: canon})
@@ -782,6 +782,12 @@ type localRef struct {
 	// for bit, and so does member 0 (classLocalND is then its demand on
 	// the machine holding the input).
 	canon bool
+}
+
+// canonLocal reports localRef.canon for member mem of group gi: it reads
+// one input entry, at member 0's rate, and so does member 0.
+func (r *round) canonLocal(gi int, mem *Member) bool {
+	return len(mem.Inputs) == 1 && r.gc[gi].input1 && sameRates(mem.Inputs, r.gs[gi].Members[0].Inputs)
 }
 
 func hasInput(ins []Input, m int) bool {

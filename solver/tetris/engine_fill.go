@@ -201,9 +201,9 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		if g := r.gs[gi]; r.gc[gi].byMachine {
 			for _, mi := range g.ByMachine[m] {
 				if mem := &g.Members[mi]; !mem.placed {
-					canon := len(mem.Inputs) == 1 && mem.Inputs[0].Machine == m && r.gc[gi].input1 &&
-						sameRates(mem.Inputs, g.Members[0].Inputs)
-					r.addLocal(gi, int(mi), m, canon)
+					// The cached demand needs its one input on m (ByMachine lists
+					// members with input there; the check keeps that a guarantee).
+					r.addLocal(gi, int(mi), m, r.canonLocal(gi, mem) && mem.Inputs[0].Machine == m)
 				}
 			}
 		}
