@@ -7,6 +7,7 @@ package lp
 #include <stdlib.h>
 #include <Clp_C_Interface.h>
 #include <Cbc_C_Interface.h>
+#include "coin_cbc.h"
 */
 import "C"
 
@@ -393,7 +394,7 @@ func runCLP(m *Model, in *coinInput, deadline time.Time, zeroObjective bool, mod
 	}
 	switch mode {
 	case clpAuto:
-		C.Clp_initialSolve(model)
+		clpInitialSolve(model)
 	case clpDualNoPresolve:
 		C.Clp_dual(model, 0)
 	case clpPrimalNoPresolve:
@@ -664,7 +665,7 @@ func runCBC(ctx context.Context, m *Model, in *coinInput, deadline time.Time, op
 	if !math.IsNaN(run.cutoff) {
 		C.Cbc_setCutoff(model, C.double(run.cutoff))
 	}
-	C.Cbc_solve(model)
+	C.cbcSolve(model)
 
 	sense := 1.0
 	if m.Maximize {
@@ -706,4 +707,25 @@ func setParam(model unsafe.Pointer, name, value string) {
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cv))
 	C.Cbc_setParameter(model, cn, cv)
+}
+
+// clpInitialSolve is Clp_initialSolve (presolve, then the simplex CLP
+// picks, with CLP's default options) with CLP's interrupt handling off.
+//
+// Solves never touch the process's signal handlers. CLP's initialSolve
+// otherwise points SIGINT at its own handler (which stops the model in a
+// static pointer) and puts the previous handler back when it returns: a
+// SIGINT during a solve never reaches Go, and overlapping solves on two
+// threads restore each other's handler, so CLP's, pointing at a freed
+// model, could stay installed for good and `xflex serve` ignored Ctrl-C.
+// ClpSolve special option 2 ("interrupt handling: 0 yes, 1 no (for
+// threadsafe)", ClpSolve.hpp) skips both the handler and the pointer.
+// This and cbcSolve (coin_cbc.cpp, for the CLP inside CBC) are the only
+// ways into initialSolve; Clp_dual and Clp_primal install nothing.
+// TestCoinLeavesSignalHandlers checks every entry point.
+func clpInitialSolve(model unsafe.Pointer) {
+	opts := C.ClpSolve_new()
+	defer C.ClpSolve_delete(opts)
+	C.ClpSolve_setSpecialOption(opts, 2, 1, -1)
+	C.Clp_initialSolveWithOptions(model, opts)
 }

@@ -125,7 +125,7 @@ func (w *warmCoin) solve(ctx context.Context, m *Model, cols []pendingCol, opts 
 		C.Clp_setMaximumSeconds(w.model, C.double(secs))
 	}
 	if first {
-		C.Clp_initialSolve(w.model)
+		clpInitialSolve(w.model)
 	} else {
 		// Primal simplex from the current basis: the new columns are
 		// nonbasic at their lower bound, so it stays primal feasible.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what xflex needs to build and test on Debian/Ubuntu: a C toolchain
+# Installs what xflex needs to build and test on Debian/Ubuntu: a C and C++ toolchain
 # and pkg-config for cgo, COIN-OR CLP/CBC (the LP/MIP backend), and a Go
 # toolchain new enough for go.mod. Uses sudo when not root. Idempotent: it
 # installs only what is missing.
@@ -14,7 +14,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 need_apt=()
-pkgs=(coinor-libcbc-dev coinor-libclp-dev pkg-config gcc libc6-dev git ca-certificates)
+pkgs=(coinor-libcbc-dev coinor-libclp-dev pkg-config gcc g++ libc6-dev git ca-certificates)
 [ "$want_test" = 1 ] && pkgs+=(postgresql)
 for pkg in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
