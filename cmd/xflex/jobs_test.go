@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -246,10 +243,7 @@ func TestServeJobsSurviveKill(t *testing.T) {
 		t.Skip("crash recovery waits for River's leader lease (~20 s); skipped with -short")
 	}
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "xflex")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build xflex: %v\n%s", err, out)
-	}
+	bin := buildXflex(t)
 	var inputs []json.RawMessage
 	var names []string
 	for _, p := range []string{"flex", "flex", "cmmf"} {
@@ -292,39 +286,16 @@ func TestServeJobsSurviveKill(t *testing.T) {
 	wg.Wait()
 }
 
-// startServe starts `xflex serve` on a free port and returns its URL and a
-// function that kills it with SIGKILL.
+// startServe starts `xflex serve` with a job store on a free port and
+// returns its URL and a function that kills it with SIGKILL.
 func startServe(t *testing.T, bin, store string) (string, func()) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--store", store, "--max-budget", "8s",
+	cmd, url := startXflex(t, bin, "--addr", "127.0.0.1:0", "--store", store, "--max-budget", "8s",
 		"--job-rescue-grace", "1s", "--job-poll", "50ms", "--job-workers", "1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	kill := func() {
+	return url, func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}
-	t.Cleanup(kill)
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		var line struct {
-			Addr    string `json:"addr"`
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Message == "xflex serving" {
-			go func() { _, _ = io.Copy(io.Discard, stdout) }()
-			return "http://" + line.Addr, kill
-		}
-	}
-	t.Fatalf("xflex serve did not start: %s", stderr.String())
-	return "", nil
 }
 
 func submitJob(t *testing.T, addr, problem string, input any) string {
