@@ -31,6 +31,9 @@
 //     serialised process-wide (waiting honours the context); LP solves run
 //     concurrently. Rows and columns without entries never reach COIN-OR,
 //     and MIPs go through a small presolve in Go first (presolve.go).
+//     Solves never touch the process's signal handlers: CLP's interrupt
+//     handling, which would take SIGINT from Go, is switched off for CLP
+//     and for the CLP inside CBC (clpInitialSolve, coin_cbc.cpp).
 //   - "native" (always): a bounded-variable revised primal simplex with a
 //     dense explicit basis inverse (native_simplex.go), Dantzig partial
 //     pricing with a Bland fallback against cycling, and depth-first branch
