@@ -713,8 +713,8 @@ func setParam(model unsafe.Pointer, name, value string) {
 // picks, with CLP's default options) with CLP's interrupt handling off.
 //
 // Solves never touch the process's signal handlers. CLP's initialSolve
-// otherwise points SIGINT at its own handler (which stops the model in a
-// static pointer) and puts the previous handler back when it returns: a
+// otherwise points SIGINT at its own handler (which stops the model a
+// static pointer names) and puts the previous one back when it returns: a
 // SIGINT during a solve never reaches Go, and overlapping solves on two
 // threads restore each other's handler, so CLP's, pointing at a freed
 // model, could stay installed for good and `xflex serve` ignored Ctrl-C.
