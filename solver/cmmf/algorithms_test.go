@@ -3,9 +3,12 @@ package cmmf
 import (
 	"container/heap"
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/xflex/xflex/flow"
@@ -436,5 +439,101 @@ func TestExtremeWeightsOnHugeCounts(t *testing.T) {
 				t.Fatalf("totals %v, want [999999999 1]", got)
 			}
 		})
+	}
+}
+
+// TestIssue15LPAtSchemaMaxCounts: the example with every count at the
+// schema's maximum (1e9), method lp, divisible, answered 500 "LP ended
+// infeasible": the level read off one LP, fed back as a bound, lay two
+// ulps above what the machines supported, beyond CLP's absolute
+// tolerance. Every method and mode must now certify it.
+func TestIssue15LPAtSchemaMaxCounts(t *testing.T) {
+	raw, err := os.ReadFile("../../examples/cmmf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req map[string]any
+	if err := json.Unmarshal(raw, &req); err != nil {
+		t.Fatal(err)
+	}
+	for _, mt := range req["machine_types"].([]any) {
+		mt.(map[string]any)["count"] = 1000000000
+	}
+	for _, method := range []string{MethodLP, MethodFlow} {
+		for _, divisible := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/divisible=%v", method, divisible), func(t *testing.T) {
+				req["method"], req["divisible"] = method, divisible
+				body, err := json.Marshal(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				solvertest.Check(t, Problem(), body)
+			})
+		}
+	}
+}
+
+// TestLargeCountsAllMethods: random instances with counts up to the
+// schema's 1e9, small types beside them and weights across the schema's
+// range (1e-6 to 1e6), whole and divisible machines, by flow and by LP.
+// Every answer must pass the optimality certificate (SolveInstance checks
+// it), and the two methods' totals must agree within the accuracy they
+// claim in machines. Before the fixes a quarter of the divisible ones
+// failed: LP infeasible or "froze nobody", the flow's level of a light
+// user 14 machines short (cancellation in solveLevel), "made no progress".
+func TestLargeCountsAllMethods(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	weights := []float64{1e-6, 1e-3, 0.3, 1, 2, 3, 1e3, 1e6}
+	n := 300
+	if testing.Short() {
+		n = 80
+	}
+	for it := 0; it < n; it++ {
+		nt := 1 + r.IntN(5)
+		caps := make([]int64, nt)
+		for k := range caps {
+			switch r.IntN(4) {
+			case 0:
+				caps[k] = 1e9
+			case 1:
+				caps[k] = r.Int64N(1e9 + 1)
+			case 2:
+				caps[k] = r.Int64N(10)
+			default:
+				caps[k] = 1e9 - r.Int64N(3)
+			}
+		}
+		var us []uspec
+		for i := 0; i < 1+r.IntN(6); i++ {
+			var al []int
+			for k := 0; k < nt; k++ {
+				if r.Float64() < 0.6 {
+					al = append(al, k)
+				}
+			}
+			x := uspec{w: weights[r.IntN(len(weights))], allowed: al}
+			if r.Float64() < 0.3 {
+				x.capped, x.d = true, math.Floor(r.Float64()*2e9)
+			}
+			us = append(us, x)
+		}
+		in := mk(caps, it%2 == 0, us...)
+		var got []*Allocation
+		for _, method := range []string{MethodFlow, MethodLP} {
+			a, err := SolveAllocation(context.Background(), in, method)
+			if err == nil {
+				err = Certify(in, a)
+			}
+			if err != nil {
+				t.Fatalf("instance %d, %s: %v\n%+v", it, method, err, in)
+			}
+			got = append(got, a)
+		}
+		slack := 2 * max(got[0].Slack, got[1].Slack, certTol*float64(1e9), 1e-6)
+		for i := range in.Users {
+			if d := math.Abs(got[0].Total[i] - got[1].Total[i]); d > slack {
+				t.Fatalf("instance %d user %d: flow total %v, LP %v (slack %v)\n%+v", it, i, got[0].Total[i], got[1].Total[i], slack, in)
+			}
+		}
 	}
 }

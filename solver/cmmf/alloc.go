@@ -23,6 +23,10 @@ type Allocation struct {
 	// Tol is the relative accuracy of divisible amounts (0: certTol);
 	// the certificate allows this much slack.
 	Tol float64
+	// Slack is the absolute accuracy of divisible amounts in machines on
+	// top of Tol: what float64 and the method's own tolerances can
+	// resolve on this instance's scale (a share differs by Slack/weight).
+	Slack float64
 }
 
 // Round is one level of progressive filling: the users that froze there.

@@ -128,13 +128,23 @@ func holdTol(in *Instance, a *Allocation, t int) float64 {
 	if !in.Divisible {
 		return 0
 	}
-	return max(certTol, a.Tol) * max(1, float64(in.Types[t].Cap))
+	return max(certTol, a.Tol)*max(1, float64(in.Types[t].Cap)) + a.Slack
 }
 
 // certTol: divisible allocations come from float max-flows whose amounts
 // err by ~1e-12 relative; a share gap or an idle amount below 1e-9
 // (relative) is treated as none.
 const certTol = 1e-9
+
+// improves reports that moving amount from user j to user i raises the
+// lower of their shares by more than the allocation's accuracy: i's share
+// plus its amount slack stays below j's share minus its own, by more than
+// rel of j's share.
+func improves(in *Instance, a *Allocation, rel float64, i, j int) bool {
+	wi, wj := in.Users[i].Weight, in.Users[j].Weight
+	si, sj := a.Total[i]/wi, a.Total[j]/wj
+	return si+a.Slack/wi < sj-a.Slack/wj-rel*max(1, sj)
+}
 
 // certifyDivisible is the continuous exchange criterion: an allocation is
 // leximin-optimal iff no user below its demand reaches an idle machine,
@@ -147,9 +157,9 @@ func certifyDivisible(in *Instance, a *Allocation, cs []class, holders [][]int, 
 	if a.Tol > rel {
 		rel = a.Tol
 	}
-	tol := func(v float64) float64 { return rel * max(1, v) }
-	recv := make([]int, nc) // lowest-share member below demand, or -1
-	give := make([]int, nc) // highest-share member holding some, or -1
+	tol := func(v float64) float64 { return rel*max(1, v) + a.Slack } // on amounts
+	recv := make([]int, nc)                                           // lowest-share member below demand, or -1
+	give := make([]int, nc)                                           // highest-share member holding some, or -1
 	share := func(i int) float64 { return a.Total[i] / in.Users[i].Weight }
 	for c, cl := range cs {
 		recv[c], give[c] = -1, -1
@@ -177,7 +187,7 @@ func certifyDivisible(in *Instance, a *Allocation, cs []class, holders [][]int, 
 		queue := []int{c}
 		for h := 0; h < len(queue); h++ {
 			d := queue[h]
-			if j := give[d]; j >= 0 && j != i && share(i) < share(j)-tol(share(j)) {
+			if j := give[d]; j >= 0 && j != i && improves(in, a, rel, i, j) {
 				return fmt.Errorf("user %q (share %g) can gain from user %q (share %g)", in.Users[i].Name, share(i), in.Users[j].Name, share(j))
 			}
 			for _, t := range cs[d].types {

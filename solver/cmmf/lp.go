@@ -2,6 +2,7 @@ package cmmf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -38,6 +39,27 @@ import (
 // as reached.
 const lpTol = 1e-7
 
+// lpBackoff is the relative amount by which the bounds read off earlier
+// LPs (w·M for users at a level, frozen amounts) are lowered when an LP
+// with them exact is infeasible. M is a double read off a vertex: w·M can
+// lie a few ulps above what the machines support, and once amounts reach
+// ~1e8 machines an ulp (1.2e-7 near 1e9) exceeds CLP's absolute
+// tolerance, so those bounds made the next LP infeasible (issue 15: every
+// count 1e9, method lp, 500 "LP ended infeasible"). 1e-13 is ~450 ulps.
+// Exact bounds are tried first so that every instance they solve keeps
+// its exact amounts.
+const lpBackoff = 1e-13
+
+// lpSlack bounds, in machines, what the backed-off bounds free together
+// when backed off (Σ w·M ≤ the machines, so at most lpBackoff of them),
+// with a factor 10
+// of margin: a user whose rise stays within lpTol plus this is saturated.
+// Below lpTol on clusters of up to 1e5 machines, so exactness there is
+// unchanged.
+func lpSlack(in *Instance) float64 {
+	return 10 * lpBackoff * machineCount(in)
+}
+
 type lpModel struct {
 	m   *lp.Model
 	x   map[[2]int]int // (class, type) → column
@@ -54,6 +76,7 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 	cs := buildClasses(in)
 	frozen := make([]bool, n)
 	amount := make([]float64, n) // frozen users' totals
+	slack := lpSlack(in)
 	for i, u := range in.Users {
 		if u.Demand == 0 || reachOf(in, i) == 0 {
 			frozen[i] = true
@@ -76,9 +99,9 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 			break
 		}
 		// Round LP: maximise M.
-		lm := buildLP(in, cs, frozen, amount, lpRound, math.NaN(), nil)
-		sol, err := solveLP(ctx, lm.m)
-		a.Flows++
+		lm, sol, err := solveBacked(ctx, a, func(backoff float64) *lpModel {
+			return buildLP(in, cs, frozen, amount, lpRound, math.NaN(), nil, backoff)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -102,15 +125,15 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			lm := buildLP(in, cs, frozen, amount, lpSaturation, M, undecided)
-			sol, err := solveLP(ctx, lm.m)
-			a.Flows++
+			lm, sol, err := solveBacked(ctx, a, func(backoff float64) *lpModel {
+				return buildLP(in, cs, frozen, amount, lpSaturation, M, undecided, backoff)
+			})
 			if err != nil {
 				return nil, err
 			}
 			var still []int
 			for _, i := range undecided {
-				if sol.X[lm.s[i]] <= lpTol {
+				if sol.X[lm.s[i]] <= lpTol+slack {
 					still = append(still, i)
 				}
 			}
@@ -132,9 +155,9 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 		rp.report()
 	}
 	// Final allocation: every user at its frozen amount.
-	lm := buildLP(in, cs, frozen, amount, lpFinal, math.NaN(), nil)
-	sol, err := solveLP(ctx, lm.m)
-	a.Flows++
+	lm, sol, err := solveBacked(ctx, a, func(backoff float64) *lpModel {
+		return buildLP(in, cs, frozen, amount, lpFinal, math.NaN(), nil, backoff)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +181,7 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 	a.finishRounds()
 	// CLP's feasibility tolerance bounds how exact these amounts are.
 	a.Tol = 10 * lpTol
+	a.Slack = 10 * (lpTol + slack)
 	return a, nil
 }
 
@@ -169,7 +193,9 @@ const (
 	lpFinal                    // everyone at its frozen amount
 )
 
-func buildLP(in *Instance, cs []class, frozen []bool, amount []float64, kind lpKind, M float64, undecided []int) *lpModel {
+// buildLP builds one LP of the method; backoff (0 or lpBackoff) lowers
+// the bounds taken from earlier LPs.
+func buildLP(in *Instance, cs []class, frozen []bool, amount []float64, kind lpKind, M float64, undecided []int, backoff float64) *lpModel {
 	m := lp.NewModel()
 	m.Maximize = true
 	lm := &lpModel{m: m, x: map[[2]int]int{}, y: make([]int, len(in.Users)), mv: -1, s: map[int]int{}, cls: cs}
@@ -191,14 +217,16 @@ func buildLP(in *Instance, cs []class, frozen []bool, amount []float64, kind lpK
 		}
 		for _, i := range cl.members {
 			u := in.Users[i]
-			lo, hi := 0.0, u.Demand
+			lo, hi, cost := 0.0, u.Demand, 0.0
 			if frozen[i] {
-				lo = amount[i]
+				// Backed off, the final LP pushes every total up to its
+				// frozen amount as far as the machines allow.
+				lo = amount[i] * (1 - backoff)
 				if kind == lpFinal {
-					hi = amount[i]
+					hi, cost = amount[i], 1
 				}
 			}
-			lm.y[i] = m.AddVar(u.Name, lo, math.Max(lo, hi), 0, false)
+			lm.y[i] = m.AddVar(u.Name, lo, math.Max(lo, hi), cost, false)
 			cols = append(cols, lm.y[i])
 			coef = append(coef, -1)
 		}
@@ -227,16 +255,23 @@ func buildLP(in *Instance, cs []class, frozen []bool, amount []float64, kind lpK
 		isUndecided := map[int]bool{}
 		for _, i := range undecided {
 			isUndecided[i] = true
-			lm.s[i] = m.AddVar("", 0, 1, 1, false)
-			m.AddRow("", []int{lm.y[i], lm.s[i]}, []float64{1, -1}, in.Users[i].Weight*M, math.Inf(1))
+			lm.s[i] = m.AddVar("", 0, riseCap(in), 1, false)
+			m.AddRow("", []int{lm.y[i], lm.s[i]}, []float64{1, -1}, in.Users[i].Weight*M*(1-backoff), math.Inf(1))
 		}
 		for i, u := range in.Users {
 			if !frozen[i] && !isUndecided[i] {
-				m.AddRow("", []int{lm.y[i]}, []float64{1}, u.Weight*M, math.Inf(1))
+				m.AddRow("", []int{lm.y[i]}, []float64{1}, u.Weight*M*(1-backoff), math.Inf(1))
 			}
 		}
 	}
 	return lm
+}
+
+// riseCap bounds the saturation LP's rise columns: 1 machine, or more
+// when lpSlack (the threshold a rise must beat) approaches it on clusters
+// of ~1e12 machines.
+func riseCap(in *Instance) float64 {
+	return max(1, 10*(lpTol+lpSlack(in)))
 }
 
 func ones(n int) []float64 {
@@ -253,6 +288,23 @@ func ones(n int) []float64 {
 // treat as the budget running out (it was reported as an internal error).
 var errLPTimeLimit = fmt.Errorf("cmmf: LP stopped at the budget's time limit: %w", context.DeadlineExceeded)
 
+// errLPInfeasible: CLP found an LP of the method infeasible.
+var errLPInfeasible = errors.New("cmmf: LP ended infeasible")
+
+// solveBacked solves the LP build(0) and, when it is infeasible, build(
+// lpBackoff) (see lpBackoff), counting each solve in a.Flows.
+func solveBacked(ctx context.Context, a *Allocation, build func(backoff float64) *lpModel) (*lpModel, *lp.Solution, error) {
+	lm := build(0)
+	sol, err := solveLP(ctx, lm.m)
+	a.Flows++
+	if errors.Is(err, errLPInfeasible) {
+		lm = build(lpBackoff)
+		sol, err = solveLP(ctx, lm.m)
+		a.Flows++
+	}
+	return lm, sol, err
+}
+
 func solveLP(ctx context.Context, m *lp.Model) (*lp.Solution, error) {
 	sol, err := lp.Solve(ctx, m, lp.Options{})
 	if err != nil {
@@ -264,6 +316,9 @@ func solveLP(ctx context.Context, m *lp.Model) (*lp.Solution, error) {
 		}
 		if sol.Status == lp.TimeLimit {
 			return nil, errLPTimeLimit
+		}
+		if sol.Status == lp.Infeasible {
+			return nil, errLPInfeasible
 		}
 		return nil, fmt.Errorf("cmmf: LP ended %v", sol.Status)
 	}
