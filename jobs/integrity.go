@@ -43,6 +43,8 @@ const (
 	partInput  = "input"
 	partResult = "result"
 	partError  = "error document"
+	// partRow: the state or progress column holds what no code writes.
+	partRow = "state or progress"
 )
 
 // corruptProblem is the error a job gets when its stored part fails its
@@ -52,7 +54,7 @@ func corruptProblem(rec record, part string) httpapi.ProblemDetails {
 		Type:   httpapi.TypeBase + "corrupt_store",
 		Title:  "Stored job data corrupted",
 		Status: http.StatusInternalServerError,
-		Detail: fmt.Sprintf("the stored %s of job %s does not match its SHA-256 checksum: the job store is damaged, "+
+		Detail: fmt.Sprintf("the stored %s of job %s is damaged (it fails its SHA-256 checksum or does not decode), "+
 			"so it is not used; the job is marked failed; submit it again and check the store's disk", part, rec.ID),
 		Instance: "/v1/" + rec.Problem,
 	}

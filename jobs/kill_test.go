@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // rescueBound is the issue's promise for a job whose process died: it is
@@ -283,6 +285,59 @@ func TestShutdownTimeoutRequeues(t *testing.T) {
 		j := b.waitTerminal(id)
 		if j.State != StateSucceeded || j.Attempts < 2 {
 			t.Errorf("requeued job: %s after %d attempts; want succeeded on a second attempt", j.State, j.Attempts)
+		}
+	})
+}
+
+// TestLiveJobIsNeverRescued: with the shortest heartbeat timeout, a solve
+// running three times as long on one of two replicas, both rescuing every
+// 200 ms, is never requeued: its worker's heartbeat keeps it.
+func TestLiveJobIsNeverRescued(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, store string) {
+		cfg := Config{HeartbeatTimeout: minHeartbeatTimeout, Workers: 1}
+		a, b := newHarness(t, store, cfg), newHarness(t, store, cfg)
+		id := a.submit(job(sleepInput(3*int(minHeartbeatTimeout/time.Millisecond), 4)))
+		if j := a.waitTerminal(id); j.State != StateSucceeded || j.Attempts != 1 {
+			t.Errorf("live job: %s after %d attempts; want succeeded in 1", j.State, j.Attempts)
+		}
+		for _, h := range []*harness{a, b} {
+			if strings.Contains(h.logs.String(), "requeued") {
+				t.Errorf("a replica requeued a live job:\n%s", h.logs.String())
+			}
+		}
+	})
+}
+
+// TestRescuedWorkerDropsItsAttempt: a job rescued from under a live worker
+// (as if its heartbeat had stalled past the timeout) belongs to the new
+// attempt; the old worker notices at its next heartbeat, stops and writes
+// nothing, and the new attempt's answer is the job's.
+func TestRescuedWorkerDropsItsAttempt(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, store string) {
+		a := newHarness(t, store, Config{Workers: 1})
+		id := a.submit(job(sleepInput(1500, 9)))
+		a.waitFor(id, "running", func(j Job) bool { return j.State == StateRunning })
+		// A replica that is never started rescues every running job.
+		c, err := Open(context.Background(), Config{Store: store}, a.svc.runner, zerolog.Nop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.db.Close()
+		c.cfg.HeartbeatTimeout = -time.Hour
+		if err := c.rescue(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		j := a.waitTerminal(id)
+		if j.State != StateSucceeded || j.Attempts != 2 {
+			t.Errorf("rescued job: %s after %d attempts; want succeeded on the second", j.State, j.Attempts)
+		}
+		if r := a.do("GET", "/v1/jobs/"+id+"/result", nil); r.status != http.StatusOK || !strings.Contains(string(r.body), `"lambda":9`) {
+			t.Errorf("result: %d %s", r.status, r.body)
+		}
+		if !strings.Contains(a.logs.String(), "attempt dropped") {
+			t.Errorf("the first worker did not drop its attempt:\n%s", a.logs.String())
 		}
 	})
 }

@@ -171,7 +171,8 @@ type record struct {
 	RiverID         int64
 	HasResult       bool
 	// Corrupt names the part whose stored bytes failed their checksum
-	// (partError here; Error is then nil), "" when none did.
+	// (partError here; Error is then nil) or, for partRow, that the state
+	// or progress is not one the service writes; "" when all is well.
 	Corrupt string
 }
 
@@ -201,8 +202,8 @@ func scanRecord(s scanner) (record, error) {
 	r.CreatedAt = fromMicros(created)
 	r.StartedAt, r.FinishedAt, r.ExpiresAt = nullTime(started), nullTime(finished), nullTime(expires)
 	r.RiverID = riverID.Int64
-	if err := json.Unmarshal([]byte(progressJSON), &r.Progress); err != nil {
-		return r, fmt.Errorf("job %s: decode progress: %w", r.ID, err)
+	if !validState(state) || json.Unmarshal([]byte(progressJSON), &r.Progress) != nil {
+		r.State, r.Progress, r.Corrupt = StateFailed, Progress{Phase: "failed"}, partRow
 	}
 	if errJSON != nil || errSum != nil {
 		r.Error = new(httpapi.ProblemDetails)
