@@ -308,3 +308,43 @@ func TestForeignDatabaseRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestDeletedStoreFileIsRestored deletes a running server's SQLite file
+// (with its -wal and -shm, as `rm jobs.db*` would): the server writes it
+// again from its open database with a warning, keeps serving, and a new
+// process on the same path finds every job, old and new.
+func TestDeletedStoreFileIsRestored(t *testing.T) {
+	t.Parallel()
+	store := storeURL(t, "sqlite")
+	path, _ := sqlitePath(store)
+	h := newHarness(t, store, Config{})
+	before := h.submit(job(sleepInput(0, 1)))
+	h.waitTerminal(before)
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(waitLimit)
+	for !strings.Contains(h.logs.String(), "recreated") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the deleted store file was not recreated:\n%s", h.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("recreated store file: %v %v, want 0600", st, err)
+	}
+	after := h.submit(job(sleepInput(0, 2)))
+	h.waitTerminal(after)
+	h.srv.Close()
+	if err := h.svc.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	next := newHarness(t, store, Config{})
+	for _, id := range []string{before, after} {
+		if r := next.do("GET", "/v1/jobs/"+id+"/result", nil); r.status != http.StatusOK {
+			t.Errorf("job %s after the store file was deleted and recreated: %d %s", id, r.status, r.body)
+		}
+	}
+}

@@ -134,6 +134,8 @@ type Service struct {
 	now    func() time.Time
 
 	db *sql.DB
+	// file is a SQLite store's file (nil on PostgreSQL), see watchFile.
+	file *storeFile
 
 	mu      sync.Mutex
 	running map[string]*runningJob

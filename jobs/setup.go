@@ -193,6 +193,12 @@ func Open(ctx context.Context, cfg Config, runner *solver.Runner, log zerolog.Lo
 	}
 	svc.river = client
 	svc.db = db
+	if d == dialectSQLite {
+		path, _ := sqlitePath(cfg.Store)
+		if svc.file, err = openedFile(path); err != nil {
+			return nil, err
+		}
+	}
 	ok = true
 	return svc, nil
 }
@@ -246,8 +252,12 @@ func redact(u string) string {
 	return p.Redacted()
 }
 
-// Start starts the workers, the retention janitor and the rescuer of jobs
-// whose worker died. ctx bounds only the start; Stop ends them.
+// storeFileCheck is how often a SQLite store's file is checked for
+// deletion: a stat, cheap enough to do every second.
+const storeFileCheck = time.Second
+
+// Start starts the workers, the retention janitor, the rescuer of jobs
+// whose worker died and, on SQLite, the watch over the store file. ctx bounds only the start; Stop ends them.
 func (s *Service) Start(ctx context.Context) error {
 	if err := s.river.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start job workers: %w", err)
@@ -257,6 +267,9 @@ func (s *Service) Start(ctx context.Context) error {
 	every := min(max(s.cfg.Retention/4, time.Second), time.Minute)
 	s.janitorDone.Go(func() { s.janitor(jctx, every) })
 	s.janitorDone.Go(func() { s.rescuer(jctx, s.cfg.HeartbeatTimeout/5) })
+	if s.file != nil {
+		s.janitorDone.Go(func() { s.watchFile(jctx, storeFileCheck) })
+	}
 	return nil
 }
 
