@@ -76,7 +76,7 @@ func TestTamperedRowsAreNeverServed(t *testing.T) {
 		h.checkCorrupt("/v1/jobs/"+scen+"/variants/v/result", scen+".1", scen+".1")
 
 		// A queued job's input: Workers is 1, so it waits behind a slow one.
-		slow := h.submit(job(sleepInput(500, 1)))
+		slow := h.submit(job(sleepInput(2000, 1)))
 		h.waitFor(slow, "running", func(j Job) bool { return j.State == StateRunning })
 		queued := h.submit(job(sleepInput(0, 6)))
 		h.tamper(`UPDATE xflex_job SET input = ? WHERE id = ?`, []byte(`{"ms":0,"value":7}`), queued)

@@ -289,15 +289,16 @@ func TestShutdownTimeoutRequeues(t *testing.T) {
 	})
 }
 
-// TestLiveJobIsNeverRescued: with the shortest heartbeat timeout, a solve
-// running three times as long on one of two replicas, both rescuing every
-// 200 ms, is never requeued: its worker's heartbeat keeps it.
+// TestLiveJobIsNeverRescued: with a 2 s heartbeat timeout (8 beats: a
+// fifth of the default, with room for a loaded machine), a solve running
+// more than twice as long on one of two replicas, both rescuing every
+// 400 ms, is never requeued: its worker's heartbeat keeps it.
 func TestLiveJobIsNeverRescued(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
-		cfg := Config{HeartbeatTimeout: minHeartbeatTimeout, Workers: 1}
+		cfg := Config{HeartbeatTimeout: 2 * time.Second, Workers: 1}
 		a, b := newHarness(t, store, cfg), newHarness(t, store, cfg)
-		id := a.submit(job(sleepInput(3*int(minHeartbeatTimeout/time.Millisecond), 4)))
+		id := a.submit(job(sleepInput(4500, 4)))
 		if j := a.waitTerminal(id); j.State != StateSucceeded || j.Attempts != 1 {
 			t.Errorf("live job: %s after %d attempts; want succeeded in 1", j.State, j.Attempts)
 		}
@@ -317,7 +318,7 @@ func TestRescuedWorkerDropsItsAttempt(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		a := newHarness(t, store, Config{Workers: 1})
-		id := a.submit(job(sleepInput(1500, 9)))
+		id := a.submit(job(sleepInput(3000, 9)))
 		a.waitFor(id, "running", func(j Job) bool { return j.State == StateRunning })
 		// A replica that is never started rescues every running job.
 		c, err := Open(context.Background(), Config{Store: store}, a.svc.runner, zerolog.Nop())
