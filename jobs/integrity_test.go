@@ -89,14 +89,65 @@ func TestTamperedRowsAreNeverServed(t *testing.T) {
 
 // TestRandomBytesInStoreFile repeats issue 15's experiment: 200 runs of
 // 64 random bytes written into the middle of a stopped server's SQLite
-// file holding 50 finished jobs, into the pages of xflex_job as there
-// (damage to the schema or River's pages makes the store fail at start,
-// which is not the case in question). Whatever the damage, no result may
-// be served as a 200 unless it is byte for byte the result served before.
+// file holding 50 finished jobs. "payloads" writes them inside stored
+// results only, as in the issue (the file still passes quick_check): every
+// damaged result must be refused and every other one served intact.
+// "pages" writes them anywhere in xflex_job's pages, record headers and
+// other columns included (damage to the schema or River's pages makes the
+// store fail at start, not the case in question): no result may then be
+// served as a 200 unless it is byte for byte the result served before.
 func TestRandomBytesInStoreFile(t *testing.T) {
 	t.Parallel()
-	store := storeURL(t, "sqlite")
-	path, _ := sqlitePath(store)
+	for _, mode := range []string{"payloads", "pages"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			store := storeURL(t, "sqlite")
+			path, _ := sqlitePath(store)
+			ids, before := fiftyResults(t, store)
+			rng := rand.New(rand.NewPCG(15, 7))
+			damaged := map[string]bool{}
+			if mode == "pages" {
+				corruptPages(t, path, "xflex_job", rng)
+			} else {
+				damaged = corruptResults(t, path, ids[:25], before, rng)
+			}
+			h := newHarness(t, store, Config{})
+			var check string
+			_ = h.svc.st.db.QueryRow(`PRAGMA quick_check`).Scan(&check)
+			if mode == "payloads" && check != "ok" {
+				t.Fatalf("quick_check after damaging payloads only: %s", check)
+			}
+			served, refused := 0, 0
+			for _, id := range ids {
+				r := h.do("GET", "/v1/jobs/"+id+"/result", nil)
+				switch {
+				case r.status == http.StatusOK && !bytes.Equal(r.body, before[id]):
+					t.Errorf("job %s: 200 with bytes that differ from its stored result (valid JSON: %v)", id, json.Valid(r.body))
+				case r.status == http.StatusOK:
+					served++
+					if damaged[id] {
+						t.Errorf("job %s: its damaged result served as it was before?", id)
+					}
+				case r.header.Get("Content-Type") != "application/problem+json":
+					t.Errorf("job %s: %d with %s", id, r.status, r.header.Get("Content-Type"))
+				default:
+					refused++
+					if mode == "payloads" && !damaged[id] {
+						t.Errorf("job %s: intact result refused: %d %s", id, r.status, r.body)
+					}
+				}
+			}
+			t.Logf("quick_check %.20q; %d results served intact, %d refused (%d damaged payloads)", check, served, refused, len(damaged))
+			if refused == 0 {
+				t.Errorf("the damage hit no result: the test checks nothing (choose another seed)")
+			}
+		})
+	}
+}
+
+// fiftyResults runs 50 jobs with results of about 1.5 kB on a new server
+// over store, stops it and returns their ids and served results.
+func fiftyResults(t *testing.T, store string) ([]string, map[string][]byte) {
 	h := newHarness(t, store, Config{})
 	nodes := make([]string, 40)
 	for i := range nodes {
@@ -119,31 +170,44 @@ func TestRandomBytesInStoreFile(t *testing.T) {
 	if err := h.svc.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	corruptPages(t, path, "xflex_job", rand.New(rand.NewPCG(15, 7)))
+	return ids, before
+}
 
-	h = newHarness(t, store, Config{})
-	var check string
-	_ = h.svc.st.db.QueryRow(`PRAGMA quick_check`).Scan(&check)
-	t.Logf("quick_check after the damage: %.60s", check)
-	served, refused := 0, 0
+// corruptResults writes 200 runs of 64 random bytes, each inside the
+// stored bytes of one of the given jobs' results (those found whole in
+// the file), and returns the jobs it damaged.
+func corruptResults(t *testing.T, path string, ids []string, results map[string][]byte, rng *rand.Rand) map[string]bool {
+	t.Helper()
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct {
+		id       string
+		off, len int
+	}
+	var spans []span
 	for _, id := range ids {
-		r := h.do("GET", "/v1/jobs/"+id+"/result", nil)
-		if r.status == http.StatusOK {
-			if !bytes.Equal(r.body, before[id]) {
-				t.Errorf("job %s: 200 with bytes that differ from its stored result (valid JSON: %v)", id, json.Valid(r.body))
-			}
-			served++
-			continue
+		if off := bytes.Index(file, results[id]); off >= 0 && len(results[id]) > 64 {
+			spans = append(spans, span{id, off, len(results[id])})
 		}
-		if r.header.Get("Content-Type") != "application/problem+json" {
-			t.Errorf("job %s: %d with %s", id, r.status, r.header.Get("Content-Type"))
+	}
+	if len(spans) < len(ids)/2 {
+		t.Fatalf("only %d of %d results found whole in the file", len(spans), len(ids))
+	}
+	damaged := map[string]bool{}
+	for range 200 {
+		sp := spans[rng.IntN(len(spans))]
+		at := sp.off + rng.IntN(sp.len-64)
+		for i := range 64 {
+			file[at+i] = byte(rng.Uint32())
 		}
-		refused++
+		damaged[sp.id] = true
 	}
-	t.Logf("after the damage: %d results served intact, %d refused", served, refused)
-	if refused == 0 {
-		t.Errorf("the damage hit no result: the test checks nothing (choose another seed)")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
 	}
+	return damaged
 }
 
 // corruptPages writes 200 runs of 64 random bytes at random offsets into
