@@ -15,11 +15,19 @@
 // submission inserts its rows and River jobs in one transaction: nothing
 // acknowledged with 202 can be lost.
 //
-// Crash recovery. A process killed mid-solve leaves its River job running;
-// River's rescuer (run by whichever replica is the leader) returns it to the
-// queue once it has been running longer than any solve can take (the
-// runner's maximum budget plus a grace period), and a worker solves it again
-// from the stored input.
+// Crash recovery. The worker running a solve renews the row's heartbeat
+// every 250 ms; every replica requeues, under a new River job, the running
+// solves whose heartbeat is older than the heartbeat timeout (10 s), so a
+// job whose process died is solved again from its stored input about 12 s
+// later, whatever the budget cap. Every write of a worker names its claim
+// (the attempt number), so a stalled live worker whose job was rescued
+// drops its attempt instead of writing. River's own rescuer (after the
+// runner's maximum budget plus a grace period) stays as the backstop for a
+// River job whose process died before claiming its row.
+//
+// Integrity. Inputs, results and error documents are stored with their
+// SHA-256 and checked on every read; a job whose bytes fail the check is
+// marked failed (corrupt_store) instead of being solved or served.
 //
 // Scenarios. A scenario job has one child solve per variant (the base is
 // the first variant), each its own River job, so variants run in parallel and

@@ -47,9 +47,10 @@ const testPoll = 20 * time.Millisecond
 const waitLimit = 30 * time.Second
 
 type harness struct {
-	t   testing.TB
-	svc *Service
-	srv *httptest.Server
+	t    testing.TB
+	svc  *Service
+	srv  *httptest.Server
+	logs *syncBuffer // the service's log
 }
 
 func newHarness(t testing.TB, store string, cfg Config) *harness {
@@ -64,7 +65,8 @@ func newHarness(t testing.TB, store string, cfg Config) *harness {
 		cfg.PollInterval = testPoll
 	}
 	ctx := context.Background()
-	svc, err := Open(ctx, cfg, runner, zerolog.Nop())
+	logs := &syncBuffer{}
+	svc, err := Open(ctx, cfg, runner, zerolog.New(logs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func newHarness(t testing.TB, store string, cfg Config) *harness {
 			t.Logf("stop: %v", err)
 		}
 	})
-	return &harness{t: t, svc: svc, srv: srv}
+	return &harness{t: t, svc: svc, srv: srv, logs: logs}
 }
 
 type reply struct {

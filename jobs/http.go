@@ -274,6 +274,9 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
+	if rec.Corrupt != "" {
+		rec = h.svc.quarantine(r.Context(), rec, rec.Corrupt)
+	}
 	j := toJob(rec)
 	if rec.Kind == kindScenario {
 		kids, _, err := h.svc.st.childrenTx(r.Context(), h.svc.st.db, id, false)
@@ -353,7 +356,24 @@ func (h *handlers) variantResult(w http.ResponseWriter, r *http.Request) {
 // writeResult answers with exactly the body the synchronous endpoint
 // returns: the response on success (and for a cancelled solve that kept
 // its best answer), the problem document on failure.
+// Stored bytes that fail their checksum are never served: the job is
+// marked failed and its error (500, corrupt_store) is the answer.
 func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec record) {
+	if rec.Corrupt != "" {
+		rec = h.svc.quarantine(r.Context(), rec, rec.Corrupt)
+	}
+	var body []byte
+	if rec.State.Terminal() && rec.HasResult {
+		b, err := h.svc.st.result(r.Context(), rec.ID)
+		switch {
+		case errors.Is(err, errCorrupt):
+			rec = h.svc.quarantine(r.Context(), rec, partResult)
+		case err != nil:
+			h.internal(w, r, err)
+			return
+		}
+		body = b
+	}
 	w.Header().Set("X-Job-State", string(rec.State))
 	if !rec.State.Terminal() {
 		w.Header().Set("Retry-After", "1")
@@ -361,16 +381,11 @@ func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec recor
 			"job "+rec.ID+" is "+string(rec.State)+"; poll "+jobPath(rec.ID)+" until it is succeeded, failed or cancelled")
 		return
 	}
-	if rec.HasResult {
-		b, err := h.svc.st.result(r.Context(), rec.ID)
-		if err != nil {
-			h.internal(w, r, err)
-			return
-		}
+	if body != nil {
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(b)
+		_, _ = w.Write(body)
 		return
 	}
 	if rec.Error != nil {
@@ -447,6 +462,9 @@ func (h *handlers) list(w http.ResponseWriter, r *http.Request) {
 	}
 	out := JobList{Jobs: make([]Job, len(recs)), NextCursor: next}
 	for i, rec := range recs {
+		if rec.Corrupt != "" {
+			rec = h.svc.quarantine(r.Context(), rec, rec.Corrupt)
+		}
 		out.Jobs[i] = toJob(rec)
 	}
 	if next != "" {

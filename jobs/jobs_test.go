@@ -544,7 +544,7 @@ func TestLastAttemptAbandons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.work(ctx, rec.ID, true); err != nil {
+	if err := svc.work(ctx, rec.ID, rec.RiverID, true); err != nil {
 		t.Fatal(err)
 	}
 	got, err := svc.st.get(ctx, rec.ID)

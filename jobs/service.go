@@ -43,8 +43,13 @@ type Config struct {
 	MaxQueuedPerClient int
 	// MaxVariants caps a scenario's variants (the base not counted).
 	MaxVariants int
+	// HeartbeatTimeout is how long a running solve's worker may go without
+	// renewing its heartbeat (it does so every progressEvery) before the
+	// job is taken as abandoned by a dead process and requeued.
+	HeartbeatTimeout time.Duration
 	// RescueGrace is added to the longest possible solve (the runner's
-	// maximum budget) to decide that a running job's process died.
+	// maximum budget) for River's own rescuer, the backstop for a River
+	// job whose process died before it claimed its xflex_job row.
 	RescueGrace time.Duration
 	// PollInterval is how often idle workers look for new jobs and running
 	// jobs look for cancellation requests from other replicas.
@@ -59,6 +64,13 @@ const (
 	DefaultMaxVariants         = 32
 	DefaultRescueGrace         = 30 * time.Second
 	DefaultPollInterval        = 500 * time.Millisecond
+	// DefaultHeartbeatTimeout is 40 missed heartbeats: far above a busy
+	// store's write latency, so a live worker is not taken for dead, and
+	// with the rescue interval (a fifth of it) well inside the 30 s after
+	// its budget within which a crashed job must be requeued (issue 15).
+	DefaultHeartbeatTimeout = 10 * time.Second
+	// minHeartbeatTimeout keeps a timeout several heartbeats long.
+	minHeartbeatTimeout = 4 * progressEvery
 	// noBudgetCapRescue is the rescue delay when the runner has no maximum
 	// budget: the schema's largest budget_ms (one day).
 	noBudgetCapRescue = 24 * time.Hour
@@ -87,6 +99,9 @@ func (c Config) WithDefaults() Config {
 	if c.RescueGrace <= 0 {
 		c.RescueGrace = DefaultRescueGrace
 	}
+	if c.HeartbeatTimeout <= 0 {
+		c.HeartbeatTimeout = DefaultHeartbeatTimeout
+	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = DefaultPollInterval
 	}
@@ -103,7 +118,8 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.IntVar(&c.MaxRunningPerClient, "job-client-running", DefaultMaxRunningPerClient, "running solves per client")
 	fs.IntVar(&c.MaxQueuedPerClient, "job-client-queue", DefaultMaxQueuedPerClient, "queued jobs per client beyond the running ones (429 beyond)")
 	fs.IntVar(&c.MaxVariants, "job-max-variants", DefaultMaxVariants, "variants per scenario job")
-	fs.DurationVar(&c.RescueGrace, "job-rescue-grace", DefaultRescueGrace, "added to --max-budget before a running job of a dead process is requeued")
+	fs.DurationVar(&c.HeartbeatTimeout, "job-heartbeat-timeout", DefaultHeartbeatTimeout, "a running job whose worker has not renewed its heartbeat for this long is requeued (its process died)")
+	fs.DurationVar(&c.RescueGrace, "job-rescue-grace", DefaultRescueGrace, "added to --max-budget before River requeues a job fetched by a process that died before starting it")
 	fs.DurationVar(&c.PollInterval, "job-poll", DefaultPollInterval, "how often workers poll for jobs and cancellations")
 	return c
 }
@@ -118,12 +134,14 @@ type Service struct {
 	now    func() time.Time
 
 	db *sql.DB
+	// file is a SQLite store's file (nil on PostgreSQL), see watchFile.
+	file *storeFile
 
 	mu      sync.Mutex
 	running map[string]*runningJob
 
 	stopJanitor context.CancelFunc
-	janitorDone chan struct{}
+	janitorDone sync.WaitGroup
 	stopOnce    sync.Once
 	stopErr     error
 
@@ -135,6 +153,9 @@ type Service struct {
 type runningJob struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool
+	// lost is set when the job was rescued from under this worker (its
+	// heartbeat stalled): the solve is stopped and its outcome dropped.
+	lost atomic.Bool
 }
 
 // Typed errors the HTTP layer maps to status codes.
@@ -159,7 +180,7 @@ type solveWorker struct {
 func (w *solveWorker) Timeout(*river.Job[solveArgs]) time.Duration { return -1 }
 
 func (w *solveWorker) Work(ctx context.Context, job *river.Job[solveArgs]) error {
-	return w.svc.work(ctx, job.Args.JobID, job.Attempt >= job.MaxAttempts)
+	return w.svc.work(ctx, job.Args.JobID, job.ID, job.Attempt >= job.MaxAttempts)
 }
 
 // retryPolicy retries a job whose attempt failed for an infrastructure
@@ -194,8 +215,9 @@ const progressEvery = 250 * time.Millisecond
 // dbTimeout bounds bookkeeping writes made after a solve's context ended.
 const dbTimeout = 10 * time.Second
 
-// work runs one solve attempt. lastAttempt is set on River's final attempt.
-func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
+// work runs one solve attempt of job id for River job riverID.
+// lastAttempt is set on River's final attempt.
+func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttempt bool) error {
 	rec, err := s.st.get(ctx, id)
 	if errors.Is(err, errNotFound) {
 		return nil // removed by retention: nothing to do
@@ -203,34 +225,40 @@ func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
 	if err != nil {
 		return err
 	}
-	if rec.State.Terminal() {
+	if rec.State.Terminal() || rec.RiverID != riverID {
+		// Finished, or rescued under a new River job (this one is the dead
+		// worker's, rescued late by River's own rescuer).
 		return nil
 	}
-	if rec.CancelRequested {
-		return s.finish(ctx, rec, StateCancelled, nil, nil, Progress{Phase: "cancelled"})
-	}
-	if lastAttempt {
-		detail := fmt.Sprintf("job interrupted %d times (its process died or lost the database); not retried", rec.Attempts)
-		s.log.Error().Str("job", id).Msg(detail)
-		pd := httpapi.ProblemDetails{Type: httpapi.TypeBase + "abandoned", Title: "Job abandoned",
-			Status: http.StatusInternalServerError, Detail: detail, Instance: "/v1/" + rec.Problem}
-		return s.finish(ctx, rec, StateFailed, nil, &pd, Progress{Phase: "failed"})
-	}
-	var claimed bool
+	var attempt int
 	if err := s.st.withTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		claimed, err = s.st.claimTx(ctx, tx, rec, s.cfg.MaxRunningPerClient, s.now())
+		attempt, err = s.st.claimTx(ctx, tx, rec, s.cfg.MaxRunningPerClient, s.now(), s.cfg.HeartbeatTimeout)
 		return err
 	}); err != nil {
 		return err
 	}
-	if !claimed {
-		if cur, err := s.st.get(ctx, id); err == nil && cur.State.Terminal() {
-			return nil
+	if attempt == 0 {
+		if cur, err := s.st.get(ctx, id); err == nil && cur.State != StateQueued {
+			return nil // finished, or run by a live worker
 		}
-		return river.JobSnooze(snoozeDelay)
+		return river.JobSnooze(snoozeDelay) // the client's running limit
 	}
-	input, err := s.st.input(ctx, id)
+	if rec.CancelRequested {
+		return s.finish(ctx, rec, attempt, StateCancelled, nil, nil, Progress{Phase: "cancelled"})
+	}
+	if lastAttempt || attempt >= maxAttempts {
+		detail := fmt.Sprintf("job interrupted %d times (its process died or lost the database); not retried", attempt-1)
+		s.log.Error().Str("job", id).Msg(detail)
+		pd := httpapi.ProblemDetails{Type: httpapi.TypeBase + "abandoned", Title: "Job abandoned",
+			Status: http.StatusInternalServerError, Detail: detail, Instance: "/v1/" + rec.Problem}
+		return s.finish(ctx, rec, attempt, StateFailed, nil, &pd, Progress{Phase: "failed"})
+	}
+	input, err := s.st.input(ctx, s.st.db, id)
+	if errors.Is(err, errCorrupt) {
+		pd := s.logCorrupt(rec, partInput)
+		return s.finish(ctx, rec, attempt, StateFailed, nil, &pd, Progress{Phase: "failed"})
+	}
 	if err != nil {
 		return err
 	}
@@ -250,7 +278,7 @@ func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
 	rep := &progress.Reporter{}
 	jctx = progress.WithReporter(jctx, rep)
 	start := time.Now()
-	stopMonitor := s.monitor(jctx, id, rj, rep, start, budget)
+	stopMonitor := s.monitor(jctx, id, attempt, rj, rep, start, budget)
 
 	resp, runErr := s.runner.Run(jctx, rec.Problem, input)
 	stopMonitor()
@@ -259,9 +287,12 @@ func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
 	defer dcancel()
 	last, _ := rep.Take()
 	userCancelled := rj.cancelled.Load()
+	if rj.lost.Load() {
+		return nil // another attempt owns the job now
+	}
 	if !userCancelled && ctx.Err() != nil {
 		// River stopped this worker (shutdown): give the job back.
-		if err := s.st.requeue(dctx, id); err != nil {
+		if err := s.st.requeue(dctx, id, attempt); err != nil {
 			s.log.Error().Err(err).Str("job", id).Msg("requeue job")
 		}
 		return fmt.Errorf("job %s interrupted: %w", id, ctx.Err())
@@ -282,7 +313,7 @@ func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
 	case userCancelled:
 		final.Phase = "cancelled"
 		final.Fraction = last.Fraction
-		return s.finish(dctx, rec, StateCancelled, result, nil, final)
+		return s.finish(dctx, rec, attempt, StateCancelled, result, nil, final)
 	case runErr != nil:
 		var xe *solver.Error
 		if !errors.As(runErr, &xe) {
@@ -294,15 +325,17 @@ func (s *Service) work(ctx context.Context, id string, lastAttempt bool) error {
 		pd := httpapi.FromError(xe, "/v1/"+rec.Problem, "")
 		final.Phase = "failed"
 		final.Fraction = nil
-		return s.finish(dctx, rec, StateFailed, nil, &pd, final)
+		return s.finish(dctx, rec, attempt, StateFailed, nil, &pd, final)
 	default:
-		return s.finish(dctx, rec, StateSucceeded, result, nil, final)
+		return s.finish(dctx, rec, attempt, StateSucceeded, result, nil, final)
 	}
 }
 
-// monitor stores progress and watches for cancellation from other
-// replicas until the returned stop function is called.
-func (s *Service) monitor(ctx context.Context, id string, rj *runningJob, rep *progress.Reporter,
+// monitor stores progress with the heartbeat of the worker's claim
+// (attempt) and watches for cancellation from other replicas until the
+// returned stop function is called. If the claim was lost (the job was
+// rescued while this worker stalled) it stops the solve.
+func (s *Service) monitor(ctx context.Context, id string, attempt int, rj *runningJob, rep *progress.Reporter,
 	start time.Time, budget time.Duration) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -334,8 +367,19 @@ func (s *Service) monitor(ctx context.Context, id string, rj *runningJob, rep *p
 			if budget > 0 {
 				p.BudgetUsed = progress.F(min(float64(time.Since(start))/float64(budget), 1))
 			}
-			if err := s.st.setProgress(ctx, id, p); err != nil && ctx.Err() == nil {
-				s.log.Warn().Err(err).Str("job", id).Msg("store progress")
+			alive, err := s.st.heartbeat(ctx, id, attempt, p)
+			if err != nil {
+				if ctx.Err() == nil {
+					s.log.Warn().Err(err).Str("job", id).Msg("store progress and heartbeat")
+				}
+				continue
+			}
+			if !alive {
+				s.log.Warn().Str("job", id).Int("attempt", attempt).
+					Msg("job was requeued while this worker ran it (its heartbeat stalled): attempt dropped")
+				rj.lost.Store(true)
+				rj.cancel()
+				return
 			}
 		}
 	}()
@@ -360,9 +404,10 @@ func (s *Service) budgetOf(input []byte) time.Duration {
 	return b
 }
 
-// finish stores a job's outcome and, for a scenario variant, lets the
-// scenario finish when it was the last one.
-func (s *Service) finish(ctx context.Context, rec record, st State, result []byte, pd *httpapi.ProblemDetails, p Progress) error {
+// finish stores a job's outcome, if attempt still holds the job's claim,
+// and, for a scenario variant, lets the scenario finish when it was the
+// last one.
+func (s *Service) finish(ctx context.Context, rec record, attempt int, st State, result []byte, pd *httpapi.ProblemDetails, p Progress) error {
 	now := s.now()
 	var expires *time.Time
 	if rec.ParentID == "" {
@@ -370,7 +415,7 @@ func (s *Service) finish(ctx context.Context, rec record, st State, result []byt
 		expires = &e
 	}
 	if err := s.st.withTx(ctx, func(tx *sql.Tx) error {
-		_, err := s.st.finishTx(ctx, tx, rec.ID, st, p, result, pd, now, expires)
+		_, err := s.st.finishTx(ctx, tx, rec.ID, attempt, st, p, result, pd, now, expires)
 		return err
 	}); err != nil {
 		return err
@@ -419,11 +464,28 @@ func (s *Service) finalizeScenario(ctx context.Context, parentID string) error {
 		if err != nil {
 			return err
 		}
+		now := s.now()
+		exp := now.Add(s.cfg.Retention)
+		for i, k := range kids {
+			if k.Corrupt == "" {
+				continue
+			}
+			pd := s.logCorrupt(k, k.Corrupt)
+			if err := s.st.markCorrupt(ctx, tx, k.ID, pd, now, nil); err != nil {
+				return err
+			}
+			kids[i].State, kids[i].Error = StateFailed, &pd
+		}
 		var spec struct {
 			Variants []Variant `json:"variants"`
 		}
-		var specJSON []byte
-		if err := tx.QueryRowContext(ctx, s.st.d.rebind(`SELECT input FROM xflex_job WHERE id = ?`), parentID).Scan(&specJSON); err != nil {
+		specJSON, err := s.st.input(ctx, tx, parentID)
+		if errors.Is(err, errCorrupt) {
+			pd := s.logCorrupt(parent, partInput)
+			_, err = s.st.finishTx(ctx, tx, parentID, 0, StateFailed, Progress{Phase: "failed"}, nil, &pd, now, &exp)
+			return err
+		}
+		if err != nil {
 			return err
 		}
 		if err := json.Unmarshal(specJSON, &spec); err != nil {
@@ -457,13 +519,11 @@ func (s *Service) finalizeScenario(ctx context.Context, parentID string) error {
 			st = StateFailed
 			pd = kids[0].Error
 		}
-		now := s.now()
-		exp := now.Add(s.cfg.Retention)
 		p := Progress{Phase: "done", Fraction: progress.F(1), VariantsDone: &done, VariantsTotal: &total}
 		if st == StateCancelled {
 			p.Phase = "cancelled"
 		}
-		_, err = s.st.finishTx(ctx, tx, parentID, st, p, body, pd, now, &exp)
+		_, err = s.st.finishTx(ctx, tx, parentID, 0, st, p, body, pd, now, &exp)
 		return err
 	})
 }
@@ -490,14 +550,13 @@ func (s *Service) submit(ctx context.Context, client, problem string, inputs []v
 		if n >= s.cfg.MaxRunningPerClient+s.cfg.MaxQueuedPerClient {
 			return errLimit
 		}
-		type solve struct{ id string }
-		var solves []solve
+		var solves []string
 		if spec == nil {
 			if err := s.st.insertTx(ctx, tx, newRow{ID: id, Client: client, Problem: problem, Kind: kindSolve,
 				Input: inputs[0].Input, CreatedAt: now}); err != nil {
 				return err
 			}
-			solves = append(solves, solve{id})
+			solves = append(solves, id)
 		} else {
 			if err := s.st.insertTx(ctx, tx, newRow{ID: id, Client: client, Problem: problem, Kind: kindScenario,
 				Input: spec, CreatedAt: now}); err != nil {
@@ -509,23 +568,10 @@ func (s *Service) submit(ctx context.Context, client, problem string, inputs []v
 					Client: client, Problem: problem, Kind: kindSolve, Input: in.Input, CreatedAt: now}); err != nil {
 					return err
 				}
-				solves = append(solves, solve{cid})
+				solves = append(solves, cid)
 			}
 		}
-		params := make([]river.InsertManyParams, len(solves))
-		for i, sv := range solves {
-			params[i] = river.InsertManyParams{Args: solveArgs{JobID: sv.id}, InsertOpts: &river.InsertOpts{MaxAttempts: maxAttempts}}
-		}
-		res, err := s.river.InsertManyTx(ctx, tx, params)
-		if err != nil {
-			return fmt.Errorf("queue job: %w", err)
-		}
-		for i, r := range res {
-			if err := s.st.setRiverIDTx(ctx, tx, solves[i].id, r.Job.ID); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.queueTx(ctx, tx, solves)
 	})
 	if err != nil {
 		return record{}, err
@@ -577,7 +623,7 @@ func (s *Service) cancel(ctx context.Context, id string) (record, error) {
 					e := now.Add(s.cfg.Retention)
 					exp = &e
 				}
-				if _, err := s.st.finishTx(ctx, tx, t.ID, StateCancelled, Progress{Phase: "cancelled"}, nil, nil, now, exp); err != nil {
+				if _, err := s.st.finishTx(ctx, tx, t.ID, 0, StateCancelled, Progress{Phase: "cancelled"}, nil, nil, now, exp); err != nil {
 					return err
 				}
 				riverIDs = append(riverIDs, t.RiverID)
@@ -631,4 +677,95 @@ func (s *Service) janitor(ctx context.Context, every time.Duration) {
 		case <-t.C:
 		}
 	}
+}
+
+// queueTx queues a River job for each xflex_job row in ids and records
+// it as the row's river_id: the one River job allowed to run the row
+// (work ignores any other).
+func (s *Service) queueTx(ctx context.Context, tx *sql.Tx, ids []string) error {
+	params := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		params[i] = river.InsertManyParams{Args: solveArgs{JobID: id}, InsertOpts: &river.InsertOpts{MaxAttempts: maxAttempts}}
+	}
+	res, err := s.river.InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return fmt.Errorf("queue job: %w", err)
+	}
+	for i, r := range res {
+		if err := s.st.setRiverIDTx(ctx, tx, ids[i], r.Job.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rescuer requeues, every interval until ctx ends, the running solves
+// whose worker stopped renewing its heartbeat: its process died. Every
+// replica runs one; see rescueTx for why that is safe.
+func (s *Service) rescuer(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if err := s.rescue(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn().Err(err).Msg("rescue jobs of dead workers")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// rescue requeues the stalled solves, each under a new River job that any
+// replica's workers fetch at once. River's own rescuer would wait for
+// --max-budget + --job-rescue-grace and for a live leader; the dead
+// worker's River job, if River rescues it later, is then ignored by work.
+func (s *Service) rescue(ctx context.Context) error {
+	var rescued []record
+	err := s.st.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		rescued, err = s.st.rescueTx(ctx, tx, s.cfg.HeartbeatTimeout)
+		if err != nil || len(rescued) == 0 {
+			return err
+		}
+		ids := make([]string, len(rescued))
+		for i, r := range rescued {
+			ids[i] = r.ID
+		}
+		return s.queueTx(ctx, tx, ids)
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range rescued {
+		s.log.Warn().Str("job", r.ID).Int("attempts", r.Attempts).Dur("heartbeat_timeout", s.cfg.HeartbeatTimeout).
+			Msg("running job lost its worker (no heartbeat): requeued")
+	}
+	return nil
+}
+
+// logCorrupt logs that part of job rec failed its checksum and returns
+// the error the job gets.
+func (s *Service) logCorrupt(rec record, part string) httpapi.ProblemDetails {
+	s.log.Error().Str("job", rec.ID).Str("part", part).
+		Msg("stored job data fails its SHA-256 checksum: not used, job marked failed")
+	return corruptProblem(rec, part)
+}
+
+// quarantine marks rec failed because its stored part fails its checksum
+// (found while serving it) and returns the record as it now reads.
+func (s *Service) quarantine(ctx context.Context, rec record, part string) record {
+	pd := s.logCorrupt(rec, part)
+	now := s.now()
+	var exp *time.Time
+	if rec.ParentID == "" {
+		e := now.Add(s.cfg.Retention)
+		exp = &e
+	}
+	if err := s.st.markCorrupt(ctx, s.st.db, rec.ID, pd, now, exp); err != nil {
+		s.log.Error().Err(err).Str("job", rec.ID).Msg("mark corrupt job failed")
+	}
+	rec.State, rec.Error, rec.HasResult, rec.Corrupt = StateFailed, &pd, false, ""
+	return rec
 }

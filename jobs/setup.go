@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -29,19 +30,32 @@ import (
 // process's write lock (replicas sharing one file) before failing.
 const sqliteBusyTimeout = 10 * time.Second
 
-// openStore opens the database a store URL names.
-func openStore(storeURL string) (*sql.DB, dialect, error) {
+// xflexApplicationID marks a SQLite file as an xflex job store (PRAGMA
+// application_id, the header field SQLite reserves for this): "xflx".
+const xflexApplicationID = 0x78666c78
+
+// sqlitePath returns the file a sqlite: store URL names.
+func sqlitePath(storeURL string) (string, error) {
+	path := strings.TrimPrefix(strings.TrimPrefix(storeURL, "sqlite:"), "//")
+	if path == "" {
+		return "", errors.New("store sqlite:PATH needs a file path")
+	}
+	return path, nil
+}
+
+// openStore opens the database a store URL names. A SQLite file is
+// created if missing (with a warning: a store that was deleted lost its
+// jobs), readable by its owner only, and refused if it is another
+// application's database.
+func openStore(storeURL string, log zerolog.Logger) (*sql.DB, dialect, error) {
 	switch {
 	case strings.HasPrefix(storeURL, "sqlite:"):
-		path := strings.TrimPrefix(storeURL, "sqlite:")
-		path = strings.TrimPrefix(path, "//")
-		if path == "" {
-			return nil, 0, errors.New("store sqlite:PATH needs a file path")
+		path, err := sqlitePath(storeURL)
+		if err != nil {
+			return nil, 0, err
 		}
-		if dir := filepath.Dir(path); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, 0, fmt.Errorf("store directory: %w", err)
-			}
+		if err := prepareSQLiteFile(path, log); err != nil {
+			return nil, 0, err
 		}
 		// WAL lets readers in other processes proceed during a write;
 		// _txlock=immediate makes every transaction take the write lock up
@@ -68,11 +82,63 @@ func openStore(storeURL string) (*sql.DB, dialect, error) {
 	return nil, 0, fmt.Errorf("unknown store %q: want sqlite:PATH or a postgres:// URL", storeURL)
 }
 
+// prepareSQLiteFile readies path for openStore before anything is written
+// to it: it creates a missing file and its directories, readable by the
+// owner only (SQLite gives its -wal and -shm files the database file's
+// mode), or checks that an existing file is an xflex store.
+func prepareSQLiteFile(path string, log zerolog.Logger) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("store directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		log.Warn().Str("store", path).Msg("job store file did not exist: created an empty one (if it existed before, its jobs are lost)")
+		return f.Close()
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create store: %w", err)
+	}
+	return checkSQLiteOwner(path)
+}
+
+// checkSQLiteOwner refuses a SQLite file that is not an xflex store: one
+// marked with another application id, or one with tables but no xflex_job
+// table. An empty file or database is ours to initialise. It only reads:
+// a refused file is left as it was.
+func checkSQLiteOwner(path string) error {
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+
+		"?_pragma=busy_timeout("+fmt.Sprint(sqliteBusyTimeout.Milliseconds())+")")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var appID int64
+	var tables, ours int
+	err = db.QueryRow(`PRAGMA application_id`).Scan(&appID)
+	if err == nil {
+		err = db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(name = 'xflex_job'), 0) FROM sqlite_schema
+			WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).Scan(&tables, &ours)
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("store %s is not a usable SQLite database: %w", path, err)
+	case appID != 0 && appID != xflexApplicationID:
+		return fmt.Errorf("store %s is another application's SQLite database (application_id %#x): refusing to use it as the job store", path, appID)
+	case appID == 0 && tables > 0 && ours == 0:
+		return fmt.Errorf("store %s is a SQLite database with %d tables and no xflex_job table, not an xflex job store: refusing to add tables to it (point --store at a new file)", path, tables)
+	}
+	return nil
+}
+
 // Open connects to the store, creates or migrates its tables and builds
 // the job service with its River client (not started). Close releases it.
 func Open(ctx context.Context, cfg Config, runner *solver.Runner, log zerolog.Logger) (*Service, error) {
 	cfg = cfg.WithDefaults()
-	db, d, err := openStore(cfg.Store)
+	if cfg.HeartbeatTimeout < minHeartbeatTimeout {
+		return nil, fmt.Errorf("heartbeat timeout %s is too short: at least %s (the worker renews it every %s)",
+			cfg.HeartbeatTimeout, minHeartbeatTimeout, progressEvery)
+	}
+	db, d, err := openStore(cfg.Store, log)
 	if err != nil {
 		return nil, err
 	}
@@ -127,14 +193,22 @@ func Open(ctx context.Context, cfg Config, runner *solver.Runner, log zerolog.Lo
 	}
 	svc.river = client
 	svc.db = db
+	if d == dialectSQLite {
+		path, _ := sqlitePath(cfg.Store)
+		if svc.file, err = openedFile(path); err != nil {
+			return nil, err
+		}
+	}
 	ok = true
 	return svc, nil
 }
 
-// migrateAll runs River's migrations and creates xflex_job. On PostgreSQL
-// it holds an advisory lock so replicas starting together migrate once.
+// migrateAll creates or updates xflex_job, then runs River's migrations:
+// in that order, so a store whose first start failed half-way still reads
+// as xflex's. On PostgreSQL it holds an advisory lock so replicas starting
+// together migrate once, and refuses a database where another application
+// keeps River's queue (xflex's workers would fetch its jobs).
 func (s *store) migrateAll(ctx context.Context, driver riverdriver.Driver[*sql.Tx]) error {
-	var conn *sql.Conn
 	if s.d == dialectPostgres {
 		c, err := s.db.Conn(ctx)
 		if err != nil {
@@ -147,9 +221,18 @@ func (s *store) migrateAll(ctx context.Context, driver riverdriver.Driver[*sql.T
 		defer func() {
 			_, _ = c.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('xflex-jobs-migrate'))`)
 		}()
-		conn = c
+		var river, ours bool
+		if err := c.QueryRowContext(ctx, `SELECT to_regclass('river_job') IS NOT NULL,
+			to_regclass('xflex_job') IS NOT NULL`).Scan(&river, &ours); err != nil {
+			return fmt.Errorf("inspect store: %w", err)
+		}
+		if river && !ours {
+			return errors.New("store database has River's tables but no xflex_job table: another application's job queue, whose jobs xflex's workers would fetch; refusing to use it (give xflex its own database or schema)")
+		}
 	}
-	_ = conn
+	if err := s.migrate(ctx); err != nil {
+		return err
+	}
 	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return fmt.Errorf("river migrations: %w", err)
@@ -157,7 +240,7 @@ func (s *store) migrateAll(ctx context.Context, driver riverdriver.Driver[*sql.T
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
-	return s.migrate(ctx)
+	return nil
 }
 
 // redact hides a URL's password in messages.
@@ -169,20 +252,24 @@ func redact(u string) string {
 	return p.Redacted()
 }
 
-// Start starts the workers and the retention janitor. ctx bounds only the
-// start; Stop ends them.
+// storeFileCheck is how often a SQLite store's file is checked for
+// deletion: a stat, cheap enough to do every second.
+const storeFileCheck = time.Second
+
+// Start starts the workers, the retention janitor, the rescuer of jobs
+// whose worker died and, on SQLite, the watch over the store file. ctx bounds only the start; Stop ends them.
 func (s *Service) Start(ctx context.Context) error {
 	if err := s.river.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start job workers: %w", err)
 	}
 	jctx, cancel := context.WithCancel(context.Background())
 	s.stopJanitor = cancel
-	s.janitorDone = make(chan struct{})
 	every := min(max(s.cfg.Retention/4, time.Second), time.Minute)
-	go func() {
-		defer close(s.janitorDone)
-		s.janitor(jctx, every)
-	}()
+	s.janitorDone.Go(func() { s.janitor(jctx, every) })
+	s.janitorDone.Go(func() { s.rescuer(jctx, s.cfg.HeartbeatTimeout/5) })
+	if s.file != nil {
+		s.janitorDone.Go(func() { s.watchFile(jctx, storeFileCheck) })
+	}
 	return nil
 }
 
@@ -198,7 +285,7 @@ func (s *Service) stop(ctx context.Context) error {
 	var err error
 	if s.stopJanitor != nil {
 		s.stopJanitor()
-		<-s.janitorDone
+		s.janitorDone.Wait()
 	}
 	if serr := s.river.Stop(ctx); serr != nil {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

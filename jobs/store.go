@@ -82,13 +82,29 @@ func (d dialect) rebind(q string) string {
 	return b.String()
 }
 
-func (d dialect) ddl() []string {
-	blob := "BLOB"
+func (d dialect) blob() string {
 	if d == dialectPostgres {
-		blob = "BYTEA"
+		return "BYTEA"
 	}
-	return []string{
-		`CREATE TABLE IF NOT EXISTS xflex_job (
+	return "BLOB"
+}
+
+// nowMicros is the database's clock in Unix microseconds. Heartbeats are
+// written and judged by it, so replicas on hosts with skewed clocks agree
+// on whose heartbeat is stale.
+func (d dialect) nowMicros() string {
+	if d == dialectPostgres {
+		return `CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)`
+	}
+	return `CAST(unixepoch('subsec') * 1000000 AS INTEGER)`
+}
+
+// createTable is xflex_job as first released; columns added since are in
+// addedColumns, which every store (new or old) gets through the same
+// ALTER TABLE path.
+func (d dialect) createTable() string {
+	blob := d.blob()
+	return `CREATE TABLE IF NOT EXISTS xflex_job (
 			id TEXT PRIMARY KEY,
 			parent_id TEXT,
 			variant TEXT,
@@ -108,11 +124,29 @@ func (d dialect) ddl() []string {
 			finished_at BIGINT,
 			expires_at BIGINT,
 			river_id BIGINT
-		)`,
+		)`
+}
+
+// addedColumns are the columns added after the first release, in order.
+func (d dialect) addedColumns() [][2]string {
+	return [][2]string{
+		// heartbeat_at (database clock, see nowMicros) is refreshed by the
+		// worker running the job; a stale one means the worker died.
+		{"heartbeat_at", "BIGINT"},
+		// SHA-256 of input, result and error (see integrity.go).
+		{"input_sha256", d.blob()},
+		{"result_sha256", d.blob()},
+		{"error_sha256", d.blob()},
+	}
+}
+
+func (d dialect) indexes() []string {
+	return []string{
 		`CREATE INDEX IF NOT EXISTS xflex_job_list ON xflex_job (created_at, id)`,
 		`CREATE INDEX IF NOT EXISTS xflex_job_client_state ON xflex_job (client, state)`,
 		`CREATE INDEX IF NOT EXISTS xflex_job_parent ON xflex_job (parent_id)`,
 		`CREATE INDEX IF NOT EXISTS xflex_job_expires ON xflex_job (expires_at)`,
+		`CREATE INDEX IF NOT EXISTS xflex_job_heartbeat ON xflex_job (state, heartbeat_at)`,
 	}
 }
 
@@ -136,26 +170,31 @@ type record struct {
 	ExpiresAt       *time.Time
 	RiverID         int64
 	HasResult       bool
+	// Corrupt names the part whose stored bytes failed their checksum
+	// (partError here; Error is then nil) or, for partRow, that the state
+	// or progress is not one the service writes; "" when all is well.
+	Corrupt string
 }
 
 const recordCols = `id, parent_id, variant, seq, client, problem, kind, state, progress, error,
 	cancel_requested, attempts, created_at, started_at, finished_at, expires_at, river_id,
-	(CASE WHEN result IS NULL THEN 0 ELSE 1 END)`
+	(CASE WHEN result IS NULL AND result_sha256 IS NULL THEN 0 ELSE 1 END), error_sha256`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanRecord(s scanner) (record, error) {
 	var (
 		r                                   record
-		parent, variant, errJSON            sql.NullString
+		parent, variant                     sql.NullString
 		progressJSON, state                 string
+		errJSON, errSum                     []byte
 		started, finished, expires, riverID sql.NullInt64
 		cancel, hasResult                   int
 		created                             int64
 	)
 	if err := s.Scan(&r.ID, &parent, &variant, &r.Seq, &r.Client, &r.Problem, &r.Kind, &state,
 		&progressJSON, &errJSON, &cancel, &r.Attempts, &created, &started, &finished, &expires,
-		&riverID, &hasResult); err != nil {
+		&riverID, &hasResult, &errSum); err != nil {
 		return r, err
 	}
 	r.ParentID, r.Variant, r.State = parent.String, variant.String, State(state)
@@ -163,13 +202,13 @@ func scanRecord(s scanner) (record, error) {
 	r.CreatedAt = fromMicros(created)
 	r.StartedAt, r.FinishedAt, r.ExpiresAt = nullTime(started), nullTime(finished), nullTime(expires)
 	r.RiverID = riverID.Int64
-	if err := json.Unmarshal([]byte(progressJSON), &r.Progress); err != nil {
-		return r, fmt.Errorf("job %s: decode progress: %w", r.ID, err)
+	if !validState(state) || json.Unmarshal([]byte(progressJSON), &r.Progress) != nil {
+		r.State, r.Progress, r.Corrupt = StateFailed, Progress{Phase: "failed"}, partRow
 	}
-	if errJSON.Valid && errJSON.String != "" {
+	if errJSON != nil || errSum != nil {
 		r.Error = new(httpapi.ProblemDetails)
-		if err := json.Unmarshal([]byte(errJSON.String), r.Error); err != nil {
-			return r, fmt.Errorf("job %s: decode error: %w", r.ID, err)
+		if !intact(errJSON, errSum) || json.Unmarshal(errJSON, r.Error) != nil {
+			r.Error, r.Corrupt = nil, partError
 		}
 	}
 	return r, nil
@@ -197,13 +236,65 @@ type store struct {
 	d  dialect
 }
 
+// migrate creates xflex_job or brings an older one up to date, in one
+// transaction (on PostgreSQL the caller also holds the migration lock).
 func (s *store) migrate(ctx context.Context) error {
-	for _, q := range s.d.ddl() {
-		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("create xflex_job: %w", err)
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		if s.d == dialectSQLite {
+			// Mark the file as ours first (see checkSQLiteOwner).
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, xflexApplicationID)); err != nil {
+				return err
+			}
 		}
+		if _, err := tx.ExecContext(ctx, s.d.createTable()); err != nil {
+			return err
+		}
+		have, err := s.columns(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, c := range s.d.addedColumns() {
+			if have[c[0]] {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `ALTER TABLE xflex_job ADD COLUMN `+c[0]+` `+c[1]); err != nil {
+				return err
+			}
+		}
+		for _, q := range s.d.indexes() {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("create xflex_job: %w", err)
 	}
 	return nil
+}
+
+// columns lists xflex_job's columns.
+func (s *store) columns(ctx context.Context, tx *sql.Tx) (map[string]bool, error) {
+	q := `SELECT name FROM pragma_table_info('xflex_job')`
+	if s.d == dialectPostgres {
+		q = `SELECT column_name FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = 'xflex_job'`
+	}
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		have[name] = true
+	}
+	return have, rows.Err()
 }
 
 func (s *store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -263,9 +354,9 @@ func (s *store) insertTx(ctx context.Context, tx *sql.Tx, r newRow) error {
 		parent, variant = r.ParentID, r.Variant
 	}
 	_, err := tx.ExecContext(ctx, s.d.rebind(`INSERT INTO xflex_job
-		(id, parent_id, variant, seq, client, problem, kind, state, input, progress, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		r.ID, parent, variant, r.Seq, r.Client, r.Problem, r.Kind, string(StateQueued), r.Input,
+		(id, parent_id, variant, seq, client, problem, kind, state, input, input_sha256, progress, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		r.ID, parent, variant, r.Seq, r.Client, r.Problem, r.Kind, string(StateQueued), r.Input, digest(r.Input),
 		string(prog), micros(r.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert job %s: %w", r.ID, err)
@@ -315,36 +406,51 @@ func (s *store) variant(ctx context.Context, parentID, name string) (record, err
 	return r, err
 }
 
-func (s *store) input(ctx context.Context, id string) ([]byte, error) {
-	var b []byte
-	err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT input FROM xflex_job WHERE id = ?`), id).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNotFound
-	}
-	return b, err
+// errCorrupt is returned for stored bytes that fail their checksum.
+var errCorrupt = errors.New("stored bytes fail their checksum")
+
+// input returns a job's input, errCorrupt when it fails its checksum.
+func (s *store) input(ctx context.Context, q querier, id string) ([]byte, error) {
+	return s.checked(ctx, q, id, "input")
 }
 
+// result returns a job's result, errCorrupt when it fails its checksum.
 func (s *store) result(ctx context.Context, id string) ([]byte, error) {
-	var b []byte
-	err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT result FROM xflex_job WHERE id = ?`), id).Scan(&b)
+	return s.checked(ctx, s.db, id, "result")
+}
+
+// checked reads column col (input or result) and verifies it against
+// col_sha256.
+func (s *store) checked(ctx context.Context, q querier, id, col string) ([]byte, error) {
+	var b, sum []byte
+	err := q.QueryRowContext(ctx, s.d.rebind(`SELECT `+col+`, `+col+`_sha256 FROM xflex_job WHERE id = ?`), id).Scan(&b, &sum)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNotFound
 	}
-	return b, err
+	if err != nil {
+		return nil, err
+	}
+	if !intact(b, sum) {
+		return nil, errCorrupt
+	}
+	return b, nil
 }
 
 // querier is what *sql.DB and *sql.Tx share.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
 // childrenTx lists a scenario's children in variant order, with their
-// results when withResults is set. q is the transaction in progress, or the
-// pool for a plain read.
+// results when withResults is set (a result that fails its checksum is
+// left out and its record's Corrupt set). q is the transaction in
+// progress, or the pool for a plain read.
 func (s *store) childrenTx(ctx context.Context, q querier, parentID string, withResults bool) ([]record, [][]byte, error) {
-	res := "NULL"
+	res := "NULL, NULL"
 	if withResults {
-		res = "result"
+		res = "result, result_sha256"
 	}
 	rows, err := q.QueryContext(ctx, s.d.rebind(`SELECT `+recordCols+`, `+res+` FROM xflex_job
 		WHERE parent_id = ? ORDER BY seq`), parentID)
@@ -355,10 +461,13 @@ func (s *store) childrenTx(ctx context.Context, q querier, parentID string, with
 	var recs []record
 	var results [][]byte
 	for rows.Next() {
-		var res []byte
-		r, err := scanRecord(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &res)...) }))
+		var res, sum []byte
+		r, err := scanRecord(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &res, &sum)...) }))
 		if err != nil {
 			return nil, nil, err
+		}
+		if withResults && r.HasResult && !intact(res, sum) {
+			r.Corrupt, res = partResult, nil
 		}
 		recs = append(recs, r)
 		results = append(results, res)
@@ -370,79 +479,142 @@ type scanFunc func(dest ...any) error
 
 func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
-// claimTx marks a queued (or rescued running) job as running, unless its
-// client already has maxRunning other jobs running (0: no limit). It
-// reports whether the claim succeeded.
-func (s *store) claimTx(ctx context.Context, tx *sql.Tx, r record, maxRunning int, now time.Time) (bool, error) {
+// claimTx marks a queued job as running, unless its client already has
+// maxRunning other jobs running (0: no limit). A job that reads running is
+// claimed only when its heartbeat is older than stale: its worker died
+// (River rescued its job) and no live worker holds it. The claim starts
+// the heartbeat and returns the attempt number, the fencing token every
+// later write of this worker names; 0 means not claimed.
+func (s *store) claimTx(ctx context.Context, tx *sql.Tx, r record, maxRunning int, now time.Time, stale time.Duration) (int, error) {
 	if maxRunning > 0 {
 		if err := s.lockClient(ctx, tx, r.Client); err != nil {
-			return false, err
+			return 0, err
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) FROM xflex_job
 			WHERE client = ? AND kind = ? AND state = 'running' AND id <> ?`),
 			r.Client, kindSolve, r.ID).Scan(&n); err != nil {
-			return false, err
+			return 0, err
 		}
 		if n >= maxRunning {
-			return false, nil
+			return 0, nil
 		}
 	}
 	prog, _ := json.Marshal(Progress{Phase: "solving", BudgetUsed: progress.F(0)})
-	res, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job
-		SET state = 'running', started_at = ?, attempts = attempts + 1, progress = ?
-		WHERE id = ? AND state IN ('queued', 'running')`), micros(now), string(prog), r.ID)
-	if err != nil {
-		return false, err
+	var attempt int
+	err := tx.QueryRowContext(ctx, s.d.rebind(`UPDATE xflex_job
+		SET state = 'running', started_at = ?, attempts = attempts + 1, progress = ?, heartbeat_at = `+s.d.nowMicros()+`
+		WHERE id = ? AND (state = 'queued' OR (state = 'running' AND COALESCE(heartbeat_at, 0) < `+s.d.nowMicros()+` - ?))
+		RETURNING attempts`), micros(now), string(prog), r.ID, stale.Microseconds()).Scan(&attempt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
 	}
-	n, err := res.RowsAffected()
-	if err != nil || n == 0 {
-		return false, err
+	if err != nil {
+		return 0, err
 	}
 	if r.ParentID != "" {
 		_, err = tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job SET state = 'running', started_at = ?
 			WHERE id = ? AND state = 'queued'`), micros(now), r.ParentID)
 	}
-	return true, err
+	return attempt, err
 }
 
-func (s *store) setProgress(ctx context.Context, id string, p Progress) error {
+// heartbeat stores a running job's progress and renews its heartbeat. It
+// reports false when the job is no longer this worker's claim (attempt):
+// it was rescued as dead (this worker stalled past the heartbeat timeout)
+// and belongs to another attempt now.
+func (s *store) heartbeat(ctx context.Context, id string, attempt int, p Progress) (bool, error) {
 	b, err := json.Marshal(p)
 	if err != nil {
-		return err
+		return false, err
 	}
-	_, err = s.exec(ctx, `UPDATE xflex_job SET progress = ? WHERE id = ? AND state = 'running'`, string(b), id)
-	return err
+	res, err := s.exec(ctx, `UPDATE xflex_job SET progress = ?, heartbeat_at = `+s.d.nowMicros()+`
+		WHERE id = ? AND state = 'running' AND attempts = ?`, string(b), id, attempt)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// rescueTx puts back in the queue the running solves whose heartbeat is
+// older than stale, and returns them. The conditional UPDATE makes
+// concurrent rescuers on several replicas safe: a row requeued or renewed
+// since the SELECT is skipped.
+func (s *store) rescueTx(ctx context.Context, tx *sql.Tx, stale time.Duration) ([]record, error) {
+	cutoff := s.d.nowMicros() + ` - ?`
+	rows, err := tx.QueryContext(ctx, s.d.rebind(`SELECT `+recordCols+` FROM xflex_job
+		WHERE state = 'running' AND kind = ? AND COALESCE(heartbeat_at, 0) < `+cutoff), kindSolve, stale.Microseconds())
+	if err != nil {
+		return nil, err
+	}
+	var stuck []record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		stuck = append(stuck, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	prog, _ := json.Marshal(Progress{Phase: "requeued"})
+	var out []record
+	for _, r := range stuck {
+		res, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job SET state = 'queued', progress = ?
+			WHERE id = ? AND state = 'running' AND COALESCE(heartbeat_at, 0) < `+cutoff), string(prog), r.ID, stale.Microseconds())
+		if err != nil {
+			return nil, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // finishTx moves a job to a terminal state with its result or error. It
-// only changes a job that is not yet terminal and reports whether it did.
-func (s *store) finishTx(ctx context.Context, tx *sql.Tx, id string, st State, prog Progress,
+// only changes a job that is not yet terminal and, when attempt is not 0,
+// only the running claim of that attempt (see claimTx); it reports whether
+// it did.
+func (s *store) finishTx(ctx context.Context, tx *sql.Tx, id string, attempt int, st State, prog Progress,
 	result []byte, perr *httpapi.ProblemDetails, now time.Time, expires *time.Time) (bool, error) {
 	pb, err := json.Marshal(prog)
 	if err != nil {
 		return false, err
 	}
-	var errJSON any
+	var errJSON, errSum any
 	if perr != nil {
 		b, err := json.Marshal(perr)
 		if err != nil {
 			return false, err
 		}
-		errJSON = string(b)
+		errJSON, errSum = string(b), digest(b)
 	}
 	var exp any
 	if expires != nil {
 		exp = micros(*expires)
 	}
-	var res any
+	var res, resSum any
 	if result != nil {
-		res = result
+		res, resSum = result, digest(result)
+	}
+	claim := `state IN ('queued', 'running')`
+	args := []any{string(st), string(pb), res, resSum, errJSON, errSum, micros(now), exp, id}
+	if attempt != 0 {
+		claim = `state = 'running' AND attempts = ?`
+		args = append(args, attempt)
 	}
 	r, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job
-		SET state = ?, progress = ?, result = ?, error = ?, finished_at = ?, expires_at = ?
-		WHERE id = ? AND state IN ('queued', 'running')`),
-		string(st), string(pb), res, errJSON, micros(now), exp, id)
+		SET state = ?, progress = ?, result = ?, result_sha256 = ?, error = ?, error_sha256 = ?, finished_at = ?, expires_at = ?
+		WHERE id = ? AND `+claim), args...)
 	if err != nil {
 		return false, fmt.Errorf("finish job %s: %w", id, err)
 	}
@@ -450,12 +622,31 @@ func (s *store) finishTx(ctx context.Context, tx *sql.Tx, id string, st State, p
 	return n > 0, err
 }
 
-// requeue puts a running job back to queued (the worker was stopped before
-// it finished; River will run it again).
-func (s *store) requeue(ctx context.Context, id string) error {
+// requeue puts a job this worker claimed (attempt) back to queued: the
+// worker was stopped before it finished; River will run it again.
+func (s *store) requeue(ctx context.Context, id string, attempt int) error {
 	prog, _ := json.Marshal(Progress{Phase: "requeued"})
-	_, err := s.exec(ctx, `UPDATE xflex_job SET state = 'queued', progress = ? WHERE id = ? AND state = 'running'`,
-		string(prog), id)
+	_, err := s.exec(ctx, `UPDATE xflex_job SET state = 'queued', progress = ?
+		WHERE id = ? AND state = 'running' AND attempts = ?`, string(prog), id, attempt)
+	return err
+}
+
+// markCorrupt fails a job whose stored part failed its checksum, dropping
+// the damaged result; q is the pool or the transaction in progress.
+func (s *store) markCorrupt(ctx context.Context, q querier, id string, pd httpapi.ProblemDetails, now time.Time, expires *time.Time) error {
+	b, err := json.Marshal(pd)
+	if err != nil {
+		return err
+	}
+	prog, _ := json.Marshal(Progress{Phase: "failed"})
+	var exp any
+	if expires != nil {
+		exp = micros(*expires)
+	}
+	_, err = q.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job
+		SET state = 'failed', result = NULL, result_sha256 = NULL, error = ?, error_sha256 = ?, progress = ?,
+			finished_at = COALESCE(finished_at, ?), expires_at = COALESCE(expires_at, ?)
+		WHERE id = ?`), string(b), digest(b), string(prog), micros(now), exp, id)
 	return err
 }
 
