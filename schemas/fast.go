@@ -14,8 +14,8 @@
 // Why it is equivalent by construction. The fast validators are compiled
 // from the library's own compiled *jsonschema.Schema graph, not from the
 // schema text: $ref targets (local and cross-file), the compiled regexps,
-// the exact big.Rat bounds parsed from the schema JSON as written, the enum
-// and const values and the format checker (the same function the library
+// the bounds and the enum and const values (as floatSchema rewrote them)
+// and the format checker (the same function the library
 // took from jsonschema.Formats) are shared, so only the evaluation rules are
 // re-implemented, each after v5.3.1's Schema.validate:
 //

@@ -10,7 +10,7 @@ import (
 
 // This file adapts behaviours of the validation library that would
 // otherwise leak into responses: exact decimal arithmetic where the solvers
-// use float64 (float.go), a panic on numbers it cannot represent, and an
+// use float64 (float.go), a panic on numbers it cannot convert, and an
 // error message whose word order depends on Go's map iteration.
 
 // maxNumberEcho bounds how much of an unusable number literal an error

@@ -122,6 +122,8 @@ func (s *Set) Compile(name string) error {
 // Validate checks a document decoded with json.Number numbers (see
 // solver.DecodeAny) against the named schema and returns every leaf
 // violation, ordered by pointer then message so output is deterministic.
+// Each number is judged as the float64 a solver decodes from it, not as
+// its decimal text (float.go has the rules).
 //
 // A compiled fast path (fast.go) answers first; only its "valid" is
 // trusted. Every other answer, and every error reported, comes from the
