@@ -26,6 +26,9 @@
 //     applied to those values;
 //   - type (a list is a set); a number is an "integer" when its float64
 //     is integral: "1.0", "1e2", "-0", "1.5e1" and "1e-400" (0) are;
+//   - integerLiteral, the one extension keyword (float.go, rule 4): on a
+//     node whose type admits integers and no other number, the number's
+//     text has no fraction and no exponent;
 //   - const, enum and uniqueItems with the library's equality (numbers by
 //     value, objects by key set, arrays elementwise), decided on a
 //     canonical serialisation whose numbers are their float64's shortest
@@ -179,6 +182,7 @@ type fastNode struct {
 	unsupported bool
 	always      int8 // 0: not a boolean schema; 1: true; -1: false
 	types       uint8
+	intLiteral  bool // the integerLiteral extension (float.go, rule 4)
 	hasConst    bool
 	constKey    string // canonical key of the const value
 	enumStrings map[string]struct{}
@@ -271,6 +275,7 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 		}
 		n.types |= b
 	}
+	_, n.intLiteral = s.Extensions[integerLiteral]
 	if len(s.Constant) > 0 {
 		k, ok := canonicalKey(s.Constant[0])
 		if !ok {
@@ -389,8 +394,13 @@ func fastSupported(s *jsonschema.Schema) bool {
 		s.Items != nil, s.AdditionalItems != nil, len(s.PrefixItems) > 0,
 		s.Contains != nil,
 		s.ContentEncoding != "", s.ContentMediaType != "", s.ContentSchema != nil,
-		s.MultipleOf != nil, len(s.Extensions) > 0:
+		s.MultipleOf != nil:
 		return false
+	}
+	for name := range s.Extensions {
+		if name != integerLiteral {
+			return false
+		}
 	}
 	return true
 }
@@ -570,6 +580,11 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 		st.note("type", verdictValid)
 	}
 	r := verdictValid
+	if n.intLiteral && kind == kindNumber {
+		c := failIf(!integerText(string(v.(json.Number))))
+		st.note(integerLiteral, c)
+		r = c
+	}
 	if n.hasConst {
 		k, ok := st.key(v)
 		if !ok {

@@ -304,7 +304,7 @@ func TestFastMatchesLibraryDifferential(t *testing.T) {
 	for _, kw := range []string{"type", "const", "enum", "format", "minProperties", "maxProperties", "required",
 		"properties", "additionalProperties", "propertyNames", "minItems", "maxItems", "uniqueItems", "items",
 		"minLength", "maxLength", "pattern", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-		"$ref", "not", "allOf", "anyOf", "oneOf", "if", "then", "else"} {
+		"$ref", "not", "allOf", "anyOf", "oneOf", "if", "then", "else", "integerLiteral"} {
 		c := st.cov[kw]
 		if c == nil || c[0] == 0 || c[2] == 0 {
 			t.Errorf("keyword %s: fast verdicts %v; want both valid and invalid", kw, c)
@@ -326,13 +326,15 @@ func TestFastMatchesLibraryDifferential(t *testing.T) {
 }
 
 // floatEdgeDocs put numbers whose float64 decides (float.go) at each bound
-// of fasttest.json's "below" (-1e-300 < below < 2.5) and "cond" (≥ 0).
+// of fasttest.json's "below" (-1e-300 < below < 2.5) and "cond" (≥ 0),
+// and integers written with a fraction or an exponent (rule 4).
 var floatEdgeDocs = []string{
 	`{"below":-1e-300}`, `{"below":-1.0000000000000000001e-300}`, `{"below":-9.9999999999999999999e-301}`,
 	`{"below":-1e-400}`, `{"below":-5e-324}`, `{"below":2.5}`, `{"below":2.49999999999999999999}`,
 	`{"below":2.4999999999999996}`, `{"below":-1}`, `{"cond":-1e-400}`, `{"cond":-5e-324}`, `{"cond":5e-324}`,
 	`{"nums":1.00000000000000000001}`, `{"nums":2.50000000000000000001}`, `{"set":[1,1.00000000000000000001]}`,
 	`{"obj":{"k":[-1e-400,1.5]}}`, `{"either":1e-400}`, `{"either":1.00000000000000000001}`, `{"bag":{"a":9007199254740993}}`,
+	`{"bag":{"a":1.0,"b":1e2,"c":-0}}`, `{"either":1E+2}`, `{"one":1.0}`, `{"one":1}`, `{"budget_ms":1e3,"seed":0.0}`,
 }
 
 func decodeNumber(t *testing.T, s string) any {

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -30,16 +31,23 @@ import (
 //     field is at least 2.2250738585072014e-308 in magnitude, so its
 //     reciprocal is finite. A bound that admits 0 (minimum: 0) admits a
 //     subnormal too: it is a legal float64 above the bound.
+//  4. Where the schema says "integer" (and not "number"), the number must
+//     also be written as an integer, without fraction or exponent: the
+//     solvers decode such a field into a Go int (encoding/json,
+//     json.Number.Int64), which refuses 1.0 and 1e2 although their value
+//     is an integer. The integerLiteral keyword (an extension registered
+//     on every such node) enforces it on the library path.
 //
 // The library compares exact decimals, so it is made to follow these rules
 // by what it is given: floatSchema rewrites the compiled schemas once
 // (bounds and const/enum numbers become their float64's shortest decimal,
 // zero-excluding bounds are tightened to the normal range) and floatValue
 // hands it the document with every number replaced by its float64's
-// shortest decimal. Distinct float64s have disjoint rounding intervals and
-// a shortest decimal lies in its own, so comparing shortest decimals
-// exactly orders them as the float64s are ordered: the fast path, which
-// compares float64s directly, decides the same.
+// shortest decimal (floatText, which keeps whether it was written as an
+// integer). Distinct float64s have disjoint rounding intervals and a
+// shortest decimal lies in its own, so comparing shortest decimals exactly
+// orders them as the float64s are ordered: the fast path, which compares
+// float64s directly, decides the same.
 
 // minNormal is the smallest positive normal float64, 2^-1022.
 const minNormal = 0x1p-1022
@@ -57,14 +65,33 @@ func floatOf(s string) (f float64, ok bool) {
 // shortest is the shortest decimal that parses back to f (finite).
 func shortest(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
+// integerText reports whether the JSON number text s is written as an
+// integer: no fraction, no exponent.
+func integerText(s string) bool { return !strings.ContainsAny(s, ".eE") }
+
+// floatText is the text the library sees for a number written s with
+// float64 f: a decimal of f's shortest value that is written as an
+// integer exactly when s is (rule 4 needs to know; the value, hence every
+// comparison, is the same).
+func floatText(s string, f float64) string {
+	if integerText(s) {
+		return strconv.FormatFloat(f, 'f', -1, 64) // f is integral: digits only
+	}
+	t := shortest(f)
+	if integerText(t) {
+		t += ".0"
+	}
+	return t
+}
+
 // floatValue returns v with every JSON number replaced by the shortest
-// decimal of its float64 (a copy; v is not changed). A number with no
+// decimal of its float64 (floatText; a copy, v is not changed). A number with no
 // finite float64 is left as it is: unusableNumbers refuses it first.
 func floatValue(v any) any {
 	switch v := v.(type) {
 	case json.Number:
 		if f, ok := floatOf(string(v)); ok {
-			return json.Number(shortest(f))
+			return json.Number(floatText(string(v), f))
 		}
 	case map[string]any:
 		out := make(map[string]any, len(v))
@@ -133,6 +160,53 @@ func floatSchema(s *jsonschema.Schema) {
 	for i, e := range s.Enum {
 		s.Enum[i] = floatValue(e)
 	}
+}
+
+// integerLiteral is the name of the extension keyword of rule 4; it is
+// not written in any schema but compiled onto every node whose type
+// admits integers and not other numbers.
+const integerLiteral = "integerLiteral"
+
+// integerLiteralExt compiles rule 4 (jsonschema.ExtCompiler).
+type integerLiteralExt struct{}
+
+func (integerLiteralExt) Compile(_ jsonschema.CompilerContext, m map[string]any) (jsonschema.ExtSchema, error) {
+	if integerOnly(m["type"]) {
+		return integerLiteralSchema{}, nil
+	}
+	return nil, nil
+}
+
+// integerOnly reports whether a schema's "type" value lists "integer" and
+// not "number".
+func integerOnly(t any) bool {
+	var types []any
+	switch t := t.(type) {
+	case string:
+		types = []any{t}
+	case []any:
+		types = t
+	}
+	integer, number := false, false
+	for _, x := range types {
+		integer = integer || x == "integer"
+		number = number || x == "number"
+	}
+	return integer && !number
+}
+
+// integerLiteralSchema validates rule 4 (jsonschema.ExtSchema).
+type integerLiteralSchema struct{}
+
+// integerLiteralMessage is rule 4's violation message; it names no value,
+// because the library sees floatText's rewriting, not what was written.
+const integerLiteralMessage = "expected an integer written without fraction or exponent (e.g. 100, not 100.0 or 1e2)"
+
+func (integerLiteralSchema) Validate(ctx jsonschema.ValidationContext, v any) error {
+	if n, ok := v.(json.Number); ok && !integerText(string(n)) {
+		return ctx.Error("type", integerLiteralMessage)
+	}
+	return nil
 }
 
 var schemaPtrType = reflect.TypeOf((*jsonschema.Schema)(nil))

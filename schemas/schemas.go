@@ -51,6 +51,7 @@ func LoadWith(extra map[string][]byte) (*Set, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	c.RegisterExtension(integerLiteral, nil, integerLiteralExt{})
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
 		return nil, err

@@ -20,6 +20,12 @@ func TestDurationJudgedAsFloat64(t *testing.T) {
 	for _, d := range []string{"1e-400", "0.0000000000000000000000000000000000000001e-300", "5e-324", "-5e-324", "2.225073858507201e-308", "1e309", "1e999999999"} {
 		tetristest.ExpectViolation(t, Problem(), body(d), solver.KindSchema, "/jobs/0/stages/0/duration")
 	}
+	// Counts are Go ints: written with a fraction or an exponent they are
+	// schema violations, not decoder failures.
+	for _, tasks := range []string{"1.0", "1e0", "10e-1", "1e-400"} {
+		tetristest.ExpectViolation(t, Problem(), strings.Replace(body("1"), `"tasks":1`, `"tasks":`+tasks, 1), solver.KindSchema, "/jobs/0/stages/0/tasks")
+	}
+	tetristest.ExpectViolation(t, Problem(), strings.Replace(body("1"), `{"machines"`, `{"seed":1e2,"machines"`, 1), solver.KindSchema, "/seed")
 	res := tetristest.Result[Result](t, Problem(), []byte(body("2.2250738585072014e-308")))
 	if !res.Complete || res.Makespan <= 0 {
 		t.Errorf("smallest normal duration: complete %v makespan %v", res.Complete, res.Makespan)
