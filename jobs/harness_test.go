@@ -18,6 +18,7 @@ import (
 
 	"github.com/xflex/xflex/httpapi"
 	"github.com/xflex/xflex/jobs/jobtest"
+	"github.com/xflex/xflex/solver"
 )
 
 // storeURL returns a fresh store of the given kind.
@@ -59,6 +60,12 @@ func newHarness(t testing.TB, store string, cfg Config) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newHarnessWith(t, store, cfg, runner)
+}
+
+// newHarnessWith is newHarness serving runner's problems.
+func newHarnessWith(t testing.TB, store string, cfg Config, runner *solver.Runner) *harness {
+	t.Helper()
 	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
 	cfg.Store = store
 	if cfg.PollInterval == 0 {

@@ -191,14 +191,18 @@ func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, 
 		return p, nil, nil, solver.Invalid("/variants", "%d variants exceed this server's limit of %d", len(sb.Variants), s.cfg.MaxVariants)
 	}
 	var vs solver.Violations
+	// Each input gets the Runner's own check, so a job accepts and refuses
+	// exactly what POST /v1/{problem} does.
 	check := func(prefix string, raw []byte) {
-		d, err := solver.DecodeAny(raw)
-		if err != nil {
-			vs.Add(prefix, "%v", err)
-			return
-		}
-		for _, v := range set.Validate(p.RequestSchema, d) {
-			vs.Add(prefix+v.Pointer, "%s", v.Message)
+		_, xe := s.runner.CheckRequest(p, raw)
+		switch {
+		case xe == nil:
+		case len(xe.Violations) == 0:
+			vs.Add(prefix, "%s", xe.Detail)
+		default:
+			for _, v := range xe.Violations {
+				vs.Add(prefix+v.Pointer, "%s", v.Message)
+			}
 		}
 	}
 	base := compactJSON(sb.Input)

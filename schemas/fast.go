@@ -14,17 +14,25 @@
 // Why it is equivalent by construction. The fast validators are compiled
 // from the library's own compiled *jsonschema.Schema graph, not from the
 // schema text: $ref targets (local and cross-file), the compiled regexps,
-// the exact big.Rat bounds parsed from the schema JSON as written, the enum
-// and const values and the format checker (the same function the library
+// the bounds and the enum and const values (as floatSchema rewrote them)
+// and the format checker (the same function the library
 // took from jsonschema.Formats) are shared, so only the evaluation rules are
 // re-implemented, each after v5.3.1's Schema.validate:
 //
-//   - type (a list is a set); a number is an "integer" when its exact
-//     decimal value is integral (big.Rat.IsInt), decided from the digits:
-//     "1.0", "1e2", "-0" and "1.5e1" are integers, "1e-400" is not;
+//   - every number is judged as its float64 (float.go): the library is
+//     handed the document with each number replaced by its float64's
+//     shortest decimal and schemas whose bounds and const/enum numbers were
+//     rewritten the same way, so the rules below are the library's rules
+//     applied to those values;
+//   - type (a list is a set); a number is an "integer" when its float64
+//     is integral: "1.0", "1e2", "-0", "1.5e1" and "1e-400" (0) are;
+//   - integerLiteral, the one extension keyword (float.go, rule 4): on a
+//     node whose type admits integers and no other number, the number's
+//     text has no fraction and no exponent;
 //   - const, enum and uniqueItems with the library's equality (numbers by
-//     exact value, objects by key set, arrays elementwise), decided on a
-//     canonical serialisation whose numbers are reduced decimals;
+//     value, objects by key set, arrays elementwise), decided on a
+//     canonical serialisation whose numbers are their float64's shortest
+//     decimal;
 //   - format (the library's own checker function);
 //   - minProperties, maxProperties, required, properties,
 //     additionalProperties (bool or schema), propertyNames;
@@ -33,12 +41,10 @@
 //     library's regexp; one of the shape ^C{m,n}$ with a single character
 //     class, like the name pattern, runs as an equivalent rune loop, see
 //     fast_pattern.go);
-//   - minimum, exclusiveMinimum, maximum, exclusiveMaximum: the number and
-//     the bound are both rounded to float64 by correctly rounded conversion
-//     (strconv.ParseFloat; the bound's exact decimal is recovered from its
-//     big.Rat). Rounding is monotone, so when the rounded values differ
-//     their order is the exact order; only when they are equal are the
-//     exact big.Rat values compared;
+//   - minimum, exclusiveMinimum, maximum, exclusiveMaximum: the number's
+//     float64 against the bound's (a bound beyond the float64 range is
+//     ±Inf). The library compares the two shortest decimals exactly, which
+//     orders them as the float64s are ordered (float.go);
 //   - $ref, allOf, anyOf, oneOf, not, if/then/else, and boolean schemas.
 //
 // Every other keyword the library compiled (patternProperties, prefixItems,
@@ -59,11 +65,11 @@
 // follows the condition (when the condition is unsure the verdict is kept
 // only if then and else agree). So composed keywords are decided exactly
 // whenever their parts are, and unsure is left for the rare hard cases:
-// unsupported keywords, non-JSON Go values, malformed json.Number text,
-// numbers whose exponent is so large that big.Rat.SetString refuses them
-// (the library then panics on a nil *big.Rat; the fast path must not hide
-// that by answering valid), and schema cycles that consume no input (the
-// library reports an InfiniteLoopError).
+// unsupported keywords, non-JSON Go values, malformed json.Number text and
+// numbers beyond the float64 range (the library path refuses both with
+// their pointers wherever they are, see unusableNumbers), and schema
+// cycles that consume no input (the library reports an
+// InfiniteLoopError).
 //
 // Why it is sound. Each rule above answers valid only when the library's
 // corresponding check passes and invalid only when it fails; the
@@ -73,8 +79,8 @@
 // stops (a type mismatch; oneOf at its second valid branch, which the fast
 // path reaches no sooner). So, unless it reached an unsupported node
 // (whole call unsure), it has seen every value the library examines, and
-// it marks the whole call unsure when one of them is a number that could
-// make the library panic or a non-JSON Go value. A verdict of valid thus
+// it marks the whole call unsure when one of them is a number the library
+// path refuses outright or a non-JSON Go value. A verdict of valid thus
 // means the library returns no error and does not panic. The differential
 // and fuzz tests in fast_*_test.go check the implication on the testdata
 // documents, thousands of seeded mutations and arbitrary JSON.
@@ -95,6 +101,7 @@ package schemas
 
 import (
 	"encoding/json"
+	"math"
 	"math/big"
 	"reflect"
 	"regexp"
@@ -170,29 +177,12 @@ func kindOf(v any) uint8 {
 	return kindUnknown
 }
 
-// maxRatExponent bounds |decimal exponent| + fraction digits of a number
-// the fast path trusts. big.Rat.SetString refuses a number whose power of
-// five exceeds 1e6 (math/big ratconv.go) and the library then panics on the
-// nil result; 9e5 keeps a margin below that limit while every realistic
-// number (float64 spans 1e-324..1e308) is far inside it.
-const maxRatExponent = 900000
-
-// float64OverflowDigits: a decimal whose integer part, shifted by its
-// exponent, has this many digits may exceed math.MaxFloat64 (1.8e308).
-const float64OverflowDigits = 309
-
-// bound is a numeric bound: the exact value and its correctly rounded
-// float64.
-type bound struct {
-	f float64
-	r *big.Rat
-}
-
 // fastNode is one compiled schema node. Immutable after compilation.
 type fastNode struct {
 	unsupported bool
 	always      int8 // 0: not a boolean schema; 1: true; -1: false
 	types       uint8
+	intLiteral  bool // the integerLiteral extension (float.go, rule 4)
 	hasConst    bool
 	constKey    string // canonical key of the const value
 	enumStrings map[string]struct{}
@@ -217,7 +207,9 @@ type fastNode struct {
 	pattern        *regexp.Regexp
 	run            *runeRun // pattern as a rune loop, when it has that shape
 
-	minimum, exclMin, maximum, exclMax *bound
+	// The bounds as float64s (±Inf for one beyond the float64 range),
+	// after floatSchema.
+	minimum, exclMin, maximum, exclMax *float64
 
 	ref, not            *fastNode
 	allOf, anyOf, oneOf []*fastNode
@@ -283,6 +275,7 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 		}
 		n.types |= b
 	}
+	_, n.intLiteral = s.Extensions[integerLiteral]
 	if len(s.Constant) > 0 {
 		k, ok := canonicalKey(s.Constant[0])
 		if !ok {
@@ -355,17 +348,12 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 	n.memoStrings = n.pattern != nil || n.format != nil
 	for _, b := range []struct {
 		r   *big.Rat
-		dst **bound
+		dst **float64
 	}{{s.Minimum, &n.minimum}, {s.ExclusiveMinimum, &n.exclMin}, {s.Maximum, &n.maximum}, {s.ExclusiveMaximum, &n.exclMax}} {
-		if b.r == nil {
-			continue
+		if b.r != nil {
+			f, _ := b.r.Float64()
+			*b.dst = &f
 		}
-		f, ok := ratFloat(b.r)
-		if !ok {
-			n.unsupported = true
-			return n
-		}
-		*b.dst = &bound{f: f, r: b.r}
 	}
 	if s.Ref != nil {
 		n.ref = c.node(s.Ref)
@@ -406,55 +394,15 @@ func fastSupported(s *jsonschema.Schema) bool {
 		s.Items != nil, s.AdditionalItems != nil, len(s.PrefixItems) > 0,
 		s.Contains != nil,
 		s.ContentEncoding != "", s.ContentMediaType != "", s.ContentSchema != nil,
-		s.MultipleOf != nil, len(s.Extensions) > 0:
+		s.MultipleOf != nil:
 		return false
 	}
+	for name := range s.Extensions {
+		if name != integerLiteral {
+			return false
+		}
+	}
 	return true
-}
-
-// ratFloat returns the float64 that strconv.ParseFloat gives for the exact
-// decimal text of r, so bound and number are rounded by the same function.
-// A bound parsed from JSON has a terminating decimal expansion; ok is false
-// otherwise.
-func ratFloat(r *big.Rat) (float64, bool) {
-	// The denominator is 2^a·5^b; max(a, b) fraction digits are exact.
-	d := new(big.Int).Set(r.Denom())
-	digits := 0
-	two, five := big.NewInt(2), big.NewInt(5)
-	m := new(big.Int)
-	for a := 0; ; a++ {
-		q, rem := new(big.Int).QuoRem(d, two, m)
-		if rem.Sign() != 0 {
-			digits = a
-			break
-		}
-		d = q
-	}
-	fives := 0
-	for {
-		q, rem := new(big.Int).QuoRem(d, five, m)
-		if rem.Sign() != 0 {
-			break
-		}
-		d = q
-		fives++
-	}
-	if d.Cmp(big.NewInt(1)) != 0 {
-		return 0, false
-	}
-	if fives > digits {
-		digits = fives
-	}
-	f, err := strconv.ParseFloat(r.FloatString(digits), 64)
-	if err != nil && !isRangeErr(err) {
-		return 0, false
-	}
-	return f, true
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }
 
 // breakInPlaceCycles marks unsupported one node of every cycle of in-place
@@ -616,22 +564,27 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 		st.unsure = true
 		return verdictUnsure
 	}
-	var num numInfo
+	var f float64
 	if kind == kindNumber {
-		num = parseNumber(string(v.(json.Number)))
-		if !num.ok || num.dangerous {
+		var ok bool
+		if f, ok = floatOf(string(v.(json.Number))); !ok {
 			st.unsure = true
 			return verdictUnsure
 		}
 	}
 	if n.types != 0 {
-		if n.types&kind == 0 && (kind != kindNumber || n.types&kindInteger == 0 || !num.isInt) {
+		if n.types&kind == 0 && (kind != kindNumber || n.types&kindInteger == 0 || f != math.Trunc(f)) {
 			st.note("type", verdictInvalid)
 			return verdictInvalid // the library returns on a type error
 		}
 		st.note("type", verdictValid)
 	}
 	r := verdictValid
+	if n.intLiteral && kind == kindNumber {
+		c := failIf(!integerText(string(v.(json.Number))))
+		st.note(integerLiteral, c)
+		r = c
+	}
 	if n.hasConst {
 		k, ok := st.key(v)
 		if !ok {
@@ -695,7 +648,7 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 		}
 	case kindNumber:
 		if n.hasBounds() {
-			r = and(r, st.evalBounds(n, string(v.(json.Number))))
+			r = and(r, st.evalBounds(n, f))
 		}
 	}
 	if n.ref != nil {
@@ -845,13 +798,12 @@ func (st *fastState) evalObject(n *fastNode, obj map[string]any) verdict {
 // unexamined is the verdict on a value no keyword of the schema examines
 // (a property no properties/additionalProperties keyword covers, the items
 // of an array without items): valid, unless it holds a number the library
-// path refuses wherever it appears (unusableNumbers; parseNumber marks
-// those and more dangerous), which makes the whole call unsure so both
-// paths refuse the same documents.
+// path refuses wherever it appears (unusableNumbers), which makes the
+// whole call unsure so both paths refuse the same documents.
 func (st *fastState) unexamined(v any) verdict {
 	switch v := v.(type) {
 	case json.Number:
-		if ni := parseNumber(string(v)); !ni.ok || ni.dangerous {
+		if _, ok := floatOf(string(v)); !ok {
 			st.unsure = true
 			return verdictUnsure
 		}
@@ -914,43 +866,26 @@ func (st *fastState) evalArray(n *fastNode, arr []any) verdict {
 	return r
 }
 
-// evalBounds compares the number text s (already checked by parseNumber)
-// with the node's bounds as the library does with big.Rat.Cmp.
-func (st *fastState) evalBounds(n *fastNode, s string) verdict {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !isRangeErr(err) {
-		return verdictUnsure
-	}
-	var exact *big.Rat
-	cmp := func(b *bound) int {
-		switch {
-		case f < b.f:
-			return -1
-		case f > b.f:
-			return 1
-		}
-		if exact == nil {
-			exact, _ = new(big.Rat).SetString(s)
-		}
-		return exact.Cmp(b.r)
-	}
+// evalBounds compares the float64 f of a number with the node's bounds.
+func (st *fastState) evalBounds(n *fastNode, f float64) verdict {
 	r := verdictValid
-	check := func(keyword string, b *bound, fails func(int) bool) {
+	check := func(keyword string, b *float64, fails func(f, b float64) bool) {
 		if b != nil {
-			c := failIf(fails(cmp(b)))
+			c := failIf(fails(f, *b))
 			st.note(keyword, c)
 			r = and(r, c)
 		}
 	}
-	check("minimum", n.minimum, func(c int) bool { return c < 0 })
-	check("exclusiveMinimum", n.exclMin, func(c int) bool { return c <= 0 })
-	check("maximum", n.maximum, func(c int) bool { return c > 0 })
-	check("exclusiveMaximum", n.exclMax, func(c int) bool { return c >= 0 })
+	check("minimum", n.minimum, func(f, b float64) bool { return f < b })
+	check("exclusiveMinimum", n.exclMin, func(f, b float64) bool { return f <= b })
+	check("maximum", n.maximum, func(f, b float64) bool { return f > b })
+	check("exclusiveMaximum", n.exclMax, func(f, b float64) bool { return f >= b })
 	return r
 }
 
 // key returns v's canonical key; it sets the unsure flag when v holds a
-// value the library cannot compare (non-JSON type, number big.Rat refuses).
+// value the library path cannot compare (non-JSON type, a number it
+// refuses).
 func (st *fastState) key(v any) (string, bool) {
 	k, ok := canonicalKey(v)
 	if !ok {
@@ -960,8 +895,9 @@ func (st *fastState) key(v any) (string, bool) {
 }
 
 // canonicalKey serialises a JSON value so that two values have the same
-// key exactly when the library's equals says they are equal: numbers as
-// reduced decimals, strings length-prefixed, object keys sorted.
+// key exactly when the library's equals says they are equal on the float
+// view (float.go): numbers as their float64's shortest decimal (0 for
+// both zeros), strings length-prefixed, object keys sorted.
 func canonicalKey(v any) (string, bool) {
 	var b strings.Builder
 	ok := writeKey(&b, v)
@@ -979,12 +915,15 @@ func writeKey(b *strings.Builder, v any) bool {
 			b.WriteByte('f')
 		}
 	case json.Number:
-		ni := parseNumber(string(v))
-		if !ni.ok || ni.dangerous {
+		f, ok := floatOf(string(v))
+		if !ok {
 			return false
 		}
+		if f == 0 {
+			f = 0 // -0 equals 0
+		}
 		b.WriteByte('n')
-		b.WriteString(ni.canonical())
+		b.WriteString(shortest(f))
 		b.WriteByte(';')
 	case string:
 		b.WriteByte('s')
@@ -1022,14 +961,11 @@ func writeKey(b *strings.Builder, v any) bool {
 // numInfo describes a JSON number text -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
 // without converting it.
 type numInfo struct {
-	ok        bool // the text is a JSON number
-	dangerous bool // big.Rat.SetString might refuse it (see maxRatExponent)
-	isInt     bool // its exact value is an integer (big.Rat.IsInt)
-	zero      bool
-	neg       bool
-	intPart   string
-	frac      string
-	exp       int64 // the explicit exponent (saturated)
+	ok      bool // the text is a JSON number
+	neg     bool
+	intPart string
+	frac    string
+	exp     int64 // the explicit exponent (saturated)
 }
 
 func parseNumber(s string) numInfo {
@@ -1088,53 +1024,17 @@ func parseNumber(s string) numInfo {
 		return ni
 	}
 	ni.ok = true
-	absExp := ni.exp
-	if absExp < 0 {
-		absExp = -absExp
-	}
-	// Numbers the library path refuses before validating (unusableNumbers:
-	// too long, exponent beyond ±maxExponent, beyond the float64 range) are
-	// left to it, so both paths refuse the same documents. A value below
-	// 10^(len(intPart)+exp) can only overflow float64 (max 1.8e308) when
-	// that power is at least 10^309; only then is the text parsed.
-	ni.dangerous = absExp+int64(len(ni.frac)) > maxRatExponent ||
-		len(s) > maxNumberLen || absExp > maxExponent ||
-		int64(len(ni.intPart))+ni.exp >= float64OverflowDigits && numberProblem(s) != ""
-	// Trailing zeros of the mantissa digits intPart+frac.
-	tz, allZero := 0, true
-	for j := len(ni.frac) - 1; j >= 0; j-- {
-		if ni.frac[j] != '0' {
-			allZero = false
-			break
-		}
-		tz++
-	}
-	if allZero {
-		for j := len(ni.intPart) - 1; j >= 0; j-- {
-			if ni.intPart[j] != '0' {
-				allZero = false
-				break
-			}
-			tz++
-		}
-	}
-	if allZero {
-		ni.zero, ni.isInt = true, true
-		return ni
-	}
-	// value = digits·10^(exp-len(frac)); stripping tz zeros adds tz.
-	ni.isInt = ni.exp-int64(len(ni.frac))+int64(tz) >= 0
 	return ni
 }
 
-// canonical is the reduced decimal of an ok, non-dangerous number: sign,
+// canonical is the reduced decimal of an ok number: sign,
 // digits without leading or trailing zeros, and the exponent of the last
 // digit. Equal values give equal strings ("1.0", "1e0", "10e-1": "1e0").
 func (ni numInfo) canonical() string {
-	if ni.zero {
+	digits := strings.TrimLeft(ni.intPart+ni.frac, "0")
+	if digits == "" {
 		return "0"
 	}
-	digits := strings.TrimLeft(ni.intPart+ni.frac, "0")
 	e := ni.exp - int64(len(ni.frac))
 	trimmed := strings.TrimRight(digits, "0")
 	e += int64(len(digits) - len(trimmed))

@@ -3,6 +3,7 @@ package schemas_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,7 +33,7 @@ const fastTestSchema = `{
   "properties": {
     "neg": {"not": {"type": "string"}},
     "cond": {"if": {"type": "number"}, "then": {"minimum": 0}, "else": {"type": "string", "maxLength": 3}},
-    "below": {"type": "number", "exclusiveMaximum": 2.5, "exclusiveMinimum": -1e-400},
+    "below": {"type": "number", "exclusiveMaximum": 2.5, "exclusiveMinimum": -1e-300},
     "bag": {"type": "object", "additionalProperties": {"type": "integer", "maximum": 9007199254740992}},
     "yes": true,
     "no": false,
@@ -53,7 +55,7 @@ const fastTestName = "fasttest.json"
 
 // maxUnsureFraction bounds how often the fast path may answer unsure on
 // the embedded schemas' documents and mutations. The only unsure cases
-// there are numbers big.Rat refuses and none of the mutations makes one,
+// there are numbers beyond the float64 range, counted apart (holdsRefused),
 // so 1% leaves room without hiding a regression that makes whole classes
 // of documents unsure.
 const maxUnsureFraction = 0.01
@@ -122,8 +124,8 @@ func loadFastSet(t testing.TB) *schemas.Set {
 }
 
 // libraryVerdict is true when the library accepts doc; panicked reports a
-// library panic (numbers big.Rat refuses), after which the fast path must
-// not have said valid either.
+// panic out of the library path (none is known: it guards the library),
+// after which the fast path must not have said valid either.
 func libraryVerdict(set *schemas.Set, name string, doc any) (ok, panicked bool) {
 	defer func() {
 		if recover() != nil {
@@ -231,6 +233,9 @@ func normalise(vs []schemas.Violation) []schemas.Violation {
 func TestFastMatchesLibraryDifferential(t *testing.T) {
 	set := loadFastSet(t)
 	seeds := loadSeeds(t)
+	for i, d := range floatEdgeDocs {
+		seeds = append(seeds, seedDoc{label: fmt.Sprintf("float edge #%d", i), schema: fastTestName, doc: decodeNumber(t, d)})
+	}
 	k := collectKnowledge(set)
 	rng := rand.New(rand.NewPCG(20261122, 1))
 	for _, name := range set.Names() {
@@ -299,7 +304,7 @@ func TestFastMatchesLibraryDifferential(t *testing.T) {
 	for _, kw := range []string{"type", "const", "enum", "format", "minProperties", "maxProperties", "required",
 		"properties", "additionalProperties", "propertyNames", "minItems", "maxItems", "uniqueItems", "items",
 		"minLength", "maxLength", "pattern", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-		"$ref", "not", "allOf", "anyOf", "oneOf", "if", "then", "else"} {
+		"$ref", "not", "allOf", "anyOf", "oneOf", "if", "then", "else", "integerLiteral"} {
 		c := st.cov[kw]
 		if c == nil || c[0] == 0 || c[2] == 0 {
 			t.Errorf("keyword %s: fast verdicts %v; want both valid and invalid", kw, c)
@@ -308,9 +313,9 @@ func TestFastMatchesLibraryDifferential(t *testing.T) {
 	frac := float64(st.embeddedUnsure) / float64(st.embeddedDocs)
 	t.Logf("embedded schemas: %d documents, fast unsure %d (%.3f%%), definitive answers checked %d, disagreements %d; unsure examples %v",
 		st.embeddedDocs, st.embeddedUnsure, 100*frac, st.fastDefinitives, st.failures, st.unsureExamples)
-	t.Logf("documents holding %s: %d, refused without a panic: %d", refusedNumber, st.refusedDocs, st.refusedRefused)
+	t.Logf("documents holding a number beyond the float64 range: %d, refused without a panic: %d", st.refusedDocs, st.refusedRefused)
 	if st.refusedDocs == 0 || st.refusedRefused != st.refusedDocs {
-		t.Errorf("documents holding %s: %d, refused without a panic %d; want all, and some", refusedNumber, st.refusedDocs, st.refusedRefused)
+		t.Errorf("documents holding a number beyond the float64 range: %d, refused without a panic %d; want all, and some", st.refusedDocs, st.refusedRefused)
 	}
 	if frac > maxUnsureFraction {
 		t.Errorf("fast path unsure on %.2f%% of embedded-schema documents, want at most %.2f%%", 100*frac, 100*maxUnsureFraction)
@@ -318,6 +323,27 @@ func TestFastMatchesLibraryDifferential(t *testing.T) {
 	if st.unsure[fastTestName] == 0 {
 		t.Errorf("%s: the unsupported keywords never gave unsure", fastTestName)
 	}
+}
+
+// floatEdgeDocs put numbers whose float64 decides (float.go) at each bound
+// of fasttest.json's "below" (-1e-300 < below < 2.5) and "cond" (≥ 0),
+// and integers written with a fraction or an exponent (rule 4).
+var floatEdgeDocs = []string{
+	`{"below":-1e-300}`, `{"below":-1.0000000000000000001e-300}`, `{"below":-9.9999999999999999999e-301}`,
+	`{"below":-1e-400}`, `{"below":-5e-324}`, `{"below":2.5}`, `{"below":2.49999999999999999999}`,
+	`{"below":2.4999999999999996}`, `{"below":-1}`, `{"cond":-1e-400}`, `{"cond":-5e-324}`, `{"cond":5e-324}`,
+	`{"nums":1.00000000000000000001}`, `{"nums":2.50000000000000000001}`, `{"set":[1,1.00000000000000000001]}`,
+	`{"obj":{"k":[-1e-400,1.5]}}`, `{"either":1e-400}`, `{"either":1.00000000000000000001}`, `{"bag":{"a":9007199254740993}}`,
+	`{"bag":{"a":1.0,"b":1e2,"c":-0}}`, `{"either":1E+2}`, `{"one":1.0}`, `{"one":1}`, `{"budget_ms":1e3,"seed":0.0}`,
+}
+
+func decodeNumber(t *testing.T, s string) any {
+	t.Helper()
+	doc, err := solver.DecodeAny([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 // knowledge is what the generator and the mutations know of the schema
@@ -332,19 +358,25 @@ type knowledge struct {
 var fixedNumbers = []string{"0", "-0", "0.0", "-0.0", "-0.0000000000000000001", "0.0000000000000000001",
 	"1e15", "1000000000000000.0000000001", "999999999999999.9999999999", "1e-400", "-1e-400",
 	"9007199254740991", "9007199254740992", "9007199254740993", "1.0", "1e2", "2.5", "1", "-1", "1E+2",
-	"1.5e1", "12345678901234567890123", "1e308", "1e309", "-1e309", "0.5", "3", "100", refusedNumber}
+	"1.5e1", "12345678901234567890123", "1e308", "1e309", "-1e309", "0.5", "3", "100", refusedNumber,
+	// Where float64 rounding decides (float.go): to 0, to a subnormal, to
+	// the smallest normal, to the largest finite value or to ±Inf.
+	"1e-1000001", "-1e-1000001", "2e-324", "3e-324", "5e-324", "-5e-324", "1e-310", "2.225073858507201e-308",
+	"2.2250738585072014e-308", "2.2250738585072011e-308", "1.7976931348623157e308", "1.7976931348623158e308",
+	"1.7976931348623159e308", "0.00000000000000000000000000000000000000000000000000000000000000000001e-300"}
 
-// refusedNumber is a number big.Rat.SetString refuses (its power of ten
-// is over 1e6): the library would panic on it wherever it converts it, so
-// validateLibrary refuses it first (unusableNumbers) and the fast path
-// must answer unsure. Documents holding it are counted apart from the
-// unsure fraction.
-const refusedNumber = "1e-1000001"
+// refusedNumber is beyond the float64 range (its exponent is also far
+// beyond what big.Rat converts cheaply): validateLibrary refuses it, and
+// every number beyond that range, wherever it appears (unusableNumbers)
+// and the fast path must answer unsure. Documents holding one are counted
+// apart from the unsure fraction (holdsRefused).
+const refusedNumber = "-1e999999999"
 
 func holdsRefused(v any) bool {
 	switch v := v.(type) {
 	case json.Number:
-		return v == refusedNumber
+		_, err := strconv.ParseFloat(string(v), 64)
+		return err != nil
 	case []any:
 		for _, x := range v {
 			if holdsRefused(x) {
@@ -461,6 +493,13 @@ func boundNumbers(r *big.Rat) []string {
 	}
 	f, _ := r.Float64()
 	out = append(out, fmt.Sprintf("%g", f), fmt.Sprintf("%e", f))
+	// The float64s next to the bound's: the first values the float view
+	// (float.go) tells apart from it.
+	for _, g := range []float64{math.Nextafter(f, math.Inf(1)), math.Nextafter(f, math.Inf(-1))} {
+		if !math.IsInf(g, 0) {
+			out = append(out, strconv.FormatFloat(g, 'g', -1, 64))
+		}
+	}
 	if r.IsInt() && r.Sign() != 0 && strings.HasSuffix(exact, "0") {
 		t := strings.TrimRight(exact, "0")
 		out = append(out, fmt.Sprintf("%se%d", t, len(exact)-len(t)))

@@ -27,7 +27,9 @@ func FuzzFastMatchesLibrary(f *testing.F) {
 		}
 		f.Add(index[s.schema], b)
 	}
-	for _, b := range []string{`{"budget_ms":1.0,"seed":-0}`, `{"neg":"x","below":2.5,"set":[1,1.0]}`, `[1e-400,"\u0001",null]`, `{"nums":10e-1,"obj":{"k":[0,15e-1]}}`} {
+	seeds := append([]string{`{"budget_ms":1.0,"seed":-0}`, `{"neg":"x","below":2.5,"set":[1,1.0]}`, `[1e-400,"\u0001",null]`, `{"nums":10e-1,"obj":{"k":[0,15e-1]}}`,
+		`{"budget_ms":1e-400,"seed":9007199254740993,"weight":5e-324,"capacity":1.7976931348623159e308}`}, floatEdgeDocs...)
+	for _, b := range seeds {
 		for i := range names {
 			f.Add(uint8(i), []byte(b))
 		}

@@ -3,10 +3,12 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +26,9 @@ var handNumbers = []string{
 	"9007199254740991", "9007199254740992", "9007199254740993", "9007199254740992.5", "86400000", "86400000.0",
 	"86400001", "1e308", "1e309", "-1e309", "1e400", "0.1", "0.1000000000000000000001", "0.0999999999999999999999",
 	"12345678901234567890.000", "123456789012345678901234567890e-10", "5e-324", "2e-324", "4.9406564584124654e-324",
+	"3e-324", "-5e-324", "1e-310", "2.225073858507201e-308", "2.2250738585072014e-308", "2.2250738585072011e-308",
+	"1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "1e-1000001", "1e999999",
+	"0.99999999999999999999", "1.00000000000000000001", "4503599627370496.5", "4503599627370497.5",
 }
 
 func TestParseNumberMatchesRat(t *testing.T) {
@@ -32,32 +37,22 @@ func TestParseNumberMatchesRat(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		nums = append(nums, randomNumberText(rng))
 	}
-	var usable []string
 	for _, s := range nums {
-		ni := parseNumber(s)
-		// Numbers the library path refuses as unusable (1e309) are left
-		// to it: dangerous, not decided here.
-		if unusable := numberProblem(s) != ""; !ni.ok || ni.dangerous != unusable {
-			t.Fatalf("%q: ok %v dangerous %v, unusable %v", s, ni.ok, ni.dangerous, unusable)
-		}
-		if ni.dangerous {
-			continue
-		}
-		usable = append(usable, s)
-		r, ok := new(big.Rat).SetString(s)
-		if !ok {
-			t.Fatalf("%q: big.Rat refuses it", s)
-		}
-		if ni.isInt != r.IsInt() || ni.zero != (r.Sign() == 0) {
-			t.Errorf("%q: isInt %v zero %v, big.Rat says %v %v", s, ni.isInt, ni.zero, r.IsInt(), r.Sign() == 0)
+		if !parseNumber(s).ok {
+			t.Fatalf("%q: not taken for a JSON number", s)
 		}
 	}
-	nums = usable
-	// Canonical forms are equal exactly when the values are.
-	rats := make([]*big.Rat, len(nums))
-	for i, s := range nums {
-		rats[i], _ = new(big.Rat).SetString(s)
+	// Canonical forms are equal exactly when the values are (among the
+	// numbers big.Rat converts: not 1e-1000001).
+	var rats []*big.Rat
+	exact := nums[:0]
+	for _, s := range nums {
+		if r, ok := new(big.Rat).SetString(s); ok {
+			rats = append(rats, r)
+			exact = append(exact, s)
+		}
 	}
+	nums = exact
 	for i := range nums {
 		for _, j := range []int{rng.IntN(len(nums)), (i + 1) % len(nums)} {
 			same := parseNumber(nums[i]).canonical() == parseNumber(nums[j]).canonical()
@@ -151,72 +146,131 @@ func libraryOK(s *Set, doc any) (ok, panicked bool) {
 }
 
 // leftToLibrary: the fast path answers unsure on a number the library
-// path refuses as unusable (numberProblem), and the library path did.
+// path refuses as unusable (numberProblem: beyond the float64 range), and
+// the library path did.
 func leftToLibrary(x string, fast verdict, lib bool) bool {
 	return fast == verdictUnsure && !lib && numberProblem(x) != ""
 }
 
-func TestIntegerRuleMatchesLibrary(t *testing.T) {
-	s := loadOne(t, `"type":"integer"`)
-	for _, x := range handNumbers {
-		fast := s.fast["t.json"].check(json.Number(x))
-		lib, _ := libraryOK(s, json.Number(x))
-		if want := map[bool]verdict{true: verdictValid, false: verdictInvalid}[lib]; fast != want && !leftToLibrary(x, fast, lib) {
-			t.Errorf("%s: fast %s, library valid=%v", x, fast, lib)
+// floatOracle is the number rule of float.go written out independently
+// for one keyword and bound: valid, invalid or "refused" (no finite
+// float64, whatever the schema).
+func floatOracle(kw, bound, x string) string {
+	f, err := strconv.ParseFloat(x, 64)
+	if err != nil {
+		return "refused"
+	}
+	ok := true
+	switch kw {
+	case "type": // "integer": written as one (rule 4), so integral too
+		ok = !strings.ContainsAny(x, ".eE") && f == math.Trunc(f)
+	default:
+		b, _ := strconv.ParseFloat(bound, 64) // ±Inf for a bound beyond the range
+		switch kw {
+		case "minimum":
+			ok = f >= b
+		case "exclusiveMinimum":
+			ok = f > b
+		case "maximum":
+			ok = f <= b
+		case "exclusiveMaximum":
+			ok = f < b
 		}
+		// A bound that excludes 0 excludes the subnormals too.
+		zeroOK := map[string]bool{"minimum": b <= 0, "exclusiveMinimum": b < 0, "maximum": b >= 0, "exclusiveMaximum": b > 0}[kw]
+		if !zeroOK && math.Abs(f) < minNormal {
+			ok = false
+		}
+	}
+	return map[bool]string{true: "valid", false: "invalid"}[ok]
+}
+
+// checkOracle compares the fast path, the library path and Validate with
+// floatOracle on one schema and number.
+func checkOracle(t *testing.T, s *Set, kw, bound, x string) {
+	t.Helper()
+	want := floatOracle(kw, bound, x)
+	fast := s.fast["t.json"].check(json.Number(x))
+	lib, panicked := libraryOK(s, json.Number(x))
+	all := s.Validate("t.json", json.Number(x))
+	switch {
+	case panicked:
+		t.Errorf("%s %s, value %s: the library path panicked", kw, bound, x)
+	case want == "refused":
+		if fast != verdictUnsure || lib || len(all) != 1 || !strings.Contains(all[0].Message, "float64 range") {
+			t.Errorf("%s %s, value %s: fast %s, library valid=%v, Validate %v; want it refused as out of range", kw, bound, x, fast, lib, all)
+		}
+	case fast.String() != want || lib != (want == "valid") || (len(all) == 0) != (want == "valid"):
+		t.Errorf("%s %s, value %s: fast %s, library valid=%v, Validate %v; the float64 rule says %s", kw, bound, x, fast, lib, all, want)
 	}
 }
 
-func TestBoundsMatchLibrary(t *testing.T) {
-	bounds := []string{"0", "-0", "2.5", "1e15", "9007199254740991", "86400000", "-1e-400", "0.1", "1e308", "1e400", "-1e400", "5e-324"}
+func TestIntegerRuleIsFloat64(t *testing.T) {
+	s := loadOne(t, `"type":"integer"`)
+	for _, x := range handNumbers {
+		checkOracle(t, s, "type", "", x)
+	}
+}
+
+// TestBoundsAreFloat64: every bound keyword judges the number's float64
+// against the bound's, zero-excluding bounds refuse subnormals, and the
+// fast path, the library path and Validate agree with that rule.
+func TestBoundsAreFloat64(t *testing.T) {
+	bounds := []string{"0", "-0", "2.5", "1e15", "9007199254740991", "86400000", "-1e-400", "1e-400", "0.1", "1e308",
+		"1e400", "-1e400", "5e-324", "-5e-324", "2.2250738585072014e-308", "0.1000000000000000000001", "1.00000000000000000001"}
 	for _, kw := range []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"} {
 		for _, b := range bounds {
 			s := loadOne(t, fmt.Sprintf(`"type":"number",%q:%s`, kw, b))
 			for _, x := range append(append([]string(nil), handNumbers...), bounds...) {
-				fast := s.fast["t.json"].check(json.Number(x))
-				lib, _ := libraryOK(s, json.Number(x))
-				if want := map[bool]verdict{true: verdictValid, false: verdictInvalid}[lib]; fast != want && !leftToLibrary(x, fast, lib) {
-					t.Errorf("%s %s, value %s: fast %s, library valid=%v", kw, b, x, fast, lib)
-				}
+				checkOracle(t, s, kw, b, x)
 			}
 		}
 	}
 }
 
-// TestRatFloatIsNearest: the bound's float is the nearest float64, as
-// the numbers' strconv.ParseFloat is, so both sides round alike.
-func TestRatFloatIsNearest(t *testing.T) {
-	for _, x := range handNumbers {
-		r, _ := new(big.Rat).SetString(x)
-		f, ok := ratFloat(r)
-		want, _ := r.Float64()
-		if !ok || f != want {
-			t.Errorf("%s: ratFloat %v %v, Rat.Float64 %v", x, f, ok, want)
+// TestRoundingExplained: a violation at a number its float64 does not
+// represent says what the number became, and one at an exact number does
+// not add noise.
+func TestRoundingExplained(t *testing.T) {
+	s := loadOne(t, `"type":"object","properties":{"d":{"type":"number","exclusiveMinimum":0,"maximum":1e15}}`)
+	cases := []struct{ doc, want string }{
+		{`{"d":1e-400}`, "must be >= 2.2250738585072014e-308 but found 0.0 (1e-400 is 0 as a float64)"},
+		{`{"d":5e-324}`, "must be >= 2.2250738585072014e-308 but found 5e-324"},
+		{`{"d":-0}`, "must be >= 2.2250738585072014e-308 but found -0"},
+		{`{"d":1000000000000000.2}`, "must be <= 1e+15 but found 1.0000000000000002e+15"},
+		{`{"d":1e309}`, "number 1e309 is out of range: beyond the float64 range (±1.8e308)"},
+	}
+	for _, c := range cases {
+		vs := s.Validate("t.json", mustDecode(t, c.doc))
+		if len(vs) != 1 || vs[0].Pointer != "/d" || vs[0].Message != c.want {
+			t.Errorf("%s: %+v, want one violation at /d: %q", c.doc, vs, c.want)
 		}
 	}
-	if _, ok := ratFloat(big.NewRat(1, 3)); ok {
-		t.Error("1/3 has no terminating decimal; ratFloat must refuse it")
+	// Within rounding of the bound is the bound: valid.
+	if vs := s.Validate("t.json", mustDecode(t, `{"d":1000000000000000.01}`)); len(vs) != 0 {
+		t.Errorf("1000000000000000.01 (1e15 as a float64): %+v", vs)
 	}
 }
 
-// TestRefusedNumbersAreUnsure: a number big.Rat refuses makes the library
-// panic where it converts it; the fast path must then say unsure, never
-// valid.
-func TestRefusedNumbersAreUnsure(t *testing.T) {
-	for _, body := range []string{`"type":"integer"`, `"type":"number","minimum":0`, `"enum":[1,2]`, `"type":"number"`} {
+// TestHugeExponents: numbers big.Rat cannot convert (the library panicked
+// on them) are judged by their float64 like any other: 0 for the tiny
+// ones, refused for the huge ones, without a panic.
+func TestHugeExponents(t *testing.T) {
+	for _, body := range []string{`"type":"integer"`, `"type":"number","minimum":0`, `"enum":[0,2]`, `"type":"number","exclusiveMinimum":0`} {
 		s := loadOne(t, body)
-		for _, x := range []string{"1e1000000000", "1e-1000001", "0e99999999999999999999", "-1.5e2000000"} {
-			if got := s.fast["t.json"].check(json.Number(x)); got != verdictUnsure {
-				t.Errorf("%s, %s: fast %s, want unsure", body, x, got)
-			}
-			if got := s.fast["t.json"].check([]any{json.Number(x)}); body == `"enum":[1,2]` && got == verdictValid {
-				t.Errorf("%s, [%s]: fast valid", body, x)
+		for _, x := range []string{"1e1000000000", "1e-1000001", "0e99999999999999999999", "-1.5e2000000", "-1e-99999999999999999999"} {
+			fast := s.fast["t.json"].check(json.Number(x))
+			lib, panicked := libraryOK(s, json.Number(x))
+			_, err := strconv.ParseFloat(x, 64)
+			switch {
+			case panicked:
+				t.Errorf("%s, %s: library path panicked", body, x)
+			case err != nil && (fast != verdictUnsure || lib):
+				t.Errorf("%s, %s: fast %s, library valid=%v; want unsure and refused", body, x, fast, lib)
+			case err == nil && fast.String() != map[bool]string{true: "valid", false: "invalid"}[lib]:
+				t.Errorf("%s, %s: fast %s, library valid=%v", body, x, fast, lib)
 			}
 		}
-	}
-	s := loadOne(t, `"type":"integer"`)
-	if _, panicked := libraryOK(s, json.Number("1e1000000000")); !panicked {
-		t.Log("the library no longer panics on 1e1000000000; the unsure answer stays conservative")
 	}
 }
 
@@ -257,7 +311,10 @@ func TestFastCoversSchemaFields(t *testing.T) {
 		"Dependencies": "refused", "DependentRequired": "refused", "DependentSchemas": "refused",
 		"UnevaluatedProperties": "refused", "UnevaluatedItems": "refused", "Items": "refused", "AdditionalItems": "refused",
 		"PrefixItems": "refused", "Contains": "refused", "ContentEncoding": "refused", "ContentMediaType": "refused",
-		"ContentSchema": "refused", "MultipleOf": "refused", "Extensions": "refused",
+		"ContentSchema": "refused", "MultipleOf": "refused",
+		// Only the integerLiteral extension (float.go) is evaluated; any other
+		// makes its node unsupported.
+		"Extensions": "evaluated",
 	}
 	typ := reflect.TypeOf(jsonschema.Schema{})
 	var unknown []string
@@ -312,17 +369,14 @@ func TestFastConcurrent(t *testing.T) {
 }
 
 // TestUnsupportedBranchIsUnsure: the library walks below an unsupported
-// keyword (here contains, converting a number big.Rat refuses, and
-// panicking) even when another anyOf branch is valid, so reaching an
-// unsupported node makes the whole call unsure.
+// keyword (here contains) even when another anyOf branch is valid, where
+// the fast path does not look, so reaching an unsupported node makes the
+// whole call unsure.
 func TestUnsupportedBranchIsUnsure(t *testing.T) {
 	s := loadOne(t, `"anyOf":[{"type":"array","contains":{"minimum":0}},{"type":"array"}]`)
-	doc := []any{json.Number("1e-1000001")}
+	doc := []any{json.Number("-1")}
 	if got := s.fast["t.json"].check(doc); got != verdictUnsure {
 		t.Errorf("fast %s, want unsure", got)
-	}
-	if _, panicked := libraryOK(s, doc); !panicked {
-		t.Log("the library no longer panics here; unsure stays conservative")
 	}
 	if got := s.fast["t.json"].check([]any{json.Number("1")}); got != verdictUnsure {
 		t.Errorf("plain array: fast %s, want unsure (contains is unsupported)", got)

@@ -8,39 +8,25 @@ import (
 	"strings"
 )
 
-// This file adapts two behaviours of the validation library that would
-// otherwise leak into responses: a panic on numbers it cannot represent,
-// and an error message whose word order depends on Go's map iteration.
+// This file adapts behaviours of the validation library that would
+// otherwise leak into responses: exact decimal arithmetic where the solvers
+// use float64 (float.go), a panic on numbers it cannot convert, and an
+// error message whose word order depends on Go's map iteration.
 
 // maxNumberEcho bounds how much of an unusable number literal an error
 // message repeats (a literal can be megabytes of digits).
 const maxNumberEcho = 40
 
-// maxNumberLen and maxExponent bound the number literals handed to the
-// library, which converts each to a big.Rat: a decimal exponent e costs a
-// power 5^|e| (1e999999 is a 2.3-million-bit integer; beyond ±1e6 math/big
-// refuses and the library dereferences the nil result), and n digits cost
-// an n-digit integer. 1000 characters and exponents within ±1000 cover
-// every float64 exactly (17 significant digits suffice, 767 are the most
-// a float64's exact decimal expansion has) at a few microseconds each.
-const (
-	maxNumberLen = 1000
-	maxExponent  = 1000
-)
-
 // unusableNumbers lists, in document order (object keys sorted), the
-// numbers in doc that are no float64 (beyond ±1.8e308) or that the library
-// could not validate in reasonable time or at all (see maxExponent). Such
-// a number is no usable size or time, so it is refused with its pointer.
+// numbers in doc that have no finite float64 (beyond ±1.8e308) or are no
+// JSON number text (a json.Number built by hand). No field can use such a
+// number, so it is refused with its pointer wherever it appears (rule 1 in
+// float.go).
 func unusableNumbers(doc any, ptr string, out []Violation) []Violation {
 	switch v := doc.(type) {
 	case json.Number:
 		if why := numberProblem(string(v)); why != "" {
-			s := string(v)
-			if len(s) > maxNumberEcho {
-				s = s[:maxNumberEcho] + "…"
-			}
-			out = append(out, Violation{Pointer: ptr, Message: fmt.Sprintf("number %s is out of range: %s", s, why)})
+			out = append(out, Violation{Pointer: ptr, Message: fmt.Sprintf("number %s %s", echoNumber(string(v)), why)})
 		}
 	case map[string]any:
 		keys := make([]string, 0, len(v))
@@ -61,19 +47,64 @@ func unusableNumbers(doc any, ptr string, out []Violation) []Violation {
 
 // numberProblem says why the JSON number literal s is unusable, or "".
 func numberProblem(s string) string {
-	if len(s) > maxNumberLen {
-		return fmt.Sprintf("more than %d characters", maxNumberLen)
+	if !parseNumber(s).ok {
+		return "is not a JSON number"
 	}
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
-		if err != nil || e > maxExponent || e < -maxExponent {
-			return fmt.Sprintf("its exponent is beyond ±%d", maxExponent)
-		}
-	}
-	if f, err := strconv.ParseFloat(s, 64); err != nil && (f > 1 || f < -1) {
-		return "beyond the float64 range (±1.8e308)"
+	if _, ok := floatOf(s); !ok {
+		return "is out of range: beyond the float64 range (±1.8e308)"
 	}
 	return ""
+}
+
+// echoNumber is s cut to maxNumberEcho bytes for a message.
+func echoNumber(s string) string {
+	if len(s) > maxNumberEcho {
+		return s[:maxNumberEcho] + "…"
+	}
+	return s
+}
+
+// explainRounding appends to each violation whose pointer names a number
+// of doc that its float64 does not represent exactly what the library saw
+// instead: "must be >= 2.2250738585072014e-308 but found 0" becomes
+// understandable for a request that said 1e-400.
+func explainRounding(doc any, vs []Violation) {
+	for i, v := range vs {
+		n, ok := at(doc, v.Pointer).(json.Number)
+		if !ok {
+			continue
+		}
+		f, ok := floatOf(string(n))
+		if !ok {
+			continue
+		}
+		if parseNumber(string(n)).canonical() != parseNumber(shortest(f)).canonical() {
+			vs[i].Message += fmt.Sprintf(" (%s is %s as a float64)", echoNumber(string(n)), shortest(f))
+		}
+	}
+}
+
+// at returns the value at JSON pointer ptr in doc, or nil.
+func at(doc any, ptr string) any {
+	if ptr == "" {
+		return doc
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v := doc.(type) {
+		case map[string]any:
+			doc = v[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil
+			}
+			doc = v[i]
+		default:
+			return nil
+		}
+	}
+	return doc
 }
 
 // escapePointer escapes one JSON Pointer reference token (RFC 6901).

@@ -51,6 +51,7 @@ func LoadWith(extra map[string][]byte) (*Set, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	c.RegisterExtension(integerLiteral, nil, integerLiteralExt{})
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
 		return nil, err
@@ -74,12 +75,19 @@ func LoadWith(extra map[string][]byte) (*Set, error) {
 			return nil, fmt.Errorf("schema %s: %w", name, err)
 		}
 	}
+	roots := make([]*jsonschema.Schema, 0, len(s.raw))
 	for _, name := range s.Names() {
 		sch, err := c.Compile(BaseURL + name)
 		if err != nil {
 			return nil, fmt.Errorf("compile schema %s: %w", name, err)
 		}
 		s.compiled[name] = sch
+		roots = append(roots, sch)
+	}
+	// Numbers are judged as float64s (float.go): both paths below read the
+	// rewritten nodes.
+	forEachSchema(roots, floatSchema)
+	for name, sch := range s.compiled {
 		s.fast[name] = compileFast(sch)
 	}
 	return s, nil
@@ -115,6 +123,8 @@ func (s *Set) Compile(name string) error {
 // Validate checks a document decoded with json.Number numbers (see
 // solver.DecodeAny) against the named schema and returns every leaf
 // violation, ordered by pointer then message so output is deterministic.
+// Each number is judged as the float64 a solver decodes from it, not as
+// its decimal text (float.go has the rules).
 //
 // A compiled fast path (fast.go) answers first; only its "valid" is
 // trusted. Every other answer, and every error reported, comes from the
@@ -127,9 +137,11 @@ func (s *Set) Validate(name string, doc any) []Violation {
 }
 
 // validateLibrary is Validate without the fast path: the library alone.
-// Numbers the library cannot represent are refused before it sees them
-// (it panics on them; see unusableNumbers), and a panic it raises anyway
-// becomes a violation at the root rather than taking the caller down.
+// Numbers without a finite float64 are refused before it sees them (see
+// unusableNumbers); the others reach it as their float64's shortest
+// decimal, so it judges what the solvers will use (float.go). A panic it
+// raises anyway becomes a violation at the root rather than taking the
+// caller down.
 func (s *Set) validateLibrary(name string, doc any) []Violation {
 	sch, ok := s.compiled[name]
 	if !ok {
@@ -138,7 +150,9 @@ func (s *Set) validateLibrary(name string, doc any) []Violation {
 	if bad := unusableNumbers(doc, "", nil); len(bad) > 0 {
 		return bad
 	}
-	return guard(func() []Violation { return libraryViolations(sch, doc) })
+	vs := guard(func() []Violation { return libraryViolations(sch, floatValue(doc)) })
+	explainRounding(doc, vs)
+	return sortViolations(vs)
 }
 
 // guard runs validate, turning a panic into a violation at the root: the
@@ -154,7 +168,7 @@ func guard(validate func() []Violation) (out []Violation) {
 }
 
 // libraryViolations runs the library and flattens its error tree into leaf
-// violations ordered by pointer then message, without duplicates.
+// violations (unordered; see sortViolations).
 func libraryViolations(sch *jsonschema.Schema, doc any) []Violation {
 	err := sch.Validate(doc)
 	if err == nil {
@@ -176,13 +190,18 @@ func libraryViolations(sch *jsonschema.Schema, doc any) []Violation {
 		}
 	}
 	walk(ve)
+	return out
+}
+
+// sortViolations orders violations by pointer then message and drops exact
+// duplicates (oneOf branches often repeat a message).
+func sortViolations(out []Violation) []Violation {
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Pointer != out[j].Pointer {
 			return out[i].Pointer < out[j].Pointer
 		}
 		return out[i].Message < out[j].Message
 	})
-	// Drop exact duplicates (oneOf branches often repeat a message).
 	dedup := out[:0]
 	for i, v := range out {
 		if i > 0 && v == out[i-1] {

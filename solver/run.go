@@ -118,16 +118,13 @@ func commonOf(doc any) (common, error) {
 	return c, err
 }
 
-// Run solves one request. The returned error is always an *Error. raw must
-// not change after the call: a problem's Decode may still be reading it
-// when Run returns early on an invalid body.
-func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, error) {
-	start := time.Now()
-	p, ok := r.Lookup(name)
-	if !ok {
-		return nil, &Error{Kind: KindUnknownProblem, Detail: fmt.Sprintf("unknown problem %q", name)}
-	}
-	decoded := startDecode(p, raw)
+// CheckRequest decodes raw and validates it against p's request schema
+// (numbers judged as the float64s the solver will decode; see package
+// schemas). It is the one check every path runs before a solve: Run, job
+// submission and each scenario variant, so they accept and refuse the same
+// bodies with the same violations. It returns the decoded document
+// (json.Number numbers) or a KindMalformed or KindSchema error.
+func (r *Runner) CheckRequest(p Problem, raw []byte) (any, *Error) {
 	doc, err := DecodeAny(raw)
 	if err != nil {
 		return nil, &Error{Kind: KindMalformed, Detail: err.Error(), Err: err}
@@ -138,6 +135,23 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 			out[i] = Violation{Pointer: v.Pointer, Message: v.Message}
 		}
 		return nil, &Error{Kind: KindSchema, Detail: fmt.Sprintf("request does not match schema %s", p.RequestSchema), Violations: out}
+	}
+	return doc, nil
+}
+
+// Run solves one request. The returned error is always an *Error. raw must
+// not change after the call: a problem's Decode may still be reading it
+// when Run returns early on an invalid body.
+func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, error) {
+	start := time.Now()
+	p, ok := r.Lookup(name)
+	if !ok {
+		return nil, &Error{Kind: KindUnknownProblem, Detail: fmt.Sprintf("unknown problem %q", name)}
+	}
+	decoded := startDecode(p, raw)
+	doc, xe := r.CheckRequest(p, raw)
+	if xe != nil {
+		return nil, xe
 	}
 	c, err := commonOf(doc)
 	if err != nil {

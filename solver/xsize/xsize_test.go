@@ -181,9 +181,11 @@ func TestBadInput(t *testing.T) {
 		{"k too small for node types (semantic)", `{"resources": ["cpu", "mem"], "totals": [10, 10], "k": 1, "node_types": [{"name": "a", "capacity": [1, 9]}, {"name": "b", "capacity": [9, 1]}], "requests": [{"size": [1, 5]}, {"size": [5, 1]}]}`, solver.KindInfeasible, "/k"},
 		{"not json", `{"resources": [`, solver.KindMalformed, ""},
 		// Robustness sweep: a total of 5e-324 normalized a size of 1 to
-		// +Inf (ptas refused it: internal error); a total of 1e-300 with
-		// weight 1e15 made the cost +Inf (response not encodable).
-		{"size over a subnormal total", `{"resources": ["cpu", "mem"], "totals": [100, 5e-324], "k": 1, "requests": [{"size": [1, 2]}]}`, solver.KindInvalid, "/requests/0/size/1"},
+		// +Inf (ptas refused it: internal error); the schema now refuses
+		// a subnormal where it demands > 0 (schemas/float.go). A total
+		// of 1e-300 with weight 1e15 made the cost +Inf (response not
+		// encodable).
+		{"size over a subnormal total", `{"resources": ["cpu", "mem"], "totals": [100, 5e-324], "k": 1, "requests": [{"size": [1, 2]}]}`, solver.KindSchema, "/totals/1"},
 		{"weighted cost overflows", `{"resources": ["cpu", "mem"], "totals": [1e-300, 1], "k": 1, "requests": [{"size": [1, 1], "weight": 1e15}]}`, solver.KindInvalid, "/requests/0/size/0"},
 		{"capacity over a tiny total", `{"resources": ["cpu", "mem"], "totals": [1e-300, 1], "k": 1, "requests": [{"size": [0, 1]}], "node_types": [{"name": "a", "capacity": [1, 1]}]}`, solver.KindInvalid, "/node_types/0/capacity/0"},
 	}

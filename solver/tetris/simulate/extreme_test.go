@@ -54,13 +54,16 @@ func TestTaskCountSumSaturates(t *testing.T) {
 
 // A subnormal arrival against a capacity of 1e-9 used to make the
 // utilization quotient 0/(5e-324·1e-9) = 0/0: NaN, and the response did
-// not encode. Every reported fraction must now be finite.
+// not encode. Every reported fraction must now be finite. (The duration,
+// which the schema requires to be > 0 and so normal, is the smallest
+// normal float64; the capacity of 1e-100 makes span·capacity underflow
+// to 0 all the same.)
 func TestSubnormalTimesKeepUtilizationFinite(t *testing.T) {
 	req := &Request{
-		Machines: []MachineReq{{Name: "M1", Capacity: map[string]float64{"memory": 1, "net": 1e-9}}},
+		Machines: []MachineReq{{Name: "M1", Capacity: map[string]float64{"memory": 1, "net": 1e-100}}},
 		Jobs: []JobReq{
 			{ID: "A", Arrival: 5e-324, Stages: []StageReq{}},
-			{ID: "B", Arrival: 5e-324, Stages: []StageReq{{Name: "s", Tasks: 1, Demand: map[string]float64{"net": 1e-9}, Duration: 5e-324}}},
+			{ID: "B", Arrival: 5e-324, Stages: []StageReq{{Name: "s", Tasks: 1, Demand: map[string]float64{"net": 1e-100}, Duration: 0x1p-1022}}},
 		},
 	}
 	res := simRun(t, req)

@@ -315,11 +315,19 @@ func TestGenerateDeterministic(t *testing.T) {
 func FuzzSimulate(f *testing.F) {
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":2,"memory":4,"net":1}}],"jobs":[{"id":"a","arrival":0,"stages":[{"name":"s","tasks":2,"demand":{"cpu":1,"net":1},"duration":1}]}],"policy":"drf"}`))
 	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":2}}],"jobs":[{"id":"a","arrival":1,"stages":[{"name":"s","tasks":1,"demand":{},"duration":1,"after":["t"]},{"name":"t","tasks":0,"demand":{},"duration":1}]}]}`))
+	// Numbers whose float64 decides: 0 from 1e-400, subnormal, beyond the
+	// range, integers written with a fraction or an exponent.
+	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":4,"memory":4}}],"jobs":[{"id":"a","arrival":0,"stages":[{"name":"s","tasks":1,"demand":{"cpu":1},"duration":1e-400}]}]}`))
+	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":2e0,"memory":1e-400}}],"jobs":[{"id":"a","arrival":1e-400,"stages":[{"name":"s","tasks":1.0,"demand":{"cpu":5e-324},"duration":1e-400}]}]}`))
+	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":1E2}}],"jobs":[{"id":"a","arrival":0,"weight":2.2250738585072014e-308,"stages":[{"name":"s","tasks":1e1,"demand":{"cpu":1e-300},"duration":1e15}]}],"slot_memory":1e-320,"interference":1e309}`))
+	f.Add([]byte(`{"machines":[{"name":"m","capacity":{"cpu":1e15,"memory":1e15}}],"jobs":[{"id":"a","arrival":1e15,"stages":[{"name":"s","tasks":3,"demand":{"cpu":1e15},"duration":2.2250738585072014e-308,"input_rate":1e15}]}],"queues":[{"name":"default","capacity":1e-310}]}`))
 	// A small budget bounds traces with huge task counts (they come back
-	// as timeouts).
+	// as timeouts). The body is re-encoded from json.Number leaves, so
+	// every number reaches the Runner as written.
 	tetristest.Fuzz(f, Problem(), 1<<12, func(raw []byte) []byte {
-		var m map[string]any
-		if json.Unmarshal(raw, &m) != nil || m == nil {
+		doc, err := solver.DecodeAny(raw)
+		m, ok := doc.(map[string]any)
+		if err != nil || !ok {
 			return raw
 		}
 		m["budget_ms"] = 200

@@ -64,8 +64,9 @@ func ExpectViolation(t *testing.T, p solver.Problem, body string, kind solver.Ki
 }
 
 // Fuzz runs the fuzz target every Tetris decoder gets: any body up to
-// maxLen bytes, after prepare (nil: as is), must be solved or refused with
-// a typed *solver.Error, never panic.
+// maxLen bytes, after prepare (nil: as is), must be solved with a response
+// that encodes (no NaN or ±Inf: the HTTP API would answer 500) or refused
+// with a typed *solver.Error other than KindInternal, never panic.
 func Fuzz(f *testing.F, p solver.Problem, maxLen int, prepare func([]byte) []byte) {
 	r, err := solver.NewRunner([]solver.Problem{p}, 0)
 	if err != nil {
@@ -78,10 +79,19 @@ func Fuzz(f *testing.F, p solver.Problem, maxLen int, prepare func([]byte) []byt
 		if prepare != nil {
 			raw = prepare(raw)
 		}
-		if _, err := r.Run(context.Background(), p.Name, raw); err != nil {
-			if _, ok := err.(*solver.Error); !ok {
+		resp, err := r.Run(context.Background(), p.Name, raw)
+		if err != nil {
+			xe, ok := err.(*solver.Error)
+			if !ok {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
+			if xe.Kind == solver.KindInternal {
+				t.Fatalf("internal error on %s: %v", raw, xe)
+			}
+			return
+		}
+		if _, err := resp.AppendJSON(nil); err != nil {
+			t.Fatalf("response to %s does not encode: %v", raw, err)
 		}
 	})
 }
