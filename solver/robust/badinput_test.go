@@ -57,11 +57,6 @@ type badMutation struct {
 	problem solver.Problem
 	desc    string
 	body    []byte
-	// pendingValidation: the number is 1e-400, which decodes to 0, where
-	// the schema excludes 0. Until the validator rejects such numbers
-	// (issue 15, schemas/), a finding here counts as
-	// pending-validation-CLASS instead of failing the sweep.
-	pendingValidation bool
 }
 
 // badMutations lists every mutation of one example, in document order:
@@ -69,31 +64,30 @@ type badMutation struct {
 // badStrings, and each object key to "" and invalid UTF-8 (a 1 MiB key
 // costs the schema library a quoted copy per violation, 6 s of the
 // sweep's CPU, and reaches the same length checks as a 1 MiB value).
-func badMutations(w *schemaWalker, p solver.Problem, doc map[string]any) []badMutation {
+func badMutations(p solver.Problem, doc map[string]any) []badMutation {
 	var out []badMutation
-	emit := func(desc string, d any, pending bool) {
+	emit := func(desc string, d any) {
 		b, err := json.Marshal(d)
 		if err != nil {
 			panic(err)
 		}
 		b = bytes.ReplaceAll(b, []byte(`"`+jsonEscape(badStringMarker)+`"`), []byte(invalidUTF8))
-		out = append(out, badMutation{problem: p, desc: desc, body: b, pendingValidation: pending})
+		out = append(out, badMutation{problem: p, desc: desc, body: b})
 	}
 	walkJSON(doc, nil, func(path []any, v any) {
 		ptr := pointer(path)
 		switch v.(type) {
 		case json.Number:
-			sp, ok := w.spec(p.RequestSchema, path)
 			for _, n := range badNumbers {
 				d := deepCopy(doc)
 				set(d, path, json.Number(n))
-				emit(ptr+"="+n, d, n == "1e-400" && ok && !sp.admits(0))
+				emit(ptr+"="+n, d)
 			}
 		case string:
 			for _, s := range badStrings {
 				d := deepCopy(doc)
 				set(d, path, s)
-				emit(fmt.Sprintf("%s=string(%d bytes)", ptr, len(s)), d, false)
+				emit(fmt.Sprintf("%s=string(%d bytes)", ptr, len(s)), d)
 			}
 		case map[string]any:
 			for k := range v.(map[string]any) {
@@ -102,7 +96,7 @@ func badMutations(w *schemaWalker, p solver.Problem, doc map[string]any) []badMu
 					m := get(d, path).(map[string]any)
 					m[s] = m[k]
 					delete(m, k)
-					emit(fmt.Sprintf("%s key %q=string(%d bytes)", ptr, k, len(s)), d, false)
+					emit(fmt.Sprintf("%s key %q=string(%d bytes)", ptr, k, len(s)), d)
 				}
 			}
 		}
@@ -165,9 +159,6 @@ type badInputResult struct {
 	status int     // HTTP status
 	runner outcome // the Runner's answer, classified by runOne
 	body   string  // HTTP response body (for a 500)
-	// pending: a finding of the class the validator fix removes (see
-	// badMutation.pendingValidation), counted and not failed on.
-	pending bool
 }
 
 // runBadInput sends m through the handler and through the Runner.
@@ -184,10 +175,6 @@ func runBadInput(h http.Handler, r *solver.Runner, m badMutation) badInputResult
 		res.body = string(b)
 	}
 	res.runner = runOne(r, m.problem, mutation{source: "examples", desc: m.desc, body: m.body})
-	if m.pendingValidation && (res.status >= 500 || res.runner.finding != "") {
-		res.pending = true
-		res.runner.class, res.runner.finding = "pending-validation-"+res.runner.class, ""
-	}
 	return res
 }
 
@@ -202,7 +189,6 @@ func TestBadInputSweep(t *testing.T) {
 	workers := runtime.GOMAXPROCS(0)
 	srv := httpapi.New(httpapi.Config{MaxConcurrent: workers, QueueWait: hangLimit}, r, zerolog.Nop())
 	h := srv.Handler()
-	w := newSchemaWalker(r.Schemas())
 	var ms []badMutation
 	for _, p := range r.Problems() {
 		raw, err := os.ReadFile(filepath.Join(repoRoot, "examples", p.Command()+".json"))
@@ -215,7 +201,7 @@ func TestBadInputSweep(t *testing.T) {
 		}
 		m := doc.(map[string]any)
 		m["budget_ms"] = json.Number(fmt.Sprint(badInputBudgetMS))
-		ms = append(ms, badMutations(w, p, m)...)
+		ms = append(ms, badMutations(p, m)...)
 	}
 	start := time.Now()
 	results := make([]badInputResult, len(ms))
@@ -237,7 +223,6 @@ func TestBadInputSweep(t *testing.T) {
 	wg.Wait()
 	statuses := map[string]map[int]int{}
 	classes := map[string]int{}
-	pending := 0
 	for i, res := range results {
 		m := ms[i]
 		if statuses[m.problem.Name] == nil {
@@ -245,11 +230,6 @@ func TestBadInputSweep(t *testing.T) {
 		}
 		statuses[m.problem.Name][res.status]++
 		classes[res.runner.class]++
-		if res.pending {
-			pending++
-			t.Logf("pending the validator fix: %s [%s]: HTTP %d, Runner %s", m.problem.Name, m.desc, res.status, res.runner.class)
-			continue
-		}
 		if res.status >= 500 {
 			t.Errorf("%s [%s]: HTTP %d: %s", m.problem.Name, m.desc, res.status, res.body)
 		}
@@ -269,8 +249,8 @@ func TestBadInputSweep(t *testing.T) {
 			total[code] += k
 		}
 	}
-	t.Logf("%d mutations, each over HTTP and through the Runner, in %v: HTTP %s (%d pending the validator fix); Runner %v",
-		len(ms), time.Since(start).Round(time.Millisecond), histogram(total), pending, classes)
+	t.Logf("%d mutations, each over HTTP and through the Runner, in %v: HTTP %s; Runner %v",
+		len(ms), time.Since(start).Round(time.Millisecond), histogram(total), classes)
 }
 
 // histogram formats status counts in code order.
