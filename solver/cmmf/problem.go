@@ -46,18 +46,19 @@ func Problem() solver.Problem {
 		ResponseSchema: "cmmf.response.json",
 		Summary:        "Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).",
 		Solve:          Solve,
+		Decode:         solver.DecodeInto[Request],
 		Generate:       Generate,
 	}
 }
 
 // Solve decodes, validates and solves one CMMF request.
 func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	var req Request
-	if err := solver.Decode(raw, &req); err != nil {
+	req, err := solver.Decoded[Request](raw, opts)
+	if err != nil {
 		return nil, solver.Meta{}, err
 	}
 	built := time.Now()
-	in, err := Build(&req)
+	in, err := Build(req)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}

@@ -22,6 +22,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "fairshare.response.json",
 		Summary:        "Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers",
 		Solve:          Solve,
+		Decode:         solver.DecodeInto[Request],
 		Generate:       Generate,
 	}
 }
@@ -64,11 +65,11 @@ func isFill(policy string) bool {
 
 // Solve implements solver.SolveFunc.
 func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	var req Request
-	if err := solver.Decode(raw, &req); err != nil {
+	req, err := solver.Decoded[Request](raw, opts)
+	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	in, err := build(&req)
+	in, err := build(req)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
