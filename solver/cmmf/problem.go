@@ -66,7 +66,7 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	if method == "" {
 		method = MethodFlow
 	}
-	exact, cancel := exactDeadline(ctx, time.Since(built))
+	exact, cancel := solver.WithReserve(ctx, resultReserve*time.Since(built))
 	defer cancel()
 	a, err := SolveAllocation(exact, in, method)
 	if err != nil && (exact.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/xflex/xflex/solver"
 )
@@ -14,7 +13,7 @@ import (
 // the users' allowed types, and a proven upper bound on the smallest
 // weighted share, so meta.gap says how far the answer can be from the
 // optimum. The exact method stops early enough to leave time for this
-// answer and its result (see exactDeadline).
+// answer and its result (see resultReserve).
 
 // quickAlloc splits every type among the users that can use it in
 // proportion to their weights and cuts each user back to its demand
@@ -117,14 +116,3 @@ func timeoutAnswer(ctx context.Context, in *Instance, method string, opts solver
 // as Build, and measured at most 0.8x Build's time on 20,000 and 100,000
 // generated users; 2x leaves room for the machine's load to change.
 const resultReserve = 2
-
-// exactDeadline is ctx with its deadline moved resultReserve × build
-// earlier, so the exact method leaves time to build the answer within
-// the budget.
-func exactDeadline(ctx context.Context, build time.Duration) (context.Context, context.CancelFunc) {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithDeadline(ctx, dl.Add(-resultReserve*build))
-}
