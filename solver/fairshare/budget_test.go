@@ -3,6 +3,7 @@ package fairshare
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,5 +37,33 @@ func TestExpiredBudgetBound(t *testing.T) {
 	}
 	if *meta.Gap == 0 {
 		t.Fatalf("timeout before any LP claims gap 0 (objective %v, bound %v)", *meta.Objective, *meta.Bound)
+	}
+}
+
+// TestExpiredBudgetSkipsCompare: with the budget gone, compare runs no
+// further policies (on main every one of them ran and built its result,
+// 12 results on a request whose budget was already spent) and says so.
+func TestExpiredBudgetSkipsCompare(t *testing.T) {
+	v, err := Generate(4, map[string]string{"frameworks": "50", "servers": "200", "policy": PolicyDRF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := v.(*Request)
+	req.Compare = true
+	raw, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	out, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(out.(*Result).Compare); n != 0 {
+		t.Fatalf("%d compare entries after the budget ran out", n)
+	}
+	if !strings.Contains(strings.Join(meta.Notes, "\n"), "compare: the budget ran out") {
+		t.Fatalf("notes %q do not say compare was cut", meta.Notes)
 	}
 }

@@ -111,7 +111,14 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		return nil, solver.Meta{}, err
 	}
 	if req.Compare {
-		for _, pol := range comparePolicies(req.Selection) {
+		pols := comparePolicies(req.Selection)
+		for k, pol := range pols {
+			if ctx.Err() != nil {
+				// Comparisons are extras: once the budget is gone the
+				// answer goes out without the rest.
+				meta.Notes = append(meta.Notes, fmt.Sprintf("compare: the budget ran out; %d of %d policies left out", len(pols)-k, len(pols)))
+				break
+			}
 			q := p
 			q.policy, q.selection = pol[0], pol[1]
 			var sub solver.Meta
