@@ -1,9 +1,10 @@
 package ptas
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Instance is an X-Size instance in normalized units (each coordinate
@@ -121,32 +122,61 @@ func Join(us [][]float64, idx []int) []float64 {
 
 // Aggregate merges identical size vectors, summing their weights. It
 // returns the distinct sizes in lexicographic order, their weights, and for
-// each input the index of its distinct size.
+// each input the index of its distinct size. Each distinct size is the
+// first input holding it, and its weight sums its inputs in input order.
+//
+// Equal vectors are found by hashing their bits (−0 counts as 0, as in a
+// comparison) and only the distinct ones are sorted: sorting all inputs
+// took 1 s of CPU on 800,000 requests with 100,000 distinct sizes.
 func Aggregate(sizes [][]float64, w []float64) (distinct [][]float64, dw []float64, index []int) {
-	order := make([]int, len(sizes))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return lexLess(sizes[order[a]], sizes[order[b]]) })
-	index = make([]int, len(sizes))
-	for k, i := range order {
-		if k == 0 || lexLess(sizes[order[k-1]], sizes[i]) {
-			distinct = append(distinct, sizes[i])
-			dw = append(dw, 0)
+	ids := make(map[string]int)
+	var first []int // input holding each distinct size first
+	of := make([]int, len(sizes))
+	var key []byte
+	for i, s := range sizes {
+		key = key[:0]
+		for _, x := range s {
+			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(x+0))
 		}
-		index[i] = len(distinct) - 1
-		dw[len(dw)-1] += w[i]
+		d, ok := ids[string(key)]
+		if !ok {
+			d = len(first)
+			ids[string(key)] = d
+			first = append(first, i)
+		}
+		of[i] = d
+	}
+	perm := make([]int, len(first))
+	for d := range perm {
+		perm[d] = d
+	}
+	slices.SortFunc(perm, func(a, b int) int { return lexCmp(sizes[first[a]], sizes[first[b]]) })
+	pos := make([]int, len(first))
+	distinct = make([][]float64, len(first))
+	for k, d := range perm {
+		pos[d] = k
+		distinct[k] = sizes[first[d]]
+	}
+	dw = make([]float64, len(first))
+	index = make([]int, len(sizes))
+	for i, d := range of {
+		index[i] = pos[d]
+		dw[pos[d]] += w[i]
 	}
 	return distinct, dw, index
 }
 
-func lexLess(a, b []float64) bool {
+// lexCmp compares size vectors lexicographically (-1, 0, +1).
+func lexCmp(a, b []float64) int {
 	for i := range a {
 		if a[i] != b[i] {
-			return a[i] < b[i]
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
 		}
 	}
-	return false
+	return 0
 }
 
 // Assign returns, for each request, the index of the cheapest shape that

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -464,6 +466,52 @@ func TestAggregate(t *testing.T) {
 	}
 	if idx[0] != 1 || idx[2] != 1 || idx[1] != 0 || idx[4] != 2 {
 		t.Fatalf("index %v", idx)
+	}
+}
+
+// TestAggregateMatchesStableSort: hashing then sorting the distinct sizes
+// gives exactly what a stable sort of all inputs gives (the method before
+// it): same distinct sizes in order, same per-input index, weights summed
+// in the same order (bit-equal), with −0 and 0 merged.
+func TestAggregateMatchesStableSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 44))
+	vals := []float64{0, math.Copysign(0, -1), 0.1, 0.25, 1, 3}
+	for it := 0; it < 200; it++ {
+		n, d := 1+r.IntN(60), 1+r.IntN(3)
+		sizes := make([][]float64, n)
+		w := make([]float64, n)
+		for i := range sizes {
+			sizes[i] = make([]float64, d)
+			for k := range sizes[i] {
+				sizes[i][k] = vals[r.IntN(len(vals))]
+			}
+			w[i] = r.Float64()
+		}
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return lexCmp(sizes[order[a]], sizes[order[b]]) < 0 })
+		var wantD [][]float64
+		var wantW []float64
+		wantIdx := make([]int, n)
+		for k, i := range order {
+			if k == 0 || lexCmp(sizes[order[k-1]], sizes[i]) < 0 {
+				wantD = append(wantD, sizes[i])
+				wantW = append(wantW, 0)
+			}
+			wantIdx[i] = len(wantD) - 1
+			wantW[len(wantW)-1] += w[i]
+		}
+		gotD, gotW, gotIdx := Aggregate(sizes, w)
+		if len(gotD) != len(wantD) || !slices.Equal(gotW, wantW) || !slices.Equal(gotIdx, wantIdx) {
+			t.Fatalf("it %d: got %v %v %v, want %v %v %v", it, gotD, gotW, gotIdx, wantD, wantW, wantIdx)
+		}
+		for k := range gotD {
+			if &gotD[k][0] != &wantD[k][0] {
+				t.Fatalf("it %d: distinct %d is not the first input holding it", it, k)
+			}
+		}
 	}
 }
 

@@ -31,7 +31,9 @@ func BenchmarkChoosy(b *testing.B) {
 	in := Instance(1, Size{5000, 100, 100000}, true)
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
-		cmmf.Choosy(in, 1)
+		if _, err := cmmf.Choosy(context.Background(), in, 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

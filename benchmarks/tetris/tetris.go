@@ -138,7 +138,7 @@ func reportAssign(ctx context.Context, w io.Writer, reps int) error {
 				return err
 			}
 			w1, c1 := time.Now(), cpuNow()
-			tetris.ExplainOn(in.Machines, in.Offered, in.Groups, in.Config())
+			tetris.ExplainOn(ctx, in.Machines, in.Offered, in.Groups, in.Config())
 			c2 := cpuNow()
 			rw, rc, ec = append(rw, w1.Sub(w0)), append(rc, c1-c0), append(ec, c2-c1)
 			placed = len(ps)

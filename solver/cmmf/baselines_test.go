@@ -1,6 +1,7 @@
 package cmmf
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -13,7 +14,7 @@ func TestChoosyProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(91, 92))
 	for it := 0; it < 300; it++ {
 		in := randInstance(r, false, 4, 5, 5)
-		a := choosyAlloc(in, int64(it))
+		a := mustChoosy(t, in, int64(it))
 		checkAllocationFeasible(t, in, a)
 		used := make([]float64, len(in.Types))
 		for i, u := range in.Users {
@@ -31,7 +32,7 @@ func TestChoosyProperties(t *testing.T) {
 				}
 			}
 		}
-		b := choosyAlloc(in, int64(it))
+		b := mustChoosy(t, in, int64(it))
 		for i := range a.Total {
 			if a.Total[i] != b.Total[i] {
 				t.Fatalf("instance %d: Choosy not deterministic", it)
@@ -92,4 +93,13 @@ func checkAllocationFeasible(t testing.TB, in *Instance, a *Allocation) {
 			t.Fatalf("type %d over capacity", tt)
 		}
 	}
+}
+
+func mustChoosy(t *testing.T, in *Instance, seed int64) *Allocation {
+	t.Helper()
+	a, err := choosyAlloc(context.Background(), in, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/xflex/xflex/solver"
 )
@@ -45,17 +46,19 @@ func Problem() solver.Problem {
 		ResponseSchema: "cmmf.response.json",
 		Summary:        "Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).",
 		Solve:          Solve,
+		Decode:         solver.DecodeInto[Request],
 		Generate:       Generate,
 	}
 }
 
 // Solve decodes, validates and solves one CMMF request.
 func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	var req Request
-	if err := solver.Decode(raw, &req); err != nil {
+	req, err := solver.Decoded[Request](raw, opts)
+	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	in, err := Build(&req)
+	built := time.Now()
+	in, err := Build(req)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
@@ -63,26 +66,21 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	if method == "" {
 		method = MethodFlow
 	}
-	res, meta, err := SolveInstance(ctx, in, method, opts.Seed)
-	if errors.Is(err, context.DeadlineExceeded) && machineCount(in) <= ChoosyMaxMachines {
-		// The exact method ran out of budget. The best allocation at
-		// hand is Choosy's (feasible, whole machines, computed without
-		// flows); report it with status timeout.
-		a := choosyAlloc(in, opts.Seed)
-		res := buildResult(in, a, opts.Seed)
-		res.Rounds = []RoundOut{}
-		meta := solver.Meta{Status: solver.StatusTimeout, Solver: "cmmf/" + method}
-		meta.SetObjective(res.Leximin[0])
-		meta.Notes = []string{fmt.Sprintf("budget of %d ms ran out before the %s method finished; the result is the Choosy allocation", opts.Budget.Milliseconds(), method)}
+	exact, cancel := solver.WithReserve(ctx, resultReserve*time.Since(built))
+	defer cancel()
+	a, err := SolveAllocation(exact, in, method)
+	if err != nil && (exact.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
+		// The exact method ran out of budget (or the LP backend hit the
+		// time limit derived from it): answer with the quick allocation
+		// and a proven bound, status timeout.
+		res, meta := timeoutAnswer(ctx, in, method, opts)
 		return res, meta, nil
 	}
 	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-			return nil, solver.Meta{}, &solver.Error{Kind: solver.KindBudget, Detail: fmt.Sprintf("budget of %d ms ran out before the %s method finished; raise budget_ms", opts.Budget.Milliseconds(), method), Err: err}
-		}
 		return nil, solver.Meta{}, err
 	}
-	return res, meta, nil
+	res, meta, err := finish(ctx, in, a, method, opts.Seed)
+	return res, meta, err
 }
 
 // SolveInstance runs the chosen method on a validated instance and builds
@@ -92,15 +90,25 @@ func SolveInstance(ctx context.Context, in *Instance, method string, seed int64)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
+	return finish(ctx, in, a, method, seed)
+}
+
+// finish certifies an exact allocation and builds its wire result. The
+// certificate and the Choosy baseline are skipped, with a note, when ctx
+// has run out.
+func finish(ctx context.Context, in *Instance, a *Allocation, method string, seed int64) (*Result, solver.Meta, error) {
 	var notes []string
 	// Independent proof of optimality: no improving exchange along
 	// residual paths and no idle machine a user below its demand could
 	// reach (certify.go).
-	if err := Certify(in, a); err != nil {
+	if ctx.Err() != nil {
+		notes = append(notes, "budget ran out before the optimality certificate (exchange-path check); the allocation is the exact method's, not re-proved")
+	} else if err := Certify(in, a); err != nil {
 		return nil, solver.Meta{}, fmt.Errorf("cmmf: optimality certificate failed: %w", err)
+	} else {
+		notes = append(notes, "certified optimal: no improving exchange and no reachable idle machine (exchange-path check)")
 	}
-	notes = append(notes, "certified optimal: no improving exchange and no reachable idle machine (exchange-path check)")
-	res := buildResult(in, a, seed)
+	res, resNotes := buildResult(ctx, in, a, seed)
 	meta := solver.Meta{Status: solver.StatusOptimal, Solver: "cmmf/" + method}
 	minShare := 0.0
 	if len(res.Leximin) > 0 {
@@ -108,7 +116,7 @@ func SolveInstance(ctx context.Context, in *Instance, method string, seed int64)
 	}
 	meta.SetObjective(minShare)
 	notes = append(notes, fmt.Sprintf("%d users, %d machine types, %d rounds, %d %s solves", len(in.Users), len(in.Types), len(res.Rounds), a.Flows, map[bool]string{true: "LP", false: "max-flow"}[method == MethodLP]))
-	meta.Notes = notes
+	meta.Notes = append(notes, resNotes...)
 	return res, meta, nil
 }
 
@@ -159,7 +167,10 @@ func SolveAllocation(ctx context.Context, in *Instance, method string) (*Allocat
 	return a, nil
 }
 
-func buildResult(in *Instance, a *Allocation, seed int64) *Result {
+// buildResult writes allocation a as the wire result with its baselines.
+// The Choosy baseline stops when ctx runs out; it is then reported as
+// skipped and the returned notes say so.
+func buildResult(ctx context.Context, in *Instance, a *Allocation, seed int64) (*Result, []string) {
 	res := &Result{Divisible: in.Divisible}
 	var perMachine map[int]map[int]float64
 	if in.Individual {
@@ -226,22 +237,18 @@ func buildResult(in *Instance, a *Allocation, seed int64) *Result {
 	res.Choosy.Users = []Total{}
 	if total > ChoosyMaxMachines {
 		res.Choosy.Skipped = fmt.Sprintf("Choosy simulates one machine at a time and runs on clusters of up to %d machines; this one has %.0f", ChoosyMaxMachines, total)
-		return res
+		return res, nil
 	}
-	ch := Choosy(in, seed)
+	ch, err := Choosy(ctx, in, seed)
+	if err != nil {
+		res.Choosy.Skipped = "the budget ran out before the Choosy simulation finished"
+		return res, []string{"Choosy baseline skipped: the budget ran out"}
+	}
 	for i, u := range in.Users {
 		res.Choosy.Users = append(res.Choosy.Users, Total{u.Name, ch[i]})
 	}
 	res.Choosy.RMSE = RMSE(ch, a.Total, total)
-	return res
-}
-
-func machineCount(in *Instance) float64 {
-	total := 0.0
-	for _, ty := range in.Types {
-		total += float64(ty.Cap)
-	}
-	return total
+	return res, nil
 }
 
 func machineNames(in *Instance) map[int]string {

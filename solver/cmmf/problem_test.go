@@ -165,8 +165,8 @@ func TestHugeCounts(t *testing.T) {
 	}
 }
 
-// TestBudgetTimeout: when the budget runs out the answer is Choosy's
-// allocation with status timeout, never a partial exact one.
+// TestBudgetTimeout: when the budget runs out the answer is the quick
+// allocation with status timeout and a bound, never a partial exact one.
 func TestBudgetTimeout(t *testing.T) {
 	req := GenerateRequest(3, GenParams{Users: 3000, Types: 60, Machines: 60000, Divisible: true})
 	req.Method = MethodLP
@@ -188,8 +188,8 @@ func TestBudgetTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("elapsed %v ms", resp.Meta.ElapsedMS)
-	if resp.Meta.Status != solver.StatusTimeout || len(resp.Result.Users) != 3000 || resp.Result.Choosy.RMSE != 0 {
-		t.Fatalf("status %v, %d users, choosy rmse %v", resp.Meta.Status, len(resp.Result.Users), resp.Result.Choosy.RMSE)
+	if resp.Meta.Status != solver.StatusTimeout || len(resp.Result.Users) != 3000 || resp.Meta.Bound == nil || *resp.Meta.Objective > *resp.Meta.Bound {
+		t.Fatalf("status %v, %d users, objective %v, bound %v", resp.Meta.Status, len(resp.Result.Users), resp.Meta.Objective, resp.Meta.Bound)
 	}
 }
 
@@ -198,7 +198,7 @@ func TestBudgetTimeout(t *testing.T) {
 // context reports the deadline; that status used to surface as an internal
 // error (robustness sweep, testdata/lp_machines_current.json). It is a race,
 // so the request runs many times: each run must end optimal, as a timeout
-// with the Choosy allocation, or as budget_exhausted, never internal.
+// with the quick allocation, or as budget_exhausted, never internal.
 func TestTinyBudgetIsNeverInternal(t *testing.T) {
 	raw, err := os.ReadFile("testdata/lp_machines_current.json")
 	if err != nil {

@@ -441,7 +441,7 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 	// frameworks had levels near 1e-3 and duals below the tolerances).
 	S := m.scale() / float64(max(active, 1))
 	res := &exactResult{x: make([]float64, len(m.cols))}
-	var lastLevel float64
+	var lastLevel, firstLevel float64
 	fwCoef := func(k int) float64 { return m.coef[k] / S }
 	for active > 0 {
 		var b *lpb
@@ -489,6 +489,9 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 		res.backend = sol.Backend
 		res.x = m.xOf(b, sol)
 		L := sol.X[lam] * S
+		if res.levels == 0 {
+			firstLevel = L
+		}
 		if res.levels == 0 || !tied(L, lastLevel) {
 			res.levels++
 		}
@@ -536,27 +539,48 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 		res.objective = 0
 	}
 	res.bound = res.objective
+	if res.timeout {
+		// Out of budget: the first level LP's optimum is the max-min
+		// value; before it, every framework's value alone bounds it.
+		res.bound = firstLevel
+		if res.levels == 0 {
+			res.bound = math.Inf(1)
+			for n := range frozen {
+				if !m.inert[n] {
+					res.bound = math.Min(res.bound, m.alone(n))
+				}
+			}
+		}
+		res.bound = math.Max(res.bound, res.objective)
+	}
 	return res, nil
+}
+
+// alone is framework n's best criterion value when alone (capacity only):
+// every server group's tasks of n fit its capacity, so no allocation gives
+// n more, which makes the smallest alone value a bound on max-min.
+func (m *model) alone(n int) float64 {
+	in := m.in
+	best := 0.0
+	for _, j := range m.byFw[n] {
+		g := &in.groups[m.cols[j].g]
+		t := math.Inf(1)
+		for r, d := range in.fws[n].d {
+			if d > 0 {
+				t = math.Min(t, float64(g.count)*g.cap[r]/d)
+			}
+		}
+		best += m.coef[j] * t
+	}
+	return best
 }
 
 // scale is the geometric mean of the frameworks' best criterion value when
 // alone (capacity only), a unit that keeps LP levels near 1.
 func (m *model) scale() float64 {
-	in := m.in
 	s, k := 0.0, 0
-	for n, ks := range m.byFw {
-		best := 0.0
-		for _, j := range ks {
-			c := m.cols[j]
-			g := &in.groups[c.g]
-			t := math.Inf(1)
-			for r, d := range in.fws[n].d {
-				if d > 0 {
-					t = math.Min(t, float64(g.count)*g.cap[r]/d)
-				}
-			}
-			best += m.coef[j] * t
-		}
+	for n := range m.byFw {
+		best := m.alone(n)
 		if best > 0 && !math.IsInf(best, 0) {
 			s += math.Log(best)
 			k++

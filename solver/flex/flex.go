@@ -21,6 +21,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "flex.response.json",
 		Summary:        "Flex: malleable slot schedules (MPS over RAP, metric-specific and searched orderings, LP refinement) for response time, stretch, makespan, tardiness, lateness, tardy jobs and SLA costs",
 		Solve:          Solve,
+		Decode:         solver.DecodeInto[Request],
 		Generate:       Generate,
 	}
 }
@@ -138,15 +139,15 @@ func completionOrder(comp []float64, prio []int) []int {
 
 // Solve is the flex SolveFunc.
 func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	var req Request
-	if err := solver.Decode(raw, &req); err != nil {
-		return nil, solver.Meta{}, err
-	}
-	in, err := Build(&req)
+	req, err := solver.Decoded[Request](raw, opts)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	return run(ctx, in, &req, opts)
+	in, err := Build(req)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	return run(ctx, in, req, opts)
 }
 
 func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (*Result, solver.Meta, error) {

@@ -1,6 +1,7 @@
 package tetris
 
 import (
+	"context"
 	"math"
 )
 
@@ -36,7 +37,7 @@ const absentMetric = 1e300
 // anonymous group, a single reason shared by its Count pending tasks.
 // Every machine counts as offered: ExplainOn with offered nil.
 func Explain(machines []Machine, groups []*Group, cfg Config) [][]*Reason {
-	return ExplainOn(machines, nil, groups, cfg)
+	return ExplainOn(context.Background(), machines, nil, groups, cfg)
 }
 
 // ExplainOn is Explain when only the machines in offered (indices,
@@ -44,7 +45,10 @@ func Explain(machines []Machine, groups []*Group, cfg Config) [][]*Reason {
 // and the blocked counts range over those machines only, while remote
 // reads are still checked at any input machine. A nil offered means every
 // machine; an empty one gives reasons with Machine -1.
-func ExplainOn(machines []Machine, offered []int, groups []*Group, cfg Config) [][]*Reason {
+//
+// Each group costs a pass over the offered machines, so ExplainOn checks
+// ctx before each group and leaves the groups it had no time for nil.
+func ExplainOn(ctx context.Context, machines []Machine, offered []int, groups []*Group, cfg Config) [][]*Reason {
 	d := dims(machines)
 	if offered == nil {
 		offered = make([]int, len(machines))
@@ -61,6 +65,9 @@ func ExplainOn(machines []Machine, offered []int, groups []*Group, cfg Config) [
 	for gi, g := range groups {
 		if g.Count == 0 {
 			continue
+		}
+		if ctx.Err() != nil {
+			break
 		}
 		out[gi] = ex.group(g)
 	}

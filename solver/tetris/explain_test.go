@@ -1,6 +1,7 @@
 package tetris
 
 import (
+	"context"
 	"math"
 	"testing"
 )
@@ -42,11 +43,11 @@ func TestExplainOnOffered(t *testing.T) {
 	if all.Machine != 0 || len(all.Short) != 0 || all.Blocked[0] != 1 {
 		t.Fatalf("every machine offered: %+v", all)
 	}
-	one := ExplainOn(ms, []int{1}, []*Group{g}, cfg)[0][0]
+	one := ExplainOn(context.Background(), ms, []int{1}, []*Group{g}, cfg)[0][0]
 	if one.Machine != 1 || len(one.Short) != 1 || one.Short[0].Free != 1 || one.Blocked[0] != 1 {
 		t.Fatalf("machine 1 offered: %+v", one)
 	}
-	none := ExplainOn(ms, []int{}, []*Group{g}, cfg)[0][0]
+	none := ExplainOn(context.Background(), ms, []int{}, []*Group{g}, cfg)[0][0]
 	if none.Machine != -1 {
 		t.Fatalf("no machine offered: %+v", none)
 	}

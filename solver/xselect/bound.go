@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/xflex/xflex/lp"
@@ -50,26 +49,29 @@ type nodeClass struct {
 }
 
 // classes groups nodes by (type, allowed signature). Order: first node.
-func (m *model) classes() []nodeClass {
+// It returns ctx's error when the budget runs out first: the signatures
+// cost nodes × groups.
+func (m *model) classes(ctx context.Context) ([]nodeClass, error) {
 	idx := map[string]int{}
 	var out []nodeClass
-	var sb strings.Builder
+	var key []byte
 	for n := 0; n < m.N; n++ {
-		sb.Reset()
-		sb.WriteString(m.req.Nodes[n].Type)
-		sb.WriteByte(0)
+		if n%boundCheckEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		key = append(key[:0], m.req.Nodes[n].Type...)
+		key = append(key, 0)
 		for g := range m.groups {
 			if m.allowed[g][n] {
-				sb.WriteByte('1')
+				key = append(key, '1')
 			} else {
-				sb.WriteByte('0')
+				key = append(key, '0')
 			}
 		}
-		k := sb.String()
-		i, ok := idx[k]
+		i, ok := idx[string(key)]
 		if !ok {
 			i = len(out)
-			idx[k] = i
+			idx[string(key)] = i
 			out = append(out, nodeClass{cap: make([]float64, m.R)})
 		}
 		out[i].nodes = append(out[i].nodes, n)
@@ -77,26 +79,60 @@ func (m *model) classes() []nodeClass {
 			out[i].cap[r] += x
 		}
 	}
-	return out
+	return out, nil
 }
 
-// perNode is how many containers of group g fit node n on their own: by
-// capacity, and at most one when the group is exlocated from itself.
-func (m *model) perNode(g, n int) float64 {
-	if !m.allowed[g][n] {
-		return 0
+// boundCheckEvery is how many nodes (or groups) the bound's linear passes
+// handle between checks of the budget.
+const boundCheckEvery = 256
+
+// groupNodes is how many containers of group g fit the nodes in ns (all
+// nodes when ns is nil) one node at a time: by capacity, and at most one
+// a node when the group is exlocated from itself. The capacity count
+// depends on the shape only and is computed once per shape.
+func (m *model) groupNodes(g int, ns []int) float64 {
+	fit, allowed := m.fitsOf(m.groups[g].shape), m.allowed[g]
+	limit := math.Inf(1)
+	if m.conflictClasses(g, g) {
+		limit = 1
 	}
-	size := m.req.Shapes[m.groups[g].shape].Size
-	k := math.Inf(1)
-	for r, x := range size {
-		if x > 0 {
-			k = math.Min(k, math.Floor(m.caps[n][r]/x*(1+boundFitTol)))
+	tot := 0.0
+	add := func(n int) {
+		if allowed[n] {
+			tot += math.Min(fit[n], limit)
 		}
 	}
-	if m.conflictClasses(g, g) {
-		k = math.Min(k, 1)
+	if ns == nil {
+		for n := range allowed {
+			add(n)
+		}
 	}
-	return k
+	for _, n := range ns {
+		add(n)
+	}
+	return tot
+}
+
+// fitsOf returns shape s's per-node capacity counts ⌊cap/size⌋.
+func (m *model) fitsOf(s int) []float64 {
+	if m.shapeFit == nil {
+		m.shapeFit = make([][]float64, len(m.req.Shapes))
+	}
+	if m.shapeFit[s] == nil {
+		size := m.req.Shapes[s].Size
+		row := make([]float64, m.N)
+		for n := range row {
+			k := math.Inf(1)
+			for r, x := range size {
+				if x > 0 {
+					k = math.Min(k, math.Floor(m.caps[n][r]/x*(1+boundFitTol)))
+				}
+			}
+			row[n] = k
+		}
+		m.shapeFit[s] = row
+	}
+	return m.shapeFit[s]
 }
 
 // boundFitTol lets ⌊cap/size⌋ round up when cap/size is an integer up to
@@ -104,10 +140,9 @@ func (m *model) perNode(g, n int) float64 {
 // bound invalid); 1e-9 matches vecpack.FitTol.
 const boundFitTol = 1e-9
 
-// simpleBound is a valid bound without an LP: per resource, total usable
-// capacity over the mix's total demand; per group, how many fit its
-// allowed nodes one group at a time.
-func (m *model) simpleBound() float64 {
+// resourceBound is a valid bound without an LP, linear in nodes plus
+// groups: per resource, total usable capacity over the mix's total demand.
+func (m *model) resourceBound() float64 {
 	ub := math.Inf(1)
 	for r := 0; r < m.R; r++ {
 		capSum, dem := 0.0, 0.0
@@ -121,14 +156,32 @@ func (m *model) simpleBound() float64 {
 			ub = math.Min(ub, capSum/dem)
 		}
 	}
+	return ub
+}
+
+// classCapacity fills m.classCap (how many of each group fit each class's
+// nodes one at a time, the LP's column bounds) and returns the per-group
+// bound they give: no group can place more than fits its allowed nodes.
+// It returns ctx's error when the budget runs out first.
+func (m *model) classCapacity(ctx context.Context, cls []nodeClass) (float64, error) {
+	m.classCap = make([][]float64, len(m.groups))
+	ub := math.Inf(1)
 	for g, gr := range m.groups {
+		if g%boundCheckEvery == 0 && ctx.Err() != nil {
+			m.classCap = nil
+			return 0, ctx.Err()
+		}
+		m.classCap[g] = make([]float64, len(cls))
 		tot := 0.0
-		for n := 0; n < m.N; n++ {
-			tot += m.perNode(g, n)
+		for k, cl := range cls {
+			if m.allowed[g][cl.nodes[0]] {
+				m.classCap[g][k] = m.groupNodes(g, cl.nodes)
+				tot += m.classCap[g][k]
+			}
 		}
 		ub = math.Min(ub, tot/float64(gr.c))
 	}
-	return ub
+	return ub, nil
 }
 
 // relaxation builds the LP relaxation aggregated per node class (node type
@@ -141,23 +194,8 @@ func (m *model) simpleBound() float64 {
 // λ's column. Otherwise it maximises Σ_g y_g with 0 ≤ y_g ≤ fixed[g] and
 // y_g ≤ Σ_k x_gk: the counts fit the relaxation iff the optimum is
 // Σ fixed (the model is always feasible, so no infeasibility proof is
-// needed from the LP engine).
+// needed from the LP engine). m.classCap must be filled (classCapacity).
 func (m *model) relaxation(cls []nodeClass, fixed []int64) (lpm *lp.Model, xv [][]int, lam int) {
-	if m.classCap == nil {
-		// ubx[g][k]: how many of group g fit class k's nodes one by one.
-		m.classCap = make([][]float64, len(m.groups))
-		for g := range m.groups {
-			m.classCap[g] = make([]float64, len(cls))
-			for k, cl := range cls {
-				if !m.allowed[g][cl.nodes[0]] {
-					continue
-				}
-				for _, n := range cl.nodes {
-					m.classCap[g][k] += m.perNode(g, n)
-				}
-			}
-		}
-	}
 	lpm = lp.NewModel()
 	lpm.Maximize = true
 	lam = -1
@@ -231,10 +269,18 @@ const fitTotalTol = 1e-6
 // counting relaxation as the oracle finds the largest breakpoint whose
 // rounded-up counts still fit the relaxation — a valid and often much
 // tighter bound when counts are small. When the LP cannot be solved it
-// falls back to simpleBound and says so.
+// falls back to the per-resource and per-group bounds and says so.
 func (m *model) upperBound(ctx context.Context) (float64, string) {
-	simple := m.simpleBound()
-	cls := m.classes()
+	simple := m.resourceBound()
+	cls, err := m.classes(ctx)
+	if err != nil {
+		return simple, "bound: the budget ran out before the LP bound, per-resource bound used"
+	}
+	perGroup, err := m.classCapacity(ctx, cls)
+	if err != nil {
+		return simple, "bound: the budget ran out before the LP bound, per-resource bound used"
+	}
+	simple = math.Min(simple, perGroup)
 	lpm, xv, _ := m.relaxation(cls, nil)
 	G := len(m.groups)
 	sol, err := lp.Solve(ctx, lpm, lp.Options{})

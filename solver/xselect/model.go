@@ -51,15 +51,18 @@ type model struct {
 	// coloc holds each colocate pair's two sides as group lists.
 	coloc [][2][]int
 	// exloc holds each exlocate pair's two sides as group lists.
-	exloc     [][2][]int
-	nodeIdx   map[string]int
-	shapeIdx  map[string]int
-	appIdx    map[string]int
-	hasGarbo  bool
-	lp        *lpGuide    // LP solution from upperBound (nil if the LP failed)
-	lpBound   float64     // the plain LP relaxation's λ (before rounding counts)
-	classCap  [][]float64 // per group and node class, containers that fit (LP column bounds)
-	changeMax int         // ⌊f·N⌋ for incremental replans, N otherwise
+	exloc    [][2][]int
+	nodeIdx  map[string]int
+	shapeIdx map[string]int
+	appIdx   map[string]int
+	hasGarbo bool
+	lp       *lpGuide    // LP solution from upperBound (nil if the LP failed)
+	lpBound  float64     // the plain LP relaxation's λ (before rounding counts)
+	classCap [][]float64 // per group and node class, containers that fit (LP column bounds)
+	// shapeFit[s][n] is how many containers of shape s fit node n by
+	// capacity alone (nil until groupNodes first needs shape s).
+	shapeFit  [][]float64
+	changeMax int // ⌊f·N⌋ for incremental replans, N otherwise
 }
 
 // build validates req semantically and returns the model. Invalid input
@@ -334,13 +337,28 @@ func (m *model) placement() error {
 			add(solver.Ptr("apps", a, "require"), "application %q has no allowed node", app.Name)
 		}
 	}
+	// A shape's predicate and size are tested once per node, not once per
+	// (application, shape) group: with 1,000 applications of 100 shapes
+	// on 20,000 nodes the per-group test took 0.5 s of a 50 ms budget.
+	shapeNodes := make([][]bool, len(req.Shapes))
+	for _, gr := range m.groups {
+		if shapeNodes[gr.shape] != nil {
+			continue
+		}
+		sh := &req.Shapes[gr.shape]
+		row := make([]bool, m.N)
+		for n := range req.Nodes {
+			row[n] = m.matches(sh.Require, n) && vecpack.Fits(sh.Size, m.caps[n])
+		}
+		shapeNodes[gr.shape] = row
+	}
 	m.allowed = make([][]bool, len(m.groups))
 	for g, gr := range m.groups {
 		row := make([]bool, m.N)
 		sh := &req.Shapes[gr.shape]
 		any := false
-		for n := range req.Nodes {
-			if m.appNodes[gr.app][n] && m.matches(sh.Require, n) && vecpack.Fits(sh.Size, m.caps[n]) {
+		for n, ok := range shapeNodes[gr.shape] {
+			if ok && m.appNodes[gr.app][n] {
 				row[n] = true
 				any = true
 			}

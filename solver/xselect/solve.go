@@ -59,11 +59,11 @@ type outcome struct {
 
 // Solve implements solver.SolveFunc.
 func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	var req Request
-	if err := solver.Decode(raw, &req); err != nil {
+	req, err := solver.Decoded[Request](raw, opts)
+	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	out, err := run(ctx, &req, opts)
+	out, err := run(ctx, req, opts)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}

@@ -34,6 +34,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "xselect.response.json",
 		Summary:        "X-Select: pack owned containers into nodes, maximizing the share multiplier λ",
 		Solve:          Solve,
+		Decode:         solver.DecodeInto[Request],
 		Generate:       Generate,
 	}
 }

@@ -28,6 +28,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "xsize.response.json",
 		Summary:        "X-Size: choose K container shapes from a weighted request profile (anytime PTAS over rays with a (1+ε) guarantee, CBC p-median, exact max-fit DP)",
 		Solve:          Solve,
+		Decode:         solver.DecodeInto[Request],
 		Generate:       Generate,
 	}
 }
@@ -124,9 +125,9 @@ type prepared struct {
 // 1e12 is about 1.6e34, far inside float64.
 const MaxNormalized = 1e12
 
-func prepare(raw json.RawMessage) (*prepared, error) {
-	var req Request
-	if err := solver.Decode(raw, &req); err != nil {
+func prepare(raw json.RawMessage, opts solver.Options) (*prepared, error) {
+	req, err := solver.Decoded[Request](raw, opts)
+	if err != nil {
 		return nil, err
 	}
 	var vs solver.Violations
@@ -214,7 +215,7 @@ func prepare(raw json.RawMessage) (*prepared, error) {
 			return nil, solver.Infeasible(fmt.Sprintf("%d request(s) fit no node type", len(vs)), vs...)
 		}
 	}
-	p := &prepared{req: req, fit: ptas.FitSum, family: ptas.FamilyAuto}
+	p := &prepared{req: *req, fit: ptas.FitSum, family: ptas.FamilyAuto}
 	if req.Fit == "max" {
 		p.fit = ptas.FitMax
 	}
@@ -239,7 +240,7 @@ func prepare(raw json.RawMessage) (*prepared, error) {
 // fit and the direction family. Benchmarks use it to time the algorithm
 // apart from request decoding.
 func Instance(raw json.RawMessage) (*ptas.Instance, ptas.Options, error) {
-	p, err := prepare(raw)
+	p, err := prepare(raw, solver.Options{})
 	if err != nil {
 		return nil, ptas.Options{}, err
 	}
@@ -268,7 +269,7 @@ func normalize(s, totals []float64) []float64 {
 // Solve implements solver.SolveFunc.
 func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
 	var meta solver.Meta
-	p, err := prepare(raw)
+	p, err := prepare(raw, opts)
 	if err != nil {
 		return nil, meta, err
 	}

@@ -125,6 +125,9 @@ type Result struct {
 	Machines    []MachineFree `json:"machines"`
 	Knobs       KnobsOut      `json:"knobs"`
 	Summary     Summary       `json:"summary"`
+	// unexplained counts the groups whose unplaced tasks the budget left
+	// unexplained (reported in meta.notes, not on the wire).
+	unexplained int
 }
 
 // Assignment is one placed task.
@@ -221,6 +224,9 @@ func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 	if !res.Summary.Complete {
 		meta.Status = solver.StatusTimeout
 		meta.Notes = append(meta.Notes, "budget ran out before every machine was visited: the assignments made are valid, later machines got none")
+	}
+	if n := res.unexplained; n > 0 {
+		meta.Notes = append(meta.Notes, fmt.Sprintf("budget ran out before the unplaced tasks of %d group(s) were explained: their reason says so and their other fields are empty", n))
 	}
 	meta.SetObjective(float64(res.Summary.Placed))
 	return res, meta, nil
@@ -489,7 +495,9 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 			res.Summary.Promoted++
 		}
 	}
-	reasons := tetris.ExplainOn(in.Machines, in.Offered, in.Groups, in.Config())
+	// Explaining costs a pass over the machines per group; groups the
+	// budget leaves unexplained get unexplainedReason.
+	reasons := tetris.ExplainOn(ctx, in.Machines, in.Offered, in.Groups, in.Config())
 	type up struct {
 		ti, g int
 		r     *tetris.Reason
@@ -499,15 +507,24 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 		if g.Count == 0 {
 			continue
 		}
+		if reasons[gi] == nil {
+			res.unexplained++
+		}
+		reason := func(i int) *tetris.Reason {
+			if reasons[gi] == nil {
+				return unexplainedReason
+			}
+			return reasons[gi][i]
+		}
 		if g.Members == nil {
 			for _, ti := range in.Tasks[gi][next[gi]:] {
-				ups = append(ups, up{ti, gi, reasons[gi][0]})
+				ups = append(ups, up{ti, gi, reason(0)})
 			}
 			continue
 		}
 		for mi := range g.Members {
 			if !g.Members[mi].Placed() {
-				ups = append(ups, up{in.Tasks[gi][mi], gi, reasons[gi][mi]})
+				ups = append(ups, up{in.Tasks[gi][mi], gi, reason(mi)})
 			}
 		}
 	}
@@ -558,6 +575,10 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
+// unexplainedReason stands for the reason of a group ExplainOn had no
+// budget left for: no machine, no shortfalls, nothing blocked.
+var unexplainedReason = &tetris.Reason{Machine: -1}
+
 func (in *Instance) unplaced(ti, job int, r *tetris.Reason, blocked map[string]int) Unplaced {
 	req := in.Req
 	u := Unplaced{Task: req.Tasks[ti].ID, Job: in.JobIDs[job], Remote: r.Remote, Blocked: blocked,
@@ -568,6 +589,8 @@ func (in *Instance) unplaced(ti, job int, r *tetris.Reason, blocked map[string]i
 	}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	switch {
+	case r == unexplainedReason:
+		u.Reason = "not explained: the budget ran out first"
 	case r.Machine < 0:
 		u.Reason = "no machines"
 		if req.Heartbeat != nil {

@@ -353,3 +353,30 @@ func TestTimeoutKeepsValidPlacements(t *testing.T) {
 	}
 	replay(t, req, res, false)
 }
+
+// TestExpiredBudgetSkipsExplanations: once the budget is gone the round
+// does not explain its unplaced tasks (a pass over the machines per group:
+// 0.5 s past a 1 s budget at 10,000 machines and 50,000 tasks on main);
+// each says so in its reason and meta.notes counts the groups.
+func TestExpiredBudgetSkipsExplanations(t *testing.T) {
+	req := GenerateRequest(rand.New(rand.NewPCG(3, 3)), 40, 400, 5, 0.5, 1)
+	raw, _ := json.Marshal(req)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	resp, meta, err := Solve(ctx, raw, solver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := resp.(*Result)
+	if len(res.Unplaced) == 0 {
+		t.Fatal("no unplaced tasks")
+	}
+	for _, u := range res.Unplaced {
+		if u.Reason != "not explained: the budget ran out first" || u.Machine != "" || len(u.Shortfalls) != 0 {
+			t.Fatalf("unplaced %+v explained after the budget ran out", u)
+		}
+	}
+	if !strings.Contains(strings.Join(meta.Notes, "\n"), "were explained") {
+		t.Fatalf("notes %q do not say explanations were skipped", meta.Notes)
+	}
+}

@@ -1,0 +1,67 @@
+package cmmf
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/xflex/xflex/solver"
+)
+
+// TestQuickAllocAndBound: the timeout answer's allocation is feasible
+// (whole machines stay whole) and its smallest share never exceeds the
+// optimum, which never exceeds shareBound, on random small instances.
+func TestQuickAllocAndBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 4))
+	for it := 0; it < 400; it++ {
+		in := randInstance(r, it%2 == 0, 4, 6, 6)
+		q := quickAlloc(in)
+		checkAllocationFeasible(t, in, q)
+		for i := range in.Users {
+			if !in.Divisible && q.Total[i] != math.Floor(q.Total[i]) {
+				t.Fatalf("instance %d: user %d gets %v whole machines", it, i, q.Total[i])
+			}
+		}
+		opt := solveFlow(t, in).Leximin(in)[0]
+		got, bound := q.Leximin(in)[0], shareBound(in)
+		if got > opt+feasTol || opt > bound+1e-9*math.Max(1, bound) {
+			t.Fatalf("instance %d: quick %v, optimum %v, bound %v: want quick ≤ optimum ≤ bound", it, got, opt, bound)
+		}
+	}
+}
+
+// TestExpiredBudgetAnswer: a solve whose deadline has already passed
+// answers status timeout with the quick allocation, a proven bound and a
+// gap computed from both, and skips the Choosy baseline with a note (on
+// main it ran Choosy, seconds on large clusters, and gave no bound).
+func TestExpiredBudgetAnswer(t *testing.T) {
+	for _, divisible := range []bool{true, false} {
+		req := GenerateRequest(7, GenParams{Users: 2000, Types: 20, Machines: 40000, Divisible: divisible})
+		raw, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		out, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
+		cancel()
+		if err != nil {
+			t.Fatalf("divisible %v: %v", divisible, err)
+		}
+		res := out.(*Result)
+		if meta.Status != solver.StatusTimeout || meta.Objective == nil || meta.Bound == nil || meta.Gap == nil {
+			t.Fatalf("divisible %v: meta %+v, want timeout with objective, bound and gap", divisible, meta)
+		}
+		if *meta.Objective > *meta.Bound || *meta.Gap != solver.RelGap(*meta.Objective, *meta.Bound) {
+			t.Fatalf("divisible %v: objective %v, bound %v, gap %v inconsistent", divisible, *meta.Objective, *meta.Bound, *meta.Gap)
+		}
+		if *meta.Gap == 0 && len(meta.Notes) < 2 {
+			t.Fatalf("divisible %v: gap 0 on a timeout without saying the objective is optimal: %q", divisible, meta.Notes)
+		}
+		if res.Choosy.Skipped == "" || len(res.Users) != 2000 {
+			t.Fatalf("divisible %v: choosy %+v, %d users", divisible, res.Choosy, len(res.Users))
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package xselect
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/xflex/xflex/solver"
+)
+
+// TestExpiredBudgetSkipsBoundPasses: with the budget gone, the bound
+// stops before its nodes × groups passes (node classes and per-class
+// capacities, 2 s of a 50 ms budget at 20,000 nodes and 1,000
+// applications on main, which ran them unconditionally) and falls back to
+// the per-resource bound.
+func TestExpiredBudgetSkipsBoundPasses(t *testing.T) {
+	m, err := build(GenerateWith(3, GenParams{Nodes: 500, Resources: 2, Apps: 30, Shapes: 6, Types: 3, MaxCount: 20}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	ub, _ := m.upperBound(ctx)
+	if m.classCap != nil || m.lp != nil {
+		t.Fatalf("expired budget still computed the class capacities or the LP")
+	}
+	if ub != m.resourceBound() {
+		t.Fatalf("bound %v, want the per-resource bound %v", ub, m.resourceBound())
+	}
+}
+
+// TestExpiredBudgetAnswer: a solve whose deadline has passed answers
+// status timeout with a bound no lower than its λ and the gap of the two.
+func TestExpiredBudgetAnswer(t *testing.T) {
+	raw, err := json.Marshal(GenerateWith(5, GenParams{Nodes: 2000, Resources: 3, Apps: 50, Shapes: 10, Types: 3, MaxCount: 20}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	_, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Status != solver.StatusTimeout || meta.Objective == nil || meta.Bound == nil || meta.Gap == nil {
+		t.Fatalf("meta %+v, want timeout with objective, bound and gap", meta)
+	}
+	if *meta.Objective > *meta.Bound || *meta.Gap != solver.RelGap(*meta.Objective, *meta.Bound) {
+		t.Fatalf("objective %v, bound %v, gap %v inconsistent", *meta.Objective, *meta.Bound, *meta.Gap)
+	}
+}
