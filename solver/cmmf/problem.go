@@ -210,10 +210,7 @@ func buildResult(ctx context.Context, in *Instance, a *Allocation, seed int64) (
 			}
 		}
 	}
-	total := 0.0
-	for _, ty := range in.Types {
-		total += float64(ty.Cap)
-	}
+	total := machineCount(in)
 	for i, u := range in.Users {
 		res.Users = append(res.Users, UserResult{Name: u.Name, Total: clean(a.Total[i]), Share: clean(a.Total[i] / u.Weight), Allocation: byUser[i]})
 	}
@@ -249,6 +246,15 @@ func buildResult(ctx context.Context, in *Instance, a *Allocation, seed int64) (
 	}
 	res.Choosy.RMSE = RMSE(ch, a.Total, total)
 	return res, nil
+}
+
+// machineCount is the number of machines of every type together.
+func machineCount(in *Instance) float64 {
+	total := 0.0
+	for _, ty := range in.Types {
+		total += float64(ty.Cap)
+	}
+	return total
 }
 
 func machineNames(in *Instance) map[int]string {
