@@ -44,6 +44,7 @@ func (in *Instance) Run(ctx context.Context) (*Result, solver.Meta, error) {
 	if !o.complete {
 		meta.Status = solver.StatusTimeout
 		meta.Notes = append(meta.Notes, fmt.Sprintf("budget ran out at simulated time %g with %d jobs unfinished; raise budget_ms", o.end, len(res.Unfinished)))
+		meta.SetBound(res.MakespanLB) // no makespan yet, so no gap
 		return res, meta, nil
 	}
 	if fairPol != PolicyNone {
