@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -121,6 +122,10 @@ type Harness struct {
 	done   chan error
 }
 
+// clientTimeout bounds one request: a cell whose answer takes longer is
+// recorded as that long with no answer.
+const clientTimeout = 2 * time.Minute
+
 // readPath is the harness's own route: it reads the body and answers
 // its length, so a client can time the transfer alone.
 const readPath = "/bench/read"
@@ -142,7 +147,7 @@ func Start() (*Harness, error) {
 		return nil, err
 	}
 	h := &Harness{runner: runner, srv: &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second},
-		url: "http://" + ln.Addr().String(), client: &http.Client{Timeout: 2 * time.Minute}, done: make(chan error, 1)}
+		url: "http://" + ln.Addr().String(), client: &http.Client{Timeout: clientTimeout}, done: make(chan error, 1)}
 	go func() { h.done <- h.srv.Serve(ln) }()
 	return h, nil
 }
@@ -189,7 +194,7 @@ func (h *Harness) post(ctx context.Context, path string, body []byte) (time.Dura
 	start := time.Now()
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return 0, 0, nil, err
+		return time.Since(start), 0, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
@@ -267,6 +272,12 @@ func (h *Harness) cell(ctx context.Context, c Case, body []byte, runs int, limit
 	var cell Cell
 	for i := 0; i < runs && (i == 0 || walls[i-1] <= 2*limit); i++ {
 		d, code, b, err := h.post(ctx, "/v1/"+c.Problem, body)
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			walls = append(walls, d)
+			cell.Status, cell.Bound, cell.Gap = fmt.Sprintf("no answer in %.0f s", d.Seconds()), "-", "-"
+			continue
+		}
 		if err != nil {
 			return cell, fmt.Errorf("%s: %w", c.Problem, err)
 		}
