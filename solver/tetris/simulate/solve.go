@@ -15,13 +15,16 @@ import (
 // ~1e-12; 1e-6 ignores it and counts any delay a user could notice.
 const slowTol = 1e-6
 
-// Solve decodes, validates and simulates.
+// Solve decodes (unless the Runner's Decode did), validates and simulates.
 func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	var req Request
-	if err := solver.Decode(raw, &req); err != nil {
-		return nil, solver.Meta{}, err
+	req, ok := opts.Decoded.(*Request)
+	if !ok {
+		req = &Request{}
+		if err := solver.Decode(raw, req); err != nil {
+			return nil, solver.Meta{}, err
+		}
 	}
-	in, err := Build(&req)
+	in, err := Build(req)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
