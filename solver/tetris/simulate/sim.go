@@ -165,8 +165,10 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 	}
 	sort.SliceStable(arr, func(a, b int) bool { return in.Jobs[arr[a]].arrival < in.Jobs[arr[b]].arrival })
 	ai := 0
-	for iter := 0; ; iter++ {
-		if iter%256 == 0 && ctx.Err() != nil {
+	for {
+		// Every event: one event's scheduling can take milliseconds on a
+		// large cluster, and ctx.Err costs nanoseconds.
+		if ctx.Err() != nil {
 			s.out.end = s.now
 			return &s.out, nil
 		}
