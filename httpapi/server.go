@@ -99,23 +99,9 @@ func (s *Server) Router() chi.Router { return s.router }
 // work while in-flight solves finish.
 func (s *Server) SetDraining() { s.draining.Store(true) }
 
-// EncodeResponse is the wire form of a solve response, for the HTTP body
-// and `xflex solve` alike: JSON with a trailing newline, json.Marshal's
-// bytes (written by Response.AppendJSON, by hand for large results). A
-// result that cannot be encoded (a float that is NaN or infinite: a solver
-// bug, since every problem refuses inputs that would lead there) is an
-// internal error, which both callers report as a problem document.
-func EncodeResponse(resp *solver.Response) ([]byte, *solver.Error) {
-	b, err := resp.AppendJSON(nil)
-	if err != nil {
-		return nil, &solver.Error{Kind: solver.KindInternal, Detail: "encode result: " + err.Error(), Err: err}
-	}
-	return append(b, '\n'), nil
-}
-
 // WriteJSON writes v as a JSON body with a trailing newline. v must be
-// encodable (the service's own documents); solve responses go through
-// EncodeResponse.
+// encodable (the service's own documents); solve responses are written
+// as Runner.Run encoded them (Response.Wire).
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -263,6 +249,7 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, e *solver.Er
 
 func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		arrival := time.Now()
 		body, ok := s.ReadBody(w, r)
 		if !ok {
 			return
@@ -277,7 +264,7 @@ func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 			return
 		}
 		defer s.release()
-		resp, err := s.runner.Run(r.Context(), p.Name, body)
+		resp, err := s.runner.Run(solver.WithArrival(r.Context(), arrival), p.Name, body)
 		if err != nil {
 			var xe *solver.Error
 			if !errors.As(err, &xe) {
@@ -286,11 +273,6 @@ func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 			s.WriteError(w, r, xe)
 			return
 		}
-		b, xe := EncodeResponse(resp)
-		if xe != nil {
-			s.WriteError(w, r, xe)
-			return
-		}
-		writeBody(w, http.StatusOK, b)
+		writeBody(w, http.StatusOK, resp.Wire)
 	}
 }

@@ -299,11 +299,7 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 	}
 	var result []byte
 	if resp != nil {
-		b, err := resp.AppendJSON(nil)
-		if err != nil {
-			return fmt.Errorf("encode result of job %s: %w", id, err)
-		}
-		result = append(b, '\n')
+		result = resp.Wire
 	}
 	final := Progress{Phase: "done", Fraction: progress.F(1), Message: last.Message}
 	if resp != nil {

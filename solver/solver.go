@@ -93,6 +93,10 @@ func finitePtr(v float64) *float64 {
 type Response struct {
 	Result any  `json:"result"`
 	Meta   Meta `json:"meta"`
+	// Wire is the response as every front end writes it (Runner.Run sets
+	// it): AppendJSON's bytes and a newline, with meta.elapsed_ms taken
+	// just before meta was encoded.
+	Wire []byte `json:"-"`
 }
 
 // JSONAppender is implemented by results that write their own JSON, byte
@@ -107,19 +111,25 @@ type JSONAppender interface {
 // result's JSONAppender when it has one. (Response does not implement
 // json.Marshaler: encoding/json would re-scan the whole output.)
 func (r *Response) AppendJSON(dst []byte) ([]byte, error) {
-	ra, ok := r.Result.(JSONAppender)
-	if !ok {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return dst, err
-		}
-		return append(dst, b...), nil
-	}
-	dst = append(dst, `{"result":`...)
-	dst, err := ra.AppendJSON(dst)
+	dst, err := r.appendResult(dst)
 	if err != nil {
 		return dst, err
 	}
+	return r.appendMeta(dst)
+}
+
+// appendResult appends `{"result":` and the result.
+func (r *Response) appendResult(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"result":`...)
+	if ra, ok := r.Result.(JSONAppender); ok {
+		return ra.AppendJSON(dst)
+	}
+	b, err := json.Marshal(r.Result)
+	return append(dst, b...), err
+}
+
+// appendMeta appends `,"meta":`, the meta and the closing brace.
+func (r *Response) appendMeta(dst []byte) ([]byte, error) {
 	meta, err := json.Marshal(r.Meta)
 	if err != nil {
 		return dst, err
@@ -127,6 +137,22 @@ func (r *Response) AppendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `,"meta":`...)
 	dst = append(dst, meta...)
 	return append(dst, '}'), nil
+}
+
+// encode sets Wire, stamping meta.elapsed_ms as the time since start once
+// the result is encoded, so the clock covers everything but the meta's
+// few hundred bytes.
+func (r *Response) encode(start time.Time) error {
+	b, err := r.appendResult(nil)
+	if err != nil {
+		return err
+	}
+	r.Meta.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+	if b, err = r.appendMeta(b); err != nil {
+		return err
+	}
+	r.Wire = append(b, '\n')
+	return nil
 }
 
 // Options are the per-request knobs every problem accepts.
@@ -137,21 +163,20 @@ type Options struct {
 	Budget time.Duration
 	// Seed drives every random choice; same input and seed, same output.
 	Seed int64
-	// Start is when the solve began (for elapsed/remaining computations).
+	// Start is when the solve began, after validation.
 	Start time.Time
+	// Deadline is the solver's deadline, also on its context: Start plus
+	// Budget less the Runner's reserve for encoding the answer.
+	Deadline time.Time
 	// Decoded is what Problem.Decode made of the request body, when the
 	// problem has Decode and it succeeded; Solve uses it instead of
 	// decoding the body again (and decodes the body itself when it is nil).
 	Decoded any
 }
 
-// Remaining is the budget left at now, never negative.
+// Remaining is the time left until Deadline, never negative.
 func (o Options) Remaining() time.Duration {
-	r := o.Budget - time.Since(o.Start)
-	if r < 0 {
-		return 0
-	}
-	return r
+	return max(time.Until(o.Deadline), 0)
 }
 
 // SolveFunc solves one problem. raw is the request body, already validated

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/xflex/xflex/benchmarks"
+	benchbudget "github.com/xflex/xflex/benchmarks/budget"
 	benchcmmf "github.com/xflex/xflex/benchmarks/cmmf"
 	benchfairshare "github.com/xflex/xflex/benchmarks/fairshare"
 	benchflex "github.com/xflex/xflex/benchmarks/flex"
@@ -10,7 +11,8 @@ import (
 	benchxsize "github.com/xflex/xflex/benchmarks/xsize"
 )
 
-// benchReports lists every problem's benchmark report for `xflex bench`.
+// benchReports lists every problem's benchmark report for `xflex bench`,
+// and the budget report over all problems.
 func benchReports() []benchmarks.Report {
 	return []benchmarks.Report{
 		{Problem: "cmmf", Run: benchcmmf.Report},
@@ -19,5 +21,6 @@ func benchReports() []benchmarks.Report {
 		{Problem: "xsize", Run: benchxsize.Report},
 		{Problem: "xselect", Run: benchxselect.Report},
 		{Problem: "tetris", Run: benchtetris.Report},
+		{Problem: "budget", Run: benchbudget.Report},
 	}
 }

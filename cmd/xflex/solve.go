@@ -75,13 +75,7 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return 1
 	}
-	b, xe := httpapi.EncodeResponse(resp)
-	if xe != nil {
-		_, _ = stdout.Write(httpapi.FromError(xe, instance, "").Encode())
-		fmt.Fprintf(stderr, "xflex: %v\n", xe)
-		return 3
-	}
-	_, _ = stdout.Write(b)
+	_, _ = stdout.Write(resp.Wire)
 	return 0
 }
 

@@ -210,7 +210,7 @@ func runOne(r *solver.Runner, p solver.Problem, m mutation) (o outcome) {
 		}
 		return o
 	}
-	// Exactly what httpapi.EncodeResponse does.
+	// Exactly what Runner.Run encodes (Response.Wire) but for the newline.
 	b, err := got.resp.AppendJSON(nil)
 	if err != nil {
 		o.class, o.finding = findEncode, err.Error()

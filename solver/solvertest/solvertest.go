@@ -41,6 +41,10 @@ func Run(t testing.TB, p solver.Problem, raw []byte) ([]byte, *solver.Error) {
 	if c, err := resp.AppendJSON(nil); err != nil || !bytes.Equal(c, b) {
 		t.Fatalf("Response.AppendJSON differs from json.Marshal (error %v):\n%.2000s\n%.2000s", err, c, b)
 	}
+	// What the front ends write is the same bytes and a newline.
+	if !bytes.Equal(resp.Wire, append(b, '\n')) {
+		t.Fatalf("Response.Wire differs from json.Marshal:\n%.2000s\n%.2000s", resp.Wire, b)
+	}
 	return b, nil
 }
 

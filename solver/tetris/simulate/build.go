@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/tetris"
@@ -212,17 +213,7 @@ func Build(req *Request) (*Instance, error) {
 			for _, r := range unknown {
 				vs.Add(solver.Ptr("jobs", i, "stages", s, "demand", r), "no machine has resource %q", r)
 			}
-			fitsSome := false
-			for _, c := range in.Cap {
-				ok := true
-				for k, x := range st.demand {
-					if x > c[k] {
-						ok = false
-						break
-					}
-				}
-				fitsSome = fitsSome || ok
-			}
+			fitsSome := slices.ContainsFunc(in.Cap, func(c []float64) bool { return fits(st.demand, c) })
 			if !fitsSome && len(in.Cap) > 0 && sr.Tasks > 0 {
 				vs.Add(solver.Ptr("jobs", i, "stages", s, "demand"), "demand exceeds the capacity of every machine: the stage can never run")
 			}
@@ -352,4 +343,14 @@ func (in *Instance) String() string {
 		}
 	}
 	return fmt.Sprintf("%d machines, %d jobs, %d tasks", len(in.Cap), len(in.Jobs), n)
+}
+
+// fits reports whether demand fits within capacity c, resource by resource.
+func fits(demand, c []float64) bool {
+	for k, x := range demand {
+		if x > c[k] {
+			return false
+		}
+	}
+	return true
 }

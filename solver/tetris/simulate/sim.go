@@ -165,8 +165,10 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 	}
 	sort.SliceStable(arr, func(a, b int) bool { return in.Jobs[arr[a]].arrival < in.Jobs[arr[b]].arrival })
 	ai := 0
-	for iter := 0; ; iter++ {
-		if iter%256 == 0 && ctx.Err() != nil {
+	for {
+		// Every event: one event's scheduling can take milliseconds on a
+		// large cluster, and ctx.Err costs nanoseconds.
+		if ctx.Err() != nil {
 			s.out.end = s.now
 			return &s.out, nil
 		}
@@ -197,7 +199,13 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 			e := heap.Pop(&s.h).(ev)
 			s.complete(e.id)
 		}
-		s.schedule(ctx)
+		if !s.schedule(ctx) {
+			// A round cut short is not the policy's schedule: stop here
+			// with what ran so far (tasks it left unplaced would look
+			// unplaceable to the check below).
+			s.out.end = s.now
+			return &s.out, nil
+		}
 		if s.afterSchedule != nil {
 			s.afterSchedule(s)
 		}
@@ -541,8 +549,9 @@ func (s *sim) updateRate(id int) {
 }
 
 // schedule lets the policy place pending tasks on machines that freed
-// resources (all machines when new tasks became runnable).
-func (s *sim) schedule(ctx context.Context) {
+// resources (all machines when new tasks became runnable). It reports
+// false when ctx ended the round before it visited every machine.
+func (s *sim) schedule(ctx context.Context) bool {
 	s.order = s.order[:0]
 	for m := range s.dirty {
 		if s.allDirty || s.dirty[m] {
@@ -552,17 +561,20 @@ func (s *sim) schedule(ctx context.Context) {
 	}
 	s.allDirty = false
 	if len(s.order) == 0 {
-		return
+		return true
 	}
 	switch s.pol {
 	case PolicyTetris, PolicyTetrisCPUMem:
-		s.tetrisRound(ctx)
+		return s.tetrisRound(ctx)
 	default:
 		s.heartbeats()
+		return true
 	}
 }
 
-func (s *sim) tetrisRound(ctx context.Context) {
+// tetrisRound runs one Tetris round over the machines in s.order and
+// starts its placements; false when ctx cut the round short.
+func (s *sim) tetrisRound(ctx context.Context) bool {
 	in := s.in
 	var groups []*tetris.Group
 	var where [][2]int
@@ -588,7 +600,7 @@ func (s *sim) tetrisRound(ctx context.Context) {
 		}
 	}
 	if len(groups) == 0 {
-		return
+		return true
 	}
 	for m := range s.tm {
 		for k := range s.tm[m].Free {
@@ -610,11 +622,14 @@ func (s *sim) tetrisRound(ctx context.Context) {
 	}
 	cfg := tetris.Config{Fairness: in.Knobs.Fairness, Epsilon: in.Knobs.EpsilonFor(s.tm, groups, s.tj, mask), RemotePenalty: in.Knobs.RemotePenalty,
 		Mask: mask, Total: in.Total, Roles: in.IO}
-	ps, _ := tetris.Round(ctx, s.tm, s.order, groups, s.tj, cfg)
+	// Round's only other error, a round past its 32-bit indices, is ruled
+	// out by the request schema's limits.
+	ps, err := tetris.Round(ctx, s.tm, s.order, groups, s.tj, cfg)
 	for _, p := range ps {
 		w := where[p.Group]
 		s.start(w[0], w[1], int(p.Machine), int(p.Member))
 	}
+	return err == nil
 }
 
 // pick chooses the baselines' next task of an input-reading stage for

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -420,6 +421,67 @@ func TestRandomTracesWithInputs(t *testing.T) {
 		req.Seed = &seed
 		if res := runBuilt(t, req); res.Policy == PolicyTetris {
 			checkNoOverallocation(t, res)
+		}
+	}
+}
+
+// stepCtx is a context whose Err reports Canceled from its limit-th call
+// on: a budget cut at an exact point of the simulation, with no clock.
+type stepCtx struct {
+	context.Context
+	calls, limit int
+}
+
+func (c *stepCtx) Err() error {
+	c.calls++
+	if c.calls >= c.limit {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A budget cut at any point of a feasible trace gives the partial answer
+// with status timeout, never "some tasks fit no machine" (issue 15,
+// defect 3: a scheduling round cut short left tasks unplaced with no
+// event pending, which the loop read as infeasible), and never a complete
+// answer once the cut was seen (a cut round is not the policy's schedule).
+func TestCutBudgetIsTimeout(t *testing.T) {
+	for _, pol := range []string{PolicyTetris, PolicyDRF} {
+		req := load(t, "figure1.json")
+		req.Policy = pol
+		in, err := Build(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _, err := in.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cuts := 0
+		for limit := 1; ; limit++ {
+			ctx := &stepCtx{Context: context.Background(), limit: limit}
+			res, meta, err := in.Run(ctx)
+			if err != nil {
+				t.Fatalf("%s, cut at check %d: %v", pol, limit, err)
+			}
+			if ctx.calls < limit {
+				break // finished before the cut
+			}
+			cuts++
+			switch {
+			case meta.Status == solver.StatusTimeout && !res.Complete:
+			case meta.Status == solver.StatusFeasible && res.Complete && res.Fair == nil:
+				// Cut during the fair-policy run: the policy's own run
+				// must be the uncut one.
+				if !reflect.DeepEqual(completions(res), completions(ref)) {
+					t.Fatalf("%s, cut at check %d: completions %v, uncut %v", pol, limit, completions(res), completions(ref))
+				}
+			default:
+				t.Fatalf("%s, cut at check %d: status %s, complete %v, fair %v", pol, limit, meta.Status, res.Complete, res.Fair != nil)
+			}
+		}
+		if cuts == 0 {
+			t.Fatalf("%s: no cut point exercised", pol)
 		}
 	}
 }

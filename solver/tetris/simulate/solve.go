@@ -15,13 +15,16 @@ import (
 // ~1e-12; 1e-6 ignores it and counts any delay a user could notice.
 const slowTol = 1e-6
 
-// Solve decodes, validates and simulates.
+// Solve decodes (unless the Runner's Decode did), validates and simulates.
 func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	var req Request
-	if err := solver.Decode(raw, &req); err != nil {
-		return nil, solver.Meta{}, err
+	req, ok := opts.Decoded.(*Request)
+	if !ok {
+		req = &Request{}
+		if err := solver.Decode(raw, req); err != nil {
+			return nil, solver.Meta{}, err
+		}
 	}
-	in, err := Build(&req)
+	in, err := Build(req)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
@@ -44,6 +47,7 @@ func (in *Instance) Run(ctx context.Context) (*Result, solver.Meta, error) {
 	if !o.complete {
 		meta.Status = solver.StatusTimeout
 		meta.Notes = append(meta.Notes, fmt.Sprintf("budget ran out at simulated time %g with %d jobs unfinished; raise budget_ms", o.end, len(res.Unfinished)))
+		meta.SetBound(res.MakespanLB) // no makespan yet, so no gap
 		return res, meta, nil
 	}
 	if fairPol != PolicyNone {
