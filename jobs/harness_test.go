@@ -54,11 +54,17 @@ type harness struct {
 
 func newHarness(t testing.TB, store string, cfg Config) *harness {
 	t.Helper()
+	return newHarnessAPI(t, store, cfg, httpapi.Config{})
+}
+
+// newHarnessAPI is newHarness with the API server's limits.
+func newHarnessAPI(t testing.TB, store string, cfg Config, apiCfg httpapi.Config) *harness {
+	t.Helper()
 	runner, err := jobtest.Runner(time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
+	api := httpapi.New(apiCfg, runner, zerolog.Nop())
 	cfg.Store = store
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = testPoll
