@@ -1,8 +1,9 @@
 // Package httpapi is xflex's HTTP front end: a chi router that exposes every
 // problem as POST /v1/{problem}, the embedded JSON Schemas, health and
 // version endpoints, and the middleware every request goes through (request
-// id, access log, panic recovery, body limit, content-type check, a bounded
-// number of concurrent solves).
+// id, access log, panic recovery, body and response deadlines, body limit,
+// content-type check) and the admission every body goes through before it
+// is read (a solve slot and a share of a memory budget: admission.go).
 //
 // Solving itself is delegated to solver.Runner, the same code path as
 // `xflex solve`, so the CLI prints exactly what the endpoint returns.
@@ -291,8 +292,10 @@ func readAll(src io.Reader, r *http.Request, t *ticket) ([]byte, error) {
 	if _, err := io.ReadFull(src, body); err != nil {
 		return nil, err
 	}
+	// One more read meets EOF (the server cuts a body at its
+	// Content-Length), which starts the server's watch on the connection.
 	if _, err := src.Read(make([]byte, 1)); err != io.EOF {
-		return nil, fmt.Errorf("body longer than its Content-Length: %w", err)
+		return nil, fmt.Errorf("read body: at its Content-Length: %v", err)
 	}
 	return body, nil
 }

@@ -62,6 +62,14 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	return c, nil
 }
 
+// httpServer is the server `xflex serve` runs, with the flags' header and
+// idle timeouts. No ReadTimeout or WriteTimeout: they run from the start
+// of the request and so would bound the solve; the API sets its own body
+// and response deadlines (--read-body-timeout, --write-timeout).
+func httpServer(c serveConfig, h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: c.readHeader, IdleTimeout: c.idle}
+}
+
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, err := parseServe(args, stderr)
 	if err != nil {
@@ -91,14 +99,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "xflex: listen %s: %v\n", c.addr, err)
 		return 1
 	}
-	srv := &http.Server{
-		Handler:           api.Handler(),
-		ReadHeaderTimeout: c.readHeader,
-		// No ReadTimeout or WriteTimeout: they run from the start of the
-		// request and so would bound the solve; the API sets its own body
-		// and response deadlines (--read-body-timeout, --write-timeout).
-		IdleTimeout: c.idle,
-	}
+	srv := httpServer(c, api.Handler())
 	log.Info().Str("addr", ln.Addr().String()).Str("version", httpapi.VersionInfo()["version"].(string)).Msg("xflex serving")
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
