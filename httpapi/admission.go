@@ -14,21 +14,6 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// Admission is what a request must hold before its body is read: a solve
-// slot, then a share of the in-flight memory budget. A request waiting
-// for either holds nothing but its headers (a client that sent
-// "Expect: 100-continue", as curl does for large bodies, has not even sent
-// its body yet: Go answers 100 Continue only on the first body read), so
-// a queue of waiting requests costs no memory, and a request that is
-// refused with 503 was never buffered.
-//
-// The share reserved is MemoryPerBodyByte times the body (its
-// Content-Length, or, for a chunked body, in steps as it is read), held
-// until the response is written, so the bodies, decoded documents and
-// responses of the requests in flight together stay near MaxInflightBytes
-// whatever the number of clients. A single request larger than the whole
-// budget reserves the whole budget (it runs alone rather than never).
-
 // MemoryPerBodyByte is the memory a request is charged per byte of body:
 // the body itself, its decoded document (schema validation), the solver's
 // typed request and the encoded response. Measured with `xflex solve` on
@@ -64,7 +49,25 @@ const freeInterval = 2 * time.Second
 // the queue wait.
 var errOverloaded = errors.New("overloaded")
 
-// admission holds the server's solve slots and memory budget.
+// admission holds the server's solve slots and memory budget. Before its
+// body is read, a request must hold a solve slot, then a share of the
+// memory budget. A request waiting for either holds nothing but its
+// headers (a client that sent "Expect: 100-continue", as curl does for
+// large bodies, has not even sent its body yet: Go answers 100 Continue
+// only on the first body read), so a queue of waiting requests costs no
+// memory, and a request refused with 503 was never buffered.
+//
+// The share reserved is MemoryPerBodyByte times the body (its
+// Content-Length, or, for a chunked body, in steps as it is read), held
+// until the response is written, so the bodies, decoded documents and
+// responses of the requests in flight together stay near MaxInflightBytes
+// whatever the number of clients. A single request larger than the whole
+// budget reserves the whole budget (it runs alone rather than never).
+//
+// The price of taking the slot first is that the slot idles while its
+// body arrives: milliseconds for 10 MB on loopback or a LAN, at most
+// Config.ReadBodyTimeout from a slow client. Reading bodies before the
+// slot would instead buffer them for requests that may then be refused.
 type admission struct {
 	slots   chan struct{}
 	memory  *semaphore.Weighted
@@ -150,10 +153,14 @@ func (t *ticket) reserve(ctx context.Context, bodyBytes int64) error {
 	if n <= 0 {
 		return nil // the ticket already holds the whole budget
 	}
-	ctx, cancel := context.WithDeadline(ctx, t.deadline)
-	defer cancel()
-	if err := t.a.memory.Acquire(ctx, n); err != nil {
-		return overloadedOr(ctx)
+	if !t.a.memory.TryAcquire(n) {
+		// Wait, but only until the queue wait's end: memory free now
+		// is taken even after it (a chunked body still arriving).
+		ctx, cancel := context.WithDeadline(ctx, t.deadline)
+		defer cancel()
+		if err := t.a.memory.Acquire(ctx, n); err != nil {
+			return overloadedOr(ctx)
+		}
 	}
 	t.reserved += n
 	t.a.mu.Lock()

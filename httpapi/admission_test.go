@@ -24,6 +24,18 @@ func (b *spyBody) Read(p []byte) (int, error) {
 	return b.r.Read(p)
 }
 
+// slowReader waits before its first read.
+type slowReader struct {
+	r     io.Reader
+	delay time.Duration
+	once  sync.Once
+}
+
+func (s *slowReader) Read(p []byte) (int, error) {
+	s.once.Do(func() { time.Sleep(s.delay) })
+	return s.r.Read(p)
+}
+
 // padded is a selftest request of mode padded with spaces to n bytes.
 func padded(mode string, n int) string {
 	s := `{"mode":"` + mode + `"}`
@@ -124,6 +136,17 @@ func TestChunkedBodyReservesAsRead(t *testing.T) {
 	}
 	if rec, _ := postBody(h.srv.Handler(), `{"mode":"ok"}`, -1); rec.Code != 200 {
 		t.Fatalf("chunked body with memory free: %d %s", rec.Code, rec.Body)
+	}
+	// Memory free after the queue wait is still taken: a chunked body
+	// that takes longer than QueueWait to arrive is read.
+	slow := &slowReader{r: strings.NewReader(padded("ok", 3*chunkedStep)), delay: 50 * time.Millisecond}
+	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", slow)
+	req.ContentLength = -1
+	req.Header.Set("Content-Type", "application/json")
+	rec = httptest.NewRecorder()
+	h.srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("chunked body arriving after the queue wait: %d %s", rec.Code, rec.Body)
 	}
 	big := padded("ok", 16<<20+chunkedStep)
 	if rec, _ := postBody(h.srv.Handler(), big, -1); rec.Code != http.StatusRequestEntityTooLarge {
