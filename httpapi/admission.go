@@ -49,31 +49,31 @@ const freeInterval = 2 * time.Second
 // the queue wait.
 var errOverloaded = errors.New("overloaded")
 
-// admission holds the server's solve slots and memory budget. Before its
-// body is read, a request must hold a solve slot, then a share of the
-// memory budget. A request waiting for either holds nothing but its
-// headers (a client that sent "Expect: 100-continue", as curl does for
-// large bodies, has not even sent its body yet: Go answers 100 Continue
-// only on the first body read), so a queue of waiting requests costs no
-// memory, and a request refused with 503 was never buffered.
+// admission holds the server's memory budget and solve slots. A request
+// first reserves its share of the memory budget, MemoryPerBodyByte times
+// its body (its Content-Length, or, for a chunked body, in steps as it is
+// read), and only then is its body read; then it waits for a solve slot.
+// The reservation is held until the response is written, so the bodies,
+// decoded documents and responses of all requests in flight, waiting or
+// solving, together stay near MaxInflightBytes whatever the number of
+// clients. A request waiting for memory holds nothing but its headers (a
+// client that sent "Expect: 100-continue", as curl does for large
+// bodies, has not even sent its body yet: Go answers 100 Continue only on
+// the first body read), and a request refused with 503 there was never
+// buffered. A single request larger than the whole budget reserves the
+// whole budget (it runs alone rather than never).
 //
-// The share reserved is MemoryPerBodyByte times the body (its
-// Content-Length, or, for a chunked body, in steps as it is read), held
-// until the response is written, so the bodies, decoded documents and
-// responses of the requests in flight together stay near MaxInflightBytes
-// whatever the number of clients. A single request larger than the whole
-// budget reserves the whole budget (it runs alone rather than never).
-//
-// The price of taking the slot first is that the slot idles while its
-// body arrives: milliseconds for 10 MB on loopback or a LAN, at most
-// Config.ReadBodyTimeout from a slow client. Reading bodies before the
-// slot would instead buffer them for requests that may then be refused.
+// Memory before the slot, not the other way round: the few requests the
+// budget admits beyond the slots upload and buffer their bodies while
+// others solve, so a slot never idles while a body arrives (from a slow
+// client, up to Config.ReadBodyTimeout). A solve never waits for memory
+// while holding a slot, so the two cannot deadlock.
 type admission struct {
 	slots   chan struct{}
 	memory  *semaphore.Weighted
 	budget  int64
 	wait    time.Duration
-	waiting atomic.Int64 // requests waiting for a slot
+	waiting atomic.Int64 // requests waiting for memory or a slot
 
 	mu        sync.Mutex
 	holdEWMA  time.Duration // moving average of how long a slot is held
@@ -91,50 +91,47 @@ func newAdmission(cfg Config) *admission {
 	}
 }
 
-// ticket is one admitted request's slot and memory reservation.
+// ticket is one admitted request's memory reservation and solve slot.
 type ticket struct {
 	a        *admission
-	deadline time.Time // end of the queue wait
+	deadline time.Time // end of the wait for memory
 	reserved int64     // memory held
+	slot     bool      // a solve slot is held
 	start    time.Time // when the slot was taken
 }
 
-// admit waits until ctx ends or the queue wait passes for a solve slot,
-// then for MemoryPerBodyByte*bodyLen of memory (bodyLen < 0: unknown, the
-// body reserves as it is read). It returns errOverloaded when either
+// admit waits until ctx ends or the queue wait passes for
+// MemoryPerBodyByte*bodyLen of memory (bodyLen < 0: unknown, the body
+// reserves as it is read). It returns errOverloaded when the memory
 // cannot be had in time, ctx.Err() when the client left.
 func (a *admission) admit(ctx context.Context, bodyLen int64) (*ticket, error) {
 	t := &ticket{a: a, deadline: time.Now().Add(a.wait)}
-	if err := a.takeSlot(ctx, t.deadline); err != nil {
-		return nil, err
-	}
-	t.start = a.now()
 	if bodyLen > 0 {
 		if err := t.reserve(ctx, bodyLen); err != nil {
-			t.release()
 			return nil, err
 		}
 	}
 	return t, nil
 }
 
-// takeSlot waits for a solve slot until deadline.
-func (a *admission) takeSlot(ctx context.Context, deadline time.Time) error {
+// takeSlot waits for a solve slot, for the queue wait at most.
+func (t *ticket) takeSlot(ctx context.Context) error {
+	a := t.a
 	select {
 	case a.slots <- struct{}{}:
-		return nil
 	default:
+		a.waiting.Add(1)
+		defer a.waiting.Add(-1)
+		ctx, cancel := context.WithTimeout(ctx, a.wait)
+		defer cancel()
+		select {
+		case a.slots <- struct{}{}:
+		case <-ctx.Done():
+			return overloadedOr(ctx)
+		}
 	}
-	a.waiting.Add(1)
-	defer a.waiting.Add(-1)
-	ctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	select {
-	case a.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return overloadedOr(ctx)
-	}
+	t.slot, t.start = true, a.now()
+	return nil
 }
 
 // overloadedOr tells a client that left (its context's error) from a wait
@@ -156,6 +153,8 @@ func (t *ticket) reserve(ctx context.Context, bodyBytes int64) error {
 	if !t.a.memory.TryAcquire(n) {
 		// Wait, but only until the queue wait's end: memory free now
 		// is taken even after it (a chunked body still arriving).
+		t.a.waiting.Add(1)
+		defer t.a.waiting.Add(-1)
 		ctx, cancel := context.WithDeadline(ctx, t.deadline)
 		defer cancel()
 		if err := t.a.memory.Acquire(ctx, n); err != nil {
@@ -183,14 +182,16 @@ func satMul(a, b int64) int64 {
 func (t *ticket) release() {
 	a := t.a
 	a.memory.Release(t.reserved)
-	held := a.now().Sub(t.start)
-	<-a.slots
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.holdEWMA == 0 {
-		a.holdEWMA = held
-	} else {
-		a.holdEWMA += time.Duration(solveTimeWeight * float64(held-a.holdEWMA))
+	if t.slot {
+		<-a.slots
+		held := a.now().Sub(t.start)
+		if a.holdEWMA == 0 {
+			a.holdEWMA = held
+		} else {
+			a.holdEWMA += time.Duration(solveTimeWeight * float64(held-a.holdEWMA))
+		}
 	}
 	a.inflight -= t.reserved
 	if a.inflight == 0 && a.burst >= a.budget/2 && a.now().Sub(a.lastFree) >= freeInterval {

@@ -85,13 +85,14 @@ func want503(t *testing.T, rec *httptest.ResponseRecorder, read bool) {
 	decodeProblem(t, rec)
 }
 
-// TestWaitingRequestHoldsNoBody: a request that waits for a solve slot
-// and is refused never had its body read (issue 15: 100 waiting requests
-// held 3 GB of bodies).
+// TestWaitingRequestHoldsNoBody: while the only solve slot is busy, the
+// requests that buffer their bodies to wait for it are bounded by the
+// memory budget; one beyond it waits without its body being read, and is
+// refused with 503 (issue 15: 100 waiting requests held 3 GB of bodies).
 func TestWaitingRequestHoldsNoBody(t *testing.T) {
-	h := newHarness(t, Config{MaxConcurrent: 1, QueueWait: 20 * time.Millisecond})
+	h := newHarness(t, Config{MaxConcurrent: 1, QueueWait: 20 * time.Millisecond, MaxInflightBytes: 150 * MemoryPerBodyByte})
 	finish := blockOne(t, h, 100)
-	rec, read := postBody(h.srv.Handler(), `{"mode":"ok"}`, 13)
+	rec, read := postBody(h.srv.Handler(), padded("ok", 100), 100)
 	want503(t, rec, read)
 	if code := finish(); code != 200 {
 		t.Fatalf("blocked solve: %d", code)

@@ -233,8 +233,9 @@ func jsonContentType(h string) bool {
 	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
-// AdmitBody admits a request (see admission.go) and only then reads its
-// JSON body under the server's limits. It writes the 415, 413, 503 (with
+// AdmitBody admits a request to the memory budget, only then reads its
+// JSON body under the server's limits, and waits for a solve slot (see
+// admission.go). It writes the 415, 413, 503 (with
 // Retry-After), 408 or 400 problem itself and returns ok=false on
 // failure; on success the caller must call done once the response is
 // written, which gives the slot and memory back. Exported for other front
@@ -256,6 +257,9 @@ func (s *Server) AdmitBody(w http.ResponseWriter, r *http.Request) (body []byte,
 		return nil, nil, false
 	}
 	body, err = s.readBody(w, r, t)
+	if err == nil {
+		err = t.takeSlot(r.Context())
+	}
 	if err != nil {
 		t.release()
 		s.refuse(w, r, err)
