@@ -36,8 +36,8 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxConcurrent bounds simultaneous solves. Default runtime.NumCPU().
 	MaxConcurrent int
-	// QueueWait is how long a request waits for a solve slot and its
-	// memory (see MaxInflightBytes) before 503. Default 1 s.
+	// QueueWait is how long a request waits for its memory (see
+	// MaxInflightBytes), and then for a solve slot, before 503. Default 1 s.
 	QueueWait time.Duration
 	// MaxInflightBytes is the memory budget of the requests in flight:
 	// each is charged MemoryPerBodyByte times its body before the body is
@@ -315,8 +315,9 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, errOverloaded):
 		w.Header().Set("Retry-After", s.adm.retryAfter())
 		SimpleProblem(w, r, http.StatusServiceUnavailable, "overloaded", "Too many concurrent solves",
-			"all "+strconv.Itoa(cap(s.adm.slots))+" solve slots, or the memory for requests in flight, stayed busy for "+
-				s.cfg.QueueWait.String()+"; retry after the number of seconds in Retry-After")
+			"the memory for requests in flight ("+strconv.FormatInt(s.cfg.MaxInflightBytes, 10)+" bytes), or then all "+
+				strconv.Itoa(cap(s.adm.slots))+" solve slots, stayed taken for "+s.cfg.QueueWait.String()+
+				"; retry after the number of seconds in Retry-After")
 	case errors.As(err, &mbe):
 		s.tooLarge(w, r)
 	case errors.As(err, &ne) && ne.Timeout():

@@ -43,7 +43,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.DurationVar(&c.maxBudget, "max-budget", 60*time.Second, "cap on any request's budget_ms")
 	fs.Int64Var(&c.maxBody, "max-body", 16<<20, "maximum request body in bytes (413 beyond)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent", 0, "simultaneous solves (0: number of CPUs)")
-	fs.DurationVar(&c.queueWait, "queue-wait", time.Second, "how long an excess request waits for a solve slot and memory before 503")
+	fs.DurationVar(&c.queueWait, "queue-wait", time.Second, "how long a request waits for memory, and then for a solve slot, before 503")
 	fs.Int64Var(&c.maxInflight, "max-inflight-bytes", 512<<20,
 		"memory budget of requests in flight; each is charged "+strconv.Itoa(httpapi.MemoryPerBodyByte)+"x its body before the body is read (503 beyond)")
 	fs.DurationVar(&c.readHeader, "read-header-timeout", 10*time.Second, "time allowed to send a request's headers")
