@@ -91,3 +91,54 @@ func recoverer(log zerolog.Logger) func(http.Handler) http.Handler {
 		})
 	}
 }
+
+// deadlines bounds, on every route, how long a request may take to send
+// its body (readBody from when the handler starts; AdmitBody restarts the
+// clock once the request is admitted and lifts it once the body is read)
+// and how long its response may take to be written once writing starts.
+// Without them a client trickling its body, or never reading the answer,
+// holds its connection, and possibly a solve slot and memory, forever.
+// http.Server's own ReadTimeout and WriteTimeout do not fit: they run from
+// the start of the request, so they would also bound the solve.
+func deadlines(readBody, write time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rc := http.NewResponseController(w)
+			if r.Body != nil && r.Body != http.NoBody {
+				_ = rc.SetReadDeadline(time.Now().Add(readBody))
+			}
+			// The previous response's deadline may still be set on this
+			// connection (keep-alive): lift it until this one starts.
+			_ = rc.SetWriteDeadline(time.Time{})
+			next.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: rc, timeout: write}, r)
+		})
+	}
+}
+
+// deadlineWriter sets the write deadline when the response starts.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	started bool
+}
+
+func (dw *deadlineWriter) start() {
+	if !dw.started {
+		dw.started = true
+		_ = dw.rc.SetWriteDeadline(time.Now().Add(dw.timeout))
+	}
+}
+
+func (dw *deadlineWriter) WriteHeader(code int) {
+	dw.start()
+	dw.ResponseWriter.WriteHeader(code)
+}
+
+func (dw *deadlineWriter) Write(b []byte) (int, error) {
+	dw.start()
+	return dw.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (dw *deadlineWriter) Unwrap() http.ResponseWriter { return dw.ResponseWriter }

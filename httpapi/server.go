@@ -1,19 +1,21 @@
 // Package httpapi is xflex's HTTP front end: a chi router that exposes every
 // problem as POST /v1/{problem}, the embedded JSON Schemas, health and
 // version endpoints, and the middleware every request goes through (request
-// id, access log, panic recovery, body limit, content-type check, a bounded
-// number of concurrent solves).
+// id, access log, panic recovery, body and response deadlines, body limit,
+// content-type check) and the admission every body goes through before it
+// is read (a solve slot and a share of a memory budget: admission.go).
 //
 // Solving itself is delegated to solver.Runner, the same code path as
 // `xflex solve`, so the CLI prints exactly what the endpoint returns.
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"runtime"
 	"sort"
@@ -34,9 +36,22 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxConcurrent bounds simultaneous solves. Default runtime.NumCPU().
 	MaxConcurrent int
-	// QueueWait is how long a request waits for a solve slot before 503.
-	// Default 1 s.
+	// QueueWait is how long a request waits for its memory (see
+	// MaxInflightBytes), and then for a solve slot, before 503. Default 1 s.
 	QueueWait time.Duration
+	// MaxInflightBytes is the memory budget of the requests in flight:
+	// each is charged MemoryPerBodyByte times its body before the body is
+	// read (see admission.go). Default 512 MiB.
+	MaxInflightBytes int64
+	// ReadBodyTimeout is how long a request may take to send its body
+	// once reading starts (408 beyond), so a client trickling its body
+	// cannot hold a slot or connection for long. Default 30 s: 16 MiB at
+	// about 0.5 MiB/s.
+	ReadBodyTimeout time.Duration
+	// WriteTimeout is how long a response may take to be written once it
+	// starts, so a client that does not read cannot hold a slot and its
+	// memory. Default 30 s.
+	WriteTimeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -49,6 +64,15 @@ func (c Config) withDefaults() Config {
 	if c.QueueWait <= 0 {
 		c.QueueWait = time.Second
 	}
+	if c.MaxInflightBytes <= 0 {
+		c.MaxInflightBytes = 512 << 20
+	}
+	if c.ReadBodyTimeout <= 0 {
+		c.ReadBodyTimeout = 30 * time.Second
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = 30 * time.Second
+	}
 	return c
 }
 
@@ -57,7 +81,7 @@ type Server struct {
 	cfg      Config
 	runner   *solver.Runner
 	log      zerolog.Logger
-	slots    chan struct{}
+	adm      *admission
 	draining atomic.Bool
 	router   chi.Router
 }
@@ -65,9 +89,9 @@ type Server struct {
 // New builds the server and its routes.
 func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, runner: runner, log: log, slots: make(chan struct{}, cfg.MaxConcurrent)}
+	s := &Server{cfg: cfg, runner: runner, log: log, adm: newAdmission(cfg)}
 	r := chi.NewRouter()
-	r.Use(requestID, accessLog(log), recoverer(log))
+	r.Use(requestID, accessLog(log), recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
@@ -128,7 +152,7 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
 		return
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "solve_slots": cap(s.slots), "solves_in_flight": len(s.slots)})
+	WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "solve_slots": cap(s.adm.slots), "solves_in_flight": len(s.adm.slots)})
 }
 
 func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
@@ -195,48 +219,105 @@ func jsonContentType(h string) bool {
 	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
-// acquire waits up to QueueWait (or until the client leaves) for a solve slot.
-func (s *Server) acquire(ctx context.Context) bool {
-	select {
-	case s.slots <- struct{}{}:
-		return true
-	default:
-	}
-	t := time.NewTimer(s.cfg.QueueWait)
-	defer t.Stop()
-	select {
-	case s.slots <- struct{}{}:
-		return true
-	case <-t.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (s *Server) release() { <-s.slots }
-
-// ReadBody reads a JSON request body under the server's limits, writing the
-// 415/413/400 problem itself and returning ok=false on failure. Exported for
-// other front ends mounted on the same router (asynchronous jobs).
-func (s *Server) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// AdmitBody admits a request to the memory budget, only then reads its
+// JSON body under the server's limits, and waits for a solve slot (see
+// admission.go). It writes the 415, 413, 503 (with
+// Retry-After), 408 or 400 problem itself and returns ok=false on
+// failure; on success the caller must call done once the response is
+// written, which gives the slot and memory back. Exported for other front
+// ends mounted on the same router (asynchronous jobs), so everything that
+// buffers a body goes through the same admission.
+func (s *Server) AdmitBody(w http.ResponseWriter, r *http.Request) (body []byte, done func(), ok bool) {
 	if !jsonContentType(r.Header.Get("Content-Type")) {
 		SimpleProblem(w, r, http.StatusUnsupportedMediaType, "unsupported_media_type", "Unsupported media type",
 			"send the request as Content-Type: application/json")
-		return nil, false
+		return nil, nil, false
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		s.tooLarge(w, r)
+		return nil, nil, false
+	}
+	t, err := s.adm.admit(r.Context(), r.ContentLength)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			s.WriteError(w, r, &solver.Error{Kind: solver.KindTooLarge,
-				Detail: "request body exceeds " + strconv.FormatInt(s.cfg.MaxBodyBytes, 10) + " bytes"})
-			return nil, false
-		}
-		SimpleProblem(w, r, http.StatusBadRequest, "malformed", "Unreadable body", err.Error())
-		return nil, false
+		s.refuse(w, r, err)
+		return nil, nil, false
 	}
-	return body, true
+	body, err = s.readBody(w, r, t)
+	if err == nil {
+		err = t.takeSlot(r.Context())
+	}
+	if err != nil {
+		t.release()
+		s.refuse(w, r, err)
+		return nil, nil, false
+	}
+	return body, t.release, true
+}
+
+// readBody reads the body within ReadBodyTimeout: into one buffer of its
+// Content-Length, or, for a chunked body, reserving memory as it comes.
+// It reads to EOF, which is what makes the server watch the connection
+// (and cancel the request's context) should the client leave mid-solve;
+// the read deadline is lifted afterwards, since that watch is a read too.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, t *ticket) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadBodyTimeout)) // unsupported only by tests' recorders
+	body, err := readAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), r, t)
+	if err != nil {
+		// The deadline stays: the server reads what is left of the body
+		// before it answers, which must not wait forever either.
+		return nil, err
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	return body, nil
+}
+
+// readAll reads src to EOF: into one buffer of the request's
+// Content-Length, or, without one, through a reservingReader.
+func readAll(src io.Reader, r *http.Request, t *ticket) ([]byte, error) {
+	if r.ContentLength < 0 {
+		return io.ReadAll(&reservingReader{ctx: r.Context(), t: t, r: src})
+	}
+	body := make([]byte, r.ContentLength)
+	if _, err := io.ReadFull(src, body); err != nil {
+		return nil, err
+	}
+	// One more read meets EOF (the server cuts a body at its
+	// Content-Length), which starts the server's watch on the connection.
+	if _, err := src.Read(make([]byte, 1)); err != io.EOF {
+		return nil, fmt.Errorf("read body: at its Content-Length: %v", err)
+	}
+	return body, nil
+}
+
+// refuse answers a request that was not admitted or whose body could not
+// be read; a client that left gets nothing. The body's own errors are
+// told apart first: any failed body read also cancels the request's
+// context.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.Is(err, errOverloaded):
+		w.Header().Set("Retry-After", s.adm.retryAfter())
+		SimpleProblem(w, r, http.StatusServiceUnavailable, "overloaded", "Too many concurrent solves",
+			"the memory for requests in flight ("+strconv.FormatInt(s.cfg.MaxInflightBytes, 10)+" bytes), or then all "+
+				strconv.Itoa(cap(s.adm.slots))+" solve slots, stayed taken for "+s.cfg.QueueWait.String()+
+				"; retry after the number of seconds in Retry-After")
+	case errors.As(err, &mbe):
+		s.tooLarge(w, r)
+	case errors.As(err, &ne) && ne.Timeout():
+		SimpleProblem(w, r, http.StatusRequestTimeout, "timeout", "Request body too slow",
+			"the body was not received within "+s.cfg.ReadBodyTimeout.String())
+	case r.Context().Err() != nil: // the client left (a failed body read cancels the context too)
+	default:
+		SimpleProblem(w, r, http.StatusBadRequest, "malformed", "Unreadable body", err.Error())
+	}
+}
+
+func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request) {
+	s.WriteError(w, r, &solver.Error{Kind: solver.KindTooLarge,
+		Detail: "request body exceeds " + strconv.FormatInt(s.cfg.MaxBodyBytes, 10) + " bytes"})
 }
 
 // WriteError writes a solver error as a problem document.
@@ -250,20 +331,11 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, e *solver.Er
 func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		arrival := time.Now()
-		body, ok := s.ReadBody(w, r)
+		body, done, ok := s.AdmitBody(w, r)
 		if !ok {
 			return
 		}
-		if !s.acquire(r.Context()) {
-			if r.Context().Err() != nil {
-				return
-			}
-			w.Header().Set("Retry-After", "1")
-			SimpleProblem(w, r, http.StatusServiceUnavailable, "overloaded", "Too many concurrent solves",
-				"all "+strconv.Itoa(cap(s.slots))+" solve slots are busy; retry shortly")
-			return
-		}
-		defer s.release()
+		defer done()
 		resp, err := s.runner.Run(solver.WithArrival(r.Context(), arrival), p.Name, body)
 		if err != nil {
 			var xe *solver.Error

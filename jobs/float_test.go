@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xflex/xflex/httpapi"
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/problems"
 )
@@ -53,7 +54,7 @@ func TestNumbersJudgedAlikeOnEveryPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarnessWith(t, storeURL(t, "sqlite"), Config{}, runner)
+	h := newHarnessWith(t, storeURL(t, "sqlite"), Config{}, runner, httpapi.Config{})
 	type bad struct{ body, ptr string }
 	var cases []bad
 	for _, d := range []string{"1e-400", "-1e-400", "2e-324", "5e-324", "2.225073858507201e-308", "1e309", "-1e309", "0.0"} {

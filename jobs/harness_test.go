@@ -56,17 +56,23 @@ type harness struct {
 
 func newHarness(t testing.TB, store string, cfg Config) *harness {
 	t.Helper()
+	return newHarnessAPI(t, store, cfg, httpapi.Config{})
+}
+
+// newHarnessAPI is newHarness with the API server's limits.
+func newHarnessAPI(t testing.TB, store string, cfg Config, apiCfg httpapi.Config) *harness {
+	t.Helper()
 	runner, err := jobtest.Runner(time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newHarnessWith(t, store, cfg, runner)
+	return newHarnessWith(t, store, cfg, runner, apiCfg)
 }
 
-// newHarnessWith is newHarness serving runner's problems.
-func newHarnessWith(t testing.TB, store string, cfg Config, runner *solver.Runner) *harness {
+// newHarnessWith is newHarnessAPI serving runner's problems.
+func newHarnessWith(t testing.TB, store string, cfg Config, runner *solver.Runner, apiCfg httpapi.Config) *harness {
 	t.Helper()
-	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
+	api := httpapi.New(apiCfg, runner, zerolog.Nop())
 	cfg.Store = store
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = testPoll

@@ -127,10 +127,14 @@ func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
 			"X-Client-Id must be 1 to 128 characters from A-Z a-z 0-9 . _ : @ / -")
 		return
 	}
-	body, ok := h.api.ReadBody(w, r)
+	// Expanding a scenario (patching and validating every variant) costs
+	// like a solve, so it holds a solve slot and memory as a solve does,
+	// until the answer is written.
+	body, done, ok := h.api.AdmitBody(w, r)
 	if !ok {
 		return
 	}
+	defer done()
 	p, inputs, spec, xe := h.svc.prepare(body)
 	if xe != nil {
 		h.api.WriteError(w, r, xe)
@@ -210,12 +214,17 @@ func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, 
 	check("/input", base)
 	inputs := []variantInput{{Name: BaseVariant, Input: base}}
 	seen := map[string]bool{BaseVariant: true}
+	depthLimit := patchDepthLimit(set, p.RequestSchema)
 	for i, v := range sb.Variants {
 		if seen[v.Name] {
 			vs.Add(solver.Ptr("variants", i, "name"), "duplicate variant name %q (%q is the unpatched input)", v.Name, BaseVariant)
 			continue
 		}
 		seen[v.Name] = true
+		if ptr, deep := tooDeep(v.Patch, depthLimit); deep {
+			vs.Add(solver.Ptr("variants", i, "patch")+ptr, "the merge patch nests deeper than the %d levels a %s request can have", depthLimit, p.Name)
+			continue
+		}
 		patched, err := applyPatch(base, v.Patch)
 		if err != nil {
 			vs.Add(solver.Ptr("variants", i, "patch"), "apply merge patch: %v", err)

@@ -5,8 +5,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/xflex/xflex/jobs/jobtest"
+	"github.com/xflex/xflex/schemas"
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/problems"
 )
 
 // TestMergePatchRFC7396 checks applyPatch against every example of RFC
@@ -118,5 +122,74 @@ func TestCompareColumns(t *testing.T) {
 	}
 	if got := strings.Join(c.Rows[1].Changed.Paths, ","); got != "/gap,/lambda" {
 		t.Errorf("changed %v", c.Rows[1].Changed)
+	}
+}
+
+// nested is a merge patch of depth levels: {"a":{"a":...{"a":1}}}.
+func nested(depth int) string {
+	return strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth)
+}
+
+// TestPatchDepth: a variant's patch deeper than any valid request of the
+// problem is refused with a 422 violation pointing at the first level too
+// deep, before the merge patch library (quadratic in depth: issue 15's
+// 9,000-level patch took 3.3 s) sees it; a patch as deep as the schema
+// allows is applied.
+func TestPatchDepth(t *testing.T) {
+	t.Parallel()
+	runner, err := jobtest.Runner(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &Service{cfg: Config{}.WithDefaults(), runner: runner}
+	p, _ := runner.Lookup(jobtest.Name)
+	limit := patchDepthLimit(runner.Schemas(), p.RequestSchema)
+	if limit != 3 { // the object, "nodes", a node
+		t.Fatalf("depth limit of %s: %d, want 3", p.RequestSchema, limit)
+	}
+	body := `{"problem":"test/sleep","input":{"ms":1,"value":1},"variants":[` +
+		`{"name":"ok","patch":{"nodes":[{"name":"a","cap":1}]}},{"name":"deep","patch":` + nested(5000) + `}]}`
+	_, _, _, xe := svc.prepare([]byte(body))
+	want := "/variants/1/patch" + strings.Repeat("/a", limit)
+	if xe == nil || xe.Kind != solver.KindSchema || len(xe.Violations) != 1 || xe.Violations[0].Pointer != want ||
+		!strings.Contains(xe.Violations[0].Message, "deeper than the 3 levels") {
+		t.Fatalf("5000-level patch: %+v, want one schema violation at %s", xe, want)
+	}
+	_, inputs, _, xe := svc.prepare([]byte(`{"problem":"test/sleep","input":{"ms":1,"value":1},"variants":[` +
+		`{"name":"ok","patch":{"nodes":[{"name":"a","cap":1}]}}]}`))
+	if xe != nil || len(inputs) != 2 {
+		t.Fatalf("a patch as deep as the schema allows: %v", xe)
+	}
+}
+
+// TestPatchDepthLimits: every shipped request schema bounds depth, within
+// maxPatchDepth (cmmf's only through if/then, which MaxDepth does not read:
+// see maxPatchDepth), and no generated instance of any problem is deeper
+// than the limit its patches get.
+func TestPatchDepthLimits(t *testing.T) {
+	t.Parallel()
+	set, err := schemas.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems.All() {
+		d, ok := set.MaxDepth(p.RequestSchema)
+		if !ok || (d > maxPatchDepth && p.Name != "cmmf") {
+			t.Errorf("%s: MaxDepth %d (known %v), over maxPatchDepth %d", p.Name, d, ok, maxPatchDepth)
+		}
+		limit := patchDepthLimit(set, p.RequestSchema)
+		for seed := int64(1); seed <= 3; seed++ {
+			inst, err := p.Generate(seed, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := json.Marshal(inst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ptr, deep := tooDeep(raw, limit); deep {
+				t.Errorf("%s seed %d: generated instance deeper than the limit %d at %s", p.Name, seed, limit, ptr)
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,6 +25,11 @@ type serveConfig struct {
 	maxBody         int64
 	maxConcurrent   int
 	queueWait       time.Duration
+	maxInflight     int64
+	readHeader      time.Duration
+	readBody        time.Duration
+	write           time.Duration
+	idle            time.Duration
 	shutdownTimeout time.Duration
 	logFormat       string
 	jobs            *jobs.Config
@@ -37,7 +43,13 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.DurationVar(&c.maxBudget, "max-budget", 60*time.Second, "cap on any request's budget_ms")
 	fs.Int64Var(&c.maxBody, "max-body", 16<<20, "maximum request body in bytes (413 beyond)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent", 0, "simultaneous solves (0: number of CPUs)")
-	fs.DurationVar(&c.queueWait, "queue-wait", time.Second, "how long an excess request waits for a solve slot before 503")
+	fs.DurationVar(&c.queueWait, "queue-wait", time.Second, "how long a request waits for memory, and then for a solve slot, before 503")
+	fs.Int64Var(&c.maxInflight, "max-inflight-bytes", 512<<20,
+		"memory budget of requests in flight; each is charged "+strconv.Itoa(httpapi.MemoryPerBodyByte)+"x its body before the body is read (503 beyond)")
+	fs.DurationVar(&c.readHeader, "read-header-timeout", 10*time.Second, "time allowed to send a request's headers")
+	fs.DurationVar(&c.readBody, "read-body-timeout", 30*time.Second, "time allowed to send a request's body once admitted (408 beyond)")
+	fs.DurationVar(&c.write, "write-timeout", 30*time.Second, "time allowed to write a response once it starts")
+	fs.DurationVar(&c.idle, "idle-timeout", 60*time.Second, "how long a keep-alive connection may sit idle")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 90*time.Second, "how long shutdown waits for in-flight solves")
 	fs.StringVar(&c.logFormat, "log-format", "json", "access log format: json or console")
 	c.jobs = jobs.Flags(fs)
@@ -48,6 +60,14 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		return c, fmt.Errorf("unexpected arguments %v", fs.Args())
 	}
 	return c, nil
+}
+
+// httpServer is the server `xflex serve` runs, with the flags' header and
+// idle timeouts. No ReadTimeout or WriteTimeout: they run from the start
+// of the request and so would bound the solve; the API sets its own body
+// and response deadlines (--read-body-timeout, --write-timeout).
+func httpServer(c serveConfig, h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: c.readHeader, IdleTimeout: c.idle}
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -67,6 +87,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	api := httpapi.New(httpapi.Config{
 		MaxBodyBytes: c.maxBody, MaxConcurrent: c.maxConcurrent, QueueWait: c.queueWait,
+		MaxInflightBytes: c.maxInflight, ReadBodyTimeout: c.readBody, WriteTimeout: c.write,
 	}, runner, log)
 	stopJobs, err := jobs.Setup(ctx, *c.jobs, runner, api, log)
 	if err != nil {
@@ -78,12 +99,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "xflex: listen %s: %v\n", c.addr, err)
 		return 1
 	}
-	srv := &http.Server{
-		Handler:           api.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		// No WriteTimeout: a solve may legitimately run up to --max-budget.
-		IdleTimeout: 120 * time.Second,
-	}
+	srv := httpServer(c, api.Handler())
 	log.Info().Str("addr", ln.Addr().String()).Str("version", httpapi.VersionInfo()["version"].(string)).Msg("xflex serving")
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

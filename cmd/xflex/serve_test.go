@@ -1,0 +1,34 @@
+package main
+
+import (
+	"io"
+	"testing"
+	"time"
+)
+
+// TestServeTimeoutFlags: the connection timeouts and the memory budget
+// have defaults and follow their flags, so no connection can sit on its
+// headers or idle forever.
+func TestServeTimeoutFlags(t *testing.T) {
+	c, err := parseServe(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httpServer(c, nil)
+	if srv.ReadHeaderTimeout != 10*time.Second || srv.IdleTimeout != 60*time.Second ||
+		c.readBody != 30*time.Second || c.write != 30*time.Second || c.maxInflight != 512<<20 {
+		t.Fatalf("defaults: header %v idle %v body %v write %v inflight %d",
+			srv.ReadHeaderTimeout, srv.IdleTimeout, c.readBody, c.write, c.maxInflight)
+	}
+	c, err = parseServe([]string{"--read-header-timeout", "2s", "--idle-timeout", "3s",
+		"--read-body-timeout", "4s", "--write-timeout", "5s", "--max-inflight-bytes", "1000"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv = httpServer(c, nil)
+	if srv.ReadHeaderTimeout != 2*time.Second || srv.IdleTimeout != 3*time.Second ||
+		c.readBody != 4*time.Second || c.write != 5*time.Second || c.maxInflight != 1000 {
+		t.Fatalf("flags: header %v idle %v body %v write %v inflight %d",
+			srv.ReadHeaderTimeout, srv.IdleTimeout, c.readBody, c.write, c.maxInflight)
+	}
+}

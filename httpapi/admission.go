@@ -1,0 +1,238 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// MemoryPerBodyByte is the memory a request is charged per byte of body:
+// the body itself, its decoded document (schema validation), the solver's
+// typed request and the encoded response. Measured with `xflex solve` on
+// a 9.6 MB tetris/assign request: 128 MB peak RSS against 37 MB for an
+// empty one, 9.5 bytes per body byte (GC headroom included); rounded up.
+const MemoryPerBodyByte = 10
+
+// chunkedStep is how much body a chunked (no Content-Length) request
+// reserves at a time as it is read.
+const chunkedStep = 1 << 20
+
+// Retry-After bounds, in seconds: at least one second (the header's
+// resolution), at most a minute so a client is never parked for long on
+// an estimate from a burst of slow solves.
+const (
+	minRetryAfter = 1
+	maxRetryAfter = 60
+)
+
+// solveTimeWeight is the weight of the newest slot hold time in the
+// moving average Retry-After is derived from: about the last ten solves
+// count.
+const solveTimeWeight = 0.2
+
+// freeInterval is the shortest time between two returns of memory to the
+// OS. A return happens once no request holds memory and at least half the
+// budget was reserved since the last one: debug.FreeOSMemory, in the
+// background. Go's own scavenger hands idle memory back only gradually
+// (minutes for gigabytes); a return costs one garbage collection.
+const freeInterval = 2 * time.Second
+
+// errOverloaded is returned when a slot or memory could not be had within
+// the queue wait.
+var errOverloaded = errors.New("overloaded")
+
+// admission holds the server's memory budget and solve slots. A request
+// first reserves its share of the memory budget, MemoryPerBodyByte times
+// its body (its Content-Length, or, for a chunked body, in steps as it is
+// read), and only then is its body read; then it waits for a solve slot.
+// The reservation is held until the response is written, so the bodies,
+// decoded documents and responses of all requests in flight, waiting or
+// solving, together stay near MaxInflightBytes whatever the number of
+// clients. A request waiting for memory holds nothing but its headers (a
+// client that sent "Expect: 100-continue", as curl does for large
+// bodies, has not even sent its body yet: Go answers 100 Continue only on
+// the first body read), and a request refused with 503 there was never
+// buffered. A single request larger than the whole budget reserves the
+// whole budget (it runs alone rather than never).
+//
+// Memory before the slot, not the other way round: the few requests the
+// budget admits beyond the slots upload and buffer their bodies while
+// others solve, so a slot never idles while a body arrives (from a slow
+// client, up to Config.ReadBodyTimeout). A solve never waits for memory
+// while holding a slot, so the two cannot deadlock.
+type admission struct {
+	slots   chan struct{}
+	memory  *semaphore.Weighted
+	budget  int64
+	wait    time.Duration
+	waiting atomic.Int64 // requests waiting for memory or a slot
+
+	mu        sync.Mutex
+	holdEWMA  time.Duration // moving average of how long a slot is held
+	inflight  int64         // bytes reserved now
+	burst     int64         // bytes reserved since memory was last returned
+	lastFree  time.Time
+	freeOSMem func()           // debug.FreeOSMemory; tests count calls
+	now       func() time.Time // clock of hold times and returns; tests set it
+}
+
+func newAdmission(cfg Config) *admission {
+	return &admission{
+		slots: make(chan struct{}, cfg.MaxConcurrent), memory: semaphore.NewWeighted(cfg.MaxInflightBytes),
+		budget: cfg.MaxInflightBytes, wait: cfg.QueueWait, freeOSMem: debug.FreeOSMemory, now: time.Now,
+	}
+}
+
+// ticket is one admitted request's memory reservation and solve slot.
+type ticket struct {
+	a        *admission
+	deadline time.Time // end of the wait for memory
+	reserved int64     // memory held
+	slot     bool      // a solve slot is held
+	start    time.Time // when the slot was taken
+}
+
+// admit waits until ctx ends or the queue wait passes for
+// MemoryPerBodyByte*bodyLen of memory (bodyLen < 0: unknown, the body
+// reserves as it is read). It returns errOverloaded when the memory
+// cannot be had in time, ctx.Err() when the client left.
+func (a *admission) admit(ctx context.Context, bodyLen int64) (*ticket, error) {
+	t := &ticket{a: a, deadline: time.Now().Add(a.wait)}
+	if bodyLen > 0 {
+		if err := t.reserve(ctx, bodyLen); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// takeSlot waits for a solve slot, for the queue wait at most.
+func (t *ticket) takeSlot(ctx context.Context) error {
+	a := t.a
+	select {
+	case a.slots <- struct{}{}:
+	default:
+		a.waiting.Add(1)
+		defer a.waiting.Add(-1)
+		ctx, cancel := context.WithTimeout(ctx, a.wait)
+		defer cancel()
+		select {
+		case a.slots <- struct{}{}:
+		case <-ctx.Done():
+			return overloadedOr(ctx)
+		}
+	}
+	t.slot, t.start = true, a.now()
+	return nil
+}
+
+// overloadedOr tells a client that left (its context's error) from a wait
+// that ran out (errOverloaded), once a wait under ctx has ended.
+func overloadedOr(ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), context.Canceled) {
+		return context.Canceled
+	}
+	return errOverloaded
+}
+
+// reserve adds the memory for bodyBytes more bytes of body to the ticket,
+// waiting until the ticket's deadline at most.
+func (t *ticket) reserve(ctx context.Context, bodyBytes int64) error {
+	n := min(satMul(bodyBytes, MemoryPerBodyByte), t.a.budget-t.reserved)
+	if n <= 0 {
+		return nil // the ticket already holds the whole budget
+	}
+	if !t.a.memory.TryAcquire(n) {
+		// Wait, but only until the queue wait's end: memory free now
+		// is taken even after it (a chunked body still arriving).
+		t.a.waiting.Add(1)
+		defer t.a.waiting.Add(-1)
+		ctx, cancel := context.WithDeadline(ctx, t.deadline)
+		defer cancel()
+		if err := t.a.memory.Acquire(ctx, n); err != nil {
+			return overloadedOr(ctx)
+		}
+	}
+	t.reserved += n
+	t.a.mu.Lock()
+	t.a.inflight += n
+	t.a.burst += n
+	t.a.mu.Unlock()
+	return nil
+}
+
+// satMul is a*b for non-negative a and b, saturating at MaxInt64.
+func satMul(a, b int64) int64 {
+	if b != 0 && a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// release returns the ticket's memory and slot, records how long the slot
+// was held, and returns memory to the OS after a burst.
+func (t *ticket) release() {
+	a := t.a
+	a.memory.Release(t.reserved)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t.slot {
+		<-a.slots
+		held := a.now().Sub(t.start)
+		if a.holdEWMA == 0 {
+			a.holdEWMA = held
+		} else {
+			a.holdEWMA += time.Duration(solveTimeWeight * float64(held-a.holdEWMA))
+		}
+	}
+	a.inflight -= t.reserved
+	if a.inflight == 0 && a.burst >= a.budget/2 && a.now().Sub(a.lastFree) >= freeInterval {
+		a.burst, a.lastFree = 0, a.now()
+		go a.freeOSMem()
+	}
+}
+
+// retryAfter estimates, in whole seconds, when a refused request could be
+// admitted: the moving average slot hold time times the number of slot
+// turnovers before a request behind the current waiters gets one
+// (waiters/slots + 1), clamped to [minRetryAfter, maxRetryAfter]. Before
+// any solve has finished it is minRetryAfter.
+func (a *admission) retryAfter() string {
+	a.mu.Lock()
+	hold := a.holdEWMA
+	a.mu.Unlock()
+	turns := a.waiting.Load()/int64(cap(a.slots)) + 1
+	secs := math.Ceil(hold.Seconds() * float64(turns))
+	return strconv.Itoa(int(min(max(secs, minRetryAfter), maxRetryAfter)))
+}
+
+// reservingReader reads a body of unknown length, reserving memory for it
+// chunkedStep bytes ahead of what has been read.
+type reservingReader struct {
+	ctx  context.Context
+	t    *ticket
+	r    io.Reader
+	read int64 // bytes read
+	room int64 // bytes of body reserved
+}
+
+func (rr *reservingReader) Read(p []byte) (int, error) {
+	if rr.read == rr.room {
+		if err := rr.t.reserve(rr.ctx, chunkedStep); err != nil {
+			return 0, err
+		}
+		rr.room += chunkedStep
+	}
+	p = p[:min(int64(len(p)), rr.room-rr.read)]
+	n, err := rr.r.Read(p)
+	rr.read += int64(n)
+	return n, err
+}
