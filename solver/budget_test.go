@@ -170,6 +170,7 @@ func TestSettle(t *testing.T) {
 		{"bound alone kept", Meta{Status: StatusTimeout, Bound: f64(7)}, StatusTimeout, f64(7), nil},
 		{"timeout with gap", Meta{Status: StatusTimeout, Objective: f64(9), Bound: f64(10)}, StatusTimeout, f64(10), f64(0.1)},
 		{"timeout at zero gap", Meta{Status: StatusTimeout, Objective: f64(5), Bound: f64(5 + 1e-12)}, StatusTimeout, nil, nil},
+		{"timeout with a proven objective", Meta{Status: StatusTimeout, Objective: f64(5), Bound: f64(5), ObjectiveProven: true}, StatusTimeout, f64(5), f64(0)},
 	}
 	eq := func(a, b *float64) bool {
 		return (a == nil) == (b == nil) && (a == nil || *a-*b < 1e-15 && *b-*a < 1e-15)

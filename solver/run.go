@@ -268,8 +268,9 @@ const OptimalGap = 1e-9
 // can report a contradiction: an empty status is feasible; a proven
 // optimum is its own bound; the gap is RelGap(objective, bound) whenever
 // both are set and absent otherwise; and a timeout never claims a gap of
-// (nearly) zero: a solver cut short that proved optimality says optimal,
-// so such a bound was not proven and is withheld.
+// (nearly) zero unless the solver proved its objective optimal and says
+// so (Meta.ObjectiveProven): otherwise a solver cut short that proved
+// optimality says optimal, so such a bound was not proven and is withheld.
 func settle(m *Meta) {
 	if m.Status == "" {
 		m.Status = StatusFeasible
@@ -283,7 +284,7 @@ func settle(m *Meta) {
 		return
 	}
 	gap := RelGap(*m.Objective, *m.Bound)
-	if m.Status == StatusTimeout && gap <= OptimalGap {
+	if m.Status == StatusTimeout && gap <= OptimalGap && !m.ObjectiveProven {
 		m.Bound = nil
 		m.Notes = append(m.Notes, "bound withheld: the budget ran out and the solver's bound equals its objective without a proof of optimality")
 		return

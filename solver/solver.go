@@ -57,6 +57,12 @@ type Meta struct {
 	// Notes carries short human-readable remarks (e.g. which candidate won,
 	// why a fallback was used). Deterministic for a given input and seed.
 	Notes []string `json:"notes,omitempty"`
+	// ObjectiveProven marks a timeout whose objective meets its proven
+	// bound while the rest of the answer was cut short (cmmf's smallest
+	// share at its bound, larger shares not leximin-optimal); the solver
+	// says so in Notes. The Runner keeps such a bound; any other timeout
+	// whose bound equals its objective loses it. Not on the wire.
+	ObjectiveProven bool `json:"-"`
 }
 
 // SetObjective records the objective value.

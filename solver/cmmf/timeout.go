@@ -103,6 +103,7 @@ func timeoutAnswer(ctx context.Context, in *Instance, method string, opts solver
 	if bound := shareBound(in); !math.IsInf(bound, 1) {
 		meta.SetBound(clean(bound))
 		if *meta.Gap == 0 {
+			meta.ObjectiveProven = true
 			meta.Notes = append(meta.Notes, "the smallest share equals its upper bound, so the objective is optimal; the larger shares are not leximin-optimal")
 		}
 	}

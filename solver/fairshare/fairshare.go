@@ -433,6 +433,7 @@ func runExact(ctx context.Context, in *instance, p params, meta *solver.Meta) (*
 	if !math.IsInf(bound, 0) {
 		meta.SetBound(bound)
 		if meta.Status == solver.StatusTimeout && meta.Gap != nil && *meta.Gap == 0 {
+			meta.ObjectiveProven = true
 			meta.Notes = append(meta.Notes, "the objective equals its bound, so it is optimal; the allocation above it is not")
 		}
 	}

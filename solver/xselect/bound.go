@@ -322,7 +322,7 @@ func (m *model) upperBound(ctx context.Context) (float64, string) {
 			return false, nil, err
 		}
 		if sol.Status != lp.Optimal {
-			return false, nil, fmt.Errorf("counting LP: %s", sol.Status)
+			return false, nil, lpStopped("counting LP", sol.Status)
 		}
 		total := 0.0
 		for _, k := range n {

@@ -3,9 +3,11 @@ package xselect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/xflex/xflex/lp"
 	"github.com/xflex/xflex/solver"
 )
 
@@ -48,5 +50,18 @@ func TestExpiredBudgetAnswer(t *testing.T) {
 	}
 	if *meta.Objective > *meta.Bound || *meta.Gap != solver.RelGap(*meta.Objective, *meta.Bound) {
 		t.Fatalf("objective %v, bound %v, gap %v inconsistent", *meta.Objective, *meta.Bound, *meta.Gap)
+	}
+}
+
+// TestLPTimeLimitIsTheBudget: the LP backend's time limit, derived from
+// the deadline, can fire a moment before the context reports it; the λ
+// search must read it as the budget running out (it answered 500
+// "configuration LP: time_limit" at budget 10 ms on a generated instance).
+func TestLPTimeLimitIsTheBudget(t *testing.T) {
+	if err := lpStopped("configuration LP", lp.TimeLimit); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("time limit: %v is not the deadline", err)
+	}
+	if err := lpStopped("configuration LP", lp.Infeasible); errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("infeasible: %v reads as the deadline", err)
 	}
 }

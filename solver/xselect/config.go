@@ -66,6 +66,18 @@ const cfgMaxRounds = 300
 const cfgPriceEps = 1e-7
 
 // errCfgInexact reports that column generation stopped without proof.
+// lpStopped is the error for an LP that ended without an optimum. The
+// backend's time limit is derived from the context's deadline, so it can
+// fire a moment before the context reports it: that is the budget running
+// out (context.DeadlineExceeded, which the λ search answers with its best
+// so far), not an internal error.
+func lpStopped(what string, st lp.Status) error {
+	if st == lp.TimeLimit {
+		return fmt.Errorf("%s: %s: %w", what, st, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("%s: %s", what, st)
+}
+
 var errCfgInexact = errors.New("configuration LP: column generation stopped without proof of optimality")
 
 // cfgClass is a set of nodes with one exact capacity vector and one
@@ -327,7 +339,7 @@ func (c *configLP) solveOn(ctx context.Context, creq []float64, demand []float64
 			return nil, err
 		}
 		if sol.Status != lp.Optimal || len(sol.RowDuals) != S+len(c.classes) {
-			return nil, fmt.Errorf("configuration LP: %s", sol.Status)
+			return nil, lpStopped("configuration LP", sol.Status)
 		}
 		w := make([]float64, S)
 		for s := range w {
