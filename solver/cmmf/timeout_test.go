@@ -1,14 +1,12 @@
 package cmmf
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
-	"time"
 
-	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // TestQuickAllocAndBound: the timeout answer's allocation is feasible
@@ -44,22 +42,8 @@ func TestExpiredBudgetAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-		out, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
-		cancel()
-		if err != nil {
-			t.Fatalf("divisible %v: %v", divisible, err)
-		}
+		out, _ := solvertest.SolveExpired(t, Problem(), raw)
 		res := out.(*Result)
-		if meta.Status != solver.StatusTimeout || meta.Objective == nil || meta.Bound == nil || meta.Gap == nil {
-			t.Fatalf("divisible %v: meta %+v, want timeout with objective, bound and gap", divisible, meta)
-		}
-		if *meta.Objective > *meta.Bound || *meta.Gap != solver.RelGap(*meta.Objective, *meta.Bound) {
-			t.Fatalf("divisible %v: objective %v, bound %v, gap %v inconsistent", divisible, *meta.Objective, *meta.Bound, *meta.Gap)
-		}
-		if *meta.Gap == 0 && len(meta.Notes) < 2 {
-			t.Fatalf("divisible %v: gap 0 on a timeout without saying the objective is optimal: %q", divisible, meta.Notes)
-		}
 		if res.Choosy.Skipped == "" || len(res.Users) != 2000 {
 			t.Fatalf("divisible %v: choosy %+v, %d users", divisible, res.Choosy, len(res.Users))
 		}

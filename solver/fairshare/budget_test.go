@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // TestExpiredBudgetBound: an mmf solve whose deadline has passed before
@@ -23,18 +24,7 @@ func TestExpiredBudgetBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	defer cancel()
-	_, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if meta.Status != solver.StatusTimeout || meta.Objective == nil || meta.Bound == nil || meta.Gap == nil {
-		t.Fatalf("meta %+v, want timeout with objective, bound and gap", meta)
-	}
-	if *meta.Objective > *meta.Bound || *meta.Gap != solver.RelGap(*meta.Objective, *meta.Bound) {
-		t.Fatalf("objective %v, bound %v, gap %v inconsistent", *meta.Objective, *meta.Bound, *meta.Gap)
-	}
+	_, meta := solvertest.SolveExpired(t, Problem(), raw)
 	if *meta.Gap == 0 {
 		t.Fatalf("timeout before any LP claims gap 0 (objective %v, bound %v)", *meta.Objective, *meta.Bound)
 	}

@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -205,22 +204,7 @@ func TestBadInputSweep(t *testing.T) {
 	}
 	start := time.Now()
 	results := make([]badInputResult, len(ms))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = runBadInput(h, r, ms[i])
-			}
-		}()
-	}
-	for i := range ms {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel(len(ms), func(i int) { results[i] = runBadInput(h, r, ms[i]) })
 	statuses := map[string]map[int]int{}
 	classes := map[string]int{}
 	for i, res := range results {

@@ -239,6 +239,12 @@ func seedOf(s string) uint64 {
 // in the order of ms.
 func sweep(r *solver.Runner, p solver.Problem, ms []mutation) []outcome {
 	out := make([]outcome, len(ms))
+	parallel(len(ms), func(i int) { out[i] = runOne(r, p, ms[i]) })
+	return out
+}
+
+// parallel runs f(0..n-1) on GOMAXPROCS workers and waits for all.
+func parallel(n int, f func(i int)) {
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -246,16 +252,15 @@ func sweep(r *solver.Runner, p solver.Problem, ms []mutation) []outcome {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = runOne(r, p, ms[i])
+				f(i)
 			}
 		}()
 	}
-	for i := range ms {
+	for i := 0; i < n; i++ {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	return out
 }
 
 // TestSweep is the robustness sweep over every registered problem.

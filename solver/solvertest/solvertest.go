@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/xflex/xflex/solver"
 )
@@ -91,4 +92,29 @@ func ExpectError(t testing.TB, p solver.Problem, raw []byte, kind solver.Kind) *
 		t.Fatalf("expected a %s error, got %s: %v", kind, xe.Kind, xe)
 	}
 	return xe
+}
+
+// SolveExpired runs p's Solve on raw with a deadline already past (an
+// expired budget, deterministically) and checks the answer a solver owes
+// then: status timeout with an objective, a proven bound no better than
+// it (maximisation: objective ≤ bound) and their RelGap; a gap of 0 only
+// with ObjectiveProven and a note. It returns the result and meta.
+func SolveExpired(t testing.TB, p solver.Problem, raw []byte) (any, solver.Meta) {
+	t.Helper()
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	out, meta, err := p.Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
+	if err != nil {
+		t.Fatalf("expired budget: %v", err)
+	}
+	if meta.Status != solver.StatusTimeout || meta.Objective == nil || meta.Bound == nil || meta.Gap == nil {
+		t.Fatalf("meta %+v, want timeout with objective, bound and gap", meta)
+	}
+	if *meta.Objective > *meta.Bound || *meta.Gap != solver.RelGap(*meta.Objective, *meta.Bound) {
+		t.Fatalf("objective %v, bound %v, gap %v inconsistent", *meta.Objective, *meta.Bound, *meta.Gap)
+	}
+	if *meta.Gap == 0 && (!meta.ObjectiveProven || len(meta.Notes) == 0) {
+		t.Fatalf("gap 0 on a timeout without proving the objective and saying so: %q", meta.Notes)
+	}
+	return out, meta
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/xflex/xflex/lp"
-	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // TestExpiredBudgetSkipsBoundPasses: with the budget gone, the bound
@@ -39,18 +39,7 @@ func TestExpiredBudgetAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	defer cancel()
-	_, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if meta.Status != solver.StatusTimeout || meta.Objective == nil || meta.Bound == nil || meta.Gap == nil {
-		t.Fatalf("meta %+v, want timeout with objective, bound and gap", meta)
-	}
-	if *meta.Objective > *meta.Bound || *meta.Gap != solver.RelGap(*meta.Objective, *meta.Bound) {
-		t.Fatalf("objective %v, bound %v, gap %v inconsistent", *meta.Objective, *meta.Bound, *meta.Gap)
-	}
+	solvertest.SolveExpired(t, Problem(), raw)
 }
 
 // TestLPTimeLimitIsTheBudget: the LP backend's time limit, derived from
