@@ -184,12 +184,19 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		cands = append(cands, c)
 		return c
 	}
+	timedOut := false
 	alloc, method := in.rapSolve()
 	addMPS("rap", in.rapOrdering(alloc))
 	if method == "greedy-fallback" {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("RAP: the DP table would exceed %d cells; greedy marginal allocation used (not exact for this metric)", DPMaxCells))
 	}
 	for _, o := range in.specificOrderings() {
+		if ctx.Err() != nil {
+			// Each ordering costs an MPS run (tens of ms at 10⁵ jobs):
+			// past the deadline, the RAP ordering is the answer.
+			timedOut = true
+			break
+		}
 		dup := false
 		for _, c := range cands {
 			dup = dup || slices.Equal(c.prio, o.prio)
@@ -205,7 +212,6 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		}
 	}
 	progress.Report(ctx, progress.Progress{Phase: "orderings", Objective: progress.F(bestMPS.obj)})
-	timedOut := false
 	evals := DefaultLocalSearchEvals(n)
 	if req.LocalSearch != nil {
 		evals = *req.LocalSearch

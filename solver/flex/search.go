@@ -114,7 +114,10 @@ func (e *evaluator) localSearch(ctx context.Context, prio []int, obj float64, ma
 		}
 	}
 	for e.evals-start < maxEvals {
-		if (e.evals-start)%16 == 0 && ctx.Err() != nil {
+		// Above LocalSearchExhaustiveMaxJobs an evaluation is an MPS run
+		// over many jobs (about 0.1 s at 10⁵), so the deadline is checked
+		// before each one.
+		if ctx.Err() != nil {
 			return cur, obj, true
 		}
 		i, k := rng.IntN(n), rng.IntN(n-1)
@@ -156,6 +159,9 @@ func (e *evaluator) iteratedLocalSearch(ctx context.Context, starts []*candidate
 		} else {
 			if n < 2 {
 				break
+			}
+			if ctx.Err() != nil {
+				return best, bestObj, true
 			}
 			cur = append([]int(nil), best...)
 			for k := 0; k < 2+round%3; k++ {
