@@ -26,8 +26,8 @@ func (r *Result) sizeHint() int {
 	}
 	for i := range r.Intervals {
 		n += intervalBytes
-		for k := range r.Intervals[i].Slots {
-			n += slotBytes + len(k)
+		for _, e := range r.Intervals[i].Slots {
+			n += slotBytes + len(e.ID)
 		}
 	}
 	for i := range r.Jobs {
@@ -105,8 +105,29 @@ func (o *IntervalOut) write(w *jsonenc.Writer) {
 	w.Key("end")
 	w.Float(o.End)
 	w.Key("slots")
-	w.IntMap(o.Slots)
+	// The last member: Close after it places no comma.
+	w.B = o.Slots.appendJSON(w.B)
 	w.Close('}')
+}
+
+// MarshalJSON writes s as a JSON object from job id to slots (null when
+// nil, as a nil map).
+func (s Slots) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+
+func (s Slots) appendJSON(dst []byte) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '{')
+	for i, e := range s {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonenc.String(dst, e.ID)
+		dst = append(dst, ':')
+		dst = jsonenc.Int(dst, e.Slots)
+	}
+	return append(dst, '}')
 }
 
 func (j *JobOut) write(w *jsonenc.Writer) {

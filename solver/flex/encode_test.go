@@ -77,15 +77,18 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	ratio := 1e-7
 	results = append(results,
 		&Result{},
-		&Result{Ordering: []string{}, Intervals: []IntervalOut{{Slots: map[string]int{}}, {Start: 1e21, End: 5e-324}}, Jobs: []JobOut{}, Candidates: []CandOut{}},
+		&Result{Ordering: []string{}, Intervals: []IntervalOut{{Slots: Slots{}}, {Start: 1e21, End: 5e-324}}, Jobs: []JobOut{}, Candidates: []CandOut{}},
 		&Result{Objective: -0.0, Metric: "t<&>\"\\\u2028\xff", Ordering: []string{"é", "a\nb"},
-			Intervals:  []IntervalOut{{Slots: map[string]int{"z": 1, "a": -2, "é": 3, "<": math.MaxInt}}},
+			Intervals:  []IntervalOut{{Slots: Slots{{"<", math.MaxInt}, {"a", -2}, {"z", 1}, {"é", 3}}}},
 			Jobs:       []JobOut{{ID: "\x00", Completion: 123456789012345678901234.0, Penalty: 1e-300}},
 			Baselines:  Baselines{FIFO: Baseline{Objective: 2, Ratio: &ratio}},
 			Candidates: []CandOut{{Source: "rap", Objective: 1e20}}, IntervalsCut: true, Optimal: true, MPSOptimal: true},
 		nil,
 	)
 	for i, r := range results {
+		if r != nil {
+			slotsMatchMap(t, r.Intervals)
+		}
 		want, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -96,6 +99,25 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 		}
 		if !bytes.Equal(got[len("prefix"):], want) || string(got[:len("prefix")]) != "prefix" {
 			t.Fatalf("result %d:\n%.3000s\nwant\n%.3000s", i, got, want)
+		}
+	}
+}
+
+// slotsMatchMap checks that each interval's Slots encode as the
+// map[string]int of the same entries (the type the field had before).
+func slotsMatchMap(t *testing.T, ivs []IntervalOut) {
+	t.Helper()
+	for _, iv := range ivs {
+		var m map[string]int
+		if iv.Slots != nil {
+			m = map[string]int{}
+			for _, e := range iv.Slots {
+				m[e.ID] = e.Slots
+			}
+		}
+		want, _ := json.Marshal(m)
+		if got := iv.Slots.appendJSON(nil); !bytes.Equal(got, want) {
+			t.Fatalf("slots %s, as a map %s", got, want)
 		}
 	}
 }

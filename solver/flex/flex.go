@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/progress"
@@ -45,9 +46,22 @@ type Result struct {
 
 // IntervalOut is one interval of the winning schedule.
 type IntervalOut struct {
-	Start float64        `json:"start"`
-	End   float64        `json:"end"`
-	Slots map[string]int `json:"slots"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Slots Slots   `json:"slots"`
+}
+
+// Slots is an interval's slot count per job, in byte-wise order of job
+// id: the order in which json.Marshal writes a map's keys, so it encodes
+// as the JSON object {"id": slots, ...} (a map[string]int until 100,000
+// jobs made sorting three such maps at encoding time most of a small
+// budget).
+type Slots []JobSlots
+
+// JobSlots is one job's slots in an interval.
+type JobSlots struct {
+	ID    string
+	Slots int
 }
 
 // JobOut is one job's outcome in the winning schedule.
@@ -343,14 +357,7 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	if lim >= 0 && len(ivs) > lim {
 		ivs, res.IntervalsCut = ivs[:lim], true
 	}
-	res.Intervals = make([]IntervalOut, 0, len(ivs))
-	for _, iv := range ivs {
-		o := IntervalOut{Start: iv.Start, End: iv.End, Slots: make(map[string]int, len(iv.Jobs))}
-		for i, j := range iv.Jobs {
-			o.Slots[in.Jobs[j].ID] = iv.Slots[i]
-		}
-		res.Intervals = append(res.Intervals, o)
-	}
+	res.Intervals = in.intervalsOut(ivs)
 	res.Jobs = make([]JobOut, 0, n)
 	for j := 0; j < n; j++ {
 		res.Jobs = append(res.Jobs, JobOut{ID: in.Jobs[j].ID, Completion: win.comp[j], Penalty: in.Penalty(j, win.comp[j])})
@@ -395,6 +402,31 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		}
 	}
 	return res, meta, nil
+}
+
+// intervalsOut lists ivs with each interval's jobs in byte-wise id order
+// (one sort of the ids, then integer sorts by rank).
+func (in *Instance) intervalsOut(ivs []Interval) []IntervalOut {
+	out := make([]IntervalOut, 0, len(ivs))
+	if len(ivs) == 0 {
+		return out
+	}
+	byID := identity(in.N())
+	slices.SortFunc(byID, func(a, b int) int { return strings.Compare(in.Jobs[a].ID, in.Jobs[b].ID) })
+	rank := make([]int, len(byID))
+	for r, j := range byID {
+		rank[j] = r
+	}
+	for _, iv := range ivs {
+		pos := identity(len(iv.Jobs))
+		slices.SortFunc(pos, func(a, b int) int { return rank[iv.Jobs[a]] - rank[iv.Jobs[b]] })
+		o := IntervalOut{Start: iv.Start, End: iv.End, Slots: make(Slots, len(pos))}
+		for k, i := range pos {
+			o.Slots[k] = JobSlots{ID: in.Jobs[iv.Jobs[i]].ID, Slots: iv.Slots[i]}
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 func baseline(v, flex float64) Baseline {

@@ -341,11 +341,12 @@ func TestSolveProperties(t *testing.T) {
 		}
 		for _, io := range res.Intervals {
 			iv := Interval{Start: io.Start, End: io.End}
-			for j := 0; j < n; j++ {
-				if s, ok := io.Slots[in.Jobs[j].ID]; ok {
-					iv.Jobs = append(iv.Jobs, j)
-					iv.Slots = append(iv.Slots, s)
+			for k, e := range io.Slots {
+				if k > 0 && io.Slots[k-1].ID >= e.ID {
+					t.Fatalf("instance %d: interval slots not in strictly increasing id order: %q then %q", it, io.Slots[k-1].ID, e.ID)
 				}
+				iv.Jobs = append(iv.Jobs, idx[e.ID])
+				iv.Slots = append(iv.Slots, e.Slots)
 			}
 			ivs = append(ivs, iv)
 		}
