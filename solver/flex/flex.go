@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -204,10 +205,16 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	if method == "greedy-fallback" {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("RAP: the DP table would exceed %d cells; greedy marginal allocation used (not exact for this metric)", DPMaxCells))
 	}
-	for _, o := range in.specificOrderings() {
+	// Each ordering costs sorts and an MPS run (tens of ms each at 10⁵
+	// jobs): past the deadline, the RAP ordering is the answer.
+	var orderings []ordering
+	if ctx.Err() != nil {
+		timedOut = true
+	} else {
+		orderings = in.specificOrderings()
+	}
+	for _, o := range orderings {
 		if ctx.Err() != nil {
-			// Each ordering costs an MPS run (tens of ms at 10⁵ jobs):
-			// past the deadline, the RAP ordering is the answer.
 			timedOut = true
 			break
 		}
@@ -404,25 +411,44 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	return res, meta, nil
 }
 
-// intervalsOut lists ivs with each interval's jobs in byte-wise id order
-// (one sort of the ids, then integer sorts by rank).
+// intervalsOut lists ivs with each interval's jobs in byte-wise id order:
+// one sort of the ids, then per interval a sort by rank or, when the
+// interval holds more than about n/log n of the n jobs (the first
+// intervals of an MPS schedule hold nearly all), a scan of the ids in
+// order.
 func (in *Instance) intervalsOut(ivs []Interval) []IntervalOut {
 	out := make([]IntervalOut, 0, len(ivs))
 	if len(ivs) == 0 {
 		return out
 	}
-	byID := identity(in.N())
+	n := in.N()
+	byID := identity(n)
 	slices.SortFunc(byID, func(a, b int) int { return strings.Compare(in.Jobs[a].ID, in.Jobs[b].ID) })
-	rank := make([]int, len(byID))
+	rank := make([]int, n)
 	for r, j := range byID {
 		rank[j] = r
 	}
+	posOf := make([]int, n) // the job's position in iv.Jobs, plus one; 0 if absent
 	for _, iv := range ivs {
-		pos := identity(len(iv.Jobs))
-		slices.SortFunc(pos, func(a, b int) int { return rank[iv.Jobs[a]] - rank[iv.Jobs[b]] })
+		k := len(iv.Jobs)
+		pos := make([]int, 0, k)
+		if k*bits.Len(uint(k)) > n {
+			for i, j := range iv.Jobs {
+				posOf[j] = i + 1
+			}
+			for _, j := range byID {
+				if posOf[j] > 0 {
+					pos = append(pos, posOf[j]-1)
+					posOf[j] = 0
+				}
+			}
+		} else {
+			pos = identity(k)
+			slices.SortFunc(pos, func(a, b int) int { return rank[iv.Jobs[a]] - rank[iv.Jobs[b]] })
+		}
 		o := IntervalOut{Start: iv.Start, End: iv.End, Slots: make(Slots, len(pos))}
-		for k, i := range pos {
-			o.Slots[k] = JobSlots{ID: in.Jobs[iv.Jobs[i]].ID, Slots: iv.Slots[i]}
+		for x, i := range pos {
+			o.Slots[x] = JobSlots{ID: in.Jobs[iv.Jobs[i]].ID, Slots: iv.Slots[i]}
 		}
 		out = append(out, o)
 	}
