@@ -54,3 +54,23 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 		t.Fatal("NaN encoded")
 	}
 }
+
+// TestDecodeBuilds: the Decode hook the Runner runs alongside validation
+// builds the instance, so Build is not taken from the budget, and Solve
+// uses that instance (here one with a single user, whatever raw says).
+func TestDecodeBuilds(t *testing.T) {
+	body := []byte(`{"machine_types":[{"name":"a","count":4}],"users":[{"name":"x"}],"divisible":true}`)
+	v, err := Problem().Decode(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, ok := v.(*prepared)
+	if !ok || pre.err != nil || pre.in == nil || len(pre.in.Users) != 1 {
+		t.Fatalf("Decode gave %#v, want a built instance", v)
+	}
+	other := []byte(`{"machine_types":[{"name":"a","count":4}],"users":[{"name":"x"},{"name":"y"}],"divisible":true}`)
+	res, _, err := Solve(context.Background(), other, solver.Options{Decoded: v})
+	if err != nil || len(res.(*Result).Users) != 1 {
+		t.Fatalf("Solve ignored the built instance: %v, %v", res, err)
+	}
+}

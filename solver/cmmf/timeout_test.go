@@ -1,11 +1,14 @@
 package cmmf
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
+	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/solvertest"
 )
 
@@ -47,5 +50,26 @@ func TestExpiredBudgetAnswer(t *testing.T) {
 		if res.Choosy.Skipped == "" || len(res.Users) != 2000 {
 			t.Fatalf("divisible %v: choosy %+v, %d users", divisible, res.Choosy, len(res.Users))
 		}
+	}
+}
+
+// TestReserveCutSkipsChoosy: when the exact method stops at its reserve
+// (resultReserve × Build's time before the deadline) the timeout answer
+// skips the Choosy baseline too; it used to run Choosy until the Runner's
+// deadline, spending the reserve meant for the answer (0.5 s for 100,000
+// users).
+func TestReserveCutSkipsChoosy(t *testing.T) {
+	req := GenerateRequest(7, GenParams{Users: 200, Types: 10, Machines: 4000, Divisible: true})
+	pre := build(req)
+	pre.took = time.Hour // the reserve covers the whole budget
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, meta, err := Solve(ctx, nil, solver.Options{Decoded: pre, Budget: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.(*Result)
+	if meta.Status != solver.StatusTimeout || res.Choosy.Skipped == "" || len(res.Choosy.Users) != 0 {
+		t.Fatalf("status %v, choosy %+v", meta.Status, res.Choosy)
 	}
 }
