@@ -13,7 +13,7 @@ import (
 )
 
 // TestQuickAllocAndBound: the timeout answer's allocation is feasible
-// (whole machines stay whole) and its smallest share never exceeds the
+// (whole machines stay whole), uses one type per user and its smallest share never exceeds the
 // optimum, which never exceeds shareBound, on random small instances.
 func TestQuickAllocAndBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 4))
@@ -22,6 +22,9 @@ func TestQuickAllocAndBound(t *testing.T) {
 		q := quickAlloc(in)
 		checkAllocationFeasible(t, in, q)
 		for i := range in.Users {
+			if n := len(in.Users[i].Allowed) - countZeros(q.Amount[i]); n > 1 {
+				t.Fatalf("instance %d: user %d gets %d types, want one (the answer's size)", it, i, n)
+			}
 			if !in.Divisible && q.Total[i] != math.Floor(q.Total[i]) {
 				t.Fatalf("instance %d: user %d gets %v whole machines", it, i, q.Total[i])
 			}
@@ -72,4 +75,15 @@ func TestReserveCutSkipsChoosy(t *testing.T) {
 	if meta.Status != solver.StatusTimeout || res.Choosy.Skipped == "" || len(res.Choosy.Users) != 0 {
 		t.Fatalf("status %v, choosy %+v", meta.Status, res.Choosy)
 	}
+}
+
+// countZeros counts the zero entries of xs.
+func countZeros(xs []float64) int {
+	n := 0
+	for _, x := range xs {
+		if x == 0 {
+			n++
+		}
+	}
+	return n
 }
