@@ -15,52 +15,48 @@ import (
 // optimum. The exact method stops early enough to leave time for this
 // answer and its result (see resultReserve).
 
-// quickAlloc splits every type among the users that can use it in
-// proportion to their weights and cuts each user back to its demand
-// (whole machines: rounded down per type, then trimmed type by type in
-// allowed order). It is feasible, deterministic and linear in the
-// number of (user, allowed type) pairs; it is not CMMF (machines a capped
-// user leaves are not redistributed).
+// quickAlloc gives every user machines of one allowed type: users, in
+// order, each join the type that would leave the most machines per unit
+// of weight (Cap/(joined weight + w)), and each type is split among its
+// users in proportion to their weights, cut back to their demands (whole
+// machines: rounded down). It is feasible, deterministic and linear in
+// the number of (user, allowed type) pairs, and its answer has one entry
+// per user (splitting every type among all users that can use it wrote up
+// to one per allowed type: 33 MB for 100,000 users, against 18 MB for the
+// optimum). It is not CMMF: machines a capped user leaves are not
+// redistributed.
 func quickAlloc(in *Instance) *Allocation {
 	weight := make([]float64, len(in.Types))
-	for _, u := range in.Users {
-		if u.Demand > 0 {
-			for _, t := range u.Allowed {
-				weight[t] += u.Weight
+	pick := make([]int, len(in.Users))
+	for i, u := range in.Users {
+		pick[i] = -1
+		if u.Demand <= 0 {
+			continue
+		}
+		best := -1.0
+		for k, t := range u.Allowed {
+			if v := float64(in.Types[t].Cap) / (weight[t] + u.Weight); v > best {
+				best, pick[i] = v, k
 			}
+		}
+		if pick[i] >= 0 {
+			weight[u.Allowed[pick[i]]] += u.Weight
 		}
 	}
 	a := newAllocation(in)
 	for i, u := range in.Users {
-		if u.Demand <= 0 {
+		k := pick[i]
+		if k < 0 {
 			continue
 		}
-		sum := 0.0
-		for k, t := range u.Allowed {
-			v := float64(in.Types[t].Cap) * u.Weight / weight[t]
-			if !in.Divisible {
-				v = math.Floor(v)
-			}
-			a.Amount[i][k] = v
-			sum += v
+		t := u.Allowed[k]
+		v := math.Min(float64(in.Types[t].Cap)*u.Weight/weight[t], u.Demand)
+		if !in.Divisible {
+			v = math.Floor(v)
 		}
-		switch {
-		case sum <= u.Demand:
-		case in.Divisible:
-			for k := range a.Amount[i] {
-				a.Amount[i][k] *= u.Demand / sum
-			}
-			sum = u.Demand
-		default:
-			left := math.Floor(u.Demand)
-			for k, v := range a.Amount[i] {
-				a.Amount[i][k] = math.Min(v, left)
-				left -= a.Amount[i][k]
-			}
-			sum = math.Floor(u.Demand)
-		}
-		a.Total[i] = sum
-		a.Level[i] = sum / u.Weight
+		a.Amount[i][k] = v
+		a.Total[i] = v
+		a.Level[i] = v / u.Weight
 	}
 	return a
 }

@@ -1,16 +1,19 @@
 package cmmf
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
+	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // TestQuickAllocAndBound: the timeout answer's allocation is feasible
-// (whole machines stay whole) and its smallest share never exceeds the
+// (whole machines stay whole), uses one type per user and its smallest share never exceeds the
 // optimum, which never exceeds shareBound, on random small instances.
 func TestQuickAllocAndBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 4))
@@ -19,6 +22,9 @@ func TestQuickAllocAndBound(t *testing.T) {
 		q := quickAlloc(in)
 		checkAllocationFeasible(t, in, q)
 		for i := range in.Users {
+			if n := len(in.Users[i].Allowed) - countZeros(q.Amount[i]); n > 1 {
+				t.Fatalf("instance %d: user %d gets %d types, want one (the answer's size)", it, i, n)
+			}
 			if !in.Divisible && q.Total[i] != math.Floor(q.Total[i]) {
 				t.Fatalf("instance %d: user %d gets %v whole machines", it, i, q.Total[i])
 			}
@@ -48,4 +54,36 @@ func TestExpiredBudgetAnswer(t *testing.T) {
 			t.Fatalf("divisible %v: choosy %+v, %d users", divisible, res.Choosy, len(res.Users))
 		}
 	}
+}
+
+// TestReserveCutSkipsChoosy: when the exact method stops at its reserve
+// (resultReserve × Build's time before the deadline) the timeout answer
+// skips the Choosy baseline too; it used to run Choosy until the Runner's
+// deadline, spending the reserve meant for the answer (0.5 s for 100,000
+// users).
+func TestReserveCutSkipsChoosy(t *testing.T) {
+	req := GenerateRequest(7, GenParams{Users: 200, Types: 10, Machines: 4000, Divisible: true})
+	pre := build(req)
+	pre.took = time.Hour // the reserve covers the whole budget
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, meta, err := Solve(ctx, nil, solver.Options{Decoded: pre, Budget: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.(*Result)
+	if meta.Status != solver.StatusTimeout || res.Choosy.Skipped == "" || len(res.Choosy.Users) != 0 {
+		t.Fatalf("status %v, choosy %+v", meta.Status, res.Choosy)
+	}
+}
+
+// countZeros counts the zero entries of xs.
+func countZeros(xs []float64) int {
+	n := 0
+	for _, x := range xs {
+		if x == 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -244,3 +244,15 @@ func (w *Writer) FloatMap(m map[string]float64) {
 		w.B, w.Err = FloatMap(w.B, m)
 	}
 }
+
+// StringMap appends a map[string]string as json.Marshal does.
+func StringMap(dst []byte, m map[string]string) []byte {
+	dst, _ = appendMap(dst, m, func(b []byte, v string) ([]byte, error) { return String(b, v), nil })
+	return dst
+}
+
+// StringMap writes a map[string]string value.
+func (w *Writer) StringMap(m map[string]string) {
+	w.sep()
+	w.B = StringMap(w.B, m)
+}

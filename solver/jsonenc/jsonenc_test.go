@@ -50,12 +50,14 @@ func TestFloatMatchesMarshal(t *testing.T) {
 func TestMapsMatchMarshal(t *testing.T) {
 	im := map[string]int{"net_out": 3, "cpu": 1, "<&>": -2, "é": 0, "": 7}
 	fm := map[string]float64{"net_out": 1e-7, "cpu": 0.25, "b\"q": 1e21}
+	sm := map[string]string{"m<1>": "u&1", "m0": "é\n", "": ""}
 	for _, c := range []struct {
 		got  []byte
 		want any
 	}{
 		{IntMap(nil, im), im}, {IntMap(nil, nil), map[string]int(nil)}, {IntMap(nil, map[string]int{}), map[string]int{}},
 		{must(FloatMap(nil, fm)), fm}, {must(FloatMap(nil, nil)), map[string]float64(nil)},
+		{StringMap(nil, sm), sm}, {StringMap(nil, nil), map[string]string(nil)},
 	} {
 		want, _ := json.Marshal(c.want)
 		if !bytes.Equal(c.got, want) {
