@@ -57,3 +57,67 @@ func TestExpiredBudgetSkipsCompare(t *testing.T) {
 		t.Fatalf("notes %q do not say compare was cut", meta.Notes)
 	}
 }
+
+// TestExpiredBudgetSkipsModel: with the budget spent before the model is
+// built, mmf and pf answer the empty allocation at once instead of
+// building |frameworks| × |groups| columns first (100,000 × 50 took 1 s
+// past a 50 ms budget on main, and pf then also ran its first LP setup);
+// mmf still bounds its objective by frameworks' values alone.
+func TestExpiredBudgetSkipsModel(t *testing.T) {
+	for _, pol := range []string{PolicyMMF, PolicyPF} {
+		v, err := Generate(5, map[string]string{"frameworks": "300", "servers": "500", "types": "10", "policy": pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		out, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if meta.Status != solver.StatusTimeout || !strings.Contains(strings.Join(meta.Notes, "\n"), "before the model") {
+			t.Fatalf("%s: status %s, notes %q: the model was built on a spent budget", pol, meta.Status, meta.Notes)
+		}
+		for _, f := range out.(*Result).Frameworks {
+			if f.Total != 0 {
+				t.Fatalf("%s: %s got %v tasks without a model", pol, f.Name, f.Total)
+			}
+		}
+		if pol == PolicyMMF {
+			in, err := build(v.(*Request))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, ok := in.aloneBound(CriterionTasks)
+			if !ok || meta.Bound == nil || *meta.Bound != b || *meta.Objective != 0 {
+				t.Fatalf("mmf: objective %v, bound %v, want 0 and the alone bound %v", meta.Objective, meta.Bound, b)
+			}
+		}
+	}
+}
+
+// TestModelCtx: newModelCtx builds newModel's model on a live context
+// and gives up (nil) on a spent one.
+func TestModelCtx(t *testing.T) {
+	v, err := Generate(6, map[string]string{"frameworks": "40", "servers": "200", "types": "8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := build(v.(*Request))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := newModelCtx(ctx, in, CriterionTasks)
+	cancel()
+	if m == nil || len(m.cols) == 0 || len(m.cols) != cap(m.cols) {
+		t.Fatalf("live context: model %v (reserve must size the columns exactly)", m)
+	}
+	if newModelCtx(ctx, in, CriterionTasks) != nil {
+		t.Fatal("a model built on a cancelled context")
+	}
+}
