@@ -121,3 +121,50 @@ func TestModelCtx(t *testing.T) {
 		t.Fatal("a model built on a cancelled context")
 	}
 }
+
+// TestDecodeBuilds: the Decode hook builds the instance alongside
+// validation (on main it only decoded, and Solve spent 0.25 s of a 50 ms
+// budget building 100,000 × 100,000), Solve answers the same bytes from
+// it, and a request that does not build still gets Solve's error.
+func TestDecodeBuilds(t *testing.T) {
+	v, err := Generate(7, map[string]string{"frameworks": "30", "servers": "100", "types": "6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := Problem().Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb, ok := pre.(*prebuilt); !ok || pb.in == nil {
+		t.Fatalf("Decode made %T, not a built instance", pre)
+	}
+	opts := solver.Options{Budget: time.Minute, Start: time.Now()}
+	plain, _, err := Solve(context.Background(), raw, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Decoded = pre
+	built, _, err := Solve(context.Background(), raw, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.(*Result).ElapsedMS, built.(*Result).ElapsedMS = nil, nil // wall time, the one field allowed to differ
+	a, _ := json.Marshal(plain)
+	b, _ := json.Marshal(built)
+	if string(a) != string(b) {
+		t.Fatal("the prebuilt instance answers other bytes")
+	}
+	bad := []byte(`{"resources": ["cpu", "cpu"], "servers": [{"name": "a", "capacity": [1, 1]}], "frameworks": [{"name": "f", "demand": [1, 1]}], "policy": "mmf"}`)
+	pre, err = Problem().Decode(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Decoded = pre
+	if _, _, err := Solve(context.Background(), bad, opts); err == nil {
+		t.Fatal("a request that does not build solved")
+	}
+}
