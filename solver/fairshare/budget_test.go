@@ -57,3 +57,114 @@ func TestExpiredBudgetSkipsCompare(t *testing.T) {
 		t.Fatalf("notes %q do not say compare was cut", meta.Notes)
 	}
 }
+
+// TestExpiredBudgetSkipsModel: with the budget spent before the model is
+// built, mmf and pf answer the empty allocation at once instead of
+// building |frameworks| × |groups| columns first (100,000 × 50 took 1 s
+// past a 50 ms budget on main, and pf then also ran its first LP setup);
+// mmf still bounds its objective by frameworks' values alone.
+func TestExpiredBudgetSkipsModel(t *testing.T) {
+	for _, pol := range []string{PolicyMMF, PolicyPF} {
+		v, err := Generate(5, map[string]string{"frameworks": "300", "servers": "500", "types": "10", "policy": pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		out, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if meta.Status != solver.StatusTimeout || !strings.Contains(strings.Join(meta.Notes, "\n"), "before the model") {
+			t.Fatalf("%s: status %s, notes %q: the model was built on a spent budget", pol, meta.Status, meta.Notes)
+		}
+		for _, f := range out.(*Result).Frameworks {
+			if f.Total != 0 {
+				t.Fatalf("%s: %s got %v tasks without a model", pol, f.Name, f.Total)
+			}
+		}
+		if pol == PolicyMMF {
+			in, err := build(v.(*Request))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, ok := in.aloneBound(CriterionTasks)
+			if !ok || meta.Bound == nil || *meta.Bound != b || *meta.Objective != 0 {
+				t.Fatalf("mmf: objective %v, bound %v, want 0 and the alone bound %v", meta.Objective, meta.Bound, b)
+			}
+		}
+	}
+}
+
+// TestModelCtx: newModelCtx builds newModel's model on a live context
+// and gives up (nil) on a spent one.
+func TestModelCtx(t *testing.T) {
+	v, err := Generate(6, map[string]string{"frameworks": "40", "servers": "200", "types": "8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := build(v.(*Request))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := newModelCtx(ctx, in, CriterionTasks)
+	cancel()
+	if m == nil || len(m.cols) == 0 || len(m.cols) != cap(m.cols) {
+		t.Fatalf("live context: model %v (reserve must size the columns exactly)", m)
+	}
+	if newModelCtx(ctx, in, CriterionTasks) != nil {
+		t.Fatal("a model built on a cancelled context")
+	}
+}
+
+// TestDecodeBuilds: the Decode hook builds the instance alongside
+// validation (on main it only decoded, and Solve spent 0.25 s of a 50 ms
+// budget building 100,000 × 100,000), Solve answers the same bytes from
+// it, and a request that does not build still gets Solve's error.
+func TestDecodeBuilds(t *testing.T) {
+	v, err := Generate(7, map[string]string{"frameworks": "30", "servers": "100", "types": "6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := Problem().Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb, ok := pre.(*prebuilt); !ok || pb.in == nil {
+		t.Fatalf("Decode made %T, not a built instance", pre)
+	}
+	opts := solver.Options{Budget: time.Minute, Start: time.Now()}
+	plain, _, err := Solve(context.Background(), raw, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Decoded = pre
+	built, _, err := Solve(context.Background(), raw, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.(*Result).ElapsedMS, built.(*Result).ElapsedMS = nil, nil // wall time, the one field allowed to differ
+	a, _ := json.Marshal(plain)
+	b, _ := json.Marshal(built)
+	if string(a) != string(b) {
+		t.Fatal("the prebuilt instance answers other bytes")
+	}
+	bad := []byte(`{"resources": ["cpu", "cpu"], "servers": [{"name": "a", "capacity": [1, 1]}], "frameworks": [{"name": "f", "demand": [1, 1]}], "policy": "mmf"}`)
+	pre, err = Problem().Decode(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Decoded = pre
+	if _, _, err := Solve(context.Background(), bad, opts); err == nil {
+		t.Fatal("a request that does not build solved")
+	}
+}

@@ -43,7 +43,19 @@ type model struct {
 const initialColumns = 10
 
 func newModel(in *instance, crit string) *model {
+	return newModelCtx(context.Background(), in, crit)
+}
+
+// modelCheckEvery is how many frameworks newModelCtx builds between
+// deadline checks (100,000 frameworks × 50 server groups took 1 s).
+const modelCheckEvery = 1024
+
+// newModelCtx is newModel that gives up (nil) once ctx is done: the
+// columns alone are |frameworks| × |server groups|, too many to build on
+// a budget already spent.
+func newModelCtx(ctx context.Context, in *instance, crit string) *model {
 	m := &model{in: in, byFw: make([][]int, len(in.fws)), inert: make([]bool, len(in.fws))}
+	m.reserve()
 	psdsf := make([]float64, len(in.fws))
 	if crit == CriterionPSDSF || crit == CriterionDRF {
 		for n := range in.fws {
@@ -51,6 +63,9 @@ func newModel(in *instance, crit string) *model {
 		}
 	}
 	for n := range in.fws {
+		if n%modelCheckEvery == 0 && ctx.Err() != nil {
+			return nil
+		}
 		f := &in.fws[n]
 		if f.cap <= 0 {
 			m.inert[n] = true
@@ -94,6 +109,28 @@ func newModel(in *instance, crit string) *model {
 		}
 	}
 	return m
+}
+
+// reserve sizes the column slices for every usable (framework, group)
+// pair, so building them does not copy them as they grow (half of
+// newModel's time on 5,000,000 columns).
+func (m *model) reserve() {
+	in := m.in
+	k := 0
+	for n := range in.fws {
+		if in.fws[n].cap <= 0 {
+			continue
+		}
+		for _, gr := range in.groups {
+			if in.usable(n, gr.members[0]) {
+				k++
+			}
+		}
+	}
+	m.cols = make([]col, 0, k)
+	m.coef = make([]float64, 0, k)
+	m.vcoef = make([]float64, 0, k)
+	m.active = make([]bool, 0, k)
 }
 
 // activateAll puts every column in the LP (tests compare it with pricing).
