@@ -60,9 +60,9 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 	w.Key("divisible")
 	w.Bool(r.Divisible)
 	w.Key("users")
-	each(&w, r.Users, (*UserResult).write)
+	jsonenc.Slice(&w, r.Users, (*UserResult).write)
 	w.Key("rounds")
-	each(&w, r.Rounds, (*RoundOut).write)
+	jsonenc.Slice(&w, r.Rounds, (*RoundOut).write)
 	w.Key("moved")
 	w.Float(r.Moved)
 	if len(r.Assignment) > 0 {
@@ -70,52 +70,13 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 		w.StringMap(r.Assignment)
 	}
 	w.Key("leximin")
-	floats(&w, r.Leximin)
+	w.Floats(r.Leximin)
 	w.Key("choosy")
 	r.Choosy.write(&w)
 	w.Key("independent")
 	r.Independent.write(&w)
 	w.Close('}')
 	return w.B, w.Err
-}
-
-// each writes a slice as json.Marshal does: null when nil.
-func each[T any](w *jsonenc.Writer, xs []T, write func(*T, *jsonenc.Writer)) {
-	if xs == nil {
-		w.Null()
-		return
-	}
-	w.Open('[')
-	for i := range xs {
-		write(&xs[i], w)
-	}
-	w.Close(']')
-}
-
-// floats writes a []float64 as json.Marshal does.
-func floats(w *jsonenc.Writer, xs []float64) {
-	if xs == nil {
-		w.Null()
-		return
-	}
-	w.Open('[')
-	for _, x := range xs {
-		w.Float(x)
-	}
-	w.Close(']')
-}
-
-// stringsOf writes a []string as json.Marshal does.
-func stringsOf(w *jsonenc.Writer, xs []string) {
-	if xs == nil {
-		w.Null()
-		return
-	}
-	w.Open('[')
-	for _, x := range xs {
-		w.String(x)
-	}
-	w.Close(']')
 }
 
 func (u *UserResult) write(w *jsonenc.Writer) {
@@ -136,10 +97,10 @@ func (r *RoundOut) write(w *jsonenc.Writer) {
 	w.Key("level")
 	w.Float(r.Level)
 	w.Key("frozen")
-	stringsOf(w, r.Frozen)
+	w.Strings(r.Frozen)
 	if len(r.Capped) > 0 {
 		w.Key("capped")
-		stringsOf(w, r.Capped)
+		w.Strings(r.Capped)
 	}
 	w.Close('}')
 }
@@ -156,7 +117,7 @@ func (t *Total) write(w *jsonenc.Writer) {
 func (c *ChoosyOut) write(w *jsonenc.Writer) {
 	w.Open('{')
 	w.Key("users")
-	each(w, c.Users, (*Total).write)
+	jsonenc.Slice(w, c.Users, (*Total).write)
 	w.Key("rmse")
 	w.Float(c.RMSE)
 	if c.Skipped != "" {
@@ -169,7 +130,7 @@ func (c *ChoosyOut) write(w *jsonenc.Writer) {
 func (o *IndependentOut) write(w *jsonenc.Writer) {
 	w.Open('{')
 	w.Key("users")
-	each(w, o.Users, (*Total).write)
+	jsonenc.Slice(w, o.Users, (*Total).write)
 	w.Key("rmse")
 	w.Float(o.RMSE)
 	w.Close('}')

@@ -57,7 +57,7 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 	w.Key("aggregate")
 	w.String(r.Aggregate)
 	w.Key("ordering")
-	each(&w, r.Ordering, func(s *string, w *jsonenc.Writer) { w.String(*s) })
+	jsonenc.Slice(&w, r.Ordering, func(s *string, w *jsonenc.Writer) { w.String(*s) })
 	w.Key("ordering_source")
 	w.String(r.OrderingSource)
 	w.Key("mps_optimal")
@@ -67,11 +67,11 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 	w.Key("rap_method")
 	w.String(r.RAPMethod)
 	w.Key("intervals")
-	each(&w, r.Intervals, (*IntervalOut).write)
+	jsonenc.Slice(&w, r.Intervals, (*IntervalOut).write)
 	w.Key("intervals_truncated")
 	w.Bool(r.IntervalsCut)
 	w.Key("jobs")
-	each(&w, r.Jobs, (*JobOut).write)
+	jsonenc.Slice(&w, r.Jobs, (*JobOut).write)
 	w.Key("baselines")
 	w.Open('{')
 	w.Key("fifo")
@@ -80,22 +80,9 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 	r.Baselines.Fair.write(&w)
 	w.Close('}')
 	w.Key("candidates")
-	each(&w, r.Candidates, (*CandOut).write)
+	jsonenc.Slice(&w, r.Candidates, (*CandOut).write)
 	w.Close('}')
 	return w.B, w.Err
-}
-
-// each writes a slice as json.Marshal does: null when nil.
-func each[T any](w *jsonenc.Writer, xs []T, write func(*T, *jsonenc.Writer)) {
-	if xs == nil {
-		w.Null()
-		return
-	}
-	w.Open('[')
-	for i := range xs {
-		write(&xs[i], w)
-	}
-	w.Close(']')
 }
 
 func (o *IntervalOut) write(w *jsonenc.Writer) {

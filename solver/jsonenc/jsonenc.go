@@ -256,3 +256,27 @@ func (w *Writer) StringMap(m map[string]string) {
 	w.sep()
 	w.B = StringMap(w.B, m)
 }
+
+// Slice writes xs as json.Marshal does (null when nil), each element by
+// write; Floats and Strings are it for the two plain element types.
+func Slice[T any](w *Writer, xs []T, write func(*T, *Writer)) {
+	if xs == nil {
+		w.Null()
+		return
+	}
+	w.Open('[')
+	for i := range xs {
+		write(&xs[i], w)
+	}
+	w.Close(']')
+}
+
+// Floats writes a []float64 as json.Marshal does.
+func (w *Writer) Floats(xs []float64) {
+	Slice(w, xs, func(x *float64, w *Writer) { w.Float(*x) })
+}
+
+// Strings writes a []string as json.Marshal does.
+func (w *Writer) Strings(xs []string) {
+	Slice(w, xs, func(s *string, w *Writer) { w.String(*s) })
+}

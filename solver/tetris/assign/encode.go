@@ -62,30 +62,17 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 	w := jsonenc.Writer{B: slices.Grow(dst, r.sizeHint())}
 	w.Open('{')
 	w.Key("assignments")
-	each(&w, r.Assignments, (*Assignment).write)
+	jsonenc.Slice(&w, r.Assignments, (*Assignment).write)
 	w.Key("unplaced")
-	each(&w, r.Unplaced, (*Unplaced).write)
+	jsonenc.Slice(&w, r.Unplaced, (*Unplaced).write)
 	w.Key("machines")
-	each(&w, r.Machines, (*MachineFree).write)
+	jsonenc.Slice(&w, r.Machines, (*MachineFree).write)
 	w.Key("knobs")
 	r.Knobs.write(&w)
 	w.Key("summary")
 	r.Summary.write(&w)
 	w.Close('}')
 	return w.B, w.Err
-}
-
-// each writes a slice as json.Marshal does: null when nil.
-func each[T any](w *jsonenc.Writer, xs []T, write func(*T, *jsonenc.Writer)) {
-	if xs == nil {
-		w.Null()
-		return
-	}
-	w.Open('[')
-	for i := range xs {
-		write(&xs[i], w)
-	}
-	w.Close(']')
 }
 
 func (a *Assignment) write(w *jsonenc.Writer) {
@@ -141,7 +128,7 @@ func (u *Unplaced) write(w *jsonenc.Writer) {
 	w.Key("remote")
 	w.Bool(u.Remote)
 	w.Key("shortfalls")
-	each(w, u.Shortfalls, (*Shortfall).write)
+	jsonenc.Slice(w, u.Shortfalls, (*Shortfall).write)
 	w.Key("blocked")
 	w.IntMap(u.Blocked)
 	w.Key("reason")
