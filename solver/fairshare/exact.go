@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/xflex/xflex/lp"
 )
@@ -533,38 +534,48 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 			res.levels++
 		}
 		lastLevel = L
-		best, bestDual := -1, 0.0
-		froze := 0
-		for n := range frozen {
-			if frozen[n] {
-				continue
-			}
-			y := math.Abs(sol.RowDuals[b.fwRow[n]])
-			if y > bestDual {
-				best, bestDual = n, y
-			}
-			if y > dualTol {
-				frozen[n], level[n] = true, L
-				froze++
-			}
-		}
-		if froze == 0 {
-			// Numerically every dual vanished; the largest is still the
-			// binding one.
-			if best < 0 {
-				for n := range frozen {
-					if !frozen[n] {
-						best = n
-						break
-					}
-				}
-			}
-			frozen[best], level[best] = true, L
-			froze = 1
-		}
-		active -= froze
+		active -= freezeLevel(sol, b, frozen, level, L)
 	}
 	m.repair(res.x)
+	m.mmfObjective(res, firstLevel)
+	return res, nil
+}
+
+// freezeLevel freezes at level L every unfrozen framework whose row's
+// dual is above dualTol (its level cannot rise further), or the one with
+// the largest dual when numerically every dual vanished; it returns how
+// many it froze.
+func freezeLevel(sol *lp.Solution, b *lpb, frozen []bool, level []float64, L float64) int {
+	best, bestDual := -1, 0.0
+	froze := 0
+	for n := range frozen {
+		if frozen[n] {
+			continue
+		}
+		y := math.Abs(sol.RowDuals[b.fwRow[n]])
+		if y > bestDual {
+			best, bestDual = n, y
+		}
+		if y > dualTol {
+			frozen[n], level[n] = true, L
+			froze++
+		}
+	}
+	if froze > 0 {
+		return froze
+	}
+	if best < 0 {
+		best = slices.Index(frozen, false)
+	}
+	frozen[best], level[best] = true, L
+	return 1
+}
+
+// mmfObjective sets res's objective (the smallest value of a non-inert
+// framework in res.x) and bound: the objective itself when the levels all
+// finished; out of budget, the first level LP's optimum (the max-min
+// value) or, before it, the smallest value any framework gets alone.
+func (m *model) mmfObjective(res *exactResult, firstLevel float64) {
 	u := m.shares(res.x)
 	res.objective = math.Inf(1)
 	for n := range u {
@@ -576,21 +587,19 @@ func solveMMF(ctx context.Context, m *model, backend string) (*exactResult, erro
 		res.objective = 0
 	}
 	res.bound = res.objective
-	if res.timeout {
-		// Out of budget: the first level LP's optimum is the max-min
-		// value; before it, every framework's value alone bounds it.
-		res.bound = firstLevel
-		if res.levels == 0 {
-			res.bound = math.Inf(1)
-			for n := range frozen {
-				if !m.inert[n] {
-					res.bound = math.Min(res.bound, m.alone(n))
-				}
+	if !res.timeout {
+		return
+	}
+	res.bound = firstLevel
+	if res.levels == 0 {
+		res.bound = math.Inf(1)
+		for n := range u {
+			if !m.inert[n] {
+				res.bound = math.Min(res.bound, m.alone(n))
 			}
 		}
-		res.bound = math.Max(res.bound, res.objective)
 	}
-	return res, nil
+	res.bound = math.Max(res.bound, res.objective)
 }
 
 // alone is framework n's best criterion value when alone (capacity only):
