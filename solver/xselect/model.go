@@ -306,10 +306,28 @@ func (m *model) resolvePairs(vs *solver.Violations) {
 // placement computes allowed nodes and conflicts and reports the
 // contradictions of issue #6 as 422 infeasible with names.
 func (m *model) placement() error {
-	var vs []solver.Violation
-	add := func(ptr, format string, args ...any) {
-		vs = append(vs, solver.Violation{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	if vs := m.allowedNodes(); len(vs) > 0 {
+		return m.infeasible(vs)
 	}
+	conf := m.buildConflicts()
+	if vs := m.colocationViolations(conf); len(vs) > 0 {
+		return m.infeasible(vs)
+	}
+	return nil
+}
+
+// violations collects placement contradictions.
+type violations []solver.Violation
+
+func (vs *violations) add(ptr, format string, args ...any) {
+	*vs = append(*vs, solver.Violation{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+}
+
+// allowedNodes fills m.appNodes and m.allowed (the nodes each application
+// and each group may use) and lists shapes, applications and groups left
+// with no node.
+func (m *model) allowedNodes() violations {
+	var vs violations
 	req := m.req
 	for s, sh := range req.Shapes {
 		fits := false
@@ -320,7 +338,7 @@ func (m *model) placement() error {
 			}
 		}
 		if !fits {
-			add(solver.Ptr("shapes", s), "shape %q fits no node", sh.Name)
+			vs.add(solver.Ptr("shapes", s), "shape %q fits no node", sh.Name)
 		}
 	}
 	// Applications without a predicate share one row of every node, and
@@ -343,7 +361,7 @@ func (m *model) placement() error {
 			}
 		}
 		if !any {
-			add(solver.Ptr("apps", a, "require"), "application %q has no allowed node", app.Name)
+			vs.add(solver.Ptr("apps", a, "require"), "application %q has no allowed node", app.Name)
 		}
 		if app.Require == nil {
 			everyNode = m.appNodes[a]
@@ -370,12 +388,17 @@ func (m *model) placement() error {
 		row, any := m.allowedRow(shapeNodes[gr.shape], req.Apps[gr.app].Require == nil, m.appNodes[gr.app])
 		m.allowed[g] = row
 		if !any && slices.Contains(m.appNodes[gr.app], true) {
-			add(solver.Ptr("apps", gr.app, "mix", sh.Name), "application %q has no allowed node for shape %q", req.Apps[gr.app].Name, sh.Name)
+			vs.add(solver.Ptr("apps", gr.app, "mix", sh.Name), "application %q has no allowed node for shape %q", req.Apps[gr.app].Name, sh.Name)
 		}
 	}
-	if len(vs) > 0 {
-		return m.infeasible(vs)
-	}
+	return vs
+}
+
+// buildConflicts sets m.conflicts, the sorted pairs that may not share a
+// node (exlocation between groups, Garbo between applications, the
+// latter offset by the group count), and returns them as a set.
+func (m *model) buildConflicts() map[[2]int]bool {
+	req := m.req
 	// Conflicts: exlocation between groups, Garbo between applications.
 	G := len(m.groups)
 	conf := map[[2]int]bool{}
@@ -405,6 +428,14 @@ func (m *model) placement() error {
 		}
 		return a[1] - b[1]
 	})
+	return conf
+}
+
+// colocationViolations lists colocated pairs that are also in conflict or
+// that fit no node allowed to both.
+func (m *model) colocationViolations(conf map[[2]int]bool) violations {
+	var vs violations
+	req := m.req
 	// Colocated pairs: no conflict between the sides, and each pair of
 	// groups that can be paired must fit some node allowed to both.
 	for i, p := range m.coloc {
@@ -414,7 +445,7 @@ func (m *model) placement() error {
 				an, bn := req.Apps[gg.app].Name, req.Apps[hh.app].Name
 				sg, sh := req.Shapes[gg.shape], req.Shapes[hh.shape]
 				if conf[[2]int{min(g, h), max(g, h)}] || (gg.app != hh.app && (req.Apps[gg.app].Garbo || req.Apps[hh.app].Garbo)) {
-					add(solver.Ptr("colocate", i), "colocated %s/%s and %s/%s are also exlocated (or one is a Garbo application)", an, sg.Name, bn, sh.Name)
+					vs.add(solver.Ptr("colocate", i), "colocated %s/%s and %s/%s are also exlocated (or one is a Garbo application)", an, sg.Name, bn, sh.Name)
 					continue
 				}
 				sum := make([]float64, m.R)
@@ -426,15 +457,12 @@ func (m *model) placement() error {
 					ok = m.allowed[g][n] && m.allowed[h][n] && vecpack.Fits(sum, m.caps[n])
 				}
 				if !ok {
-					add(solver.Ptr("colocate", i), "colocated pair %s/%s and %s/%s fits no node together", an, sg.Name, bn, sh.Name)
+					vs.add(solver.Ptr("colocate", i), "colocated pair %s/%s and %s/%s fits no node together", an, sg.Name, bn, sh.Name)
 				}
 			}
 		}
 	}
-	if len(vs) > 0 {
-		return m.infeasible(vs)
-	}
-	return nil
+	return vs
 }
 
 // allowedRow is the nodes both a shape's row and an application's row
