@@ -297,6 +297,14 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 		}
 		return fmt.Errorf("job %s interrupted: %w", id, ctx.Err())
 	}
+	return s.recordOutcome(dctx, rec, attempt, resp, runErr, last, userCancelled)
+}
+
+// recordOutcome stores a finished attempt: cancelled by its user (with
+// whatever answer the solve returned), failed with the solver's problem
+// document, or succeeded with the encoded response.
+func (s *Service) recordOutcome(ctx context.Context, rec record, attempt int, resp *solver.Response,
+	runErr error, last Progress, userCancelled bool) error {
 	var result []byte
 	if resp != nil {
 		result = resp.Wire
@@ -309,21 +317,21 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 	case userCancelled:
 		final.Phase = "cancelled"
 		final.Fraction = last.Fraction
-		return s.finish(dctx, rec, attempt, StateCancelled, result, nil, final)
+		return s.finish(ctx, rec, attempt, StateCancelled, result, nil, final)
 	case runErr != nil:
 		var xe *solver.Error
 		if !errors.As(runErr, &xe) {
 			xe = &solver.Error{Kind: solver.KindInternal, Detail: runErr.Error(), Err: runErr}
 		}
 		if xe.Kind == solver.KindInternal {
-			s.log.Error().Err(xe).Str("job", id).Msg("job solve failed")
+			s.log.Error().Err(xe).Str("job", rec.ID).Msg("job solve failed")
 		}
 		pd := httpapi.FromError(xe, "/v1/"+rec.Problem, "")
 		final.Phase = "failed"
 		final.Fraction = nil
-		return s.finish(dctx, rec, attempt, StateFailed, nil, &pd, final)
+		return s.finish(ctx, rec, attempt, StateFailed, nil, &pd, final)
 	default:
-		return s.finish(dctx, rec, attempt, StateSucceeded, result, nil, final)
+		return s.finish(ctx, rec, attempt, StateSucceeded, result, nil, final)
 	}
 }
 
