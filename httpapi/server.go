@@ -1,8 +1,9 @@
 // Package httpapi is xflex's HTTP front end: a chi router that exposes every
 // problem as POST /v1/{problem}, the embedded JSON Schemas, health and
 // version endpoints, and the middleware every request goes through (request
-// id, access log, panic recovery, body and response deadlines, body limit,
-// content-type check) and the admission every body goes through before it
+// id, access log, panic recovery, Bearer tokens and their scopes when the
+// server has an auth file (auth.go), body and response deadlines, body
+// limit, content-type check) and the admission every body goes through before it
 // is read (a solve slot and a share of a memory budget: admission.go).
 //
 // Solving itself is delegated to solver.Runner, the same code path as
@@ -52,6 +53,10 @@ type Config struct {
 	// starts, so a client that does not read cannot hold a slot and its
 	// memory. Default 30 s.
 	WriteTimeout time.Duration
+	// Auth, when set, requires a Bearer token from the auth file on every
+	// path but the open ones (authpolicy.go). Nil: no tokens, every request
+	// is the local principal (the server must then listen on loopback).
+	Auth *Auth
 }
 
 func (c Config) withDefaults() Config {
@@ -91,7 +96,12 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, runner: runner, log: log, adm: newAdmission(cfg)}
 	r := chi.NewRouter()
-	r.Use(requestID, accessLog(log), recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout))
+	var names []string
+	for _, p := range runner.Problems() {
+		names = append(names, p.Name)
+	}
+	r.Use(requestID, accessLog(log), recoverer(log), authenticate(cfg.Auth, basePolicy.withProblems(names)),
+		deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
