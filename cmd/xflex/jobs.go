@@ -28,6 +28,7 @@ const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running
 flags of every command:
   --server URL   the xflex server (default $XFLEX_SERVER or http://127.0.0.1:8080)
   --client ID    sent as X-Client-Id (per-client limits)
+  --token TOKEN  sent as Authorization: Bearer (default $XFLEX_TOKEN; xflex token new)
 --variants FILE holds a JSON array [{"name": ..., "patch": {...}}] of RFC 7396
 merge patches on the input, or an object {"NAME": PATCH, ...} (sorted by name).
 Exit status: 0 success, 1 the job or request failed, 2 usage, 3 server unreachable.
@@ -37,6 +38,7 @@ Exit status: 0 success, 1 the job or request failed, 2 usage, 3 server unreachab
 type jobsClient struct {
 	server string
 	client string
+	token  string
 	http   *http.Client
 }
 
@@ -59,6 +61,7 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	c := &jobsClient{http: &http.Client{Timeout: 60 * time.Second}}
 	fs.StringVar(&c.server, "server", server, "xflex server URL")
 	fs.StringVar(&c.client, "client", "", "client id (X-Client-Id)")
+	fs.StringVar(&c.token, "token", "", "bearer token for a server with an auth file (default $XFLEX_TOKEN, not shown)")
 	var (
 		variants string
 		wait     bool
@@ -105,6 +108,9 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		args = args[1:]
 	}
 	c.server = strings.TrimRight(c.server, "/")
+	if c.token == "" {
+		c.token = os.Getenv("XFLEX_TOKEN")
+	}
 	needID := func() (string, bool) {
 		if len(rest) != 1 {
 			fmt.Fprintf(stderr, "usage: xflex jobs %s [flags] ID\n", sub)
@@ -285,6 +291,9 @@ func (c *jobsClient) do(ctx context.Context, method, path string, body []byte, s
 	}
 	if c.client != "" {
 		req.Header.Set("X-Client-Id", c.client)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -1,6 +1,7 @@
 // Command xflex is the single xflex binary:
 //
 //	xflex serve [--addr HOST:PORT] [flags]   run the HTTP API
+//	xflex token new TENANT [--scopes LIST]   make a token and its auth-file line
 //	xflex solve PROBLEM FILE|-               solve one request, print the response JSON
 //	xflex gen PROBLEM --seed N [--k v ...]   print a random instance
 //	xflex bench PROBLEM [--scale small|full] print the quality and speed table
@@ -41,7 +42,8 @@ func main() {
 const usage = `xflex: offline optimization and packing for cluster schedulers
 
 usage:
-  xflex serve [--addr HOST:PORT] [--store sqlite:PATH|postgres://...] [--max-budget DUR] [--max-concurrent N] [--max-body BYTES]
+  xflex serve [--addr HOST:PORT] [--auth-file PATH] [--store sqlite:PATH|postgres://...] [--max-budget DUR] [--max-concurrent N] [--max-body BYTES]
+  xflex token new TENANT [--scopes solve,jobs,admin] [--auth-file PATH]   make a token and its auth-file line
   xflex solve PROBLEM FILE|-        solve a request (same JSON as POST /v1/PROBLEM)
   xflex jobs submit|status|wait|result|cancel|list ...   asynchronous jobs on a server (xflex jobs help)
   xflex gen PROBLEM --seed N [--PARAM VALUE ...]
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr)
+	case "token":
+		return cmdToken(args[1:], stdout, stderr)
 	case "jobs":
 		return jobsCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "solve":

@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -32,6 +34,8 @@ type serveConfig struct {
 	idle            time.Duration
 	shutdownTimeout time.Duration
 	logFormat       string
+	authFile        string
+	insecure        bool
 	jobs            *jobs.Config
 }
 
@@ -52,6 +56,9 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.DurationVar(&c.idle, "idle-timeout", 60*time.Second, "how long a keep-alive connection may sit idle")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 90*time.Second, "how long shutdown waits for in-flight solves")
 	fs.StringVar(&c.logFormat, "log-format", "json", "access log format: json or console")
+	fs.StringVar(&c.authFile, "auth-file", os.Getenv("XFLEX_AUTH_FILE"),
+		"file of tokens, one `TENANT SCOPES SHA256HEX` a line (xflex token new); re-read on SIGHUP (default $XFLEX_AUTH_FILE)")
+	fs.BoolVar(&c.insecure, "insecure", false, "serve a non-loopback --addr without --auth-file (no tokens: anyone who reaches it may use it)")
 	c.jobs = jobs.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -80,6 +87,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		out = zerolog.ConsoleWriter{Out: stdout, TimeFormat: time.RFC3339}
 	}
 	log := zerolog.New(out).With().Timestamp().Logger()
+	addr, auth, err := serveAccess(c, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: %v\n", err)
+		return 2
+	}
 	runner, err := newRunner(c.maxBudget)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
@@ -87,17 +99,21 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	api := httpapi.New(httpapi.Config{
 		MaxBodyBytes: c.maxBody, MaxConcurrent: c.maxConcurrent, QueueWait: c.queueWait,
-		MaxInflightBytes: c.maxInflight, ReadBodyTimeout: c.readBody, WriteTimeout: c.write,
+		MaxInflightBytes: c.maxInflight, ReadBodyTimeout: c.readBody, WriteTimeout: c.write, Auth: auth,
 	}, runner, log)
 	stopJobs, err := jobs.Setup(ctx, *c.jobs, runner, api, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: jobs: %v\n", err)
 		return 1
 	}
-	ln, err := net.Listen("tcp", c.addr)
+	ln, err := net.ListenTCP("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: listen %s: %v\n", c.addr, err)
 		return 1
+	}
+	if auth != nil {
+		stopReload := reloadOnHangup(auth, log)
+		defer stopReload()
 	}
 	srv := httpServer(c, api.Handler())
 	log.Info().Str("addr", ln.Addr().String()).Str("version", httpapi.VersionInfo()["version"].(string)).Msg("xflex serving")
@@ -126,4 +142,64 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	log.Info().Msg("stopped")
 	_ = os.Stdout.Sync()
 	return 0
+}
+
+// serveAccess resolves --addr and loads --auth-file. Without an auth file
+// the server has no tokens, so it may listen only on a loopback address
+// unless --insecure says otherwise (then it logs a warning): ":8080",
+// "0.0.0.0:8080" and a hostname that does not resolve to loopback are
+// refused. The address is resolved once and the server listens on exactly
+// what was checked.
+func serveAccess(c serveConfig, log zerolog.Logger) (*net.TCPAddr, *httpapi.Auth, error) {
+	addr, err := net.ResolveTCPAddr("tcp", c.addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--addr %s: %w", c.addr, err)
+	}
+	if c.authFile != "" {
+		auth, err := httpapi.LoadAuth(c.authFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		tokens, tenants := auth.Counts()
+		log.Info().Str("auth_file", c.authFile).Int("tokens", tokens).Int("tenants", tenants).Msg("auth file loaded")
+		return addr, auth, nil
+	}
+	if addr.IP.IsLoopback() {
+		return addr, nil, nil
+	}
+	if !c.insecure {
+		return nil, nil, fmt.Errorf("--addr %s is not a loopback address: give --auth-file (tokens, see `xflex token new`), "+
+			"or --insecure to serve it without tokens", c.addr)
+	}
+	log.Warn().Str("addr", c.addr).Msg("--insecure: serving a non-loopback address without an auth file; anyone who can reach it may use it")
+	return addr, nil, nil
+}
+
+// reloadOnHangup re-reads the auth file on every SIGHUP until the
+// returned stop is called (so also while the server drains). A bad file is logged with its line numbers
+// and the tokens loaded before stay in force; requests are never dropped
+// (the listener is untouched and the token set is swapped atomically).
+func reloadOnHangup(auth *httpapi.Auth, log zerolog.Logger) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-hup:
+			}
+			if err := auth.Reload(); err != nil {
+				log.Error().Str("auth_file", auth.Path()).Err(err).Msg("auth file reload failed; the tokens loaded before stay in force")
+				continue
+			}
+			tokens, tenants := auth.Counts()
+			log.Info().Str("auth_file", auth.Path()).Int("tokens", tokens).Int("tenants", tenants).Msg("auth file reloaded")
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
 }
