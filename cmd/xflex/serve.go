@@ -57,7 +57,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 90*time.Second, "how long shutdown waits for in-flight solves")
 	fs.StringVar(&c.logFormat, "log-format", "json", "access log format: json or console")
 	fs.StringVar(&c.authFile, "auth-file", os.Getenv("XFLEX_AUTH_FILE"),
-		"file of tokens, one `TENANT SCOPES SHA256HEX` a line (xflex token new); re-read on SIGHUP (default $XFLEX_AUTH_FILE)")
+		"`PATH` of the token file, a line TENANT SCOPES SHA256HEX per token (xflex token new); re-read on SIGHUP (default $XFLEX_AUTH_FILE)")
 	fs.BoolVar(&c.insecure, "insecure", false, "serve a non-loopback --addr without --auth-file (no tokens: anyone who reaches it may use it)")
 	c.jobs = jobs.Flags(fs)
 	if err := fs.Parse(args); err != nil {
