@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // writeAuthFile writes lines to a fresh auth file, replacing it by a
@@ -235,5 +239,39 @@ func TestAuthReload(t *testing.T) {
 	}
 	if code, _ := post("t-d"); code != 401 {
 		t.Errorf("after a failed reload the bad file's token d gets %d, want 401", code)
+	}
+}
+
+// TestAuthRefusalBoundsBody: a request refused for want of a token that
+// trickles its body still has its connection closed after
+// ReadBodyTimeout (the server reads what is left of a body before it can
+// reuse the connection; auth runs inside the deadlines middleware).
+func TestAuthRefusalBoundsBody(t *testing.T) {
+	a, err := LoadAuth(writeAuthFile(t, "", "a solve "+HashToken("t-a")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(newHarness(t, Config{Auth: a, ReadBodyTimeout: 50 * time.Millisecond}).srv.Handler())
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Far beyond ReadBodyTimeout; the connection must be closed long before.
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprint(conn, "POST /v1/selftest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"mode\"")
+	rd := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("status %d, want 401", resp.StatusCode)
+	}
+	if _, err := rd.ReadByte(); err != io.EOF {
+		t.Fatalf("after the 401 the connection gave %v, want EOF (closed by the server)", err)
 	}
 }

@@ -100,8 +100,10 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	for _, p := range runner.Problems() {
 		names = append(names, p.Name)
 	}
-	r.Use(requestID, accessLog(log), recoverer(log), authenticate(cfg.Auth, basePolicy.withProblems(names)),
-		deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout))
+	// Auth runs inside deadlines, so a refused request cannot hold its
+	// connection by trickling a body the server must read past.
+	r.Use(requestID, accessLog(log), recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
+		authenticate(cfg.Auth, basePolicy.withProblems(names)))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
