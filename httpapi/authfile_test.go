@@ -143,3 +143,26 @@ func TestLookupIsConstantTime(t *testing.T) {
 		t.Errorf("lookup's loop calls subtle.ConstantTimeCompare %d times, want 1", compares)
 	}
 }
+
+// FuzzParseAuthFile: any file either parses or is refused with line
+// numbers, never panics; what parses grants each line's hash exactly.
+func FuzzParseAuthFile(f *testing.F) {
+	f.Add("a solve " + hashA + "\n")
+	f.Add("# c\nb admin,jobs " + hashB + " # x\n\nc solve\n")
+	f.Add("a solve,solve " + hashA)
+	f.Add("a\tsolve\t" + strings.ToUpper(hashA) + "\r\n")
+	f.Fuzz(func(t *testing.T, file string) {
+		st, err := parseAuthFile("f", strings.NewReader(file))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f:") && !strings.HasPrefix(err.Error(), "read f:") {
+				t.Fatalf("error without a line number: %v", err)
+			}
+			return
+		}
+		for _, e := range st.entries {
+			if !validTenant.MatchString(e.principal.Tenant) || len(e.principal.Scopes) == 0 {
+				t.Fatalf("parsed a bad entry %+v", e.principal)
+			}
+		}
+	})
+}
