@@ -160,8 +160,7 @@ func serveAccess(c serveConfig, log zerolog.Logger) (*net.TCPAddr, *httpapi.Auth
 		if err != nil {
 			return nil, nil, err
 		}
-		tokens, tenants := auth.Counts()
-		log.Info().Str("auth_file", c.authFile).Int("tokens", tokens).Int("tenants", tenants).Msg("auth file loaded")
+		logTokens(log, auth, "auth file loaded")
 		return addr, auth, nil
 	}
 	if addr.IP.IsLoopback() {
@@ -194,12 +193,22 @@ func reloadOnHangup(auth *httpapi.Auth, log zerolog.Logger) (stop func()) {
 				log.Error().Str("auth_file", auth.Path()).Err(err).Msg("auth file reload failed; the tokens loaded before stay in force")
 				continue
 			}
-			tokens, tenants := auth.Counts()
-			log.Info().Str("auth_file", auth.Path()).Int("tokens", tokens).Int("tenants", tenants).Msg("auth file reloaded")
+			logTokens(log, auth, "auth file reloaded")
 		}
 	}()
 	return func() {
 		signal.Stop(hup)
 		close(done)
 	}
+}
+
+// logTokens logs how many tokens and tenants the auth file holds, as a
+// warning when it holds none (then only the open paths answer).
+func logTokens(log zerolog.Logger, auth *httpapi.Auth, msg string) {
+	tokens, tenants := auth.Counts()
+	ev := log.Info()
+	if tokens == 0 {
+		ev = log.Warn().Str("warning", "no tokens: every path but /healthz, /readyz and /version answers 401")
+	}
+	ev.Str("auth_file", auth.Path()).Int("tokens", tokens).Int("tenants", tenants).Msg(msg)
 }
