@@ -90,6 +90,7 @@ func authenticate(a *Auth, pol policy) func(http.Handler) http.Handler {
 				unauthorized(w, r, `Bearer realm="xflex", error="invalid_token"`, "the token is not known to this server")
 				return
 			}
+			noteTenant(r.Context(), p.Tenant)
 			if need.scope != "" && !p.Has(need.scope) {
 				forbidden(w, r, need.scope)
 				return

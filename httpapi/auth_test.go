@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // writeAuthFile writes lines to a fresh auth file, replacing it by a
@@ -273,5 +277,42 @@ func TestAuthRefusalBoundsBody(t *testing.T) {
 	}
 	if _, err := rd.ReadByte(); err != io.EOF {
 		t.Fatalf("after the 401 the connection gave %v, want EOF (closed by the server)", err)
+	}
+}
+
+// TestAccessLogTenant: the access log line of a request with a known
+// token names its tenant (also when refused for want of a scope); a
+// request without one names none.
+func TestAccessLogTenant(t *testing.T) {
+	a, err := LoadAuth(writeAuthFile(t, "", "team-a solve "+HashToken("t-a")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	h := accessLog(zerolog.New(&logs))(authenticate(a, basePolicy.withProblems([]string{"p"}))(ok))
+	for _, tc := range []struct {
+		path, auth string
+		status     int
+		tenant     string
+	}{
+		{"/v1/p", "Bearer t-a", 204, "team-a"},
+		{"/v1/jobs", "Bearer t-a", 403, "team-a"},
+		{"/v1/p", "Bearer nope", 401, ""},
+		{"/healthz", "", 204, ""},
+	} {
+		logs.Reset()
+		if rec := send(h, "GET", tc.path, tc.auth); rec.Code != tc.status {
+			t.Fatalf("%s: %d, want %d", tc.path, rec.Code, tc.status)
+		}
+		var line struct {
+			Tenant *string `json:"tenant"`
+		}
+		if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
+			t.Fatalf("%s: log %q: %v", tc.path, logs.String(), err)
+		}
+		if got := line.Tenant; (got == nil) != (tc.tenant == "") || got != nil && *got != tc.tenant {
+			t.Errorf("%s %s: log %s, want tenant %q", tc.path, tc.auth, logs.String(), tc.tenant)
+		}
 	}
 }

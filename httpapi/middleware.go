@@ -43,14 +43,26 @@ func requestID(next http.Handler) http.Handler {
 	})
 }
 
+const logTenantKey ctxKey = 2
+
+// noteTenant records the tenant of an authenticated request for its
+// access log line (the auth middleware runs inside accessLog, so the
+// Principal it sets never reaches accessLog's own context).
+func noteTenant(ctx context.Context, tenant string) {
+	if slot, ok := ctx.Value(logTenantKey).(*string); ok {
+		*slot = tenant
+	}
+}
+
 // accessLog writes one zerolog line per request with id, method, path,
-// status, bytes and duration.
+// status, bytes, duration and, when a token authenticated it, the tenant.
 func accessLog(log zerolog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-			next.ServeHTTP(ww, r)
+			var tenant string
+			next.ServeHTTP(ww, r.WithContext(context.WithValue(r.Context(), logTenantKey, &tenant)))
 			status := ww.Status()
 			if status == 0 {
 				status = http.StatusOK
@@ -65,8 +77,11 @@ func accessLog(log zerolog.Logger) func(http.Handler) http.Handler {
 				Int("status", status).
 				Int("bytes", ww.BytesWritten()).
 				Float64("duration_ms", float64(time.Since(start).Microseconds())/1000).
-				Str("remote", r.RemoteAddr).
-				Msg("request")
+				Str("remote", r.RemoteAddr)
+			if tenant != "" {
+				ev.Str("tenant", tenant)
+			}
+			ev.Msg("request")
 		})
 	}
 }
