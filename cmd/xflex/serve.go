@@ -92,6 +92,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
 		return 2
 	}
+	if auth != nil {
+		stopReload := reloadOnHangup(auth, log)
+		defer stopReload()
+	}
 	runner, err := newRunner(c.maxBudget)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
@@ -110,10 +114,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: listen %s: %v\n", c.addr, err)
 		return 1
-	}
-	if auth != nil {
-		stopReload := reloadOnHangup(auth, log)
-		defer stopReload()
 	}
 	srv := httpServer(c, api.Handler())
 	log.Info().Str("addr", ln.Addr().String()).Str("version", httpapi.VersionInfo()["version"].(string)).Msg("xflex serving")
@@ -175,9 +175,10 @@ func serveAccess(c serveConfig, log zerolog.Logger) (*net.TCPAddr, *httpapi.Auth
 }
 
 // reloadOnHangup re-reads the auth file on every SIGHUP until the
-// returned stop is called (so also while the server drains). A bad file is logged with its line numbers
-// and the tokens loaded before stay in force; requests are never dropped
-// (the listener is untouched and the token set is swapped atomically).
+// returned stop is called (so also while the server drains). A bad file
+// is logged with its line numbers and the tokens loaded before stay in
+// force; requests are never dropped (the listener is untouched and the
+// token set is swapped atomically).
 func reloadOnHangup(auth *httpapi.Auth, log zerolog.Logger) (stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
