@@ -51,6 +51,7 @@ func TestServeAccess(t *testing.T) {
 		{addr: "127.0.0.1:8080"},
 		{addr: "127.0.0.2:8080"},
 		{addr: "[::1]:8080"},
+		{addr: "127.0.0.1:8080", insecure: true},
 		{addr: ":8080", err: "not a loopback address"},
 		{addr: "0.0.0.0:8080", err: "not a loopback address"},
 		{addr: "[::]:8080", err: "not a loopback address"},
@@ -88,6 +89,18 @@ func TestServeAccess(t *testing.T) {
 	if code := run(context.Background(), []string{"serve", "--addr", "0.0.0.0:0"}, nil, io.Discard, &stderr); code != 2 ||
 		!strings.Contains(stderr.String(), "--auth-file") || !strings.Contains(stderr.String(), "--insecure") {
 		t.Fatalf("serve --addr 0.0.0.0:0: exit %d, %s; want 2 naming --auth-file and --insecure", code, stderr.String())
+	}
+}
+
+// TestAuthFileFromEnv: XFLEX_AUTH_FILE is --auth-file's default.
+func TestAuthFileFromEnv(t *testing.T) {
+	t.Setenv("XFLEX_AUTH_FILE", "/etc/xflex/tokens")
+	c, err := parseServe(nil, io.Discard)
+	if err != nil || c.authFile != "/etc/xflex/tokens" {
+		t.Fatalf("auth file %q (%v), want the environment's", c.authFile, err)
+	}
+	if c, err = parseServe([]string{"--auth-file", "other"}, io.Discard); err != nil || c.authFile != "other" {
+		t.Fatalf("auth file %q (%v), want the flag's", c.authFile, err)
 	}
 }
 
