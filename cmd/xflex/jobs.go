@@ -95,17 +95,9 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return 2
 	}
 	// Flags may come before or after the arguments (`jobs wait ID --timeout 1m`).
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return 2
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 2
 	}
 	c.server = strings.TrimRight(c.server, "/")
 	if c.token == "" {
