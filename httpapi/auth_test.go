@@ -58,8 +58,8 @@ func whoami(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, map[string]any{"tenant": p.Tenant, "scopes": p.Scopes})
 }
 
-// send serves one request with an optional Authorization header.
-func send(h http.Handler, method, path, authorization string) *httptest.ResponseRecorder {
+// sendAuth serves one request with an optional Authorization header.
+func sendAuth(h http.Handler, method, path, authorization string) *httptest.ResponseRecorder {
 	var body *strings.Reader
 	if method == http.MethodPost {
 		body = strings.NewReader(`{"mode":"ok","n":3}`)
@@ -129,7 +129,7 @@ func TestAuthStatuses(t *testing.T) {
 		{"GET", "/v1/%6Aobs/whoami", solve, 404, ""}, // routed as escaped: no route, and not judged as /v1/jobs
 	} {
 		t.Run(fmt.Sprint(tc.method, tc.path, " ", tc.auth), func(t *testing.T) {
-			rec := send(h, tc.method, tc.path, tc.auth)
+			rec := sendAuth(h, tc.method, tc.path, tc.auth)
 			if rec.Code != tc.status {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tc.status, rec.Body)
 			}
@@ -159,13 +159,13 @@ func TestAuthStatuses(t *testing.T) {
 // TestAuthSetsPrincipal: a valid token's tenant and scopes reach the
 // handler; without an auth file every request is the local principal.
 func TestAuthSetsPrincipal(t *testing.T) {
-	rec := send(authHarness(t).srv.Handler(), "GET", "/v1/jobs/whoami", "Bearer t-jobs")
+	rec := sendAuth(authHarness(t).srv.Handler(), "GET", "/v1/jobs/whoami", "Bearer t-jobs")
 	if rec.Code != 200 || strings.TrimSpace(rec.Body.String()) != `{"scopes":["jobs"],"tenant":"jobber"}` {
 		t.Fatalf("with a token: %d %s", rec.Code, rec.Body)
 	}
 	h := newHarness(t, Config{})
 	h.srv.Router().Get("/v1/jobs/whoami", whoami)
-	rec = send(h.srv.Handler(), "GET", "/v1/jobs/whoami", "Bearer t-jobs")
+	rec = sendAuth(h.srv.Handler(), "GET", "/v1/jobs/whoami", "Bearer t-jobs")
 	if rec.Code != 200 || strings.TrimSpace(rec.Body.String()) != `{"scopes":["solve","jobs","admin"],"tenant":"local"}` {
 		t.Fatalf("without an auth file: %d %s", rec.Code, rec.Body)
 	}
@@ -302,7 +302,7 @@ func TestAccessLogTenant(t *testing.T) {
 		{"/healthz", "", 204, ""},
 	} {
 		logs.Reset()
-		if rec := send(h, "GET", tc.path, tc.auth); rec.Code != tc.status {
+		if rec := sendAuth(h, "GET", tc.path, tc.auth); rec.Code != tc.status {
 			t.Fatalf("%s: %d, want %d", tc.path, rec.Code, tc.status)
 		}
 		var line struct {

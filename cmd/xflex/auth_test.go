@@ -255,7 +255,7 @@ func TestTokenNew(t *testing.T) {
 	}
 	h := httpapi.New(httpapi.Config{Auth: a}, mustRunner(t), zerolog.Nop()).Handler()
 	for _, token := range tokens {
-		if code := request(h, "GET", "/v1/problems", token); code != 200 {
+		if code := authRequest(h, "GET", "/v1/problems", token); code != 200 {
 			t.Errorf("token %s from the file: %d", token, code)
 		}
 	}
@@ -319,11 +319,11 @@ func TestPolicyCoversEveryRoute(t *testing.T) {
 			return nil
 		}
 		path := param.ReplaceAllString(route, "x")
-		if code := request(h, method, path, ""); (code == 401) != (need != "open") {
+		if code := authRequest(h, method, path, ""); (code == 401) != (need != "open") {
 			t.Errorf("%s %s (%s) without a token: %d", method, path, need, code)
 		}
 		for _, s := range scopes {
-			code := request(h, method, path, "t-"+string(s))
+			code := authRequest(h, method, path, "t-"+string(s))
 			refused := code == 401 || code == 403
 			if allowed := need == "open" || need == "any" || need == string(s); refused == allowed {
 				t.Errorf("%s %s (%s) with a %s token: %d", method, path, need, s, code)
@@ -366,9 +366,9 @@ func mustRunner(t *testing.T) *solver.Runner {
 	return r
 }
 
-// request serves one request through h, with a Bearer token if given,
+// authRequest serves one request through h, with a Bearer token if given,
 // and returns the status.
-func request(h http.Handler, method, path, token string) int {
+func authRequest(h http.Handler, method, path, token string) int {
 	req := httptest.NewRequest(method, path, strings.NewReader("{}"))
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
