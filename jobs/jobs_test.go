@@ -360,7 +360,7 @@ func TestRetention(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{Retention: 50 * time.Millisecond})
-		id := h.submit(job(sleepInput(0, 1)))
+		id := h.submit(job(sleepInput(0, 1)), "Idempotency-Key", "kept-with-its-job")
 		sc := h.submit(map[string]any{"problem": jobtest.Name, "input": sleepInput(0, 1),
 			"variants": []any{map[string]any{"name": "v", "patch": map[string]any{"value": 2}}}})
 		h.waitTerminal(id)
@@ -376,6 +376,9 @@ func TestRetention(t *testing.T) {
 		var n int
 		if err := h.svc.st.db.QueryRow(`SELECT COUNT(*) FROM xflex_job`).Scan(&n); err != nil || n != 0 {
 			t.Errorf("%d rows left after retention (%v)", n, err)
+		}
+		if err := h.svc.st.db.QueryRow(`SELECT COUNT(*) FROM xflex_idempotency`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%d idempotency keys left after their job's retention (%v)", n, err)
 		}
 	})
 }
