@@ -70,8 +70,10 @@ const (
 	DefaultMaxRunningPerClient = 4
 	DefaultMaxQueuedPerClient  = 100
 	// DefaultMaxBytesPerTenant is 8 of the largest submissions
-	// (maxScenarioBytes) with room for their results.
-	DefaultMaxBytesPerTenant = 1 << 30
+	// (maxScenarioBytes), or some hundred typical ones with their results:
+	// one tenant cannot fill the store's disk (issue 16 saw 813 MB from
+	// one caller rotating X-Client-Id).
+	DefaultMaxBytesPerTenant = 512 << 20
 	// DefaultMaxQueued lets ten tenants fill their default queues.
 	DefaultMaxQueued    = 10 * (DefaultMaxRunningPerClient + DefaultMaxQueuedPerClient)
 	DefaultMaxVariants  = 32
@@ -630,9 +632,6 @@ func (s *Service) submitTx(ctx context.Context, sub submission) (id string, repl
 				return errKeyTaken
 			}
 		}
-		if err := s.checkQuotas(ctx, tx, sub.Tenant); err != nil {
-			return err
-		}
 		solves := []string{id}
 		if sub.Spec != nil {
 			solves = solves[:0]
@@ -640,7 +639,12 @@ func (s *Service) submitTx(ctx context.Context, sub submission) (id string, repl
 				solves = append(solves, childID(id, i))
 			}
 		}
-		return s.queueTx(ctx, tx, solves)
+		if err := s.queueTx(ctx, tx, solves); err != nil {
+			return err
+		}
+		// Last, so the submit lock is held only for the counts and the
+		// commit; a refusal rolls everything above back.
+		return s.checkQuotas(ctx, tx, sub.Tenant)
 	})
 	return id, replayed, err
 }
