@@ -591,10 +591,11 @@ func (e *keyReusedError) Error() string {
 // with an Idempotency-Key already used by the tenant within
 // idempotencyWindow stores nothing: it returns that key's job with
 // replayed set when the body is the same, a *keyReusedError otherwise.
-func (s *Service) submit(ctx context.Context, sub submission) (rec record, replayed bool, err error) {
-	// A lost race for the key is answered from the winner's row; a second
-	// attempt covers a winner that was removed in between.
-	for range 2 {
+func (s *Service) submit(ctx context.Context, sub submission) (record, bool, error) {
+	// A lost race for the key is answered from the winner's row by a
+	// second attempt (which finds the key); a third covers a winner whose
+	// key expired in between.
+	for range 3 {
 		id, replayed, err := s.submitTx(ctx, sub)
 		if errors.Is(err, errKeyTaken) {
 			continue
@@ -605,7 +606,7 @@ func (s *Service) submit(ctx context.Context, sub submission) (rec record, repla
 		rec, err := s.st.get(ctx, id)
 		return rec, replayed, err
 	}
-	return record{}, false, fmt.Errorf("Idempotency-Key %q: %w twice", sub.Key, errKeyTaken)
+	return record{}, false, fmt.Errorf("Idempotency-Key %q: %w on every attempt", sub.Key, errKeyTaken)
 }
 
 // submitTx is one attempt of submit; it returns the job's id.
