@@ -25,6 +25,15 @@
 // runner's maximum budget plus a grace period) stays as the backstop for a
 // River job whose process died before claiming its row.
 //
+// Tenants. Every job belongs to the tenant of the request that submitted
+// it (httpapi.PrincipalOf; local without auth); only that tenant, or a
+// principal with the admin scope, sees it. Quotas (a tenant's jobs and
+// stored bytes, and every tenant's queued jobs) are checked inside the
+// submitting transaction under one lock, so they hold across replicas; an
+// Idempotency-Key is stored in that transaction too, so a retried
+// submission returns the job it created, after a restart or on another
+// replica.
+//
 // Integrity. Inputs, results and error documents are stored with their
 // SHA-256 and checked on every read; a job whose bytes fail the check is
 // marked failed (corrupt_store) instead of being solved or served.

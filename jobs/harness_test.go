@@ -87,7 +87,7 @@ func newHarnessWith(t testing.TB, store string, cfg Config, runner *solver.Runne
 		t.Fatal(err)
 	}
 	svc.Mount(api)
-	srv := httptest.NewServer(api.Handler())
+	srv := httptest.NewServer(testPrincipal(api.Handler()))
 	t.Cleanup(func() {
 		srv.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -97,6 +97,30 @@ func newHarnessWith(t testing.TB, store string, cfg Config, runner *solver.Runne
 		}
 	})
 	return &harness{t: t, svc: svc, srv: srv, logs: logs}
+}
+
+// The test-only headers testPrincipal reads: the tenant a request acts
+// for, and (any value) whether it also holds the admin scope.
+const (
+	tenantHeader = "X-Test-Tenant"
+	adminHeader  = "X-Test-Admin"
+)
+
+// testPrincipal stands in for the auth middleware: a request with
+// tenantHeader acts for that tenant with the jobs scope (and admin with
+// adminHeader); one without is local with every scope, as on a server
+// without an auth file.
+func testPrincipal(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if t := r.Header.Get(tenantHeader); t != "" {
+			p := httpapi.Principal{Tenant: t, Scopes: []httpapi.Scope{httpapi.ScopeJobs}}
+			if r.Header.Get(adminHeader) != "" {
+				p.Scopes = append(p.Scopes, httpapi.ScopeAdmin)
+			}
+			r = r.WithContext(httpapi.WithPrincipal(r.Context(), p))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 type reply struct {

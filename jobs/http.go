@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -38,8 +37,11 @@ type Job struct {
 	FinishedAt *time.Time              `json:"finished_at"`
 	Error      *httpapi.ProblemDetails `json:"error"`
 	ExpiresAt  *time.Time              `json:"expires_at,omitempty"`
-	Client     string                  `json:"client"`
-	Attempts   int                     `json:"attempts"`
+	// Client is the tenant (the name predates tenants, when it was the
+	// caller's X-Client-Id; jobs stored then keep that value).
+	Client   string `json:"client"`
+	Tenant   string `json:"tenant"`
+	Attempts int    `json:"attempts"`
 	// CancelRequested is set once DELETE was called on a job still running.
 	CancelRequested bool `json:"cancel_requested,omitempty"`
 	// Variants lists a scenario's solves (base first); GET /v1/jobs/{id}
@@ -69,7 +71,7 @@ func toJob(r record) Job {
 	j := Job{
 		ID: r.ID, Problem: r.Problem, Kind: r.Kind, State: r.State, Progress: r.Progress,
 		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Error: r.Error,
-		ExpiresAt: r.ExpiresAt, Client: r.Client, Attempts: r.Attempts,
+		ExpiresAt: r.ExpiresAt, Client: r.Client, Tenant: r.Tenant, Attempts: r.Attempts,
 		CancelRequested: r.CancelRequested && !r.State.Terminal(),
 		Links:           map[string]string{"self": jobPath(r.ID), "result": jobPath(r.ID) + "/result"},
 	}
@@ -84,34 +86,38 @@ type handlers struct {
 // Mount adds the job routes to the API server's router.
 func (s *Service) Mount(api *httpapi.Server) {
 	h := &handlers{svc: s, api: api}
-	r := api.Router()
-	r.Post("/v1/jobs", h.submit)
-	r.Get("/v1/jobs", h.list)
-	r.Get("/v1/jobs/{id}", h.get)
-	r.Delete("/v1/jobs/{id}", h.cancel)
-	r.Get("/v1/jobs/{id}/result", h.result)
-	r.Get("/v1/jobs/{id}/variants/{name}/result", h.variantResult)
+	api.Router().Group(func(r chi.Router) {
+		r.Use(privateHeaders)
+		r.Post("/v1/jobs", h.submit)
+		r.Get("/v1/jobs", h.list)
+		r.Get("/v1/jobs/{id}", h.get)
+		r.Delete("/v1/jobs/{id}", h.cancel)
+		r.Get("/v1/jobs/{id}/result", h.result)
+		r.Get("/v1/jobs/{id}/variants/{name}/result", h.variantResult)
+	})
+}
+
+// privateHeaders marks every job response as not to be stored by caches
+// (a job, its result and the list are one tenant's and change over time)
+// and not to be content-sniffed (a result is served as the stored bytes).
+func privateHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// visible reports whether the caller may see rec: a job is its tenant's,
+// and admin sees every tenant's. Any other job answers 404 like a missing
+// one, so ids tell nothing about other tenants.
+func visible(r *http.Request, rec record) bool {
+	p := httpapi.PrincipalOf(r.Context())
+	return rec.Tenant == p.Tenant || p.Has(httpapi.ScopeAdmin)
 }
 
 func (h *handlers) internal(w http.ResponseWriter, r *http.Request, err error) {
 	h.api.WriteError(w, r, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err})
-}
-
-// validClientID accepts a caller-supplied X-Client-Id only if it is short
-// and plain, so it is safe to store, log and filter on.
-var validClientID = regexp.MustCompile(`^[A-Za-z0-9._:@/-]{1,128}$`)
-
-// clientOf identifies the caller for per-client limits: the X-Client-Id
-// header, else the remote IP address.
-func clientOf(r *http.Request) (string, bool) {
-	if id := r.Header.Get("X-Client-Id"); id != "" {
-		return id, validClientID.MatchString(id)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "ip:" + host, true
 }
 
 type submitBody struct {
@@ -120,11 +126,15 @@ type submitBody struct {
 	Variants []Variant       `json:"variants"`
 }
 
+// validKey accepts an Idempotency-Key of 1 to 255 visible ASCII
+// characters (a UUID, a hash, a name), so it is safe to store and echo.
+var validKey = regexp.MustCompile(`^[\x21-\x7e]{1,255}$`)
+
 func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
-	client, ok := clientOf(r)
-	if !ok {
-		httpapi.SimpleProblem(w, r, http.StatusBadRequest, "malformed", "Invalid X-Client-Id",
-			"X-Client-Id must be 1 to 128 characters from A-Z a-z 0-9 . _ : @ / -")
+	key := r.Header.Get("Idempotency-Key")
+	if _, sent := r.Header["Idempotency-Key"]; sent && !validKey.MatchString(key) {
+		httpapi.SimpleProblem(w, r, http.StatusBadRequest, "malformed", "Invalid Idempotency-Key",
+			"Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces)")
 		return
 	}
 	// Expanding a scenario (patching and validating every variant) costs
@@ -140,21 +150,48 @@ func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
 		h.api.WriteError(w, r, xe)
 		return
 	}
-	rec, err := h.svc.submit(r.Context(), client, p.Name, inputs, spec)
-	if errors.Is(err, errLimit) {
-		w.Header().Set("Retry-After", "5")
-		httpapi.SimpleProblem(w, r, http.StatusTooManyRequests, "too_many_jobs", "Too many jobs",
-			"client "+client+" already has "+strconv.Itoa(h.svc.cfg.MaxRunningPerClient+h.svc.cfg.MaxQueuedPerClient)+
-				" jobs queued or running ("+strconv.Itoa(h.svc.cfg.MaxRunningPerClient)+" running and "+
-				strconv.Itoa(h.svc.cfg.MaxQueuedPerClient)+" queued at most); wait for some to finish")
-		return
+	sub := submission{Tenant: httpapi.PrincipalOf(r.Context()).Tenant, Problem: p.Name, Inputs: inputs, Spec: spec, Key: key}
+	if key != "" {
+		if sub.BodyHash, xe = bodyHash(body); xe != nil {
+			h.api.WriteError(w, r, xe)
+			return
+		}
 	}
-	if err != nil {
+	rec, replayed, err := h.svc.submit(r.Context(), sub)
+	var quota *quotaError
+	var reused *keyReusedError
+	switch {
+	case errors.As(err, &quota):
+		h.writeQuota(w, r, quota)
+	case errors.As(err, &reused):
+		httpapi.SimpleProblem(w, r, http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency-Key reused",
+			"Idempotency-Key "+strconv.Quote(reused.Key)+" was used within the last 24 h for a different request (job "+
+				reused.JobID+"); send a new key for a new job")
+	case err != nil:
 		h.internal(w, r, err)
-		return
+	default:
+		w.Header().Set("Location", jobPath(rec.ID))
+		status := http.StatusAccepted
+		if replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
+			status = http.StatusOK
+		}
+		httpapi.WriteJSON(w, status, toJob(rec))
 	}
-	w.Header().Set("Location", jobPath(rec.ID))
-	httpapi.WriteJSON(w, http.StatusAccepted, toJob(rec))
+}
+
+// bodyHash is the canonical hash of a submission (the Runner's, see
+// solver.CanonicalHash), so the same request with other white space or
+// key order is the same body for its Idempotency-Key.
+func bodyHash(body []byte) (string, *solver.Error) {
+	doc, err := solver.DecodeAny(body)
+	if err == nil {
+		var sum string
+		if sum, err = solver.CanonicalHash(doc); err == nil {
+			return sum, nil
+		}
+	}
+	return "", &solver.Error{Kind: solver.KindInternal, Detail: "hash the submission: " + err.Error(), Err: err}
 }
 
 // maxScenarioBytes bounds the stored inputs of one job (the base plus every
@@ -279,7 +316,7 @@ func schemaError(name, prefix string, vs []schemas.Violation) *solver.Error {
 func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	rec, err := h.svc.st.get(r.Context(), id)
-	if errors.Is(err, errNotFound) || (err == nil && rec.ParentID != "") {
+	if errors.Is(err, errNotFound) || (err == nil && (rec.ParentID != "" || !visible(r, rec))) {
 		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id+" (finished jobs are removed after their retention)")
 		return
 	}
@@ -308,7 +345,7 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
 func (h *handlers) cancel(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	before, err := h.svc.st.get(r.Context(), id)
-	if errors.Is(err, errNotFound) || (err == nil && before.ParentID != "") {
+	if errors.Is(err, errNotFound) || (err == nil && (before.ParentID != "" || !visible(r, before))) {
 		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
 		return
 	}
@@ -341,7 +378,7 @@ func (h *handlers) cancel(w http.ResponseWriter, r *http.Request) {
 func (h *handlers) result(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	rec, err := h.svc.st.get(r.Context(), id)
-	if errors.Is(err, errNotFound) || (err == nil && rec.ParentID != "") {
+	if errors.Is(err, errNotFound) || (err == nil && (rec.ParentID != "" || !visible(r, rec))) {
 		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
 		return
 	}
@@ -355,7 +392,7 @@ func (h *handlers) result(w http.ResponseWriter, r *http.Request) {
 func (h *handlers) variantResult(w http.ResponseWriter, r *http.Request) {
 	id, name := chi.URLParam(r, "id"), chi.URLParam(r, "name")
 	rec, err := h.svc.st.variant(r.Context(), id, name)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, errNotFound) || (err == nil && !visible(r, rec)) {
 		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown variant", "no variant "+name+" in job "+id)
 		return
 	}
@@ -417,7 +454,8 @@ const (
 
 func (h *handlers) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := listFilter{Limit: defaultPageSize, Problem: q.Get("problem"), Client: q.Get("client"), Kind: q.Get("kind")}
+	f := listFilter{Limit: defaultPageSize, Problem: q.Get("problem"), Client: q.Get("client"), Kind: q.Get("kind"),
+		Tenant: q.Get("tenant")}
 	var vs solver.Violations
 	if s := q.Get("state"); s != "" {
 		for _, st := range strings.Split(s, ",") {
@@ -467,6 +505,14 @@ func (h *handlers) list(w http.ResponseWriter, r *http.Request) {
 	if err := vs.Err(); err != nil {
 		h.api.WriteError(w, r, err.(*solver.Error))
 		return
+	}
+	// A tenant lists its own jobs only; admin lists all, or one tenant's.
+	if p := httpapi.PrincipalOf(r.Context()); !p.Has(httpapi.ScopeAdmin) {
+		if f.Tenant != "" && f.Tenant != p.Tenant {
+			httpapi.WriteJSON(w, http.StatusOK, JobList{Jobs: []Job{}})
+			return
+		}
+		f.Tenant = p.Tenant
 	}
 	recs, next, err := h.svc.st.list(r.Context(), f)
 	if err != nil {

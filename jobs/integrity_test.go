@@ -252,8 +252,9 @@ func corruptPages(t *testing.T, path, table string, rng *rand.Rand) {
 }
 
 // TestOldStoreMigrates opens a store written by the release before the
-// checksums and heartbeats: the columns are added, a result without a
-// checksum is served when it is JSON and refused when it is not.
+// checksums, heartbeats and tenants: the columns are added, a result
+// without a checksum is served when it is JSON and refused when it is
+// not, and the old jobs belong to the local tenant.
 func TestOldStoreMigrates(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
@@ -278,6 +279,17 @@ func TestOldStoreMigrates(t *testing.T) {
 			t.Errorf("old result: %d %s", r.status, r.body)
 		}
 		h.checkCorrupt("/v1/jobs/old-bad/result", "old-bad", "old-bad")
+		// Jobs from before tenants are local's: visible without auth, not
+		// to another tenant; their client stays what it was.
+		if j := h.job("old-good"); j.Tenant != "local" || j.Client != "c" {
+			t.Errorf("old job reads tenant %q client %q, want local and c", j.Tenant, j.Client)
+		}
+		if got := h.listIDs("/v1/jobs?tenant=local"); strings.Join(got, ",") != "old-good,old-bad" && strings.Join(got, ",") != "old-bad,old-good" {
+			t.Errorf("local lists %v, want the two old jobs", got)
+		}
+		if r := h.do("GET", "/v1/jobs/old-good", nil, as("a", false)...); r.status != http.StatusNotFound {
+			t.Errorf("tenant a GET of an old local job: %d, want 404", r.status)
+		}
 		// New jobs on the migrated store carry checksums.
 		id := h.submit(job(sleepInput(0, 2)))
 		h.waitTerminal(id)

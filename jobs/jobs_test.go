@@ -196,7 +196,8 @@ func TestSubmitValidation(t *testing.T) {
 		{"duplicate variant", `{"problem":"test/sleep","input":{"ms":1,"value":1},"variants":[{"name":"v","patch":{}},{"name":"v","patch":{}}]}`, nil, 422, "/variants/1/name"},
 		{"base name", `{"problem":"test/sleep","input":{"ms":1,"value":1},"variants":[{"name":"base","patch":{}}]}`, nil, 422, "/variants/0/name"},
 		{"too many variants", `{"problem":"test/sleep","input":{"ms":1,"value":1},"variants":[{"name":"a","patch":{}},{"name":"b","patch":{}},{"name":"c","patch":{}}]}`, nil, 422, "/variants"},
-		{"bad client id", `{"problem":"test/sleep","input":{"ms":1,"value":1}}`, []string{"X-Client-Id", "a b"}, 400, ""},
+		{"bad idempotency key", `{"problem":"test/sleep","input":{"ms":1,"value":1}}`, []string{"Idempotency-Key", "a b"}, 400, ""},
+		{"empty idempotency key", `{"problem":"test/sleep","input":{"ms":1,"value":1}}`, []string{"Idempotency-Key", ""}, 400, ""},
 	}
 	for _, c := range cases {
 		r := h.do("POST", "/v1/jobs", c.body, c.hdr...)
@@ -228,22 +229,22 @@ func TestSubmitValidation(t *testing.T) {
 	}
 }
 
-// TestClientLimits: a client gets MaxRunningPerClient solves at once and
+// TestTenantLimits: a tenant gets MaxRunningPerClient solves at once and
 // MaxQueuedPerClient more in the queue; beyond that 429, while other
-// clients are unaffected.
-func TestClientLimits(t *testing.T) {
+// tenants are unaffected.
+func TestTenantLimits(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{Workers: 3, MaxRunningPerClient: 1, MaxQueuedPerClient: 1})
-		a := []string{"X-Client-Id", "team-a"}
+		a := []string{tenantHeader, "team-a"}
 		j1 := h.submit(job(sleepInput(50000, 1)), a...)
 		j2 := h.submit(job(sleepInput(50000, 1)), a...)
 		r := h.do("POST", "/v1/jobs", job(sleepInput(0, 1)), a...)
 		if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
 			t.Fatalf("third job of team-a: %d (Retry-After %q), want 429", r.status, r.header.Get("Retry-After"))
 		}
-		b := h.submit(job(sleepInput(0, 1)), "X-Client-Id", "team-b")
-		if j := h.waitTerminal(b); j.State != StateSucceeded || j.Client != "team-b" {
+		b := h.submit(job(sleepInput(0, 1)), tenantHeader, "team-b")
+		if j := h.waitTerminal(b); j.State != StateSucceeded || j.Client != "team-b" || j.Tenant != "team-b" {
 			t.Errorf("team-b job: %+v", j)
 		}
 		// Either of team-a's jobs may start first; the other waits, though
@@ -285,9 +286,9 @@ func TestListPaginationAndFilters(t *testing.T) {
 		h := newHarness(t, store, Config{})
 		var ids []string
 		for i := 0; i < 5; i++ {
-			ids = append(ids, h.submit(job(sleepInput(0, float64(i))), "X-Client-Id", fmt.Sprintf("c%d", i%2)))
+			ids = append(ids, h.submit(job(sleepInput(0, float64(i))), tenantHeader, fmt.Sprintf("c%d", i%2)))
 		}
-		failed := h.submit(job(sleepInput(0, 1, "fail", "true")), "X-Client-Id", "c0")
+		failed := h.submit(job(sleepInput(0, 1, "fail", "true")), tenantHeader, "c0")
 		for _, id := range append(ids, failed) {
 			h.waitTerminal(id)
 		}
@@ -333,6 +334,8 @@ func TestListPaginationAndFilters(t *testing.T) {
 			"state=queued":                        0,
 			"client=c1":                           2,
 			"client=c0&state=succeeded":           3,
+			"tenant=c1":                           2,
+			"tenant=c0&state=failed":              1,
 			"problem=test/sleep":                  6,
 			"problem=test-sleep":                  6,
 			"kind=scenario":                       0,
@@ -357,7 +360,7 @@ func TestRetention(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, store string) {
 		h := newHarness(t, store, Config{Retention: 50 * time.Millisecond})
-		id := h.submit(job(sleepInput(0, 1)))
+		id := h.submit(job(sleepInput(0, 1)), "Idempotency-Key", "kept-with-its-job")
 		sc := h.submit(map[string]any{"problem": jobtest.Name, "input": sleepInput(0, 1),
 			"variants": []any{map[string]any{"name": "v", "patch": map[string]any{"value": 2}}}})
 		h.waitTerminal(id)
@@ -373,6 +376,9 @@ func TestRetention(t *testing.T) {
 		var n int
 		if err := h.svc.st.db.QueryRow(`SELECT COUNT(*) FROM xflex_job`).Scan(&n); err != nil || n != 0 {
 			t.Errorf("%d rows left after retention (%v)", n, err)
+		}
+		if err := h.svc.st.db.QueryRow(`SELECT COUNT(*) FROM xflex_idempotency`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%d idempotency keys left after their job's retention (%v)", n, err)
 		}
 	})
 }
@@ -540,7 +546,8 @@ func TestLastAttemptAbandons(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.db.Close() // never started: no workers to stop
-	rec, err := svc.submit(ctx, "c", jobtest.Name, []variantInput{{Name: BaseVariant, Input: []byte(`{"ms":0,"value":1}`)}}, nil)
+	rec, _, err := svc.submit(ctx, submission{Tenant: "c", Problem: jobtest.Name,
+		Inputs: []variantInput{{Name: BaseVariant, Input: []byte(`{"ms":0,"value":1}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,13 +34,21 @@ type Config struct {
 	Retention time.Duration
 	// Workers is how many solves this replica runs at once.
 	Workers int
-	// MaxRunningPerClient caps a client's simultaneously running solves
-	// (a scenario's variants count one each); further solves wait.
+	// MaxRunningPerClient caps a tenant's simultaneously running solves
+	// (a scenario's variants count one each); further solves wait. (The
+	// name predates tenants: jobs were then counted per X-Client-Id.)
 	MaxRunningPerClient int
-	// MaxQueuedPerClient caps a client's waiting jobs: a submission is
-	// refused with 429 when the client already has MaxRunningPerClient +
+	// MaxQueuedPerClient caps a tenant's waiting jobs: a submission is
+	// refused with 429 when the tenant already has MaxRunningPerClient +
 	// MaxQueuedPerClient jobs queued or running.
 	MaxQueuedPerClient int
+	// MaxBytesPerTenant caps the bytes a tenant's jobs keep in the store
+	// (inputs, scenario variants and results) until retention removes
+	// them: a submission that would pass it is refused with 429.
+	MaxBytesPerTenant int64
+	// MaxQueued caps every tenant's jobs queued or running together: a
+	// submission beyond it is refused with 429.
+	MaxQueued int
 	// MaxVariants caps a scenario's variants (the base not counted).
 	MaxVariants int
 	// HeartbeatTimeout is how long a running solve's worker may go without
@@ -61,9 +69,16 @@ const (
 	DefaultRetention           = 24 * time.Hour
 	DefaultMaxRunningPerClient = 4
 	DefaultMaxQueuedPerClient  = 100
-	DefaultMaxVariants         = 32
-	DefaultRescueGrace         = 30 * time.Second
-	DefaultPollInterval        = 500 * time.Millisecond
+	// DefaultMaxBytesPerTenant is 8 of the largest submissions
+	// (maxScenarioBytes), or some hundred typical ones with their results:
+	// one tenant cannot fill the store's disk (issue 16 saw 813 MB from
+	// one caller rotating X-Client-Id).
+	DefaultMaxBytesPerTenant = 512 << 20
+	// DefaultMaxQueued lets ten tenants fill their default queues.
+	DefaultMaxQueued    = 10 * (DefaultMaxRunningPerClient + DefaultMaxQueuedPerClient)
+	DefaultMaxVariants  = 32
+	DefaultRescueGrace  = 30 * time.Second
+	DefaultPollInterval = 500 * time.Millisecond
 	// DefaultHeartbeatTimeout is 40 missed heartbeats: far above a busy
 	// store's write latency, so a live worker is not taken for dead, and
 	// with the rescue interval (a fifth of it) well inside the 30 s after
@@ -93,6 +108,12 @@ func (c Config) WithDefaults() Config {
 	if c.MaxQueuedPerClient <= 0 {
 		c.MaxQueuedPerClient = DefaultMaxQueuedPerClient
 	}
+	if c.MaxBytesPerTenant <= 0 {
+		c.MaxBytesPerTenant = DefaultMaxBytesPerTenant
+	}
+	if c.MaxQueued <= 0 {
+		c.MaxQueued = DefaultMaxQueued
+	}
 	if c.MaxVariants <= 0 {
 		c.MaxVariants = DefaultMaxVariants
 	}
@@ -115,8 +136,13 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.StringVar(&c.Store, "store", DefaultStore, "job store: sqlite:PATH or a postgres:// URL")
 	fs.DurationVar(&c.Retention, "job-retention", DefaultRetention, "how long finished jobs and results are kept")
 	fs.IntVar(&c.Workers, "job-workers", 0, "simultaneous job solves on this replica (0: number of CPUs)")
-	fs.IntVar(&c.MaxRunningPerClient, "job-client-running", DefaultMaxRunningPerClient, "running solves per client")
-	fs.IntVar(&c.MaxQueuedPerClient, "job-client-queue", DefaultMaxQueuedPerClient, "queued jobs per client beyond the running ones (429 beyond)")
+	fs.IntVar(&c.MaxRunningPerClient, "job-tenant-running", DefaultMaxRunningPerClient, "running solves per tenant")
+	fs.IntVar(&c.MaxQueuedPerClient, "job-tenant-queue", DefaultMaxQueuedPerClient, "queued jobs per tenant beyond the running ones (429 beyond)")
+	// The names from before tenants, kept so existing command lines work.
+	fs.IntVar(&c.MaxRunningPerClient, "job-client-running", DefaultMaxRunningPerClient, "old name of --job-tenant-running")
+	fs.IntVar(&c.MaxQueuedPerClient, "job-client-queue", DefaultMaxQueuedPerClient, "old name of --job-tenant-queue")
+	fs.Int64Var(&c.MaxBytesPerTenant, "job-tenant-bytes", DefaultMaxBytesPerTenant, "bytes of inputs and results a tenant's jobs may keep in the store (429 beyond)")
+	fs.IntVar(&c.MaxQueued, "job-queue", DefaultMaxQueued, "jobs queued or running across all tenants (429 beyond)")
 	fs.IntVar(&c.MaxVariants, "job-max-variants", DefaultMaxVariants, "variants per scenario job")
 	fs.DurationVar(&c.HeartbeatTimeout, "job-heartbeat-timeout", DefaultHeartbeatTimeout, "a running job whose worker has not renewed its heartbeat for this long is requeued (its process died)")
 	fs.DurationVar(&c.RescueGrace, "job-rescue-grace", DefaultRescueGrace, "added to --max-budget before River requeues a job fetched by a process that died before starting it")
@@ -157,12 +183,6 @@ type runningJob struct {
 	// heartbeat stalled): the solve is stopped and its outcome dropped.
 	lost atomic.Bool
 }
-
-// Typed errors the HTTP layer maps to status codes.
-var (
-	errLimit       = errors.New("job limit reached")
-	errNotFinished = errors.New("job has not finished")
-)
 
 // solveArgs is the River job: the id of the xflex_job row to solve.
 type solveArgs struct {
@@ -436,7 +456,7 @@ func (s *Service) finish(ctx context.Context, rec record, attempt int, st State,
 // is locked and finishTx only changes a non-terminal job.
 func (s *Service) finalizeScenario(ctx context.Context, parentID string) error {
 	return s.st.withTx(ctx, func(tx *sql.Tx) error {
-		if err := s.st.lockClient(ctx, tx, "scenario:"+parentID); err != nil {
+		if err := s.st.lock(ctx, tx, lockScenarioPrefix+parentID); err != nil {
 			return err
 		}
 		parent, err := s.st.getTx(ctx, tx, parentID)
@@ -538,49 +558,163 @@ type variantInput struct {
 	Input []byte
 }
 
-// submit stores a job (a single solve when spec is nil, otherwise a
-// scenario over inputs) and queues its solves, atomically.
-func (s *Service) submit(ctx context.Context, client, problem string, inputs []variantInput, spec []byte) (record, error) {
-	now := s.now()
-	id := newID(now)
-	err := s.st.withTx(ctx, func(tx *sql.Tx) error {
-		if err := s.st.lockClient(ctx, tx, client); err != nil {
-			return err
+// submission is a validated POST /v1/jobs: a single solve when Spec is
+// nil, otherwise a scenario over Inputs.
+type submission struct {
+	Tenant  string
+	Problem string
+	Inputs  []variantInput
+	Spec    []byte
+	// Key is the Idempotency-Key ("" without one) and BodyHash the
+	// canonical hash of the body it must come with.
+	Key, BodyHash string
+}
+
+// idempotencyWindow is how long an Idempotency-Key names its job.
+const idempotencyWindow = 24 * time.Hour
+
+// errKeyTaken is returned inside submit when a concurrent submission
+// committed the same key first; submit then answers with that one.
+var errKeyTaken = errors.New("idempotency key taken by a concurrent submission")
+
+// keyReusedError is the answer to a key sent again with another body.
+type keyReusedError struct {
+	Key, JobID string
+}
+
+func (e *keyReusedError) Error() string {
+	return fmt.Sprintf("Idempotency-Key %q was sent with a different body for job %s", e.Key, e.JobID)
+}
+
+// submit stores a job and queues its solves, atomically, within the
+// tenant's and the global quotas (a *quotaError otherwise). A submission
+// with an Idempotency-Key already used by the tenant within
+// idempotencyWindow stores nothing: it returns that key's job with
+// replayed set when the body is the same, a *keyReusedError otherwise.
+func (s *Service) submit(ctx context.Context, sub submission) (record, bool, error) {
+	// A lost race for the key is answered from the winner's row by a
+	// second attempt (which finds the key); a third covers a winner whose
+	// key expired in between.
+	for range 3 {
+		id, replayed, err := s.submitTx(ctx, sub)
+		if errors.Is(err, errKeyTaken) {
+			continue
 		}
-		n, err := s.st.activeTx(ctx, tx, client)
 		if err != nil {
+			return record{}, false, err
+		}
+		rec, err := s.st.get(ctx, id)
+		return rec, replayed, err
+	}
+	return record{}, false, fmt.Errorf("Idempotency-Key %q: %w on every attempt", sub.Key, errKeyTaken)
+}
+
+// submitTx is one attempt of submit; it returns the job's id.
+func (s *Service) submitTx(ctx context.Context, sub submission) (id string, replayed bool, err error) {
+	now := s.now()
+	id = newID(now)
+	err = s.st.withTx(ctx, func(tx *sql.Tx) error {
+		if sub.Key != "" {
+			prev, ok, err := s.replay(ctx, tx, sub, now)
+			if err != nil || ok {
+				id, replayed = prev, ok
+				return err
+			}
+		}
+		if err := s.insertJobTx(ctx, tx, id, sub, now); err != nil {
 			return err
 		}
-		if n >= s.cfg.MaxRunningPerClient+s.cfg.MaxQueuedPerClient {
-			return errLimit
-		}
-		var solves []string
-		if spec == nil {
-			if err := s.st.insertTx(ctx, tx, newRow{ID: id, Client: client, Problem: problem, Kind: kindSolve,
-				Input: inputs[0].Input, CreatedAt: now}); err != nil {
+		if sub.Key != "" {
+			ok, err := s.st.insertKeyTx(ctx, tx, sub.Tenant, sub.Key, idemKey{BodyHash: sub.BodyHash, JobID: id, CreatedAt: now})
+			if err != nil {
 				return err
 			}
-			solves = append(solves, id)
-		} else {
-			if err := s.st.insertTx(ctx, tx, newRow{ID: id, Client: client, Problem: problem, Kind: kindScenario,
-				Input: spec, CreatedAt: now}); err != nil {
-				return err
-			}
-			for i, in := range inputs {
-				cid := fmt.Sprintf("%s.%d", id, i)
-				if err := s.st.insertTx(ctx, tx, newRow{ID: cid, ParentID: id, Variant: in.Name, Seq: i,
-					Client: client, Problem: problem, Kind: kindSolve, Input: in.Input, CreatedAt: now}); err != nil {
-					return err
-				}
-				solves = append(solves, cid)
+			if !ok {
+				return errKeyTaken
 			}
 		}
-		return s.queueTx(ctx, tx, solves)
+		solves := []string{id}
+		if sub.Spec != nil {
+			solves = solves[:0]
+			for i := range sub.Inputs {
+				solves = append(solves, childID(id, i))
+			}
+		}
+		if err := s.queueTx(ctx, tx, solves); err != nil {
+			return err
+		}
+		// Last, so the submit lock is held only for the counts and the
+		// commit; a refusal rolls everything above back.
+		return s.checkQuotas(ctx, tx, sub.Tenant)
 	})
-	if err != nil {
-		return record{}, err
+	return id, replayed, err
+}
+
+// replay looks the submission's key up: it returns the key's job and true
+// when the same body was submitted with it within idempotencyWindow, a
+// *keyReusedError for another body, and false when the key is free (one
+// older than the window is released).
+func (s *Service) replay(ctx context.Context, tx *sql.Tx, sub submission, now time.Time) (string, bool, error) {
+	k, found, err := s.st.keyOf(ctx, tx, sub.Tenant, sub.Key)
+	if err != nil || !found {
+		return "", false, err
 	}
-	return s.st.get(ctx, id)
+	if cutoff := now.Add(-idempotencyWindow); k.CreatedAt.Before(cutoff) {
+		return "", false, s.st.dropKeyTx(ctx, tx, sub.Tenant, sub.Key, cutoff)
+	}
+	if k.BodyHash != sub.BodyHash {
+		return "", false, &keyReusedError{Key: sub.Key, JobID: k.JobID}
+	}
+	return k.JobID, true, nil
+}
+
+func childID(parent string, i int) string { return fmt.Sprintf("%s.%d", parent, i) }
+
+// insertJobTx inserts the rows of a submission: one solve, or a scenario
+// and its variants' solves.
+func (s *Service) insertJobTx(ctx context.Context, tx *sql.Tx, id string, sub submission, now time.Time) error {
+	// The wire field client predates tenants; it reports the tenant.
+	row := newRow{ID: id, Client: sub.Tenant, Tenant: sub.Tenant, Problem: sub.Problem, Kind: kindSolve, CreatedAt: now}
+	if sub.Spec == nil {
+		row.Input = sub.Inputs[0].Input
+		return s.st.insertTx(ctx, tx, row)
+	}
+	row.Kind, row.Input = kindScenario, sub.Spec
+	if err := s.st.insertTx(ctx, tx, row); err != nil {
+		return err
+	}
+	for i, in := range sub.Inputs {
+		row.ID, row.ParentID, row.Variant, row.Seq, row.Kind, row.Input = childID(id, i), id, in.Name, i, kindSolve, in.Input
+		if err := s.st.insertTx(ctx, tx, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkQuotas holds the submit lock and measures, with the submission's
+// rows already inserted, the tenant's jobs and bytes and the global queue
+// against their limits. Counting after the insert under one lock makes
+// the limits hold across replicas: a concurrent submission either
+// committed before the lock was granted (and is counted) or waits for it.
+func (s *Service) checkQuotas(ctx context.Context, tx *sql.Tx, tenant string) error {
+	if err := s.st.lock(ctx, tx, lockSubmit); err != nil {
+		return err
+	}
+	u, err := s.st.usageTx(ctx, tx, tenant)
+	if err != nil {
+		return err
+	}
+	jobs := int64(s.cfg.MaxRunningPerClient + s.cfg.MaxQueuedPerClient)
+	switch {
+	case u.TenantJobs > jobs:
+		return &quotaError{Limit: limitTenantJobs, Tenant: tenant, Max: jobs}
+	case u.TenantBytes > s.cfg.MaxBytesPerTenant:
+		return &quotaError{Limit: limitTenantBytes, Tenant: tenant, Max: s.cfg.MaxBytesPerTenant, Used: u.TenantBytes}
+	case u.GlobalJobs > int64(s.cfg.MaxQueued):
+		return &quotaError{Limit: limitQueue, Tenant: tenant, Max: int64(s.cfg.MaxQueued)}
+	}
+	return nil
 }
 
 // cancel asks a job to stop. Queued solves are cancelled at once; running

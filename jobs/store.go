@@ -137,7 +137,25 @@ func (d dialect) addedColumns() [][2]string {
 		{"input_sha256", d.blob()},
 		{"result_sha256", d.blob()},
 		{"error_sha256", d.blob()},
+		// tenant owns the job (issue 16): only it (and admin) sees it, and
+		// quotas count per tenant. Jobs stored before tenants existed, or
+		// written by an older replica during an upgrade, are local's.
+		{"tenant", "TEXT NOT NULL DEFAULT '" + httpapi.LocalTenant + "'"},
 	}
+}
+
+// createKeysTable holds the Idempotency-Key of submissions: per tenant,
+// the canonical hash of the body and the job it created. A key goes with
+// its job (retention) or after idempotencyWindow, whichever is first.
+func (d dialect) createKeysTable() string {
+	return `CREATE TABLE IF NOT EXISTS xflex_idempotency (
+			tenant TEXT NOT NULL,
+			idem_key TEXT NOT NULL,
+			body_sha256 TEXT NOT NULL,
+			job_id TEXT NOT NULL REFERENCES xflex_job (id) ON DELETE CASCADE,
+			created_at BIGINT NOT NULL,
+			PRIMARY KEY (tenant, idem_key)
+		)`
 }
 
 func (d dialect) indexes() []string {
@@ -147,6 +165,9 @@ func (d dialect) indexes() []string {
 		`CREATE INDEX IF NOT EXISTS xflex_job_parent ON xflex_job (parent_id)`,
 		`CREATE INDEX IF NOT EXISTS xflex_job_expires ON xflex_job (expires_at)`,
 		`CREATE INDEX IF NOT EXISTS xflex_job_heartbeat ON xflex_job (state, heartbeat_at)`,
+		`CREATE INDEX IF NOT EXISTS xflex_job_tenant_state ON xflex_job (tenant, state)`,
+		`CREATE INDEX IF NOT EXISTS xflex_idempotency_job ON xflex_idempotency (job_id)`,
+		`CREATE INDEX IF NOT EXISTS xflex_idempotency_created ON xflex_idempotency (created_at)`,
 	}
 }
 
@@ -157,6 +178,7 @@ type record struct {
 	Variant         string
 	Seq             int
 	Client          string
+	Tenant          string
 	Problem         string
 	Kind            string
 	State           State
@@ -178,7 +200,7 @@ type record struct {
 
 const recordCols = `id, parent_id, variant, seq, client, problem, kind, state, progress, error,
 	cancel_requested, attempts, created_at, started_at, finished_at, expires_at, river_id,
-	(CASE WHEN result IS NULL AND result_sha256 IS NULL THEN 0 ELSE 1 END), error_sha256`
+	(CASE WHEN result IS NULL AND result_sha256 IS NULL THEN 0 ELSE 1 END), error_sha256, tenant`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -194,7 +216,7 @@ func scanRecord(s scanner) (record, error) {
 	)
 	if err := s.Scan(&r.ID, &parent, &variant, &r.Seq, &r.Client, &r.Problem, &r.Kind, &state,
 		&progressJSON, &errJSON, &cancel, &r.Attempts, &created, &started, &finished, &expires,
-		&riverID, &hasResult, &errSum); err != nil {
+		&riverID, &hasResult, &errSum, &r.Tenant); err != nil {
 		return r, err
 	}
 	r.ParentID, r.Variant, r.State = parent.String, variant.String, State(state)
@@ -247,6 +269,9 @@ func (s *store) migrate(ctx context.Context) error {
 			}
 		}
 		if _, err := tx.ExecContext(ctx, s.d.createTable()); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.d.createKeysTable()); err != nil {
 			return err
 		}
 		have, err := s.columns(ctx, tx)
@@ -319,14 +344,28 @@ func (s *store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// lockClient serialises the submissions and claims of one client across
-// replicas for the rest of the transaction (PostgreSQL advisory lock; on
-// SQLite the immediate transaction already holds the write lock).
-func (s *store) lockClient(ctx context.Context, tx *sql.Tx, client string) error {
+// Advisory lock names (see lock).
+const (
+	// lockSubmit serialises the quota checks of every submission: the
+	// global queue limit needs all of them in one order, and the tenant
+	// limits then hold too.
+	lockSubmit = "xflex-submit"
+	// lockTenantPrefix + tenant serialises the claims of one tenant's
+	// solves (its running limit).
+	lockTenantPrefix = "xflex-tenant:"
+	// lockScenarioPrefix + id serialises the finalisation of a scenario.
+	lockScenarioPrefix = "xflex-scenario:"
+)
+
+// lock serialises, across replicas sharing a PostgreSQL store, the
+// transactions that take the lock name, until each ends (an advisory
+// transaction lock). On SQLite the immediate transaction already holds
+// the write lock, so this is a no-op there.
+func (s *store) lock(ctx context.Context, tx *sql.Tx, name string) error {
 	if s.d != dialectPostgres {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, "xflex-client:"+client)
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, name)
 	return err
 }
 
@@ -342,7 +381,8 @@ func newID(now time.Time) string {
 type newRow struct {
 	ID, ParentID, Variant string
 	Seq                   int
-	Client, Problem, Kind string
+	Client, Tenant        string
+	Problem, Kind         string
 	Input                 []byte
 	CreatedAt             time.Time
 }
@@ -354,9 +394,9 @@ func (s *store) insertTx(ctx context.Context, tx *sql.Tx, r newRow) error {
 		parent, variant = r.ParentID, r.Variant
 	}
 	_, err := tx.ExecContext(ctx, s.d.rebind(`INSERT INTO xflex_job
-		(id, parent_id, variant, seq, client, problem, kind, state, input, input_sha256, progress, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		r.ID, parent, variant, r.Seq, r.Client, r.Problem, r.Kind, string(StateQueued), r.Input, digest(r.Input),
+		(id, parent_id, variant, seq, client, tenant, problem, kind, state, input, input_sha256, progress, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		r.ID, parent, variant, r.Seq, r.Client, r.Tenant, r.Problem, r.Kind, string(StateQueued), r.Input, digest(r.Input),
 		string(prog), micros(r.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert job %s: %w", r.ID, err)
@@ -369,12 +409,85 @@ func (s *store) setRiverIDTx(ctx context.Context, tx *sql.Tx, id string, riverID
 	return err
 }
 
-// activeTx counts a client's top-level jobs that are queued or running.
-func (s *store) activeTx(ctx context.Context, tx *sql.Tx, client string) (int, error) {
-	var n int
-	err := tx.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) FROM xflex_job
-		WHERE client = ? AND parent_id IS NULL AND state IN ('queued', 'running')`), client).Scan(&n)
-	return n, err
+// usage is what the submission quotas measure, the submission in
+// progress included.
+type usage struct {
+	TenantJobs  int64 // the tenant's top-level jobs queued or running
+	TenantBytes int64 // the tenant's stored inputs and results
+	GlobalJobs  int64 // every tenant's top-level jobs queued or running
+}
+
+// usageTx measures a tenant's usage and the global queue inside the
+// submitting transaction (see lockSubmit).
+func (s *store) usageTx(ctx context.Context, tx *sql.Tx, tenant string) (usage, error) {
+	var u usage
+	err := tx.QueryRowContext(ctx, s.d.rebind(`SELECT
+			CAST(COALESCE(SUM(CASE WHEN parent_id IS NULL AND state IN ('queued', 'running') THEN 1 ELSE 0 END), 0) AS BIGINT),
+			CAST(COALESCE(SUM(LENGTH(input) + COALESCE(LENGTH(result), 0)), 0) AS BIGINT)
+		FROM xflex_job WHERE tenant = ?`), tenant).Scan(&u.TenantJobs, &u.TenantBytes)
+	if err != nil {
+		return u, fmt.Errorf("tenant usage: %w", err)
+	}
+	err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM xflex_job
+		WHERE parent_id IS NULL AND state IN ('queued', 'running')`).Scan(&u.GlobalJobs)
+	if err != nil {
+		return u, fmt.Errorf("queue length: %w", err)
+	}
+	return u, nil
+}
+
+// nextExpiry is when the tenant's first finished job is due to be removed
+// (and its bytes freed), nil when none is.
+func (s *store) nextExpiry(ctx context.Context, tenant string) (*time.Time, error) {
+	var us sql.NullInt64
+	err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT MIN(expires_at) FROM xflex_job
+		WHERE tenant = ? AND parent_id IS NULL AND expires_at IS NOT NULL`), tenant).Scan(&us)
+	return nullTime(us), err
+}
+
+// idemKey is a stored Idempotency-Key.
+type idemKey struct {
+	BodyHash  string
+	JobID     string
+	CreatedAt time.Time
+}
+
+// keyOf reads a tenant's key; found is false when there is none.
+func (s *store) keyOf(ctx context.Context, q querier, tenant, key string) (k idemKey, found bool, err error) {
+	var created int64
+	err = q.QueryRowContext(ctx, s.d.rebind(`SELECT body_sha256, job_id, created_at FROM xflex_idempotency
+		WHERE tenant = ? AND idem_key = ?`), tenant, key).Scan(&k.BodyHash, &k.JobID, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, false, nil
+	}
+	if err != nil {
+		return k, false, fmt.Errorf("read idempotency key: %w", err)
+	}
+	k.CreatedAt = fromMicros(created)
+	return k, true, nil
+}
+
+// dropKeyTx removes a tenant's key older than before (outside the window:
+// the key may name a new job).
+func (s *store) dropKeyTx(ctx context.Context, tx *sql.Tx, tenant, key string, before time.Time) error {
+	_, err := tx.ExecContext(ctx, s.d.rebind(`DELETE FROM xflex_idempotency
+		WHERE tenant = ? AND idem_key = ? AND created_at < ?`), tenant, key, micros(before))
+	return err
+}
+
+// insertKeyTx stores a tenant's key for the job the transaction creates.
+// It reports false when another submission holds the key: on PostgreSQL
+// the insert waits for a concurrent transaction holding it and yields to
+// it if that one commits, so exactly one job gets the key.
+func (s *store) insertKeyTx(ctx context.Context, tx *sql.Tx, tenant, key string, k idemKey) (bool, error) {
+	res, err := tx.ExecContext(ctx, s.d.rebind(`INSERT INTO xflex_idempotency
+		(tenant, idem_key, body_sha256, job_id, created_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (tenant, idem_key) DO NOTHING`), tenant, key, k.BodyHash, k.JobID, micros(k.CreatedAt))
+	if err != nil {
+		return false, fmt.Errorf("store idempotency key: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 func (s *store) get(ctx context.Context, id string) (record, error) {
@@ -479,7 +592,7 @@ type scanFunc func(dest ...any) error
 
 func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
-// claimTx marks a queued job as running, unless its client already has
+// claimTx marks a queued job as running, unless its tenant already has
 // maxRunning other jobs running (0: no limit). A job that reads running is
 // claimed only when its heartbeat is older than stale: its worker died
 // (River rescued its job) and no live worker holds it. The claim starts
@@ -487,13 +600,13 @@ func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 // later write of this worker names; 0 means not claimed.
 func (s *store) claimTx(ctx context.Context, tx *sql.Tx, r record, maxRunning int, now time.Time, stale time.Duration) (int, error) {
 	if maxRunning > 0 {
-		if err := s.lockClient(ctx, tx, r.Client); err != nil {
+		if err := s.lock(ctx, tx, lockTenantPrefix+r.Tenant); err != nil {
 			return 0, err
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) FROM xflex_job
-			WHERE client = ? AND kind = ? AND state = 'running' AND id <> ?`),
-			r.Client, kindSolve, r.ID).Scan(&n); err != nil {
+			WHERE tenant = ? AND kind = ? AND state = 'running' AND id <> ?`),
+			r.Tenant, kindSolve, r.ID).Scan(&n); err != nil {
 			return 0, err
 		}
 		if n >= maxRunning {
@@ -666,7 +779,9 @@ func (s *store) cancelRequested(ctx context.Context, id string) (bool, error) {
 }
 
 // deleteExpired removes terminal jobs whose retention ran out, children
-// with their parent. It returns how many top-level jobs it removed.
+// with their parent (and their idempotency keys, by the foreign key), and
+// the keys older than idempotencyWindow. It returns how many top-level
+// jobs it removed.
 func (s *store) deleteExpired(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -680,7 +795,11 @@ func (s *store) deleteExpired(ctx context.Context, now time.Time) (int64, error)
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.d.rebind(`DELETE FROM xflex_idempotency WHERE created_at < ?`),
+			micros(now.Add(-idempotencyWindow)))
 		return err
 	})
 	return n, err
@@ -691,6 +810,7 @@ type listFilter struct {
 	States        []State
 	Problem       string
 	Client        string
+	Tenant        string
 	Kind          string
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
@@ -735,7 +855,7 @@ func (s *store) list(ctx context.Context, f listFilter) ([]record, string, error
 		}
 		where = append(where, "state IN ("+strings.Join(ph, ", ")+")")
 	}
-	for _, c := range []struct{ col, val string }{{"problem", f.Problem}, {"client", f.Client}, {"kind", f.Kind}} {
+	for _, c := range []struct{ col, val string }{{"problem", f.Problem}, {"client", f.Client}, {"tenant", f.Tenant}, {"kind", f.Kind}} {
 		if c.val != "" {
 			where = append(where, c.col+" = ?")
 			args = append(args, c.val)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -19,7 +21,8 @@ import (
 )
 
 const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running xflex serve)
-  submit [--variants FILE] [--wait] PROBLEM FILE|-   queue a solve (or, with --variants, a scenario)
+  submit [--variants FILE] [--wait] [--idempotency-key K] PROBLEM FILE|-
+                                                     queue a solve (or, with --variants, a scenario)
   status ID                                          print the job
   wait [--timeout DUR] ID                            wait with a progress bar on stderr, print the job
   result [--table] ID                                print the result (the body POST /v1/PROBLEM returns)
@@ -27,8 +30,12 @@ const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running
   list [--state S] [--problem P] [--limit N] [--cursor C]
 flags of every command:
   --server URL   the xflex server (default $XFLEX_SERVER or http://127.0.0.1:8080)
-  --client ID    sent as X-Client-Id (per-client limits)
+  --client ID    sent as X-Client-Id (informational: jobs and limits are the token's tenant's)
   --token TOKEN  sent as Authorization: Bearer (default $XFLEX_TOKEN; xflex token new)
+submit sends an Idempotency-Key (random unless --idempotency-key is given) and
+retries, with that key, a submission whose answer was lost (connection error,
+502, 503 or 504) up to 5 times with backoff: the server answers a retry of a
+submission it already took with the same job.
 --variants FILE holds a JSON array [{"name": ..., "patch": {...}}] of RFC 7396
 merge patches on the input, or an object {"NAME": PATCH, ...} (sorted by name).
 Exit status: 0 success, 1 the job or request failed, 2 usage, 3 server unreachable.
@@ -39,7 +46,9 @@ type jobsClient struct {
 	server string
 	client string
 	token  string
-	http   *http.Client
+	// key is the Idempotency-Key sent with a submission.
+	key  string
+	http *http.Client
 }
 
 // jobsCommand runs `xflex jobs ...`.
@@ -76,6 +85,7 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	switch sub {
 	case "submit":
 		fs.StringVar(&variants, "variants", "", "JSON file of named merge-patch variants")
+		fs.StringVar(&c.key, "idempotency-key", "", "Idempotency-Key of the submission (default: random)")
 		fs.BoolVar(&wait, "wait", false, "wait for the job and print its result")
 		fs.DurationVar(&interval, "interval", 250*time.Millisecond, "poll interval while waiting")
 		fs.BoolVar(&table, "table", false, "with --wait on a scenario: print the comparison as a table")
@@ -120,11 +130,15 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		if code != 0 {
 			return code
 		}
-		status, resp, code := c.do(ctx, http.MethodPost, "/v1/jobs", body, stderr)
+		if c.key == "" {
+			c.key = newIdempotencyKey()
+		}
+		status, resp, code := c.submit(ctx, body, stderr)
 		if code != 0 {
 			return code
 		}
-		if status != http.StatusAccepted {
+		// 200: a retry the server had already taken, answered with its job.
+		if status != http.StatusAccepted && status != http.StatusOK {
 			stdout.Write(resp)
 			return 1
 		}
@@ -267,6 +281,52 @@ func readInput(file string, stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
+// newIdempotencyKey returns a random key (128 bits, hex).
+func newIdempotencyKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Retries of a submission whose answer was lost: at most submitAttempts
+// tries, waiting submitBackoff, then twice as long each time (0.25 s to
+// 2 s, under 4 s in all), enough for a proxy or a replica to come back.
+const (
+	submitAttempts = 5
+	submitBackoff  = 250 * time.Millisecond
+)
+
+// submit posts a job with c.key, retrying (same body, same key) when the
+// answer was lost: the connection failed or a proxy answered 502, 503 or
+// 504. The server returns the job a lost answer was for, so a retry never
+// queues a second one.
+func (c *jobsClient) submit(ctx context.Context, body []byte, stderr io.Writer) (int, []byte, int) {
+	wait := submitBackoff
+	for attempt := 1; ; attempt++ {
+		status, resp, code := c.do(ctx, http.MethodPost, "/v1/jobs", body, stderr)
+		lost := code == 3 || status == http.StatusBadGateway || status == http.StatusServiceUnavailable ||
+			status == http.StatusGatewayTimeout
+		if !lost || attempt == submitAttempts {
+			return status, resp, code
+		}
+		fmt.Fprintf(stderr, "xflex: submission not answered (%s); retrying in %s with the same Idempotency-Key (attempt %d of %d)\n",
+			lostReason(status, code), wait, attempt+1, submitAttempts)
+		select {
+		case <-ctx.Done():
+			return status, resp, code
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+func lostReason(status, code int) string {
+	if code == 3 {
+		return "connection failed"
+	}
+	return fmt.Sprintf("HTTP %d", status)
+}
+
 // do sends one request; code is 3 when the server cannot be reached.
 func (c *jobsClient) do(ctx context.Context, method, path string, body []byte, stderr io.Writer) (int, []byte, int) {
 	var rd io.Reader
@@ -280,6 +340,9 @@ func (c *jobsClient) do(ctx context.Context, method, path string, body []byte, s
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.key != "" && method == http.MethodPost {
+		req.Header.Set("Idempotency-Key", c.key)
 	}
 	if c.client != "" {
 		req.Header.Set("X-Client-Id", c.client)

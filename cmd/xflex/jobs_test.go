@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +66,8 @@ func TestJobsCLI(t *testing.T) {
 		t.Fatalf("submit: exit %d: %s %s", code, out, errs)
 	}
 	var j jobs.Job
-	if err := json.Unmarshal([]byte(out), &j); err != nil || j.ID == "" || j.Client != "cli" {
+	// The job is the tenant's (local without auth): X-Client-Id decides nothing.
+	if err := json.Unmarshal([]byte(out), &j); err != nil || j.ID == "" || j.Client != "local" || j.Tenant != "local" {
 		t.Fatalf("submit printed %s (%v)", out, err)
 	}
 	out, errs, code = jobsCLI(t, "", "wait", j.ID, "--server", url, "--interval", "20ms")
@@ -131,6 +134,64 @@ func TestJobsCLI(t *testing.T) {
 		if _, errs, code := jobsCLI(t, "", c.args...); code != c.code {
 			t.Errorf("xflex jobs %v: exit %d, want %d (%s)", c.args, code, c.code, errs)
 		}
+	}
+}
+
+// TestJobsSubmitRetriesLostAnswer: a submission whose answer is lost (the
+// connection drops after the server took the job, then a proxy's 503) is
+// retried with the same Idempotency-Key, and the server answers with the
+// one job it queued.
+func TestJobsSubmitRetriesLostAnswer(t *testing.T) {
+	upstream := jobsServer(t)
+	target, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	var keys []string
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		n := len(keys)
+		mu.Unlock()
+		switch n {
+		case 1: // the server takes the job; its answer is lost
+			proxy.ServeHTTP(httptest.NewRecorder(), r)
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+		case 2:
+			http.Error(w, "upstream restarting", http.StatusServiceUnavailable)
+		default:
+			proxy.ServeHTTP(w, r)
+		}
+	}))
+	defer front.Close()
+	in := filepath.Join(t.TempDir(), "in.json")
+	if err := os.WriteFile(in, []byte(`{"ms":0,"value":2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := jobsCLI(t, "", "submit", "--server", front.URL, "test/sleep", in)
+	var j jobs.Job
+	if code != 0 || json.Unmarshal([]byte(out), &j) != nil || j.ID == "" {
+		t.Fatalf("submit through a lossy proxy: exit %d: %s %s", code, out, errs)
+	}
+	if len(keys) != 3 || keys[0] == "" || keys[1] != keys[0] || keys[2] != keys[0] {
+		t.Errorf("Idempotency-Keys of the attempts: %q, want three of one key", keys)
+	}
+	if strings.Count(errs, "retrying") != 2 {
+		t.Errorf("stderr does not report the two retries: %s", errs)
+	}
+	out, _, _ = jobsCLI(t, "", "list", "--server", upstream)
+	var l jobs.JobList
+	if err := json.Unmarshal([]byte(out), &l); err != nil || len(l.Jobs) != 1 || l.Jobs[0].ID != j.ID {
+		t.Errorf("jobs on the server: %s, want only %s", out, j.ID)
+	}
+	// An unreachable server: bounded attempts, then exit 3.
+	if _, errs, code := jobsCLI(t, "", "submit", "--server", "http://127.0.0.1:1", "test/sleep", in); code != 3 ||
+		strings.Count(errs, "retrying") != submitAttempts-1 {
+		t.Errorf("submit to an unreachable server: exit %d: %s", code, errs)
 	}
 }
 
