@@ -188,20 +188,33 @@ func TestRetryAfterFollowsSolveTimes(t *testing.T) {
 	if code := finish(); code != 200 {
 		t.Fatalf("blocked solve: %d", code)
 	}
-	h.srv.adm.slots <- struct{}{} // a solve in progress
+	slots := h.srv.adm.slots
+	if _, ok := slots.enqueue("other", 1); !ok { // a solve in progress
+		t.Fatal("the free slot was not granted")
+	}
 	rec, _ := postBody(h.srv.Handler(), `{"mode":"ok"}`, 13)
-	<-h.srv.adm.slots
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "3" {
 		t.Fatalf("got %d with Retry-After %q, want 503 with 3", rec.Code, rec.Header().Get("Retry-After"))
 	}
-	h.srv.adm.waiting.Add(4) // four requests ahead, one slot: five turns of 2.5 s
+	var queued []*waiter
+	wait := func(n int) {
+		for range n {
+			w, _ := slots.enqueue("other", 1)
+			queued = append(queued, w)
+		}
+	}
+	wait(4) // four requests ahead, one slot: five turns of 2.5 s
 	if got := h.srv.adm.retryAfter(); got != "13" {
 		t.Errorf("with 4 waiting: Retry-After %s, want 13", got)
 	}
-	h.srv.adm.waiting.Add(100)
+	wait(100)
 	if got := h.srv.adm.retryAfter(); got != "60" {
 		t.Errorf("with 104 waiting: Retry-After %s, want the cap 60", got)
 	}
+	for _, w := range queued {
+		slots.cancel(w)
+	}
+	slots.release("other", 1)
 }
 
 // TestMemoryReturnedAfterBurst: once no request holds memory after a
