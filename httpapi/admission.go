@@ -211,6 +211,16 @@ func (a *admission) retryAfter() string {
 	return strconv.Itoa(int(min(max(secs, minRetryAfter), maxRetryAfter)))
 }
 
+// slotsTaken names, for a 503's detail, the solve slots that were taken:
+// all of them, or as many as one tenant may hold.
+func (a *admission) slotsTaken() string {
+	all := "all " + strconv.FormatInt(a.slots.capacity, 10) + " solve slots"
+	if a.slots.perTenant == a.slots.capacity {
+		return all
+	}
+	return all + " or the " + strconv.FormatInt(a.slots.perTenant, 10) + " one tenant may hold"
+}
+
 // reservingReader reads a body of unknown length, reserving memory for it
 // chunkedStep bytes ahead of what has been read.
 type reservingReader struct {

@@ -305,8 +305,8 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, errOverloaded):
 		w.Header().Set("Retry-After", s.adm.retryAfter())
 		SimpleProblem(w, r, http.StatusServiceUnavailable, "overloaded", "Too many concurrent solves",
-			"the memory for requests in flight ("+strconv.FormatInt(s.cfg.MaxInflightBytes, 10)+" bytes), or then all "+
-				strconv.FormatInt(s.adm.slots.capacity, 10)+" solve slots, stayed taken for "+s.cfg.QueueWait.String()+
+			"the memory for requests in flight ("+strconv.FormatInt(s.cfg.MaxInflightBytes, 10)+" bytes), or then "+
+				s.adm.slotsTaken()+", stayed taken for "+s.cfg.QueueWait.String()+
 				"; retry after the number of seconds in Retry-After")
 	case errors.As(err, &mbe):
 		s.tooLarge(w, r)
