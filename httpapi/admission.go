@@ -92,8 +92,12 @@ type admission struct {
 
 func newAdmission(cfg Config) *admission {
 	return &admission{
-		slots:  newFairQueue(int64(cfg.MaxConcurrent), int64(cfg.MaxConcurrentPerTenant)),
-		memory: newFairQueue(cfg.MaxInflightBytes, 0), budget: cfg.MaxInflightBytes, wait: cfg.QueueWait, freeOSMem: debug.FreeOSMemory, now: time.Now,
+		slots:     newFairQueue(int64(cfg.MaxConcurrent), int64(cfg.MaxConcurrentPerTenant)),
+		memory:    newFairQueue(cfg.MaxInflightBytes, 0),
+		budget:    cfg.MaxInflightBytes,
+		wait:      cfg.QueueWait,
+		freeOSMem: debug.FreeOSMemory,
+		now:       time.Now,
 	}
 }
 
