@@ -8,10 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"golang.org/x/sync/semaphore"
 )
 
 // MemoryPerBodyByte is the memory a request is charged per byte of body:
@@ -63,17 +60,26 @@ var errOverloaded = errors.New("overloaded")
 // buffered. A single request larger than the whole budget reserves the
 // whole budget (it runs alone rather than never).
 //
+// Both the memory and the slots are shared fairly among tenants
+// (fairQueue, issue 16): whatever one tenant has queued, a request of a
+// tenant holding less gets the next memory that frees and then the next
+// slot. Memory has to be fair too, not only slots: a tenant flooding
+// large bodies otherwise holds the whole budget with requests queued for
+// slots, and the others get 503 before they reach the slot queue. A
+// tenant may hold at most Config.MaxConcurrentPerTenant slots; memory
+// has no per-tenant cap (fair order suffices, and a cap would refuse a
+// lone tenant's largest bodies).
+//
 // Memory before the slot, not the other way round: the few requests the
 // budget admits beyond the slots upload and buffer their bodies while
 // others solve, so a slot never idles while a body arrives (from a slow
 // client, up to Config.ReadBodyTimeout). A solve never waits for memory
 // while holding a slot, so the two cannot deadlock.
 type admission struct {
-	slots   chan struct{}
-	memory  *semaphore.Weighted
-	budget  int64
-	wait    time.Duration
-	waiting atomic.Int64 // requests waiting for memory or a slot
+	slots  *fairQueue // solve slots, a unit each
+	memory *fairQueue // the memory budget, in bytes
+	budget int64
+	wait   time.Duration
 
 	mu        sync.Mutex
 	holdEWMA  time.Duration // moving average of how long a slot is held
@@ -86,14 +92,19 @@ type admission struct {
 
 func newAdmission(cfg Config) *admission {
 	return &admission{
-		slots: make(chan struct{}, cfg.MaxConcurrent), memory: semaphore.NewWeighted(cfg.MaxInflightBytes),
-		budget: cfg.MaxInflightBytes, wait: cfg.QueueWait, freeOSMem: debug.FreeOSMemory, now: time.Now,
+		slots:     newFairQueue(int64(cfg.MaxConcurrent), int64(cfg.MaxConcurrentPerTenant)),
+		memory:    newFairQueue(cfg.MaxInflightBytes, 0),
+		budget:    cfg.MaxInflightBytes,
+		wait:      cfg.QueueWait,
+		freeOSMem: debug.FreeOSMemory,
+		now:       time.Now,
 	}
 }
 
 // ticket is one admitted request's memory reservation and solve slot.
 type ticket struct {
 	a        *admission
+	tenant   string    // whose share the memory and slot count in
 	deadline time.Time // end of the wait for memory
 	reserved int64     // memory held
 	slot     bool      // a solve slot is held
@@ -105,7 +116,7 @@ type ticket struct {
 // reserves as it is read). It returns errOverloaded when the memory
 // cannot be had in time, ctx.Err() when the client left.
 func (a *admission) admit(ctx context.Context, bodyLen int64) (*ticket, error) {
-	t := &ticket{a: a, deadline: time.Now().Add(a.wait)}
+	t := &ticket{a: a, tenant: PrincipalOf(ctx).Tenant, deadline: time.Now().Add(a.wait)}
 	if bodyLen > 0 {
 		if err := t.reserve(ctx, bodyLen); err != nil {
 			return nil, err
@@ -116,21 +127,12 @@ func (a *admission) admit(ctx context.Context, bodyLen int64) (*ticket, error) {
 
 // takeSlot waits for a solve slot, for the queue wait at most.
 func (t *ticket) takeSlot(ctx context.Context) error {
-	a := t.a
-	select {
-	case a.slots <- struct{}{}:
-	default:
-		a.waiting.Add(1)
-		defer a.waiting.Add(-1)
-		ctx, cancel := context.WithTimeout(ctx, a.wait)
-		defer cancel()
-		select {
-		case a.slots <- struct{}{}:
-		case <-ctx.Done():
-			return overloadedOr(ctx)
-		}
+	ctx, cancel := context.WithTimeout(ctx, t.a.wait)
+	defer cancel()
+	if err := t.a.slots.acquire(ctx, t.tenant, 1); err != nil {
+		return overloadedOr(ctx)
 	}
-	t.slot, t.start = true, a.now()
+	t.slot, t.start = true, t.a.now()
 	return nil
 }
 
@@ -150,16 +152,12 @@ func (t *ticket) reserve(ctx context.Context, bodyBytes int64) error {
 	if n <= 0 {
 		return nil // the ticket already holds the whole budget
 	}
-	if !t.a.memory.TryAcquire(n) {
-		// Wait, but only until the queue wait's end: memory free now
-		// is taken even after it (a chunked body still arriving).
-		t.a.waiting.Add(1)
-		defer t.a.waiting.Add(-1)
-		ctx, cancel := context.WithDeadline(ctx, t.deadline)
-		defer cancel()
-		if err := t.a.memory.Acquire(ctx, n); err != nil {
-			return overloadedOr(ctx)
-		}
+	// Wait, but only until the queue wait's end: memory that can be had
+	// at once is taken even after it (a chunked body still arriving).
+	ctx, cancel := context.WithDeadline(ctx, t.deadline)
+	defer cancel()
+	if err := t.a.memory.acquire(ctx, t.tenant, n); err != nil {
+		return overloadedOr(ctx)
 	}
 	t.reserved += n
 	t.a.mu.Lock()
@@ -181,11 +179,13 @@ func satMul(a, b int64) int64 {
 // was held, and returns memory to the OS after a burst.
 func (t *ticket) release() {
 	a := t.a
-	a.memory.Release(t.reserved)
+	if t.reserved > 0 {
+		a.memory.release(t.tenant, t.reserved)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if t.slot {
-		<-a.slots
+		a.slots.release(t.tenant, 1)
 		held := a.now().Sub(t.start)
 		if a.holdEWMA == 0 {
 			a.holdEWMA = held
@@ -209,9 +209,20 @@ func (a *admission) retryAfter() string {
 	a.mu.Lock()
 	hold := a.holdEWMA
 	a.mu.Unlock()
-	turns := a.waiting.Load()/int64(cap(a.slots)) + 1
+	waiting := a.memory.waiting() + a.slots.waiting()
+	turns := int64(waiting)/a.slots.capacity + 1
 	secs := math.Ceil(hold.Seconds() * float64(turns))
 	return strconv.Itoa(int(min(max(secs, minRetryAfter), maxRetryAfter)))
+}
+
+// slotsTaken names, for a 503's detail, the solve slots that were taken:
+// all of them, or as many as one tenant may hold.
+func (a *admission) slotsTaken() string {
+	all := "all " + strconv.FormatInt(a.slots.capacity, 10) + " solve slots"
+	if a.slots.perTenant == a.slots.capacity {
+		return all
+	}
+	return all + " or the " + strconv.FormatInt(a.slots.perTenant, 10) + " one tenant may hold"
 }
 
 // reservingReader reads a body of unknown length, reserving memory for it

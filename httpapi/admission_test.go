@@ -188,20 +188,33 @@ func TestRetryAfterFollowsSolveTimes(t *testing.T) {
 	if code := finish(); code != 200 {
 		t.Fatalf("blocked solve: %d", code)
 	}
-	h.srv.adm.slots <- struct{}{} // a solve in progress
+	slots := h.srv.adm.slots
+	if _, ok := slots.enqueue("other", 1); !ok { // a solve in progress
+		t.Fatal("the free slot was not granted")
+	}
 	rec, _ := postBody(h.srv.Handler(), `{"mode":"ok"}`, 13)
-	<-h.srv.adm.slots
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "3" {
 		t.Fatalf("got %d with Retry-After %q, want 503 with 3", rec.Code, rec.Header().Get("Retry-After"))
 	}
-	h.srv.adm.waiting.Add(4) // four requests ahead, one slot: five turns of 2.5 s
+	var queued []*waiter
+	wait := func(n int) {
+		for range n {
+			w, _ := slots.enqueue("other", 1)
+			queued = append(queued, w)
+		}
+	}
+	wait(4) // four requests ahead, one slot: five turns of 2.5 s
 	if got := h.srv.adm.retryAfter(); got != "13" {
 		t.Errorf("with 4 waiting: Retry-After %s, want 13", got)
 	}
-	h.srv.adm.waiting.Add(100)
+	wait(100)
 	if got := h.srv.adm.retryAfter(); got != "60" {
 		t.Errorf("with 104 waiting: Retry-After %s, want the cap 60", got)
 	}
+	for _, w := range queued {
+		slots.cancel(w)
+	}
+	slots.release("other", 1)
 }
 
 // TestMemoryReturnedAfterBurst: once no request holds memory after a
@@ -318,4 +331,180 @@ func TestNonReadingClientIsCutOff(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the write to a client that reads nothing never ended")
 	}
+}
+
+// padTo pads a JSON object with spaces to n bytes.
+func padTo(obj string, n int) string {
+	return obj[:len(obj)-1] + strings.Repeat(" ", n-len(obj)) + "}"
+}
+
+// postAs is postBody for a request of tenant's, as the auth middleware
+// would mark it; it returns the status.
+func postAs(h *harness, tenant, body string) int {
+	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", strings.NewReader(body))
+	req = req.WithContext(WithPrincipal(req.Context(), Principal{Tenant: tenant, Scopes: AllScopes}))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.srv.Handler().ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// waitUntil waits until cond holds: a sequencing wait for requests to
+// reach a queue, bounded by the test's timeout, not a timing assertion.
+func waitUntil(cond func() bool) {
+	for !cond() {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// tenantLoad sends requests as tenants in the background and collects
+// their statuses.
+type tenantLoad struct {
+	h     *harness
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	codes map[string][]int
+}
+
+func (l *tenantLoad) send(tenant, body string) {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		code := postAs(l.h, tenant, body)
+		l.mu.Lock()
+		l.codes[tenant] = append(l.codes[tenant], code)
+		l.mu.Unlock()
+	}()
+}
+
+// allAdmitted waits for every request and checks each was admitted and
+// solved (200, or 422 if a loaded machine ran its budget out while it
+// was blocked or queued), none refused, and that no slot or memory is
+// left held.
+func (l *tenantLoad) allAdmitted(t *testing.T) {
+	t.Helper()
+	l.wg.Wait()
+	for tenant, codes := range l.codes {
+		for _, c := range codes {
+			if c != http.StatusOK && c != http.StatusUnprocessableEntity {
+				t.Errorf("tenant %s: status %d, want every request admitted", tenant, c)
+			}
+		}
+	}
+	if s, m := l.h.srv.adm.slots.inUse(), l.h.srv.adm.memory.inUse(); s != 0 || m != 0 {
+		t.Errorf("after every answer %d slots and %d bytes still held", s, m)
+	}
+}
+
+// TestSlotGoesToOtherTenant (issue 16): tenant A holds both solve slots
+// and has 20 requests queued for them; tenant B's request gets the next
+// slot that frees, not the one after A's 20 (it would wait out the
+// queue wait and get 503).
+func TestSlotGoesToOtherTenant(t *testing.T) {
+	h := newHarness(t, Config{MaxConcurrent: 2, QueueWait: 10 * time.Second})
+	l := &tenantLoad{h: h, codes: map[string][]int{}}
+	slots := h.srv.adm.slots
+	for range 2 {
+		l.send("A", `{"mode":"block","budget_ms":5000}`)
+		<-h.started
+	}
+	for range 20 {
+		l.send("A", `{"mode":"block","budget_ms":5000}`)
+	}
+	waitUntil(func() bool { return slots.waiting() == 20 })
+	done := make(chan int)
+	go func() { done <- postAs(h, "B", `{"mode":"ok","budget_ms":5000}`) }()
+	waitUntil(func() bool { return slots.waiting() == 21 })
+	h.release <- struct{}{} // one of A's solves ends
+	if code := <-done; code != http.StatusOK {
+		t.Fatalf("B's request: %d, want 200 after one of A's solves", code)
+	}
+	close(h.release)
+	for range 20 { // A's queued solves start (and end at once)
+		<-h.started
+	}
+	l.allAdmitted(t)
+}
+
+// TestMemoryGoesToOtherTenant (issue 16): tenant A's large bodies hold
+// the whole memory budget (one solving, two queued for the one slot) and
+// five more wait for memory; tenant B's request gets the next memory
+// that frees and then a slot before those five, so it is answered after
+// two of A's solves (and a quick one queued before it) instead of
+// getting 503 behind A's queue.
+func TestMemoryGoesToOtherTenant(t *testing.T) {
+	h := newHarness(t, Config{MaxConcurrent: 1, QueueWait: 10 * time.Second, MaxInflightBytes: 3000 * MemoryPerBodyByte})
+	l := &tenantLoad{h: h, codes: map[string][]int{}}
+	slots, memory := h.srv.adm.slots, h.srv.adm.memory
+	// Budgets long enough for the queueing, whatever the machine's load.
+	block := padTo(`{"mode":"block","budget_ms":5000}`, 1000)
+	l.send("A", block)
+	<-h.started
+	l.send("A", block)
+	l.send("A", padTo(`{"mode":"ok","budget_ms":5000}`, 1000))
+	waitUntil(func() bool { return slots.waiting() == 2 })
+	for range 5 {
+		l.send("A", block)
+	}
+	waitUntil(func() bool { return memory.waiting() == 5 })
+	done := make(chan int)
+	go func() { done <- postAs(h, "B", padTo(`{"mode":"ok","budget_ms":5000}`, 1000)) }()
+	waitUntil(func() bool { return memory.waiting() == 6 })
+	h.release <- struct{}{} // A's first solve ends: its memory goes to B
+	<-h.started             // A's second solve starts; B queues for the slot
+	h.release <- struct{}{} // it ends: the slot goes to B
+	if code := <-done; code != http.StatusOK {
+		t.Fatalf("B's request: %d, want 200 after two of A's solves", code)
+	}
+	close(h.release)
+	for range 5 { // A's solves queued for memory start (and end at once)
+		<-h.started
+	}
+	l.allAdmitted(t)
+}
+
+// TestSlotCapPerTenant: with MaxConcurrentPerTenant 1 and two slots, a
+// tenant's second request waits for its first (and gets 503 when the
+// queue wait runs out first) while another tenant's is served at once.
+func TestSlotCapPerTenant(t *testing.T) {
+	h := newHarness(t, Config{MaxConcurrent: 2, MaxConcurrentPerTenant: 1, QueueWait: 20 * time.Millisecond})
+	l := &tenantLoad{h: h, codes: map[string][]int{}}
+	l.send("A", `{"mode":"block"}`)
+	<-h.started
+	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", strings.NewReader(`{"mode":"ok"}`))
+	req = req.WithContext(WithPrincipal(req.Context(), Principal{Tenant: "A"}))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.srv.Handler().ServeHTTP(rec, req)
+	want503(t, rec, false)
+	if p := decodeProblem(t, rec); !strings.Contains(p.Detail, "the 1 one tenant may hold") {
+		t.Errorf("503 detail does not name the per-tenant cap: %s", p.Detail)
+	}
+	if code := postAs(h, "B", `{"mode":"ok"}`); code != http.StatusOK {
+		t.Fatalf("B's request: %d, want 200 (a slot is free)", code)
+	}
+	close(h.release)
+	l.allAdmitted(t)
+}
+
+// TestWithoutTenantsUnchanged: without auth every request is `local`, and
+// a lone tenant may use every slot (work-conserving).
+func TestWithoutTenantsUnchanged(t *testing.T) {
+	h := newHarness(t, Config{MaxConcurrent: 3, QueueWait: 30 * time.Second})
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if rec, _ := postBody(h.srv.Handler(), `{"mode":"block"}`, 16); rec.Code != http.StatusOK {
+				t.Errorf("status %d", rec.Code)
+			}
+		}()
+		<-h.started
+	}
+	if n := h.srv.adm.slots.inUse(); n != 3 {
+		t.Fatalf("%d slots in use, want all 3 for the one tenant", n)
+	}
+	close(h.release)
+	wg.Wait()
 }

@@ -37,6 +37,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxConcurrent bounds simultaneous solves. Default runtime.NumCPU().
 	MaxConcurrent int
+	// MaxConcurrentPerTenant bounds one tenant's simultaneous solves.
+	// Default (0) MaxConcurrent: a lone tenant may use every slot; when
+	// tenants compete, slots go fairly among them anyway (admission.go).
+	MaxConcurrentPerTenant int
 	// QueueWait is how long a request waits for its memory (see
 	// MaxInflightBytes), and then for a solve slot, before 503. Default 1 s.
 	QueueWait time.Duration
@@ -164,7 +168,7 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
 		return
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "solve_slots": cap(s.adm.slots), "solves_in_flight": len(s.adm.slots)})
+	WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "solve_slots": s.adm.slots.capacity, "solves_in_flight": s.adm.slots.inUse()})
 }
 
 func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
@@ -313,8 +317,8 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, errOverloaded):
 		w.Header().Set("Retry-After", s.adm.retryAfter())
 		SimpleProblem(w, r, http.StatusServiceUnavailable, "overloaded", "Too many concurrent solves",
-			"the memory for requests in flight ("+strconv.FormatInt(s.cfg.MaxInflightBytes, 10)+" bytes), or then all "+
-				strconv.Itoa(cap(s.adm.slots))+" solve slots, stayed taken for "+s.cfg.QueueWait.String()+
+			"the memory for requests in flight ("+strconv.FormatInt(s.cfg.MaxInflightBytes, 10)+" bytes), or then "+
+				s.adm.slotsTaken()+", stayed taken for "+s.cfg.QueueWait.String()+
 				"; retry after the number of seconds in Retry-After")
 	case errors.As(err, &mbe):
 		s.tooLarge(w, r)

@@ -26,6 +26,7 @@ type serveConfig struct {
 	maxBudget       time.Duration
 	maxBody         int64
 	maxConcurrent   int
+	maxPerTenant    int
 	queueWait       time.Duration
 	maxInflight     int64
 	readHeader      time.Duration
@@ -47,6 +48,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.DurationVar(&c.maxBudget, "max-budget", 60*time.Second, "cap on any request's budget_ms")
 	fs.Int64Var(&c.maxBody, "max-body", 16<<20, "maximum request body in bytes (413 beyond)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent", 0, "simultaneous solves (0: number of CPUs)")
+	fs.IntVar(&c.maxPerTenant, "max-concurrent-per-tenant", 0, "simultaneous solves of one tenant (0: all of --max-concurrent; slots go fairly among waiting tenants either way)")
 	fs.DurationVar(&c.queueWait, "queue-wait", time.Second, "how long a request waits for memory, and then for a solve slot, before 503")
 	fs.Int64Var(&c.maxInflight, "max-inflight-bytes", 512<<20,
 		"memory budget of requests in flight; each is charged "+strconv.Itoa(httpapi.MemoryPerBodyByte)+"x its body before the body is read (503 beyond)")
@@ -102,7 +104,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 3
 	}
 	api := httpapi.New(httpapi.Config{
-		MaxBodyBytes: c.maxBody, MaxConcurrent: c.maxConcurrent, QueueWait: c.queueWait,
+		MaxBodyBytes: c.maxBody, MaxConcurrent: c.maxConcurrent, MaxConcurrentPerTenant: c.maxPerTenant, QueueWait: c.queueWait,
 		MaxInflightBytes: c.maxInflight, ReadBodyTimeout: c.readBody, WriteTimeout: c.write, Auth: auth,
 	}, runner, log)
 	stopJobs, err := jobs.Setup(ctx, *c.jobs, runner, api, log)
