@@ -56,9 +56,7 @@
 //     kept as TestFigure1ThreeMachines.
 package simulate
 
-import (
-	"github.com/xflex/xflex/solver/tetris"
-)
+import "github.com/xflex/xflex/solver/tetris"
 
 // Request is the wire format (schemas/tetris-simulate.request.json).
 type Request struct {
