@@ -413,19 +413,13 @@ func (s *Service) monitor(ctx context.Context, id string, attempt int, rj *runni
 	}
 }
 
-// budgetOf reads budget_ms from a request the way the runner does.
+// budgetOf is the budget the Runner gives the job's request
+// (Runner.SettingsOf: the same default and cap as a synchronous solve).
+// The input was validated at submission, so it parses; were it not, the
+// default budget is still a sound bound for the monitor.
 func (s *Service) budgetOf(input []byte) time.Duration {
-	var c struct {
-		BudgetMS *int64 `json:"budget_ms"`
-	}
-	b := solver.DefaultBudget
-	if json.Unmarshal(input, &c) == nil && c.BudgetMS != nil && *c.BudgetMS > 0 {
-		b = time.Duration(*c.BudgetMS) * time.Millisecond
-	}
-	if s.runner.MaxBudget > 0 && b > s.runner.MaxBudget {
-		b = s.runner.MaxBudget
-	}
-	return b
+	settings, _ := s.runner.SettingsOf(input)
+	return settings.Budget
 }
 
 // finish stores a job's outcome, if attempt still holds the job's claim,

@@ -170,3 +170,36 @@ func FuzzRun(f *testing.F) {
 		}
 	})
 }
+
+// Settings is the one reading of budget_ms and seed: the default, the
+// request's own, the cap (with a note saying so), and for a body that is
+// not JSON the default with the parse error. Run reports the same in meta.
+func TestSettings(t *testing.T) {
+	r := toyRunner(t) // cap 1 s
+	for _, c := range []struct {
+		body   string
+		budget time.Duration
+		seed   int64
+		notes  int
+	}{
+		{`{"x": 1}`, time.Second, 0, 1}, // the 2 s default, capped
+		{`{"x": 1, "budget_ms": 300, "seed": 9}`, 300 * time.Millisecond, 9, 0},
+		{`{"x": 1, "budget_ms": 1000}`, time.Second, 0, 0},
+		{`{"x": 1, "budget_ms": 1001, "seed": 4}`, time.Second, 4, 1},
+	} {
+		s, err := r.SettingsOf([]byte(c.body))
+		if err != nil || s.Budget != c.budget || s.Seed != c.seed || len(s.Notes) != c.notes {
+			t.Errorf("%s: SettingsOf %+v, %v; want budget %v, seed %d, %d notes", c.body, s, err, c.budget, c.seed, c.notes)
+		}
+		resp, err := r.Run(context.Background(), "toy", []byte(c.body))
+		if err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		if m := resp.Meta; m.BudgetMS != c.budget.Milliseconds() || m.Seed != c.seed || len(m.Notes) != c.notes {
+			t.Errorf("%s: meta budget_ms %d, seed %d, notes %q; want Settings' %+v", c.body, m.BudgetMS, m.Seed, m.Notes, s)
+		}
+	}
+	if s, err := r.SettingsOf([]byte(`{`)); err == nil || s.Budget != time.Second || s.Seed != 0 {
+		t.Errorf("malformed body: %+v, %v; want the default (capped) and an error", s, err)
+	}
+}

@@ -64,13 +64,9 @@ func TestDecodeBuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pre, ok := v.(*prepared)
-	if !ok || pre.err != nil || pre.in == nil || len(pre.in.Users) != 1 {
-		t.Fatalf("Decode gave %#v, want a built instance", v)
-	}
 	other := []byte(`{"machine_types":[{"name":"a","count":4}],"users":[{"name":"x"},{"name":"y"}],"divisible":true}`)
 	res, _, err := Solve(context.Background(), other, solver.Options{Decoded: v})
 	if err != nil || len(res.(*Result).Users) != 1 {
-		t.Fatalf("Solve ignored the built instance: %v, %v", res, err)
+		t.Fatalf("Solve ignored the instance Decode built: %v, %v", res, err)
 	}
 }

@@ -63,11 +63,15 @@ func TestExpiredBudgetAnswer(t *testing.T) {
 // users).
 func TestReserveCutSkipsChoosy(t *testing.T) {
 	req := GenerateRequest(7, GenParams{Users: 200, Types: 10, Machines: 4000, Divisible: true})
-	pre := build(req)
-	pre.took = time.Hour // the reserve covers the whole budget
+	in, err := Build(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A build time of an hour: the reserve covers the whole budget.
+	b := solver.Built[Request, *Instance]{Req: req, In: in, BuildTime: time.Hour}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, meta, err := Solve(ctx, nil, solver.Options{Decoded: pre, Budget: time.Minute})
+	out, meta, err := solve(ctx, b, solver.Options{Budget: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func TestDecodeBuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pb, ok := pre.(*prebuilt); !ok || pb.in == nil {
+	if _, ok := pre.(*Request); ok || pre == nil {
 		t.Fatalf("Decode made %T, not a built instance", pre)
 	}
 	opts := solver.Options{Budget: time.Minute, Start: time.Now()}

@@ -2,7 +2,6 @@ package fairshare
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,64 +12,6 @@ import (
 
 	"github.com/xflex/xflex/solver"
 )
-
-// Problem returns the fairshare problem for the runner.
-func Problem() solver.Problem {
-	return solver.Problem{
-		Name:           "fairshare",
-		RequestSchema:  "fairshare.request.json",
-		ResponseSchema: "fairshare.response.json",
-		Summary:        "Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers",
-		Solve:          Solve,
-		Decode:         decode,
-		Generate:       Generate,
-	}
-}
-
-// prebuilt is what decode makes of a body while the Runner validates it:
-// the request and its instance, with the time build took (Solve reserves
-// a multiple of it for the result).
-type prebuilt struct {
-	req       *Request
-	in        *instance
-	buildTime time.Duration
-}
-
-// decode is the Problem.Decode hook: it decodes the request and builds
-// the instance alongside validation, so neither is taken from the budget
-// (building 100,000 frameworks × 100,000 servers took 0.25 s, five
-// times a 50 ms budget). A request that does not build is returned alone;
-// Solve then builds it again and reports the error on the validated body.
-func decode(raw json.RawMessage) (any, error) {
-	req := new(Request)
-	if err := solver.Decode(raw, req); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	in, err := build(req)
-	if err != nil {
-		return req, nil
-	}
-	return &prebuilt{req: req, in: in, buildTime: time.Since(start)}, nil
-}
-
-// requestOf returns the request, its instance and build's time: decode's
-// when it ran, else decoded and built here.
-func requestOf(raw json.RawMessage, opts solver.Options) (*Request, *instance, time.Duration, error) {
-	if pb, ok := opts.Decoded.(*prebuilt); ok {
-		return pb.req, pb.in, pb.buildTime, nil
-	}
-	req, err := solver.Decoded[Request](raw, opts)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	start := time.Now()
-	in, err := build(req)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	return req, in, time.Since(start), nil
-}
 
 // params are the request's options with defaults applied.
 type params struct {
@@ -118,13 +59,11 @@ func isFill(policy string) bool {
 // (3x cut DRF's answer at 1 s from 6,749 to 662 tasks under load).
 const resultReserve = 3
 
-// Solve implements solver.SolveFunc.
-func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	req, in, buildTime, err := requestOf(raw, opts)
-	if err != nil {
-		return nil, solver.Meta{}, err
-	}
-	reserve := resultReserve * buildTime
+// solve runs the request's policy (and, with compare, every other) on its
+// instance.
+func solve(ctx context.Context, b solver.Built[Request, *instance], opts solver.Options) (any, solver.Meta, error) {
+	req, in := b.Req, b.In
+	reserve := resultReserve * b.BuildTime
 	if isFill(req.Policy) {
 		reserve = 0
 	}

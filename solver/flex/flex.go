@@ -2,7 +2,6 @@ package flex
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -14,19 +13,6 @@ import (
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/progress"
 )
-
-// Problem is the flex problem: POST /v1/flex, `xflex solve flex`.
-func Problem() solver.Problem {
-	return solver.Problem{
-		Name:           "flex",
-		RequestSchema:  "flex.request.json",
-		ResponseSchema: "flex.response.json",
-		Summary:        "Flex: malleable slot schedules (MPS over RAP, metric-specific and searched orderings, LP refinement) for response time, stretch, makespan, tardiness, lateness, tardy jobs and SLA costs",
-		Solve:          Solve,
-		Decode:         solver.DecodeInto[Request],
-		Generate:       Generate,
-	}
-}
 
 // Result is the response's result (schemas/flex.response.json).
 type Result struct {
@@ -150,19 +136,6 @@ func completionOrder(comp []float64, prio []int) []int {
 		pos[j] = float64(k)
 	}
 	return orderByKeys(comp, pos)
-}
-
-// Solve is the flex SolveFunc.
-func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	req, err := solver.Decoded[Request](raw, opts)
-	if err != nil {
-		return nil, solver.Meta{}, err
-	}
-	in, err := Build(req)
-	if err != nil {
-		return nil, solver.Meta{}, err
-	}
-	return run(ctx, in, req, opts)
 }
 
 func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (*Result, solver.Meta, error) {

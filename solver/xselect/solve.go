@@ -2,7 +2,6 @@ package xselect
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -57,19 +56,14 @@ type outcome struct {
 	inc *incremental
 }
 
-// Solve implements solver.SolveFunc.
-func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	req, err := solver.Decoded[Request](raw, opts)
-	if err != nil {
-		return nil, solver.Meta{}, err
-	}
-	out, err := run(ctx, req, opts)
+// solve packs a built request.
+func solve(ctx context.Context, b solver.Built[Request, *model], opts solver.Options) (any, solver.Meta, error) {
+	out, err := runModel(ctx, b.Req, b.In, opts, Variant{})
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
 	res := out.result()
-	meta := out.meta(res)
-	return res, meta, nil
+	return res, out.meta(res), nil
 }
 
 // Variant switches parts of the heuristic off, for benchmarks and
@@ -121,11 +115,18 @@ func run(ctx context.Context, req *Request, opts solver.Options) (*outcome, erro
 	return runVariant(ctx, req, opts, Variant{})
 }
 
+// runVariant builds req's model and runs variant v on it.
 func runVariant(ctx context.Context, req *Request, opts solver.Options, v Variant) (*outcome, error) {
 	m, err := build(req)
 	if err != nil {
 		return nil, err
 	}
+	return runModel(ctx, req, m, opts, v)
+}
+
+// runModel runs the λ search of variant v on req's model m.
+func runModel(ctx context.Context, req *Request, m *model, opts solver.Options, v Variant) (*outcome, error) {
+	var err error
 	rules := vecpack.Rules()
 	if req.Score != "" && req.Score != ScoreAuto {
 		r, err := vecpack.RuleByName(req.Score)

@@ -20,47 +20,6 @@ import (
 	"github.com/xflex/xflex/solver/progress"
 )
 
-// Problem is the X-Size problem.
-func Problem() solver.Problem {
-	return solver.Problem{
-		Name:           "xsize",
-		RequestSchema:  "xsize.request.json",
-		ResponseSchema: "xsize.response.json",
-		Summary:        "X-Size: choose K container shapes from a weighted request profile (anytime PTAS over rays with a (1+ε) guarantee, CBC p-median, exact max-fit DP)",
-		Solve:          Solve,
-		Decode:         solver.DecodeInto[Request],
-		Generate:       Generate,
-	}
-}
-
-// Request is the wire format (schemas/xsize.request.json).
-type Request struct {
-	Resources []string      `json:"resources"`
-	Totals    []float64     `json:"totals"`
-	K         int           `json:"k"`
-	Requests  []RequestItem `json:"requests"`
-	NodeTypes []NodeType    `json:"node_types,omitempty"`
-	Epsilon   *float64      `json:"epsilon,omitempty"`
-	Fit       string        `json:"fit,omitempty"`
-	Rays      string        `json:"rays,omitempty"`
-	Baselines *bool         `json:"baselines,omitempty"`
-	BudgetMS  *int64        `json:"budget_ms,omitempty"`
-	Seed      *int64        `json:"seed,omitempty"`
-}
-
-// RequestItem is one resource request with its frequency.
-type RequestItem struct {
-	Size   []float64 `json:"size"`
-	Weight *float64  `json:"weight,omitempty"`
-	Name   string    `json:"name,omitempty"`
-}
-
-// NodeType is a node capacity every shape may have to fit.
-type NodeType struct {
-	Name     string    `json:"name"`
-	Capacity []float64 `json:"capacity"`
-}
-
 // Result is the response's result (schemas/xsize.response.json).
 type Result struct {
 	Shapes           []Shape          `json:"shapes"`
@@ -125,11 +84,10 @@ type prepared struct {
 // 1e12 is about 1.6e34, far inside float64.
 const MaxNormalized = 1e12
 
-func prepare(raw json.RawMessage, opts solver.Options) (*prepared, error) {
-	req, err := solver.Decoded[Request](raw, opts)
-	if err != nil {
-		return nil, err
-	}
+// prepare checks a request's semantics and builds the normalized,
+// aggregated ptas instance with the fit and direction family: xsize's
+// Build.
+func prepare(req *Request) (*prepared, error) {
 	var vs solver.Violations
 	d := len(req.Resources)
 	if len(req.Totals) != d {
@@ -240,7 +198,11 @@ func prepare(raw json.RawMessage, opts solver.Options) (*prepared, error) {
 // fit and the direction family. Benchmarks use it to time the algorithm
 // apart from request decoding.
 func Instance(raw json.RawMessage) (*ptas.Instance, ptas.Options, error) {
-	p, err := prepare(raw, solver.Options{})
+	req := new(Request)
+	if err := solver.Decode(raw, req); err != nil {
+		return nil, ptas.Options{}, err
+	}
+	p, err := prepare(req)
 	if err != nil {
 		return nil, ptas.Options{}, err
 	}
@@ -266,13 +228,11 @@ func normalize(s, totals []float64) []float64 {
 	return out
 }
 
-// Solve implements solver.SolveFunc.
-func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
+// solve runs the PTAS (or the exact max-fit DP) on a prepared request
+// under the budget, then the baselines.
+func solve(ctx context.Context, b solver.Built[Request, *prepared], opts solver.Options) (any, solver.Meta, error) {
 	var meta solver.Meta
-	p, err := prepare(raw, opts)
-	if err != nil {
-		return nil, meta, err
-	}
+	p := b.In
 	req, in := p.req, p.in
 	sctx := ctx
 	if dl, ok := ctx.Deadline(); ok {

@@ -27,8 +27,8 @@ func checkPredecode(t *testing.T, body string) {
 	if err != nil {
 		t.Fatalf("%q: Decode failed (%v) where solver.Decode succeeds", body, err)
 	}
-	if got := v.(*Request); !reflect.DeepEqual(*got, want) {
-		t.Fatalf("%q:\ngot  %#v\nwant %#v", body, *got, want)
+	if !reflect.DeepEqual(*v, want) {
+		t.Fatalf("%q:\ngot  %#v\nwant %#v", body, *v, want)
 	}
 }
 

@@ -56,36 +56,7 @@
 //     kept as TestFigure1ThreeMachines.
 package simulate
 
-import (
-	"encoding/json"
-
-	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/tetris"
-)
-
-// Problem describes tetris/simulate.
-func Problem() solver.Problem {
-	return solver.Problem{
-		Name:           "tetris/simulate",
-		CLIName:        "tetris-simulate",
-		RequestSchema:  "tetris-simulate.request.json",
-		ResponseSchema: "tetris-simulate.response.json",
-		Summary:        "Tetris what-if simulator: DAG jobs on a cluster under tetris, drf, slot-fair, capacity or tetris-cpu-mem",
-		Solve:          Solve,
-		Generate:       Generate,
-		Decode:         decode,
-	}
-}
-
-// decode is Problem.Decode: the body decoded as Solve would, on a second
-// core while the Runner validates it (a 1.9M-task trace takes 80 ms).
-func decode(raw json.RawMessage) (any, error) {
-	var req Request
-	if err := solver.Decode(raw, &req); err != nil {
-		return nil, err
-	}
-	return &req, nil
-}
+import "github.com/xflex/xflex/solver/tetris"
 
 // Request is the wire format (schemas/tetris-simulate.request.json).
 type Request struct {

@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -15,20 +14,9 @@ import (
 // ~1e-12; 1e-6 ignores it and counts any delay a user could notice.
 const slowTol = 1e-6
 
-// Solve decodes (unless the Runner's Decode did), validates and simulates.
-func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
-	req, ok := opts.Decoded.(*Request)
-	if !ok {
-		req = &Request{}
-		if err := solver.Decode(raw, req); err != nil {
-			return nil, solver.Meta{}, err
-		}
-	}
-	in, err := Build(req)
-	if err != nil {
-		return nil, solver.Meta{}, err
-	}
-	return in.Run(ctx)
+// solve simulates a built request.
+func solve(ctx context.Context, b solver.Built[Request, *Instance], opts solver.Options) (any, solver.Meta, error) {
+	return b.In.Run(ctx)
 }
 
 // Run simulates the instance under its policy and, for the slowdown

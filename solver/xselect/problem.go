@@ -24,17 +24,27 @@
 // the same node); Garbo applications share no node with anyone.
 package xselect
 
-import "github.com/xflex/xflex/solver"
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/xflex/xflex/solver"
+)
 
 // Problem is X-Select as served at POST /v1/xselect.
 func Problem() solver.Problem {
-	return solver.Problem{
+	return solver.Typed[Request, *model]{
 		Name:           "xselect",
 		RequestSchema:  "xselect.request.json",
 		ResponseSchema: "xselect.response.json",
 		Summary:        "X-Select: pack owned containers into nodes, maximizing the share multiplier λ",
-		Solve:          Solve,
-		Decode:         solver.DecodeInto[Request],
 		Generate:       Generate,
-	}
+		Build:          build,
+		Solve:          solve,
+	}.Problem()
+}
+
+// Solve is Problem().Solve: one request body decoded, built and solved.
+func Solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, solver.Meta, error) {
+	return Problem().Solve(ctx, raw, opts)
 }
