@@ -3,7 +3,7 @@ package jobs
 import (
 	"context"
 
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/internal/progress"
 )
 
 // Progress is what GET /v1/jobs/{id} reports while a job runs (an alias of

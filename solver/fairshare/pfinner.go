@@ -7,8 +7,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/lp"
-	"github.com/xflex/xflex/solver/progress"
 )
 
 // solvePFInner solves eq. 8 by inner approximation (generalised LP,

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/progress"
 )
 
 // Problem is the flex problem: POST /v1/flex, `xflex solve flex`.
