@@ -158,11 +158,8 @@ type runningJob struct {
 	lost atomic.Bool
 }
 
-// Typed errors the HTTP layer maps to status codes.
-var (
-	errLimit       = errors.New("job limit reached")
-	errNotFinished = errors.New("job has not finished")
-)
+// errLimit is the typed error the HTTP layer maps to 429.
+var errLimit = errors.New("job limit reached")
 
 // solveArgs is the River job: the id of the xflex_job row to solve.
 type solveArgs struct {
