@@ -43,8 +43,9 @@
 // each is bounded by one solve budget. The last child to finish builds the
 // side-by-side comparison table (see Comparison).
 //
-// Progress. Solvers may call ReportProgress(ctx, Progress{...}) from inside
-// Solve; the worker stores the latest report (throttled) so GET /v1/jobs/{id}
-// shows the phase, fraction, best objective and bound so far. Without
-// reports, progress shows the phase and the fraction of the budget used.
+// Progress. Solvers may call progress.Report(ctx, progress.Progress{...})
+// (package internal/progress) from inside Solve; the worker stores the
+// latest report (throttled) so GET /v1/jobs/{id} shows the phase, fraction,
+// best objective and bound so far. Without reports, progress shows the phase
+// and the fraction of the budget used.
 package jobs

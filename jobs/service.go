@@ -18,8 +18,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/progress"
 )
 
 // DefaultStore is the --store default: a SQLite file in the working

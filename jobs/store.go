@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/xflex/xflex/httpapi"
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/internal/progress"
 )
 
 // State is a job's lifecycle state, as reported by the API.

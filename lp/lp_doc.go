@@ -85,8 +85,9 @@
 // minimisation): equal to Objective for an optimal LP, CBC's best possible
 // value or the native search's best open node for a MIP. With MIPGap > 0 a
 // MIP is reported Optimal once the gap is closed to within MIPGap
-// (relative), and Bound then shows the remaining gap; Solution.Gap computes
-// it.
+// (relative), and Bound then shows the remaining gap. Callers measure that
+// gap in their own convention (xflex's is solver.RelGap); this package has
+// none of its own.
 //
 // # Duals
 //

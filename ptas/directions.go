@@ -3,7 +3,6 @@ package ptas
 import (
 	"fmt"
 	"math"
-	"sort"
 )
 
 // Family names a way of laying out directions. See the package doc for the
@@ -247,25 +246,4 @@ func RoundUp(u []float64, dirs *Directions) (int, float64) {
 		}
 	}
 	return best, bt
-}
-
-// Rho2D computes exactly, for any finite set of 2D directions, the worst
-// ratio sup_s min_v cost(round_v(s))/cost(s): in mix coordinates with gaps
-// g between consecutive rays (and between 0 or 1 and the extreme rays) it is
-// 1/(1 − max g). It is the independent check of the 2D ρ formulas.
-func Rho2D(vecs [][]float64) float64 {
-	ps := make([]float64, 0, len(vecs)+2)
-	for _, v := range vecs {
-		ps = append(ps, v[1]/(v[0]+v[1]))
-	}
-	sort.Float64s(ps)
-	gap := ps[0]
-	for i := 1; i < len(ps); i++ {
-		gap = math.Max(gap, ps[i]-ps[i-1])
-	}
-	gap = math.Max(gap, 1-ps[len(ps)-1])
-	if gap >= 1 {
-		return math.Inf(1)
-	}
-	return 1 / (1 - gap)
 }

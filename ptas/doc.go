@@ -46,7 +46,8 @@
 //
 //	ρ(D) = 1 / (1 − g),  g the largest gap between consecutive rays in p.
 //
-// Rho2D computes this; tests check every 2D family's formula against it.
+// rho2D in the tests computes this and checks every 2D family's formula
+// against it.
 //
 // Fact 3 (mix rays, optimal). m rays at p_k = k/(m+1), k = 1..m, have every
 // gap 1/(m+1), so ρ = (m+1)/m = 1 + 1/m. No m rays do better: their m

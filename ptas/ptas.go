@@ -7,7 +7,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/internal/progress"
 )
 
 // Fit selects the notion of fit cost.

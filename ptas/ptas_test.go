@@ -18,21 +18,21 @@ const testTol = 1e-9
 func TestRhoFormulas2D(t *testing.T) {
 	for m := 1; m <= 60; m++ {
 		d := MixRays(m)
-		if got := Rho2D(d.Vecs); math.Abs(got-d.Rho) > 1e-12 {
-			t.Errorf("mix m=%d: Rho2D %v, formula %v", m, got, d.Rho)
+		if got := rho2D(d.Vecs); math.Abs(got-d.Rho) > 1e-12 {
+			t.Errorf("mix m=%d: rho2D %v, formula %v", m, got, d.Rho)
 		}
 	}
 	for M := 2; M <= 60; M++ {
 		d := AngleRays(M)
-		if got := Rho2D(d.Vecs); math.Abs(got-d.Rho) > 1e-12 {
-			t.Errorf("angle M=%d: Rho2D %v, formula 1+tan δ = %v", M, got, d.Rho)
+		if got := rho2D(d.Vecs); math.Abs(got-d.Rho) > 1e-12 {
+			t.Errorf("angle M=%d: rho2D %v, formula 1+tan δ = %v", M, got, d.Rho)
 		}
 	}
 	// Lattice directions in 2D are the mix rays plus both axes: ρ = 1+1/N.
 	for N := 1; N <= 30; N++ {
 		d := LatticeRays(2, N)
-		if got := Rho2D(d.Vecs); math.Abs(got-d.Rho) > 1e-12 {
-			t.Errorf("lattice N=%d: Rho2D %v, formula %v", N, got, d.Rho)
+		if got := rho2D(d.Vecs); math.Abs(got-d.Rho) > 1e-12 {
+			t.Errorf("lattice N=%d: rho2D %v, formula %v", N, got, d.Rho)
 		}
 	}
 }
@@ -573,7 +573,7 @@ func TestRawUnitsBalloon(t *testing.T) {
 			x, y := v[0]/R[0], v[1]/R[1]
 			norm = append(norm, []float64{x / (x + y), y / (x + y)})
 		}
-		rhoRaw := Rho2D(norm)
+		rhoRaw := rho2D(norm)
 		if rhoRaw < 1+4/float64(m) {
 			t.Errorf("m=%d: raw-unit rays lose only %v, normalized %v", m, rhoRaw, raw.Rho)
 		}
@@ -808,4 +808,25 @@ func TestGridJoinsExact(t *testing.T) {
 		}
 		checkShapes(t, in, res)
 	}
+}
+
+// rho2D computes exactly, for any finite set of 2D directions, the worst
+// ratio sup_s min_v cost(round_v(s))/cost(s): in mix coordinates with gaps
+// g between consecutive rays (and between 0 or 1 and the extreme rays) it is
+// 1/(1 − max g). It is the independent check of the 2D ρ formulas.
+func rho2D(vecs [][]float64) float64 {
+	ps := make([]float64, 0, len(vecs)+2)
+	for _, v := range vecs {
+		ps = append(ps, v[1]/(v[0]+v[1]))
+	}
+	sort.Float64s(ps)
+	gap := ps[0]
+	for i := 1; i < len(ps); i++ {
+		gap = math.Max(gap, ps[i]-ps[i-1])
+	}
+	gap = math.Max(gap, 1-ps[len(ps)-1])
+	if gap >= 1 {
+		return math.Inf(1)
+	}
+	return 1 / (1 - gap)
 }

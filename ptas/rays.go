@@ -51,16 +51,6 @@ func (rp *rayProblem) members(c int) []int32 {
 	return rp.chains[cd.chain].order[:cd.p]
 }
 
-// point is candidate c's shape in normalized units.
-func (rp *rayProblem) point(c int) []float64 {
-	cd := rp.cands[c]
-	if rp.points != nil {
-		return append([]float64(nil), rp.points[cd.chain]...)
-	}
-	ch := &rp.chains[cd.chain]
-	return rp.pointAt(ch, ch.level[cd.p-1], make([]float64, len(rp.dirs.Vecs[ch.ray])))
-}
-
 // coverCount is Σ over candidates of the number of requests they cover:
 // the size of the p-median MIP and the work of one local-search pass.
 func (rp *rayProblem) coverCount() int {

@@ -145,13 +145,6 @@ func libraryOK(s *Set, doc any) (ok, panicked bool) {
 	return len(s.validateLibrary("t.json", doc)) == 0, false
 }
 
-// leftToLibrary: the fast path answers unsure on a number the library
-// path refuses as unusable (numberProblem: beyond the float64 range), and
-// the library path did.
-func leftToLibrary(x string, fast verdict, lib bool) bool {
-	return fast == verdictUnsure && !lib && numberProblem(x) != ""
-}
-
 // floatOracle is the number rule of float.go written out independently
 // for one keyword and bound: valid, invalid or "refused" (no finite
 // float64, whatever the schema).

@@ -7,7 +7,7 @@ import (
 	"math"
 	"math/big"
 
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/internal/progress"
 )
 
 // The λ search of X-Select.

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/internal/progress"
 )
 
 // TestMaxLambdaReporting: with an exact threshold oracle, every report

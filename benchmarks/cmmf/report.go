@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/xflex/xflex/benchmarks"
 	"github.com/xflex/xflex/solver/cmmf"
 )
 
@@ -132,9 +133,9 @@ func pair(wall, cpu []float64) string {
 
 // timed runs f and returns its wall and CPU time in milliseconds.
 func timed(f func() (*cmmf.Allocation, error)) (wall, cpu float64, a *cmmf.Allocation, err error) {
-	c0, w0 := cpuTime(), time.Now()
+	c0, w0 := benchmarks.CPUTime(), time.Now()
 	a, err = f()
-	return ms(time.Since(w0)), ms(cpuTime() - c0), a, err
+	return ms(time.Since(w0)), ms(benchmarks.CPUTime() - c0), a, err
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/xflex/xflex/benchmarks"
 	"github.com/xflex/xflex/solver"
 	fs "github.com/xflex/xflex/solver/fairshare"
 )
@@ -87,9 +88,9 @@ type Row struct {
 func Run(ctx context.Context, raw []byte, p Policy, budget time.Duration) (Row, error) {
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := benchmarks.CPUTime(), time.Now()
 	res, meta, err := fs.Solve(ctx, raw, solver.Options{Budget: budget, Start: t0})
-	wall, cpu := time.Since(t0), cpuTime()-c0
+	wall, cpu := time.Since(t0), benchmarks.CPUTime()-c0
 	if err != nil {
 		return Row{}, fmt.Errorf("%s/%s: %w", p.Name, p.Selection, err)
 	}

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/xflex/xflex/benchmarks"
 	"github.com/xflex/xflex/solver"
 	fx "github.com/xflex/xflex/solver/flex"
 )
@@ -190,10 +191,10 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 		}
 		var tf, tp, td timing
 		measure := func(tm *timing, f func() error) error {
-			c0, t0 := processCPU(), time.Now()
+			c0, t0 := benchmarks.CPUTime(), time.Now()
 			err := f()
 			tm.wall = append(tm.wall, time.Since(t0))
-			tm.cpu += processCPU() - c0
+			tm.cpu += benchmarks.CPUTime() - c0
 			return err
 		}
 		for i := 0; i < r; i++ {

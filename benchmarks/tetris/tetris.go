@@ -14,9 +14,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
-	"syscall"
 	"time"
 
+	"github.com/xflex/xflex/benchmarks"
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/tetris"
 	"github.com/xflex/xflex/solver/tetris/assign"
@@ -87,16 +87,6 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 	return reportFairness(ctx, w, wl, max(1, wl.machines/4))
 }
 
-// cpuNow is the process's user+system CPU time: on a shared machine it
-// measures the work done, which wall time inflates by waiting for a core.
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func median(xs []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), xs...)
 	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
@@ -132,22 +122,22 @@ func reportAssign(ctx context.Context, w io.Writer, reps int) error {
 				return err
 			}
 			runtime.GC() // do not bill the round for collecting Build's garbage
-			w0, c0 := time.Now(), cpuNow()
+			w0, c0 := time.Now(), benchmarks.CPUTime()
 			ps, err := in.Round(ctx)
 			if err != nil {
 				return err
 			}
-			w1, c1 := time.Now(), cpuNow()
+			w1, c1 := time.Now(), benchmarks.CPUTime()
 			tetris.ExplainOn(ctx, in.Machines, in.Offered, in.Groups, in.Config())
-			c2 := cpuNow()
+			c2 := benchmarks.CPUTime()
 			rw, rc, ec = append(rw, w1.Sub(w0)), append(rc, c1-c0), append(ec, c2-c1)
 			placed = len(ps)
-			w3, c3 := time.Now(), cpuNow()
+			w3, c3 := time.Now(), benchmarks.CPUTime()
 			res, _, err := assign.Solve(ctx, raw, solver.Options{})
 			if err != nil {
 				return err
 			}
-			sw, sc = append(sw, time.Since(w3)), append(sc, cpuNow()-c3)
+			sw, sc = append(sw, time.Since(w3)), append(sc, benchmarks.CPUTime()-c3)
 			unplaced = res.(*assign.Result).Summary.Unplaced
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s |\n", st.name, placed, unplaced,
@@ -259,7 +249,7 @@ func simRun(ctx context.Context, req *simulate.Request, pol string, knobs *simul
 	if err != nil {
 		return nil, 0, err
 	}
-	c0 := cpuNow()
+	c0 := benchmarks.CPUTime()
 	res, meta, err := in.Run(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -267,7 +257,7 @@ func simRun(ctx context.Context, req *simulate.Request, pol string, knobs *simul
 	if meta.Status != solver.StatusFeasible || !res.Complete {
 		return nil, 0, fmt.Errorf("%s did not finish (%s)", pol, meta.Status)
 	}
-	return res, cpuNow() - c0, nil
+	return res, benchmarks.CPUTime() - c0, nil
 }
 
 func pct(base, x float64) string {

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/xflex/xflex/benchmarks"
 	"github.com/xflex/xflex/solver"
 	xs "github.com/xflex/xflex/solver/xselect"
 	"github.com/xflex/xflex/vecpack"
@@ -62,12 +63,12 @@ type Run struct {
 func Solve(ctx context.Context, req *xs.Request, budget time.Duration, v xs.Variant) (Run, error) {
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := benchmarks.CPUTime(), time.Now()
 	res, meta, err := xs.SolveVariant(ctx, req, solver.Options{Budget: budget, Start: t0, Seed: 1}, v)
 	if err != nil {
 		return Run{}, err
 	}
-	return Run{Result: res, Status: meta.Status, Wall: time.Since(t0), CPU: cpuTime() - c0}, nil
+	return Run{Result: res, Status: meta.Status, Wall: time.Since(t0), CPU: benchmarks.CPUTime() - c0}, nil
 }
 
 // Repeats is how many times table (1) solves each case; it prints medians.

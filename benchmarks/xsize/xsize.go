@@ -15,9 +15,9 @@ import (
 	"io"
 	"sort"
 	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/xflex/xflex/benchmarks"
 	"github.com/xflex/xflex/ptas"
 	"github.com/xflex/xflex/solver"
 	xs "github.com/xflex/xflex/solver/xsize"
@@ -75,12 +75,12 @@ func RunCase(ctx context.Context, requests, dims, k int, budget time.Duration, e
 	if err != nil {
 		return Row{}, err
 	}
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), benchmarks.CPUTime()
 	resp, err := r.Run(ctx, "xsize", raw)
 	if err != nil {
 		return Row{}, err
 	}
-	el, cpu := time.Since(start), cpuTime()-cpu0
+	el, cpu := time.Since(start), benchmarks.CPUTime()-cpu0
 	res := resp.Result.(*xs.Result)
 	row := Row{Requests: requests, Distinct: res.DistinctRequests, Dims: dims, K: k, Budget: budget, Target: eps,
 		Epsilon: res.Epsilon, Cost: res.Cost, Bound: res.LowerBound, Status: string(resp.Meta.Status), Elapsed: el, CPU: cpu, Levels: len(res.Levels)}
@@ -151,13 +151,4 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 		times[len(times)/2].Round(time.Millisecond), times[len(times)-1].Round(time.Millisecond),
 		cpus[len(cpus)/2].Round(time.Millisecond), cpus[len(cpus)-1].Round(time.Millisecond), reached, reps, worst)
 	return nil
-}
-
-// cpuTime is the process's user+system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

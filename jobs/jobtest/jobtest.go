@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/schemas"
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/progress"
 )
 
 // Name is the problem's API name.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/internal/progress"
 )
 
 // roundProgress reports progressive filling to an asynchronous job

@@ -396,10 +396,6 @@ func (m *model) shares(x []float64) []float64 {
 	return u
 }
 
-func solveLP(ctx context.Context, lm *lp.Model, backend string) (*lp.Solution, error) {
-	return checkLP(lp.Solve(ctx, lm, lp.Options{Backend: backend}))
-}
-
 // checkLP maps an LP outcome on a model that is feasible by construction:
 // optimal passes, a limit means the budget ran out, and anything else
 // (infeasible, unbounded, failed) is the backend losing the instance's

@@ -82,14 +82,6 @@ func (in *instance) dominantPerTask(n int) float64 {
 	return dom
 }
 
-// fitsWhole reports whether one whole task of n fits on an empty copy of j.
-func (in *instance) fitsWhole(n, j int) bool {
-	if !in.usable(n, j) {
-		return false
-	}
-	return fits(in.fws[n].d, in.servers[j].cap, in.servers[j].cap)
-}
-
 // fits reports whether demand d fits the free capacity of a server with
 // capacity capacity. Round-off, up to fitTol of the server's capacity, is
 // forgiven only against a positive residual: a residual placement clamped

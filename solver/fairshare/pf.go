@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/xflex/xflex/lp"
+	"github.com/xflex/xflex/solver"
 )
 
 // The weighted α-fair optimum of eq. 8,
@@ -173,17 +174,16 @@ func (m *model) vmax(n int) float64 {
 	return best
 }
 
-// gapOK: the relative gap (solver.RelGap) is below target, or, when the
-// log objective itself is near zero (α = 1 with V_n near 1), the absolute gap
-// is below target·Σφ: the weighted geometric mean of the V_n is then
-// within a factor 1+1e-7 of the optimum's.
+// gapOK: the bound does not exceed the objective, or the relative gap
+// (solver.RelGap) is below target, or, when the log objective itself is near
+// zero (α = 1 with V_n near 1), the absolute gap is below target·Σφ: the
+// weighted geometric mean of the V_n is then within a factor 1+1e-7 of the
+// optimum's.
 func gapOK(obj, bound, alpha, phiSum float64) bool {
 	if math.IsInf(obj, 0) || math.IsInf(bound, 0) {
 		return false
 	}
-	d := bound - obj
-	den := math.Max(math.Max(math.Abs(obj), math.Abs(bound)), 1e-9)
-	return d/den <= pfGapTarget || (alpha == 1 && d <= pfGapTarget*phiSum)
+	return obj >= bound || solver.RelGap(obj, bound) <= pfGapTarget || (alpha == 1 && bound-obj <= pfGapTarget*phiSum)
 }
 
 // lagrangeBound evaluates D(p, q) at the LP's capacity and cap duals.

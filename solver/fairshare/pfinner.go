@@ -7,8 +7,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/lp"
-	"github.com/xflex/xflex/solver/progress"
 )
 
 // solvePFInner solves eq. 8 by inner approximation (generalised LP,
@@ -205,7 +205,7 @@ func (m *model) buildPFInner(fwCoef func(k int) float64) (b *lpb, fwRow, convRow
 	return b, fwRow, convRow
 }
 
-// solveIncremental is solveLP for a warm re-solve handle.
+// solveIncremental re-solves a warm handle, its outcome mapped by checkLP.
 func solveIncremental(ctx context.Context, inc *lp.Incremental) (*lp.Solution, error) {
 	return checkLP(inc.Solve(ctx))
 }

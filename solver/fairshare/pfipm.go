@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/internal/progress"
 )
 
 // solvePF dispatches the PF solve: the interior-point method unless the

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/progress"
 )
 
 // Result is the response's result (schemas/flex.response.json).

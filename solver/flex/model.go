@@ -13,7 +13,6 @@
 package flex
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -323,8 +322,4 @@ func (in *Instance) lemma1Holds() bool {
 		}
 	}
 	return true
-}
-
-func (in *Instance) String() string {
-	return fmt.Sprintf("flex{S=%d jobs=%d metric=%s/%s}", in.S, len(in.Jobs), in.Metric, in.Agg)
 }

@@ -69,11 +69,6 @@ func (in *Instance) rapConvex() bool {
 	return true
 }
 
-// greedyTieTol treats marginal gains within this relative distance as
-// equal so ties are broken by job index rather than by float noise (gains
-// are differences of penalties computed from the same formula).
-const greedyTieTol = 1e-12
-
 // rapConvexSum solves a minisum RAP with convex F_j exactly by greedy
 // marginal allocation (Fox 1966): repeatedly give one slot to the job whose
 // penalty drops most, ties to the lower index, stopping when no slot

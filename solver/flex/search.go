@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/internal/progress"
 )
 
 // This file holds the searches over priority orderings: a first-improvement

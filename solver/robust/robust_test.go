@@ -7,10 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -97,11 +99,15 @@ func baseRequests(t *testing.T, r *solver.Runner, p solver.Problem) (names []str
 // still run and a finding there is counted as known-CLASS instead of
 // failing the sweep, unless crashes is set: then they are not run at all
 // (each would take the whole test process down) and count as skipped.
-// Remove an entry once its fix lands: the sweep then asserts on the case
-// again.
+// Remove an entry once its fix lands (TestKnownIssuesDocumented fails
+// until then): the sweep then asserts on the case again, and the repro moves
+// to the corpus.
 type knownIssue struct {
 	problem string
 	what    string
+	// repro names the minimal request in testdata/known reported to the
+	// owner; TestKnownIssuesDocumented checks that it exists and matches.
+	repro   string
 	crashes bool
 	match   func(doc map[string]any) bool
 }
@@ -114,7 +120,13 @@ var knownIssues = []knownIssue{}
 
 // known returns the known issue a mutation of p triggers, if any.
 func known(p solver.Problem, body []byte) *knownIssue {
-	if len(knownIssues) == 0 {
+	return matchKnown(knownIssues, p, body)
+}
+
+// matchKnown returns the first of issues that body, a request to p,
+// matches.
+func matchKnown(issues []knownIssue, p solver.Problem, body []byte) *knownIssue {
+	if len(issues) == 0 {
 		return nil // nothing to match: no decode per mutation
 	}
 	var doc map[string]any
@@ -123,9 +135,9 @@ func known(p solver.Problem, body []byte) *knownIssue {
 		return nil
 	}
 	doc, _ = d.(map[string]any)
-	for i := range knownIssues {
-		if knownIssues[i].problem == p.Name && knownIssues[i].match(doc) {
-			return &knownIssues[i]
+	for i := range issues {
+		if issues[i].problem == p.Name && issues[i].match(doc) {
+			return &issues[i]
 		}
 	}
 	return nil
@@ -384,37 +396,125 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// TestKnownIssuesDocumented: every minimal request in testdata/known (the
-// findings reported to the owners of code this package may not change)
-// matches its knownIssue entry, so the sweep classifies those inputs as
-// known rather than skipping unrelated ones. Non-crashing ones are run and
-// their current outcome logged (known-... while the issue stands).
+// TestKnownIssuesDocumented checks, for every registered problem, that its
+// known issues and the requests in testdata/known pair up: each knownIssue
+// says what is wrong and names a repro file that exists and that it
+// matches (an issue without one is undocumented), each repro file belongs to
+// an entry (one left behind documents nothing), and a repro that does not
+// crash still produces a finding (once the fix lands the entry goes and the
+// repro moves to the corpus, so the sweep asserts on the case again).
 func TestKnownIssuesDocumented(t *testing.T) {
 	r, err := solver.NewRunner(problems.All(), sweepBudgetMS*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths, err := filepath.Glob(filepath.Join("testdata", "known", "*.json"))
+	dir := filepath.Join("testdata", "known")
+	repros, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range paths {
-		name := filepath.Base(path)
-		t.Run(name, func(t *testing.T) {
-			p, ok := problemOfFile(r, name)
-			if !ok {
-				t.Fatalf("%s names no registered problem", name)
+	for _, path := range repros {
+		if _, ok := problemOfFile(r, filepath.Base(path)); !ok {
+			t.Errorf("%s names no registered problem", path)
+		}
+	}
+	for _, p := range r.Problems() {
+		t.Run(p.Name, func(t *testing.T) {
+			for _, e := range checkKnownIssues(r, p, knownIssues, dir) {
+				t.Error(e)
 			}
-			body, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			k := known(p, body)
-			if k == nil {
-				t.Fatalf("no knownIssue of %s matches %s", p.Name, name)
-			}
-			o := runOne(r, p, mutation{source: path, desc: "known", body: body})
-			t.Logf("%s (%s): %s", p.Name, k.what, o.class)
 		})
 	}
+}
+
+// TestCheckKnownIssues: the check behind TestKnownIssuesDocumented reports
+// an issue without a repro, a repro without an issue and a repro that no
+// longer reproduces (a fixed cmmf request from the corpus).
+func TestCheckKnownIssues(t *testing.T) {
+	r, err := solver.NewRunner(problems.All(), sweepBudgetMS*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := problemOfFile(r, "cmmf-fixed.json")
+	if !ok || p.Name != "cmmf" {
+		t.Fatal("cmmf is not registered")
+	}
+	fixed, err := os.ReadFile(filepath.Join("testdata", "cmmf-lp-divisible-counts-1e9-infeasible.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"cmmf-fixed.json", "cmmf-orphan.json"} {
+		if err := os.WriteFile(filepath.Join(dir, name), fixed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := func(map[string]any) bool { return true }
+	issues := []knownIssue{
+		{problem: "cmmf", what: "fixed since", repro: "cmmf-fixed.json", match: all},
+		{problem: "cmmf", what: "no repro", repro: "cmmf-missing.json", match: all},
+		{problem: "xsize", what: "another problem's", repro: "xsize-elsewhere.json", match: all},
+	}
+	got := strings.Join(checkKnownIssues(r, p, issues, dir), "\n")
+	for _, want := range []string{`"no repro" is undocumented`, "cmmf-orphan.json belongs to no known issue",
+		"cmmf-fixed.json (fixed since) no longer reproduces"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("check says\n%s\nwant a line with %q", got, want)
+		}
+	}
+	if strings.Contains(got, "xsize") {
+		t.Errorf("check of cmmf reports another problem's issue:\n%s", got)
+	}
+}
+
+// checkKnownIssues returns what is wrong with p's entries of issues and the
+// repro files of p in dir (see TestKnownIssuesDocumented).
+func checkKnownIssues(r *solver.Runner, p solver.Problem, issues []knownIssue, dir string) []string {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return []string{err.Error()}
+	}
+	files := map[string]bool{}
+	for _, path := range paths {
+		if q, ok := problemOfFile(r, filepath.Base(path)); ok && q.Name == p.Name {
+			files[filepath.Base(path)] = true
+		}
+	}
+	var errs []string
+	claimed := map[string]bool{}
+	for _, k := range issues {
+		if k.problem != p.Name {
+			continue
+		}
+		claimed[k.repro] = true
+		if k.what == "" || k.repro == "" || !files[k.repro] {
+			errs = append(errs, fmt.Sprintf("known issue %q is undocumented: it needs a description and a repro in %s (repro %q)",
+				k.what, dir, k.repro))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if !claimed[name] {
+			errs = append(errs, fmt.Sprintf("%s belongs to no known issue of %s: fixed? move it to the corpus", name, p.Name))
+			continue
+		}
+		body, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		k := matchKnown(issues, p, body)
+		if k == nil || k.repro != name {
+			errs = append(errs, name+" is not matched by the known issue that names it")
+			continue
+		}
+		if k.crashes {
+			continue
+		}
+		o := runOne(r, p, mutation{source: name, desc: "known", body: body})
+		if o.finding == "" && !strings.HasPrefix(o.class, "known-") {
+			errs = append(errs, fmt.Sprintf("%s (%s) no longer reproduces (%s): remove the entry and move the repro to the corpus",
+				name, k.what, o.class))
+		}
+	}
+	return errs
 }

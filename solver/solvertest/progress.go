@@ -3,7 +3,7 @@ package solvertest
 import (
 	"context"
 
-	"github.com/xflex/xflex/solver/progress"
+	"github.com/xflex/xflex/internal/progress"
 )
 
 // SampleProgress runs solve with a progress.Reporter on its context and

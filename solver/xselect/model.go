@@ -504,18 +504,6 @@ func (m *model) required() []int64 {
 	return c
 }
 
-// weight is a group's normalised container size Σ_r size_r/total_r, the
-// X-Flex charging unit.
-func (m *model) share(g int) float64 {
-	s := 0.0
-	for r, x := range m.req.Shapes[m.groups[g].shape].Size {
-		if m.total[r] > 0 {
-			s += x / m.total[r]
-		}
-	}
-	return s
-}
-
 // bottleneckExp sharpens the load weighting of bottleneckScale: with the
 // plain load ratio (exponent 1) a resource at half the bottleneck's load
 // still carries half the weight in the scores. On the 1,000-node,

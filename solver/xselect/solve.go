@@ -8,8 +8,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/progress"
 	"github.com/xflex/xflex/vecpack"
 )
 

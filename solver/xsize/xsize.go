@@ -15,9 +15,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/ptas"
 	"github.com/xflex/xflex/solver"
-	"github.com/xflex/xflex/solver/progress"
 )
 
 // Result is the response's result (schemas/xsize.response.json).

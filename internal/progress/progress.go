@@ -1,8 +1,14 @@
 // Package progress is the hook through which a solver reports how far it
-// got to the asynchronous job running it (package jobs). It lives under
-// solver/ because solvers import it and never import a front end. It has no
-// dependencies, so any solver package may import it; outside a job Report
-// is a no-op.
+// got to the asynchronous job running it (package jobs). Outside a job
+// Report is a no-op.
+//
+// It is a leaf (standard library only) so that every layer may import it:
+// the libraries ptas and vecpack report their phases through it without
+// reaching up into solver/, the solver packages report through it, and jobs
+// reads the reports. It is internal because it is xflex's own plumbing for
+// the jobs API, not a library for other modules: Progress mirrors the wire
+// format of GET /v1/jobs/{id} (exported to callers as jobs.Progress), so it
+// must change with that API and no outside importer should pin it.
 package progress
 
 import (
