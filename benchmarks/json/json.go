@@ -1,7 +1,7 @@
-// Package jsonbench measures xflex's hand-written JSON code against the
-// well-kept libraries on the same request, in one process, so that each
-// component is kept only where it earns its place (issue 17; the decisions
-// are in RESULTS.md beside this file).
+// Package jsonbench measures the JSON code xflex runs against the
+// well-kept libraries on the same request, in one process, so that
+// hand-written code is kept only where it earns its place (issue 17; the
+// measurements and decisions are in RESULTS.md beside this file).
 //
 // The request is the 10,000-task tetris-assign heartbeat snapshot of
 // benchmarks/tetris (250 machines, 100 jobs, 90% busy, about 1.6 MB), the
@@ -9,19 +9,19 @@
 // by every candidate that can do it:
 //
 //   - generic: the body decoded to map[string]any/[]any/json.Number for
-//     schema validation (hand-written: solver/jsondoc);
+//     schema validation (xflex: solver.DecodeAny, hand-written);
 //   - validate: that document checked against tetris-assign.request.json
-//     (hand-written: the fast path of schemas.Set.Validate);
+//     (xflex: the hand-written fast path of schemas.Set.Validate);
 //   - typed: the body decoded to the request type with unknown fields
-//     refused (hand-written: assign.Request.UnmarshalJSON, the tetris lexer);
-//   - encode: the 4.3 MB response envelope written as JSON (hand-written:
-//     Response.AppendJSON over solver/jsonenc).
+//     refused (xflex: the tetris/assign Problem.Decode hook);
+//   - encode: the 4.3 MB response envelope written as JSON (xflex:
+//     Response.AppendJSON).
 //
 // Candidates run interleaved: every repetition runs every candidate of
 // every job once, in an order rotated by the repetition, after a
 // runtime.GC, so that the noise of a shared machine falls on all of them
 // alike. The table gives medians over the repetitions and, per library,
-// the median of its same-repetition ratio to the hand-written code.
+// the median of its same-repetition ratio to xflex's own code.
 // encoding/json/v2 needs GOEXPERIMENT=jsonv2 (Go 1.26 does not enable it
 // by default); under that experiment v2.go adds its candidates.
 package jsonbench
@@ -35,6 +35,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/xflex/xflex/benchmarks/tetris"
@@ -43,9 +44,9 @@ import (
 	"github.com/xflex/xflex/solver/tetris/assign"
 )
 
-// Hand is the name of the hand-written candidate of every job; ratios are
+// Current names the candidate of every job that xflex runs; ratios are
 // taken against it.
-const Hand = "hand-written"
+const Current = "xflex"
 
 // Job names, in table order.
 const (
@@ -102,7 +103,7 @@ func NewFixture(ctx context.Context, tasks int) (*Fixture, error) {
 }
 
 // Candidate is one way of doing one job. Run does the job once; Check
-// compares what it made with the hand-written code's result (nil when the
+// compares what it made with xflex's result (nil when the
 // same: equal values, or the same bytes for encoders).
 type Candidate struct {
 	Job, Name string
@@ -110,7 +111,7 @@ type Candidate struct {
 	Check     func() error
 }
 
-// Candidates lists every candidate of every job on f, the hand-written one
+// Candidates lists every candidate of every job on f, xflex's own
 // first within each job.
 func Candidates(f *Fixture) ([]Candidate, error) {
 	var out []Candidate
@@ -137,11 +138,11 @@ func jobRank(job string) int {
 	return slices.Index([]string{JobRequest, JobGeneric, JobValidate, JobTyped, JobEncode}, job)
 }
 
-// handCandidates are the hand-written code as the server runs it, and the
+// handCandidates are xflex's own code as the server runs it, and the
 // whole request (Runner.Run and the response's encoding) for scale.
 func handCandidates(f *Fixture) ([]Candidate, error) {
 	return []Candidate{
-		{Job: JobRequest, Name: "Runner.Run + AppendJSON", Run: func() error {
+		{Job: JobRequest, Name: Current + ": Runner.Run + AppendJSON", Run: func() error {
 			resp, err := f.Runner.Run(context.Background(), assign.Problem().Name, f.Raw)
 			if err != nil {
 				return err
@@ -149,18 +150,18 @@ func handCandidates(f *Fixture) ([]Candidate, error) {
 			_, err = resp.AppendJSON(nil)
 			return err
 		}},
-		{Job: JobGeneric, Name: Hand, Run: func() error {
+		{Job: JobGeneric, Name: Current + ": solver.DecodeAny", Run: func() error {
 			_, err := solver.DecodeAny(f.Raw)
 			return err
 		}},
-		{Job: JobValidate, Name: Hand + " fast path", Run: func() error {
+		{Job: JobValidate, Name: Current + ": schemas fast path", Run: func() error {
 			return violations(f.Set.Validate(requestSchema, f.Doc))
 		}},
-		{Job: JobTyped, Name: Hand, Run: func() error {
-			var r assign.Request
-			return r.UnmarshalJSON(f.Raw)
+		{Job: JobTyped, Name: Current + ": Problem.Decode", Run: func() error {
+			_, err := assign.Problem().Decode(f.Raw)
+			return err
 		}},
-		{Job: JobEncode, Name: Hand, Run: func() error {
+		{Job: JobEncode, Name: Current + ": Response.AppendJSON", Run: func() error {
 			_, err := f.Resp.AppendJSON(nil)
 			return err
 		}},
@@ -217,11 +218,11 @@ type handResult struct {
 	encoded []byte
 }
 
-// handResults are the hand-written code's answers the libraries' are
+// handResults are xflex's answers the libraries' are
 // compared with.
 func handResults(f *Fixture) (handResult, error) {
 	var r assign.Request
-	if err := r.UnmarshalJSON(f.Raw); err != nil {
+	if err := solver.Decode(f.Raw, &r); err != nil {
 		return handResult{}, err
 	}
 	enc, err := f.Resp.AppendJSON(nil)
@@ -328,7 +329,7 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 	}
 	fmt.Fprintf(w, "tetris-assign request: %d tasks, %d bytes; response %d bytes; %d repetitions, %s, GOMAXPROCS %d\n\n",
 		tasks, len(f.Raw), len(f.Resp.Wire), reps, runtime.Version(), runtime.GOMAXPROCS(0))
-	fmt.Fprintln(w, "| job | candidate | median ms | min ms | ratio to hand-written | same result |")
+	fmt.Fprintln(w, "| job | candidate | median ms | min ms | ratio to xflex | same result |")
 	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | --- |")
 	for i, c := range cs {
 		hand := handIndex(cs, c.Job)
@@ -348,10 +349,10 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 	return nil
 }
 
-// handIndex is the index of job's hand-written candidate, -1 if none.
+// handIndex is the index of job's xflex candidate, -1 if none.
 func handIndex(cs []Candidate, job string) int {
 	return slices.IndexFunc(cs, func(c Candidate) bool {
-		return c.Job == job && len(c.Name) >= len(Hand) && c.Name[:len(Hand)] == Hand
+		return c.Job == job && strings.HasPrefix(c.Name, Current+":")
 	})
 }
 
