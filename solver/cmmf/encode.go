@@ -3,7 +3,7 @@ package cmmf
 import (
 	"slices"
 
-	"github.com/xflex/xflex/solver/jsonenc"
+	"github.com/xflex/xflex/internal/jsonenc"
 )
 
 // Bytes of JSON per entry of each kind (keys, punctuation, numbers of up

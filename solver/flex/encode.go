@@ -3,7 +3,7 @@ package flex
 import (
 	"slices"
 
-	"github.com/xflex/xflex/solver/jsonenc"
+	"github.com/xflex/xflex/internal/jsonenc"
 )
 
 // Bytes of JSON around the strings of each kind of entry (keys,

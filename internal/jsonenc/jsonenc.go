@@ -1,8 +1,11 @@
 // Package jsonenc appends JSON values byte for byte as encoding/json's
 // Marshal writes them (HTML-safe string escaping, ES6-style floats, map
 // keys sorted), for the few result types that are large enough for
-// encoding/json's reflection to dominate a request: a 10,000-task Tetris
-// round answers with 4.3 MB, which json.Marshal took 35-60 ms to write.
+// encoding/json's reflection to dominate a request (cmmf and flex
+// results). tetris/assign's 4.3 MB answer is written by goccy/go-json,
+// which measured faster than this package's writer on it
+// (benchmarks/json/RESULTS.md); cmmf's and flex's are yet to be measured
+// the same way.
 //
 // Types opt in by implementing solver.JSONAppender; the equality with
 // json.Marshal is what their tests check (and FuzzString, FuzzFloat here).
