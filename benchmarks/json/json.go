@@ -15,7 +15,9 @@
 //   - typed: the body decoded to the request type with unknown fields
 //     refused (xflex: the tetris/assign Problem.Decode hook);
 //   - encode: the 4.3 MB response envelope written as JSON (xflex:
-//     Response.AppendJSON).
+//     Response.AppendJSON);
+//   - encode flex: the same for the answer to a 20,000-job flex request
+//     (1.6 MB; flex's result writes itself with internal/jsonenc).
 //
 // Candidates run interleaved: every repetition runs every candidate of
 // every job once, in an order rotated by the repetition, after a
@@ -35,12 +37,14 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/xflex/xflex/benchmarks/tetris"
 	"github.com/xflex/xflex/schemas"
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/flex"
 	"github.com/xflex/xflex/solver/tetris/assign"
 )
 
@@ -54,6 +58,7 @@ const (
 	JobValidate = "schema validation"
 	JobTyped    = "typed decode"
 	JobEncode   = "encode response"
+	JobFlex     = "encode flex response"
 	JobRequest  = "whole request"
 )
 
@@ -65,13 +70,15 @@ type Fixture struct {
 	Raw    []byte           // the request body
 	Doc    any              // Raw decoded by solver.DecodeAny
 	Resp   *solver.Response // the Runner's response to Raw
+	Flex   *solver.Response // the Runner's response to a flex request
 	Set    *schemas.Set
 	Runner *solver.Runner
 }
 
 // NewFixture generates the request with tasks pending tasks (and the
 // machines and jobs of benchmarks/tetris scaled down with it when tasks is
-// below 10,000) and solves it once.
+// below 10,000) and a flex request of twice as many jobs, and solves both
+// once.
 func NewFixture(ctx context.Context, tasks int) (*Fixture, error) {
 	machines, jobs := tetris.AssignMachines, tetris.AssignJobs
 	if tasks < tetris.AssignTasks {
@@ -91,7 +98,7 @@ func NewFixture(ctx context.Context, tasks int) (*Fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := solver.NewRunner([]solver.Problem{assign.Problem()}, 0)
+	run, err := solver.NewRunner([]solver.Problem{assign.Problem(), flex.Problem()}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +106,24 @@ func NewFixture(ctx context.Context, tasks int) (*Fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Fixture{Raw: raw, Doc: doc, Resp: resp, Set: set, Runner: run}, nil
+	fresp, err := solveFlex(ctx, run, 2*tasks)
+	if err != nil {
+		return nil, err
+	}
+	return &Fixture{Raw: raw, Doc: doc, Resp: resp, Flex: fresp, Set: set, Runner: run}, nil
+}
+
+// solveFlex answers flex's generated request with jobs jobs.
+func solveFlex(ctx context.Context, run *solver.Runner, jobs int) (*solver.Response, error) {
+	req, err := flex.Generate(1, map[string]string{"jobs": strconv.Itoa(jobs)})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	return run.Run(ctx, flex.Problem().Name, raw)
 }
 
 // Candidate is one way of doing one job. Run does the job once; Check
@@ -135,7 +159,7 @@ var builders = []func(*Fixture) ([]Candidate, error){
 }
 
 func jobRank(job string) int {
-	return slices.Index([]string{JobRequest, JobGeneric, JobValidate, JobTyped, JobEncode}, job)
+	return slices.Index([]string{JobRequest, JobGeneric, JobValidate, JobTyped, JobEncode, JobFlex}, job)
 }
 
 // handCandidates are xflex's own code as the server runs it, and the
@@ -163,6 +187,10 @@ func handCandidates(f *Fixture) ([]Candidate, error) {
 		}},
 		{Job: JobEncode, Name: Current + ": Response.AppendJSON", Run: func() error {
 			_, err := f.Resp.AppendJSON(nil)
+			return err
+		}},
+		{Job: JobFlex, Name: Current + ": Response.AppendJSON", Run: func() error {
+			_, err := f.Flex.AppendJSON(nil)
 			return err
 		}},
 	}, nil
@@ -193,7 +221,7 @@ func (lib library) candidates(f *Fixture) ([]Candidate, error) {
 	}
 	var doc any
 	var req plainRequest
-	var out []byte
+	var out, fout []byte
 	cs := []Candidate{
 		{Job: JobGeneric, Name: lib.name,
 			Run:   func() (err error) { doc, err = lib.generic(f.Raw); return err },
@@ -204,6 +232,9 @@ func (lib library) candidates(f *Fixture) ([]Candidate, error) {
 		{Job: JobEncode, Name: lib.name,
 			Run:   func() (err error) { out, err = lib.marshal(envelope(f.Resp)); return err },
 			Check: func() error { return sameBytes(out, want.encoded) }},
+		{Job: JobFlex, Name: lib.name,
+			Run:   func() (err error) { fout, err = lib.marshal(envelope(f.Flex)); return err },
+			Check: func() error { return sameBytes(fout, want.flex) }},
 	}
 	return cs, nil
 }
@@ -214,8 +245,8 @@ func (lib library) candidates(f *Fixture) ([]Candidate, error) {
 func envelope(r *solver.Response) any { return r }
 
 type handResult struct {
-	typed   *assign.Request
-	encoded []byte
+	typed         *assign.Request
+	encoded, flex []byte
 }
 
 // handResults are xflex's answers the libraries' are
@@ -226,7 +257,11 @@ func handResults(f *Fixture) (handResult, error) {
 		return handResult{}, err
 	}
 	enc, err := f.Resp.AppendJSON(nil)
-	return handResult{typed: &r, encoded: enc}, err
+	if err != nil {
+		return handResult{}, err
+	}
+	fenc, err := f.Flex.AppendJSON(nil)
+	return handResult{typed: &r, encoded: enc, flex: fenc}, err
 }
 
 // sameJSON compares two values by their encoding/json encodings (map keys
@@ -327,8 +362,8 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "tetris-assign request: %d tasks, %d bytes; response %d bytes; %d repetitions, %s, GOMAXPROCS %d\n\n",
-		tasks, len(f.Raw), len(f.Resp.Wire), reps, runtime.Version(), runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "tetris-assign request: %d tasks, %d bytes; response %d bytes; flex response (%d jobs) %d bytes; %d repetitions, %s, GOMAXPROCS %d\n\n",
+		tasks, len(f.Raw), len(f.Resp.Wire), 2*tasks, len(f.Flex.Wire), reps, runtime.Version(), runtime.GOMAXPROCS(0))
 	fmt.Fprintln(w, "| job | candidate | median ms | min ms | ratio to xflex | same result |")
 	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | --- |")
 	for i, c := range cs {

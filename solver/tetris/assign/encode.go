@@ -1,8 +1,15 @@
 package assign
 
 import (
+	"slices"
+
 	gojson "github.com/goccy/go-json"
 )
+
+// envelopeBytes is room left after the result for what the envelope
+// appends after it (meta, a few hundred bytes, and a newline), so that
+// appending those does not copy the multi-megabyte body again.
+const envelopeBytes = 1024
 
 // AppendJSON implements solver.JSONAppender: the bytes json.Marshal writes
 // for r, written by goccy/go-json, which measured 0.71-0.88x the time of
@@ -15,5 +22,5 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, b...), nil
+	return append(slices.Grow(dst, len(b)+envelopeBytes), b...), nil
 }
