@@ -16,8 +16,8 @@
 //     refused (xflex: the tetris/assign Problem.Decode hook);
 //   - encode: the 4.3 MB response envelope written as JSON (xflex:
 //     Response.AppendJSON);
-//   - encode flex: the same for the answer to a 20,000-job flex request
-//     (1.6 MB; flex's result writes itself with internal/jsonenc).
+//   - encode flex, encode cmmf: the same for the answers to a 20,000-job
+//     flex request and a 5,000-user, 50-type cmmf request (1.6 and 1.3 MB).
 //
 // Candidates run interleaved: every repetition runs every candidate of
 // every job once, in a fresh seeded random order, after a runtime.GC, so
@@ -46,6 +46,7 @@ import (
 	"github.com/xflex/xflex/benchmarks/tetris"
 	"github.com/xflex/xflex/schemas"
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/cmmf"
 	"github.com/xflex/xflex/solver/flex"
 	"github.com/xflex/xflex/solver/tetris/assign"
 )
@@ -61,6 +62,7 @@ const (
 	JobTyped    = "typed decode"
 	JobEncode   = "encode response"
 	JobFlex     = "encode flex response"
+	JobCMMF     = "encode cmmf response"
 	JobRequest  = "whole request"
 )
 
@@ -73,14 +75,15 @@ type Fixture struct {
 	Doc    any              // Raw decoded by solver.DecodeAny
 	Resp   *solver.Response // the Runner's response to Raw
 	Flex   *solver.Response // the Runner's response to a flex request
+	CMMF   *solver.Response // the Runner's response to a cmmf request
 	Set    *schemas.Set
 	Runner *solver.Runner
 }
 
 // NewFixture generates the request with tasks pending tasks (and the
 // machines and jobs of benchmarks/tetris scaled down with it when tasks is
-// below 10,000) and a flex request of twice as many jobs, and solves both
-// once.
+// below 10,000), a flex request of twice as many jobs and a cmmf request
+// of half as many users, and solves each once.
 func NewFixture(ctx context.Context, tasks int) (*Fixture, error) {
 	machines, jobs := tetris.AssignMachines, tetris.AssignJobs
 	if tasks < tetris.AssignTasks {
@@ -100,7 +103,7 @@ func NewFixture(ctx context.Context, tasks int) (*Fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := solver.NewRunner([]solver.Problem{assign.Problem(), flex.Problem()}, 0)
+	run, err := solver.NewRunner([]solver.Problem{assign.Problem(), flex.Problem(), cmmf.Problem()}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -108,16 +111,20 @@ func NewFixture(ctx context.Context, tasks int) (*Fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	fresp, err := solveFlex(ctx, run, 2*tasks)
+	fresp, err := solveGenerated(ctx, run, flex.Problem(), map[string]string{"jobs": strconv.Itoa(2 * tasks)})
 	if err != nil {
 		return nil, err
 	}
-	return &Fixture{Raw: raw, Doc: doc, Resp: resp, Flex: fresp, Set: set, Runner: run}, nil
+	cresp, err := solveGenerated(ctx, run, cmmf.Problem(), map[string]string{"users": strconv.Itoa(tasks / 2), "types": "50"})
+	if err != nil {
+		return nil, err
+	}
+	return &Fixture{Raw: raw, Doc: doc, Resp: resp, Flex: fresp, CMMF: cresp, Set: set, Runner: run}, nil
 }
 
-// solveFlex answers flex's generated request with jobs jobs.
-func solveFlex(ctx context.Context, run *solver.Runner, jobs int) (*solver.Response, error) {
-	req, err := flex.Generate(1, map[string]string{"jobs": strconv.Itoa(jobs)})
+// solveGenerated answers p's generated request with params.
+func solveGenerated(ctx context.Context, run *solver.Runner, p solver.Problem, params map[string]string) (*solver.Response, error) {
+	req, err := p.Generate(1, params)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +132,7 @@ func solveFlex(ctx context.Context, run *solver.Runner, jobs int) (*solver.Respo
 	if err != nil {
 		return nil, err
 	}
-	return run.Run(ctx, flex.Problem().Name, raw)
+	return run.Run(ctx, p.Name, raw)
 }
 
 // Candidate is one way of doing one job. Run does the job once; Check
@@ -161,7 +168,7 @@ var builders = []func(*Fixture) ([]Candidate, error){
 }
 
 func jobRank(job string) int {
-	return slices.Index([]string{JobRequest, JobGeneric, JobValidate, JobTyped, JobEncode, JobFlex}, job)
+	return slices.Index([]string{JobRequest, JobGeneric, JobValidate, JobTyped, JobEncode, JobFlex, JobCMMF}, job)
 }
 
 // handCandidates are xflex's own code as the server runs it, and the
@@ -195,6 +202,10 @@ func handCandidates(f *Fixture) ([]Candidate, error) {
 			_, err := f.Flex.AppendJSON(nil)
 			return err
 		}},
+		{Job: JobCMMF, Name: Current + ": Response.AppendJSON", Run: func() error {
+			_, err := f.CMMF.AppendJSON(nil)
+			return err
+		}},
 	}, nil
 }
 
@@ -223,7 +234,7 @@ func (lib library) candidates(f *Fixture) ([]Candidate, error) {
 	}
 	var doc any
 	var req plainRequest
-	var out, fout []byte
+	var out, fout, cout []byte
 	cs := []Candidate{
 		{Job: JobGeneric, Name: lib.name,
 			Run:   func() (err error) { doc, err = lib.generic(f.Raw); return err },
@@ -237,6 +248,9 @@ func (lib library) candidates(f *Fixture) ([]Candidate, error) {
 		{Job: JobFlex, Name: lib.name,
 			Run:   func() (err error) { fout, err = lib.marshal(envelope(f.Flex)); return err },
 			Check: func() error { return sameBytes(fout, want.flex) }},
+		{Job: JobCMMF, Name: lib.name,
+			Run:   func() (err error) { cout, err = lib.marshal(envelope(f.CMMF)); return err },
+			Check: func() error { return sameBytes(cout, want.cmmf) }},
 	}
 	return cs, nil
 }
@@ -247,8 +261,8 @@ func (lib library) candidates(f *Fixture) ([]Candidate, error) {
 func envelope(r *solver.Response) any { return r }
 
 type handResult struct {
-	typed         *assign.Request
-	encoded, flex []byte
+	typed               *assign.Request
+	encoded, flex, cmmf []byte
 }
 
 // handResults are xflex's answers the libraries' are
@@ -263,7 +277,11 @@ func handResults(f *Fixture) (handResult, error) {
 		return handResult{}, err
 	}
 	fenc, err := f.Flex.AppendJSON(nil)
-	return handResult{typed: &r, encoded: enc, flex: fenc}, err
+	if err != nil {
+		return handResult{}, err
+	}
+	cenc, err := f.CMMF.AppendJSON(nil)
+	return handResult{typed: &r, encoded: enc, flex: fenc, cmmf: cenc}, err
 }
 
 // sameJSON compares two values by their encoding/json encodings (map keys
@@ -364,8 +382,8 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "tetris-assign request: %d tasks, %d bytes; response %d bytes; flex response (%d jobs) %d bytes; %d repetitions, %s, GOMAXPROCS %d\n\n",
-		tasks, len(f.Raw), len(f.Resp.Wire), 2*tasks, len(f.Flex.Wire), reps, runtime.Version(), runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "tetris-assign request: %d tasks, %d bytes; response %d bytes; flex response (%d jobs) %d bytes; cmmf response (%d users) %d bytes; %d repetitions, %s, GOMAXPROCS %d\n\n",
+		tasks, len(f.Raw), len(f.Resp.Wire), 2*tasks, len(f.Flex.Wire), tasks/2, len(f.CMMF.Wire), reps, runtime.Version(), runtime.GOMAXPROCS(0))
 	fmt.Fprintln(w, "| job | candidate | median ms | min ms | ratio to xflex | same result |")
 	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | --- |")
 	for i, c := range cs {

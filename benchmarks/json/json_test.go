@@ -13,7 +13,7 @@ func TestReportSmall(t *testing.T) {
 	if err := Report(context.Background(), &b, "small"); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{JobGeneric, JobValidate, JobTyped, JobEncode, JobFlex, "goccy/go-json", "bytedance/sonic", "jsonschema/v6"} {
+	for _, want := range []string{JobGeneric, JobValidate, JobTyped, JobEncode, JobFlex, JobCMMF, "goccy/go-json", "bytedance/sonic", "jsonschema/v6"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
