@@ -33,3 +33,38 @@ func (s *Set) FastVerdictCov(name string, doc any, cov map[string]*[3]int) strin
 // Compiled is the library's compiled schema (nil if absent), for the
 // tests' schema-driven document generator.
 func (s *Set) Compiled(name string) *jsonschema.Schema { return s.compiled[name] }
+
+// FastUnsupported counts the nodes of schema name's fast validator,
+// reachable from its root, that the fast path cannot evaluate (reaching
+// one makes a whole call unsure, so the library runs); -1 when name has
+// no fast validator.
+func (s *Set) FastUnsupported(name string) (unsupported, nodes int) {
+	fv := s.fast[name]
+	if fv == nil {
+		return -1, 0
+	}
+	seen := map[*fastNode]bool{}
+	var walk func(n *fastNode)
+	walk = func(n *fastNode) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		if n.unsupported {
+			unsupported++
+		}
+		for _, p := range n.props {
+			walk(p)
+		}
+		for _, c := range []*fastNode{n.propNames, n.addSchema, n.items, n.ref, n.not, n.ifN, n.thenN, n.elseN} {
+			walk(c)
+		}
+		for _, cs := range [][]*fastNode{n.allOf, n.anyOf, n.oneOf} {
+			for _, c := range cs {
+				walk(c)
+			}
+		}
+	}
+	walk(fv.root)
+	return unsupported, len(seen)
+}

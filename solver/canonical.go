@@ -8,7 +8,7 @@ import (
 	"hash"
 	"slices"
 
-	"github.com/xflex/xflex/solver/jsonenc"
+	"github.com/xflex/xflex/internal/jsonenc"
 )
 
 // CanonicalHash is the hex SHA-256 of the canonical form of a decoded JSON

@@ -106,9 +106,10 @@ type Response struct {
 }
 
 // JSONAppender is implemented by results that write their own JSON, byte
-// for byte what json.Marshal writes (with solver/jsonenc), because
-// reflection dominated encoding them: a 10,000-task Tetris round answers
-// with 4.3 MB. A NaN or infinite float is an error, as in json.Marshal.
+// for byte what json.Marshal writes (cmmf, flex and tetris/assign, through
+// goccy/go-json), because encoding/json's reflection dominated encoding
+// them: a 10,000-task Tetris round answers with 4.3 MB. A NaN or infinite
+// float is an error, as in json.Marshal.
 type JSONAppender interface {
 	AppendJSON(dst []byte) ([]byte, error)
 }

@@ -6,13 +6,14 @@ import (
 	benchcmmf "github.com/xflex/xflex/benchmarks/cmmf"
 	benchfairshare "github.com/xflex/xflex/benchmarks/fairshare"
 	benchflex "github.com/xflex/xflex/benchmarks/flex"
+	benchjson "github.com/xflex/xflex/benchmarks/json"
 	benchtetris "github.com/xflex/xflex/benchmarks/tetris"
 	benchxselect "github.com/xflex/xflex/benchmarks/xselect"
 	benchxsize "github.com/xflex/xflex/benchmarks/xsize"
 )
 
 // benchReports lists every problem's benchmark report for `xflex bench`,
-// and the budget report over all problems.
+// the budget report over all problems and the JSON libraries' table.
 func benchReports() []benchmarks.Report {
 	return []benchmarks.Report{
 		{Problem: "cmmf", Run: benchcmmf.Report},
@@ -22,5 +23,6 @@ func benchReports() []benchmarks.Report {
 		{Problem: "xselect", Run: benchxselect.Report},
 		{Problem: "tetris", Run: benchtetris.Report},
 		{Problem: "budget", Run: benchbudget.Report},
+		{Problem: "json", Run: benchjson.Report},
 	}
 }

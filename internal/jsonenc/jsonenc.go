@@ -1,0 +1,76 @@
+// Package jsonenc appends JSON scalars byte for byte as encoding/json's
+// Marshal writes them, for the few places that write JSON by hand: the
+// canonical request hash (solver/canonical.go) and flex's Slots, which
+// encodes a sorted list as the map it replaces.
+//
+// It was the writer behind the cmmf, flex and tetris/assign results
+// (solver.JSONAppender); goccy/go-json measured as fast or faster on all
+// three answers (benchmarks/json/RESULTS.md) and writes them now.
+package jsonenc
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+const hex = "0123456789abcdef"
+
+// String appends s as a JSON string, escaped as json.Marshal escapes it:
+// ", \ and control characters, <, > and & (HTML-safe), U+2028 and U+2029,
+// and each byte of invalid UTF-8 as \ufffd.
+func String(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// Int appends an integer.
+func Int(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
+
+// Bool appends true or false.
+func Bool(dst []byte, b bool) []byte { return strconv.AppendBool(dst, b) }
