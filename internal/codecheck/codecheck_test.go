@@ -1,0 +1,127 @@
+package codecheck
+
+import (
+	"strings"
+	"testing"
+)
+
+// Why a function may still break the limits. Each exception names one of
+// these; an exception goes when its function is split.
+const (
+	// Another issue-17 helper rewrites these files at the same time (flex,
+	// fairshare and tetris/assign internals, every problem's front door:
+	// request decoding, Build and Generate); splitting them here as well
+	// would be two rewrites of one function to merge.
+	reasonParallel = "rewritten in parallel by another issue-17 change (flex/fairshare/assign internals or a problem's front door)"
+	// Issue 17 asked for the cmmf drivers and the tetris engine first; these
+	// are the remaining offenders elsewhere, listed so the check guards the
+	// rest of the repo now and each one is split in its own change.
+	reasonBacklog = "not split yet: outside the cmmf/tetris work of issue 17, left for its own change"
+)
+
+// exceptions are the functions allowed over MaxLines or MaxComplexity, with
+// the reason. The test fails on a listed function that is back within the
+// limits (or gone), so the list only shrinks.
+var exceptions = map[string]string{
+	"benchmarks/xselect.Report":            reasonBacklog,
+	"benchmarks/xselect.RunStream":         reasonBacklog,
+	"cmd/xflex.jobsCommand":                reasonBacklog,
+	"lp.Verify":                            reasonBacklog,
+	"lp.branchAndBound":                    reasonBacklog,
+	"lp.presolveMIP":                       reasonBacklog,
+	"lp.solveMIP":                          reasonBacklog,
+	"ptas.Solve":                           reasonBacklog,
+	"ptas.buildRayProblem":                 reasonBacklog,
+	"ptas.solveProblem":                    reasonBacklog,
+	"schemas.(*fastCompiler).node":         reasonBacklog,
+	"schemas.(*fastState).evalNode":        reasonBacklog,
+	"solver/cmmf.Build":                    reasonParallel,
+	"solver/cmmf.choosyAlloc":              reasonBacklog,
+	"solver/cmmf.solveDivisibleFlow":       reasonBacklog,
+	"solver/cmmf.solveDivisibleLP":         reasonBacklog,
+	"solver/cmmf.solveIntegerFlow":         reasonBacklog,
+	"solver/cmmf.solveIntegerLP":           reasonBacklog,
+	"solver/fairshare.(*pfIPM).factor":     reasonParallel,
+	"solver/fairshare.Generate":            reasonParallel,
+	"solver/fairshare.build":               reasonParallel,
+	"solver/fairshare.solvePFInner":        reasonParallel,
+	"solver/flex.(*Instance).fairFast":     reasonParallel,
+	"solver/flex.(*Instance).refine":       reasonParallel,
+	"solver/flex.(*genParams).parse":       reasonParallel,
+	"solver/flex.Build":                    reasonParallel,
+	"solver/flex.run":                      reasonParallel,
+	"solver/flex.warmStart":                reasonParallel,
+	"solver/jsondoc.(*parser).number":      reasonBacklog,
+	"solver/tetris.(*round).fill":          reasonBacklog,
+	"solver/tetris.newRound":               reasonBacklog,
+	"solver/tetris/assign.(*Instance).Run": reasonParallel,
+	"solver/tetris/assign.Build":           reasonParallel,
+	"solver/tetris/simulate.Build":         reasonParallel,
+	"solver/tetris/simulate.simulateWith":  reasonBacklog,
+	"solver/xselect.(*configLP).price":     reasonBacklog,
+	"solver/xselect.(*model).buildSpec":    reasonBacklog,
+	"solver/xselect.(*model).newConfigLP":  reasonBacklog,
+	"solver/xselect.GenerateWith":          reasonParallel,
+	"solver/xselect.build":                 reasonParallel,
+	"solver/xselect.exactPack":             reasonBacklog,
+	"solver/xselect.runVariant":            reasonBacklog,
+	"solver/xsize.Generate":                reasonParallel,
+	"solver/xsize.prepare":                 reasonBacklog,
+	"vecpack.maxLambda":                    reasonBacklog,
+}
+
+// TestFunctionSize holds every non-test function of the module to MaxLines
+// lines and cyclomatic MaxComplexity, except those listed above.
+func TestFunctionSize(t *testing.T) {
+	funcs, err := Measure("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range funcs {
+		seen[f.Name] = true
+		_, excepted := exceptions[f.Name]
+		switch {
+		case f.TooBig() && !excepted:
+			t.Errorf("%v: over the limits of %d lines and cyclomatic %d; split it into named steps", f, MaxLines, MaxComplexity)
+		case !f.TooBig() && excepted:
+			t.Errorf("%v: within the limits now; remove it from the exceptions", f)
+		}
+	}
+	for name := range exceptions {
+		if !seen[name] {
+			t.Errorf("exception %s names no function; remove it", name)
+		}
+	}
+}
+
+// TestMeasure checks the measurements on a sample package: lines from func
+// to closing brace, gocyclo's count, methods named with their receiver, and
+// test files, generated files and testdata left out.
+func TestMeasure(t *testing.T) {
+	funcs, err := Measure("testdata/sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Func{
+		{Name: "(*T).M", Pos: "sample.go:126", Lines: 1, Complexity: 1},
+		{Name: "Branchy", Pos: "sample.go:107", Lines: 15, Complexity: 6},
+		{Name: "Long", Pos: "sample.go:4", Lines: 101, Complexity: 1},
+	}
+	if len(funcs) != len(want) {
+		t.Fatalf("got %v, want %v", funcs, want)
+	}
+	for i := range want {
+		if funcs[i] != want[i] {
+			t.Errorf("function %d: got %v, want %v", i, funcs[i], want[i])
+		}
+	}
+	if !funcs[2].TooBig() || funcs[1].TooBig() {
+		t.Errorf("TooBig: Long (101 lines) must be too big and Branchy not")
+	}
+	for _, f := range funcs {
+		if strings.Contains(f.Name, "Skipped") || strings.Contains(f.Name, "InTest") || strings.Contains(f.Name, "Generated") {
+			t.Errorf("%v should have been left out", f)
+		}
+	}
+}
