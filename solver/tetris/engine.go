@@ -254,6 +254,8 @@ func checkSize(machines []Machine, groups []*Group, jobs []Job) error {
 	return nil
 }
 
+// cand is the candidate a fill places: group g, member mi (-1 for an
+// anonymous group), with its alignment and score on the machine.
 type cand struct {
 	g, mi    int
 	align    float64
@@ -261,22 +263,6 @@ type cand struct {
 	remote   bool
 	promoted bool
 	ok       bool
-}
-
-func (c cand) better(o cand) bool {
-	if !o.ok {
-		return c.ok
-	}
-	if !c.ok {
-		return false
-	}
-	if c.score != o.score {
-		return c.score > o.score
-	}
-	if c.g != o.g {
-		return c.g < o.g
-	}
-	return c.mi < o.mi
 }
 
 type round struct {
