@@ -47,8 +47,6 @@ var exceptions = map[string]string{
 	"solver/flex.run":                      reasonParallel,
 	"solver/flex.warmStart":                reasonParallel,
 	"solver/jsondoc.(*parser).number":      reasonBacklog,
-	"solver/tetris.(*round).fill":          reasonBacklog,
-	"solver/tetris.newRound":               reasonBacklog,
 	"solver/tetris/assign.(*Instance).Run": reasonParallel,
 	"solver/tetris/assign.Build":           reasonParallel,
 	"solver/tetris/simulate.Build":         reasonParallel,
