@@ -31,8 +31,8 @@
 //
 // Besides the round (engine.go), its explanations (explain.go) and the
 // scores (score.go), the package holds what both problems decode the same
-// way (request.go: machines, resources, roles, knobs), the paper's workload
-// (workload.go) and the generators' parameters (params.go).
+// way (request.go: machines, resources, roles, knobs). The paper's workload
+// and the generators' parameters are in solver/tetris/workload.
 package tetris
 
 import (
