@@ -1,6 +1,7 @@
 package cmmf
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
@@ -58,6 +59,8 @@ type intSolver struct {
 	byDemand []bool
 }
 
+// cmpKey orders unit keys: +∞ last, then by share and weight
+// (cmpShareWeight), then by user index.
 func (s *intSolver) cmpKey(a, b unitKey) int {
 	switch {
 	case a.inf && b.inf:
@@ -67,21 +70,10 @@ func (s *intSolver) cmpKey(a, b unitKey) int {
 	case b.inf:
 		return -1
 	}
-	wa, wb := s.in.Users[a.u].Weight, s.in.Users[b.u].Weight
-	if c := cmpFrac(a.k, wa, b.k, wb); c != 0 {
+	if c := s.cmpShareWeight(a, b); c != 0 {
 		return c
 	}
-	switch {
-	case wa < wb:
-		return -1
-	case wa > wb:
-		return 1
-	case a.u < b.u:
-		return -1
-	case a.u > b.u:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.u, b.u)
 }
 
 // count is D_i(U): user i's units with key strictly below U.
