@@ -262,8 +262,27 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 		res.LowerBound = math.Min(trivial, res.Cost)
 		return res, nil
 	}
-	// A valid answer before any search: one shape per node type of the
-	// cover, the join of the requests it takes (first cover node that fits).
+	res.Shapes, res.Assign, res.Cost = Tighten(in, coverShapes(in, cover), cost)
+	res.Method = "cover"
+	report(ctx, res, "cover", 0)
+	if solveExact(ctx, in, cost, opts, res) {
+		return res, nil
+	}
+	if opts.Fit == FitMax {
+		return solveMaxFit(ctx, in, cost, cover, opts, res)
+	}
+	s := &refinement{ctx: ctx, in: in, cost: cost, cover: cover, opts: opts, res: res, joinTried: opts.NoJoins}
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	finish(res, ctx)
+	return res, nil
+}
+
+// coverShapes is a valid answer before any search: one shape per node
+// type of the cover, the join of the requests it takes (first cover node
+// that fits).
+func coverShapes(in *Instance, cover []int) [][]float64 {
 	groups := make([][]int, len(cover))
 	for j, u := range in.U {
 		for g, n := range cover {
@@ -279,129 +298,175 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 			first = append(first, Join(in.U, g))
 		}
 	}
-	res.Shapes, res.Assign, res.Cost = Tighten(in, first, cost)
-	res.Method = "cover"
-	report(ctx, res, "cover", 0)
+	return first
+}
+
+// solveExact solves a small instance (up to the exact limit) exactly into
+// res and reports whether it did.
+func solveExact(ctx context.Context, in *Instance, cost func([]float64) float64, opts Options, res *Result) bool {
 	exactLimit := opts.ExactLimit
 	if exactLimit == 0 {
 		exactLimit = DefaultExactLimit
 	}
-	if len(in.U) <= min(exactLimit, ExactMaxRequests) {
-		if shapes, _, v, err := Exact(in, cost); err == nil {
-			res.Shapes, res.Assign, res.Cost = Tighten(in, shapes, cost)
-			res.LowerBound = math.Min(v, res.Cost)
-			res.Method = "exact"
-			finish(res, ctx)
-			res.TimedOut = false
-			return res, nil
-		}
+	if len(in.U) > min(exactLimit, ExactMaxRequests) {
+		return false
 	}
-	if opts.Fit == FitMax {
-		if shapes, asg, v, ok := MaxFitDP(in); ok {
-			res.Shapes, res.Assign, res.Cost = shapes, asg, v
-			res.LowerBound, res.Optimal, res.Method = v, true, "maxfit-dp"
-			return res, nil
-		}
-		// Node types split the requests: one "ray" (1, …, 1), chains per
-		// node type, solved exactly by the ray machinery (ρ = 1).
-		ones := make([]float64, in.Dim())
-		for i := range ones {
-			ones[i] = 1
-		}
-		dirs := &Directions{Family: "max", Dim: in.Dim(), Param: 1, Vecs: [][]float64{ones}, Rho: 1}
-		if err := solveLevel(ctx, in, dirs, cost, cover, opts, res); err != nil {
-			return nil, err
-		}
-		finish(res, ctx)
+	shapes, _, v, err := Exact(in, cost)
+	if err != nil {
+		return false
+	}
+	res.Shapes, res.Assign, res.Cost = Tighten(in, shapes, cost)
+	res.LowerBound = math.Min(v, res.Cost)
+	res.Method = "exact"
+	finish(res, ctx)
+	res.TimedOut = false
+	return true
+}
+
+// solveMaxFit solves fit "max": by the max-fit DP, or, where node types
+// split the requests, by the ray machinery on one "ray" (1, …, 1) with
+// chains per node type, exact (ρ = 1).
+func solveMaxFit(ctx context.Context, in *Instance, cost func([]float64) float64, cover []int, opts Options, res *Result) (*Result, error) {
+	if shapes, asg, v, ok := MaxFitDP(in); ok {
+		res.Shapes, res.Assign, res.Cost = shapes, asg, v
+		res.LowerBound, res.Optimal, res.Method = v, true, "maxfit-dp"
 		return res, nil
 	}
-	done := func() bool {
-		return res.LowerBound >= res.Cost*(1-optTol) || (opts.Epsilon > 0 && res.Cost <= (1+opts.Epsilon)*res.LowerBound)
+	ones := make([]float64, in.Dim())
+	for i := range ones {
+		ones[i] = 1
 	}
-	// joinLevel runs once, after the first ray level (so a cheap answer and
-	// bound exist first) with at most joinShare of the remaining budget:
-	// small grids of request coordinates make the p-median over the grid
-	// joins the exact problem (ρ = 1), whose bound needs no division by ρ.
-	joinTried := opts.NoJoins
-	joinLevel := func() error {
-		joinTried = true
-		jctx := ctx
-		if dl, ok := ctx.Deadline(); ok {
-			var cancel context.CancelFunc
-			jctx, cancel = context.WithTimeout(ctx, time.Duration(float64(time.Until(dl))*joinShare))
-			defer cancel()
-		}
-		joins, covers := GridJoins(jctx, in)
-		nz := 0
-		for _, c := range covers {
-			nz += len(c)
-		}
-		if joins == nil || nz > joinMaxCover {
-			return nil
-		}
-		return solveProblem(jctx, in, buildJoinProblem(in, joins, covers, cost), cost, cover, opts, res)
+	dirs := &Directions{Family: "max", Dim: in.Dim(), Param: 1, Vecs: [][]float64{ones}, Rho: 1}
+	if err := solveLevel(ctx, in, dirs, cost, cover, opts, res); err != nil {
+		return nil, err
 	}
-	schedule := DefaultSchedule
-	if opts.Epsilon > 0 {
-		// ρ ≤ 1 + targetShare·ε leaves the bound room to certify the target
-		// without proving the level optimal.
-		schedule = []float64{opts.Epsilon * targetShare}
-		for e := opts.Epsilon / 2; e >= 1e-4; e /= 2 {
-			schedule = append(schedule, e)
-		}
-	}
-	maxCand := opts.MaxCandidates
+	finish(res, ctx)
+	return res, nil
+}
+
+// refinement is the anytime PTAS for fit "sum": ray levels of finer ε
+// (the schedule), and once the grid joins, until the answer is proven
+// within the target or the budget ends.
+type refinement struct {
+	ctx       context.Context
+	in        *Instance
+	cost      func([]float64) float64
+	cover     []int
+	opts      Options
+	res       *Result
+	joinTried bool
+}
+
+// run runs the levels of the schedule.
+func (s *refinement) run() error {
+	schedule := s.schedule()
+	maxCand := s.opts.MaxCandidates
 	if maxCand <= 0 {
 		maxCand = DefaultMaxCandidates
 	}
 	for li, eps := range schedule {
-		lctx := ctx
-		if ctx.Err() != nil {
-			if li > 0 {
-				break
-			}
-			// Minimum effort: even when the caller's budget is already
-			// spent (e.g. on decoding a huge request), run the coarsest
-			// level for at most minEffort so the answer is not just the
-			// cover.
-			var cancel context.CancelFunc
-			lctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), minEffort)
-			defer cancel()
+		spent := s.ctx.Err() != nil
+		if spent && li > 0 {
+			break
 		}
-		dirs, err := dirsFor(opts.Family, in, eps, maxCand)
+		dirs, err := dirsFor(s.opts.Family, s.in, eps, maxCand)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if dirs == nil && li == 0 {
 			// Many dimensions: even the first ε needs too many directions;
 			// take the finest lattice that fits (ρ = 1 + (d−1)/N).
-			dirs = coarsestLattice(in, maxCand)
+			dirs = coarsestLattice(s.in, maxCand)
 		}
 		if dirs == nil {
 			break // finer levels only grow
 		}
-		if err := solveLevel(lctx, in, dirs, cost, cover, opts, res); err != nil {
-			return nil, err
+		if err := s.level(dirs, spent); err != nil {
+			return err
 		}
-		report(ctx, res, fmt.Sprintf("level ε=%g", eps), float64(li+1)/float64(len(schedule)))
-		if done() {
+		fraction := float64(li+1) / float64(len(schedule))
+		report(s.ctx, s.res, fmt.Sprintf("level ε=%g", eps), fraction)
+		if s.done() {
 			break
 		}
-		if !joinTried && ctx.Err() == nil {
-			if err := joinLevel(); err != nil {
-				return nil, err
-			}
-			report(ctx, res, "grid joins", float64(li+1)/float64(len(schedule)))
-			if done() {
-				break
-			}
+		if stop, err := s.tryJoins(fraction); stop || err != nil {
+			return err
 		}
-		if in.Dim() == 1 {
+		if s.in.Dim() == 1 {
 			break // one direction, ρ = 1: nothing finer exists
 		}
 	}
-	finish(res, ctx)
-	return res, nil
+	return nil
+}
+
+// schedule is the ε of each level: DefaultSchedule, or, with a target ε,
+// ρ ≤ 1 + targetShare·ε (which leaves the bound room to certify the target
+// without proving the level optimal) and then halvings.
+func (s *refinement) schedule() []float64 {
+	if s.opts.Epsilon <= 0 {
+		return DefaultSchedule
+	}
+	schedule := []float64{s.opts.Epsilon * targetShare}
+	for e := s.opts.Epsilon / 2; e >= 1e-4; e /= 2 {
+		schedule = append(schedule, e)
+	}
+	return schedule
+}
+
+// level solves one ray level. Minimum effort: when the caller's budget
+// was already spent before the level (e.g. on decoding a huge request),
+// the coarsest level runs for at most minEffort so the answer is not just
+// the cover.
+func (s *refinement) level(dirs *Directions, spent bool) error {
+	lctx := s.ctx
+	if spent {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(context.WithoutCancel(s.ctx), minEffort)
+		defer cancel()
+	}
+	return solveLevel(lctx, s.in, dirs, s.cost, s.cover, s.opts, s.res)
+}
+
+// done reports whether the answer is proven optimal or within the target.
+func (s *refinement) done() bool {
+	res, eps := s.res, s.opts.Epsilon
+	return res.LowerBound >= res.Cost*(1-optTol) || (eps > 0 && res.Cost <= (1+eps)*res.LowerBound)
+}
+
+// tryJoins runs the grid joins once, after the first level, while budget
+// is left, and reports whether the answer is then done.
+func (s *refinement) tryJoins(fraction float64) (bool, error) {
+	if s.joinTried || s.ctx.Err() != nil {
+		return false, nil
+	}
+	if err := s.joinLevel(); err != nil {
+		return true, err
+	}
+	report(s.ctx, s.res, "grid joins", fraction)
+	return s.done(), nil
+}
+
+// joinLevel runs once, after the first ray level (so a cheap answer and
+// bound exist first) with at most joinShare of the remaining budget: small
+// grids of request coordinates make the p-median over the grid joins the
+// exact problem (ρ = 1), whose bound needs no division by ρ.
+func (s *refinement) joinLevel() error {
+	s.joinTried = true
+	jctx := s.ctx
+	if dl, ok := s.ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		jctx, cancel = context.WithTimeout(s.ctx, time.Duration(float64(time.Until(dl))*joinShare))
+		defer cancel()
+	}
+	joins, covers := GridJoins(jctx, s.in)
+	nz := 0
+	for _, c := range covers {
+		nz += len(c)
+	}
+	if joins == nil || nz > joinMaxCover {
+		return nil
+	}
+	return solveProblem(jctx, s.in, buildJoinProblem(s.in, joins, covers, s.cost), s.cost, s.cover, s.opts, s.res)
 }
 
 // report tells an asynchronous job (package progress) the best cost and
