@@ -551,103 +551,153 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 // solveProblem solves one candidate problem (a ray level, or the grid
 // joins with ρ = 1) and folds its answer and bound into res.
 func solveProblem(ctx context.Context, in *Instance, rp *rayProblem, cost func([]float64) float64, cover []int, opts Options, res *Result) error {
-	dirs := rp.dirs
-	stat := LevelStat{Family: dirs.Family, Param: dirs.Param, Rays: dirs.Len(), Rho: dirs.Rho, Candidates: len(rp.cands)}
+	init, err := coverCandidates(rp, cover)
+	if err != nil {
+		return err
+	}
+	st := localSearch(ctx, rp, init, in.K, lsPool(rp, init))
+	// Costs are non-negative, so 0 bounds OPT_rays.
+	ls := &levelSolve{ctx: ctx, in: in, rp: rp, opts: opts, res: res, sel: st.sel, value: st.total, method: "ls"}
+	if !opts.NoDP && rp.dpStates(in.K) <= dpMaxStates {
+		ls.dp()
+	}
+	if !ls.exact && ctx.Err() == nil {
+		ls.lagrange(st)
+	}
+	if ls.exact && ls.method != "ls+lagrange" {
+		ls.bound = ls.value // the DP or the MIP proved value optimal
+	}
+	ls.record(cost)
+	return nil
+}
+
+// coverCandidates is the local search's start: the candidate covering all
+// the requests of each node type of the cover.
+func coverCandidates(rp *rayProblem, cover []int) ([]int, error) {
 	init := make([]int, 0, len(cover))
 	seen := map[int]bool{}
 	for _, n := range cover {
 		c := rp.full[n]
 		if c < 0 {
-			return fmt.Errorf("ptas: internal: no candidate covers node type %d's requests", n)
+			return nil, fmt.Errorf("ptas: internal: no candidate covers node type %d's requests", n)
 		}
 		if !seen[c] {
 			seen[c] = true
 			init = append(init, c)
 		}
 	}
-	st := localSearch(ctx, rp, init, in.K, lsPool(rp, init))
-	sel, value := st.sel, st.total
-	bound := 0.0 // costs are non-negative, so 0 bounds OPT_rays
-	method := "ls"
-	exact := false
-	if !opts.NoDP && rp.dpStates(in.K) <= dpMaxStates {
-		if dsel, dv, ok := levelDP(ctx, rp, in.K); ok {
-			if dsel != nil && dv < value {
-				sel, value = dsel, dv
-			}
-			bound, exact, method = math.Min(dv, value), true, "dp"
+	return init, nil
+}
+
+// levelSolve is one level's search for the best K candidates: the
+// incumbent selection and value, the proven bound on OPT_rays, the methods
+// used and whether the value is proven optimal.
+type levelSolve struct {
+	ctx    context.Context
+	in     *Instance
+	rp     *rayProblem
+	opts   Options
+	res    *Result
+	sel    []int
+	value  float64
+	bound  float64
+	method string
+	exact  bool
+}
+
+// dp solves the level exactly by dynamic programming when it finishes.
+func (ls *levelSolve) dp() {
+	dsel, dv, ok := levelDP(ls.ctx, ls.rp, ls.in.K)
+	if !ok {
+		return
+	}
+	if dsel != nil && dv < ls.value {
+		ls.sel, ls.value = dsel, dv
+	}
+	ls.bound, ls.exact, ls.method = math.Min(dv, ls.value), true, "dp"
+}
+
+// lagrange bounds the level by Lagrangian relaxation (subgradient from the
+// local search's state st) and, when the bound is not enough, tries the
+// reduced MIP.
+func (ls *levelSolve) lagrange(st *lsState) {
+	ctx, opts, dirs := ls.ctx, ls.opts, ls.rp.dirs
+	lg := newLagrange(ls.rp, ls.in.K)
+	maxIter := opts.MaxIter
+	if maxIter <= 0 {
+		maxIter = 300
+	}
+	// The bound may use lagShare of the remaining budget, so a coarse
+	// level on a huge instance leaves time for finer ones.
+	lagCtx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		lagCtx, cancel = context.WithTimeout(ctx, time.Duration(float64(time.Until(dl))*lagShare))
+		defer cancel()
+	}
+	// A bound within lagEnough·(ρ−1) of the incumbent moves the final
+	// guarantee by at most that much: stop there rather than chase the
+	// long tail of the subgradient search (exactness proofs for tiny
+	// instances still run to convergence through the DP or the MIP).
+	stopAt := ls.value * (1 - lagEnough*(dirs.Rho-1))
+	if opts.Epsilon > 0 {
+		// with a target, stop as soon as it is certified: the level's
+		// cost is at most value, so bound ≥ value·ρ/(1+ε) suffices
+		stopAt = ls.value * dirs.Rho / (1 + opts.Epsilon)
+	}
+	lb := lg.subgradient(lagCtx, st, maxIter, stopAt)
+	ls.bound = math.Max(ls.bound, lb)
+	ls.method = "ls+lagrange"
+	if lb >= ls.value*(1-optTol) {
+		ls.exact = true
+	} else if !opts.NoMIP && ctx.Err() == nil && lb < stopAt && (opts.Epsilon > 0 || dirs.Rho-1 <= mipCoarsest) {
+		ls.mip(lg.keep(ls.value, ls.sel))
+	}
+}
+
+// mip solves the MIP over the candidates keep, when they cover few enough
+// requests, with mipShare of the remaining budget (leaving most of it to
+// finer levels).
+func (ls *levelSolve) mip(keep []int) {
+	nz := 0
+	for _, c := range keep {
+		nz += int(ls.rp.cands[c].p)
+	}
+	if nz > mipMaxCover {
+		return
+	}
+	limit := time.Duration(0)
+	if dl, ok := ls.ctx.Deadline(); ok {
+		limit = max(time.Duration(float64(time.Until(dl))*mipShare), time.Millisecond)
+	}
+	mr, err := solveMIP(ls.ctx, ls.rp, keep, ls.in.K, limit)
+	if err != nil {
+		// A backend failure costs the proof, not the answer: keep the
+		// local-search solution and Lagrangian bound.
+		mr = mipResult{value: math.Inf(1), bound: 0, backend: "failed"}
+		ls.res.Notes = append(ls.res.Notes, err.Error())
+	}
+	ls.method = "ls+lagrange+mip/" + mr.backend
+	if mr.sel != nil && mr.value < ls.value {
+		ms := newState(ls.rp, mr.sel)
+		if ms.total < ls.value {
+			ls.sel, ls.value = ms.sel, ms.total
 		}
 	}
-	if !exact && ctx.Err() == nil {
-		lg := newLagrange(rp, in.K)
-		maxIter := opts.MaxIter
-		if maxIter <= 0 {
-			maxIter = 300
-		}
-		// The bound may use lagShare of the remaining budget, so a coarse
-		// level on a huge instance leaves time for finer ones.
-		lagCtx := ctx
-		if dl, ok := ctx.Deadline(); ok {
-			var cancel context.CancelFunc
-			lagCtx, cancel = context.WithTimeout(ctx, time.Duration(float64(time.Until(dl))*lagShare))
-			defer cancel()
-		}
-		// A bound within lagEnough·(ρ−1) of the incumbent moves the final
-		// guarantee by at most that much: stop there rather than chase the
-		// long tail of the subgradient search (exactness proofs for tiny
-		// instances still run to convergence through the DP or the MIP).
-		stopAt := value * (1 - lagEnough*(dirs.Rho-1))
-		if opts.Epsilon > 0 {
-			// with a target, stop as soon as it is certified: the level's
-			// cost is at most value, so bound ≥ value·ρ/(1+ε) suffices
-			stopAt = value * dirs.Rho / (1 + opts.Epsilon)
-		}
-		lb := lg.subgradient(lagCtx, st, maxIter, stopAt)
-		bound = math.Max(bound, lb)
-		method = "ls+lagrange"
-		if lb >= value*(1-optTol) {
-			exact = true
-		} else if !opts.NoMIP && ctx.Err() == nil && lb < stopAt && (opts.Epsilon > 0 || dirs.Rho-1 <= mipCoarsest) {
-			keep := lg.keep(value, sel)
-			nz := 0
-			for _, c := range keep {
-				nz += int(rp.cands[c].p)
-			}
-			if nz <= mipMaxCover {
-				// Leave most of the budget to finer levels: the MIP may use
-				// mipShare of what remains.
-				limit := time.Duration(0)
-				if dl, ok := ctx.Deadline(); ok {
-					limit = max(time.Duration(float64(time.Until(dl))*mipShare), time.Millisecond)
-				}
-				mr, err := solveMIP(ctx, rp, keep, in.K, limit)
-				if err != nil {
-					// A backend failure costs the proof, not the answer:
-					// keep the local-search solution and Lagrangian bound.
-					mr = mipResult{value: math.Inf(1), bound: 0, backend: "failed"}
-					res.Notes = append(res.Notes, err.Error())
-				}
-				method = "ls+lagrange+mip/" + mr.backend
-				if mr.sel != nil && mr.value < value {
-					ms := newState(rp, mr.sel)
-					if ms.total < value {
-						sel, value = ms.sel, ms.total
-					}
-				}
-				// the reduced MIP proves OPT_rays ≥ min(value, its bound)
-				bound = math.Max(bound, math.Min(value, mr.bound))
-				exact = mr.optimal
-			}
-		}
-	}
-	if exact && method != "ls+lagrange" {
-		bound = value // the DP or the MIP proved value optimal
-	}
-	stat.RayValue, stat.RayBound, stat.Exact, stat.Method = value, bound, exact, method
-	// Shapes are the joins of the requests each chosen candidate serves:
-	// exact in the input's numbers, never larger than the ray point, and
-	// inside the candidate's node.
-	fs := newState(rp, sel)
+	// the reduced MIP proves OPT_rays ≥ min(value, its bound)
+	ls.bound = math.Max(ls.bound, math.Min(ls.value, mr.bound))
+	ls.exact = mr.optimal
+}
+
+// record adds the level's statistics to res and takes its answer when it
+// is cheaper. Shapes are the joins of the requests each chosen candidate
+// serves: exact in the input's numbers, never larger than the ray point,
+// and inside the candidate's node.
+func (ls *levelSolve) record(cost func([]float64) float64) {
+	in, res, dirs := ls.in, ls.res, ls.rp.dirs
+	stat := LevelStat{Family: dirs.Family, Param: dirs.Param, Rays: dirs.Len(), Rho: dirs.Rho, Candidates: len(ls.rp.cands),
+		RayValue: ls.value, RayBound: ls.bound, Exact: ls.exact, Method: ls.method}
+	fs := newState(ls.rp, ls.sel)
 	groups := make([][]int, len(fs.sel))
 	for j, s := range fs.b1 {
 		groups[s] = append(groups[s], j)
@@ -663,11 +713,10 @@ func solveProblem(ctx context.Context, in *Instance, rp *rayProblem, cost func([
 	res.Levels = append(res.Levels, stat)
 	if total < res.Cost {
 		res.Shapes, res.Assign, res.Cost = shapes, asg, total
-		res.Method = fmt.Sprintf("%s/%s", dirs.Family, method)
+		res.Method = fmt.Sprintf("%s/%s", dirs.Family, ls.method)
 	}
-	res.LowerBound = math.Max(res.LowerBound, bound/dirs.Rho)
-	if exact && (res.Rho == 0 || dirs.Rho < res.Rho) {
+	res.LowerBound = math.Max(res.LowerBound, ls.bound/dirs.Rho)
+	if ls.exact && (res.Rho == 0 || dirs.Rho < res.Rho) {
 		res.Rho = dirs.Rho
 	}
-	return nil
 }

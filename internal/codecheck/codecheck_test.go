@@ -30,7 +30,6 @@ var exceptions = map[string]string{
 	"lp.branchAndBound":                    reasonBacklog,
 	"lp.presolveMIP":                       reasonBacklog,
 	"lp.solveMIP":                          reasonBacklog,
-	"ptas.solveProblem":                    reasonBacklog,
 	"schemas.(*fastCompiler).node":         reasonBacklog,
 	"schemas.(*fastState).evalNode":        reasonBacklog,
 	"solver/cmmf.Build":                    reasonParallel,
