@@ -47,7 +47,6 @@ var exceptions = map[string]string{
 	"solver/tetris/assign.(*Instance).Run": reasonParallel,
 	"solver/tetris/assign.Build":           reasonParallel,
 	"solver/tetris/simulate.Build":         reasonParallel,
-	"solver/tetris/simulate.simulateWith":  reasonBacklog,
 	"solver/xselect.(*configLP).price":     reasonBacklog,
 	"solver/xselect.(*model).buildSpec":    reasonBacklog,
 	"solver/xselect.(*model).newConfigLP":  reasonBacklog,
