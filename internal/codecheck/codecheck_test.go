@@ -53,7 +53,6 @@ var exceptions = map[string]string{
 	"solver/xselect.GenerateWith":          reasonParallel,
 	"solver/xselect.build":                 reasonParallel,
 	"solver/xselect.exactPack":             reasonBacklog,
-	"solver/xselect.runVariant":            reasonBacklog,
 	"solver/xsize.Generate":                reasonParallel,
 	"solver/xsize.prepare":                 reasonBacklog,
 	"vecpack.maxLambda":                    reasonBacklog,
