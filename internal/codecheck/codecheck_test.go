@@ -51,7 +51,6 @@ var exceptions = map[string]string{
 	"solver/xselect.(*model).newConfigLP":  reasonBacklog,
 	"solver/xselect.GenerateWith":          reasonParallel,
 	"solver/xselect.build":                 reasonParallel,
-	"solver/xselect.exactPack":             reasonBacklog,
 	"solver/xsize.Generate":                reasonParallel,
 	"solver/xsize.prepare":                 reasonBacklog,
 	"vecpack.maxLambda":                    reasonBacklog,
