@@ -46,8 +46,6 @@ var exceptions = map[string]string{
 	"solver/tetris/assign.(*Instance).Run": reasonParallel,
 	"solver/tetris/assign.Build":           reasonParallel,
 	"solver/tetris/simulate.Build":         reasonParallel,
-	"solver/xselect.(*model).buildSpec":    reasonBacklog,
-	"solver/xselect.(*model).newConfigLP":  reasonBacklog,
 	"solver/xselect.GenerateWith":          reasonParallel,
 	"solver/xselect.build":                 reasonParallel,
 	"solver/xsize.Generate":                reasonParallel,

@@ -117,9 +117,18 @@ type configLP struct {
 // newConfigLP groups nodes into classes and groups into kinds.
 func (m *model) newConfigLP() *configLP {
 	c := &configLP{seen: map[string]bool{}}
+	c.nodeClasses(m)
+	gc := newGroupConflicts(m)
+	c.groupKinds(m, gc)
+	c.kindConflicts(gc)
+	c.seedPool()
+	return c
+}
+
+// nodeClasses groups the nodes by capacity and allowed groups.
+func (c *configLP) nodeClasses(m *model) {
 	idx := map[string]int{}
 	var sb strings.Builder
-	classOf := make([]int, m.N)
 	for n := 0; n < m.N; n++ {
 		sb.Reset()
 		for _, x := range m.caps[n] {
@@ -141,45 +150,63 @@ func (m *model) newConfigLP() *configLP {
 			c.classes = append(c.classes, cfgClass{cap: m.caps[n]})
 		}
 		c.classes[i].nodes = append(c.classes[i].nodes, n)
-		classOf[n] = i
 	}
-	// Conflicts between groups (exlocation, Garbo): a group in any
-	// conflict is a kind of its own, so that configurations can respect
-	// them; groups in none aggregate by shape and allowed signature.
-	G := len(m.groups)
-	pair := map[[2]int]bool{}
+}
+
+// groupConflicts are the conflicts between groups (exlocation, Garbo),
+// between the groups themselves or their applications (G + app).
+type groupConflicts struct {
+	m    *model
+	pair map[[2]int]bool
+	// in lists the groups in some conflict, in order; has marks them.
+	in  []int
+	has []bool
+}
+
+func newGroupConflicts(m *model) *groupConflicts {
+	gc := &groupConflicts{m: m, pair: map[[2]int]bool{}, has: make([]bool, len(m.groups))}
 	for _, pc := range m.conflicts {
-		pair[[2]int{pc[0], pc[1]}] = true
-		pair[[2]int{pc[1], pc[0]}] = true
+		gc.pair[[2]int{pc[0], pc[1]}] = true
+		gc.pair[[2]int{pc[1], pc[0]}] = true
 	}
-	conflict := func(g, h int) bool {
-		for _, x := range [2]int{g, G + m.groups[g].app} {
-			for _, y := range [2]int{h, G + m.groups[h].app} {
-				if pair[[2]int{x, y}] {
-					return true
-				}
-			}
-		}
-		return false
+	if len(gc.pair) == 0 {
+		return gc
 	}
-	var inConflict []int
-	hasConf := make([]bool, G)
-	if len(pair) > 0 {
-		for g := range m.groups {
-			for h := range m.groups {
-				if conflict(g, h) {
-					hasConf[g] = true
-					inConflict = append(inConflict, g)
-					break
-				}
+	for g := range m.groups {
+		for h := range m.groups {
+			if gc.conflict(g, h) {
+				gc.has[g] = true
+				gc.in = append(gc.in, g)
+				break
 			}
 		}
 	}
+	return gc
+}
+
+// conflict reports whether groups g and h may not share a node.
+func (gc *groupConflicts) conflict(g, h int) bool {
+	G := len(gc.m.groups)
+	for _, x := range [2]int{g, G + gc.m.groups[g].app} {
+		for _, y := range [2]int{h, G + gc.m.groups[h].app} {
+			if gc.pair[[2]int{x, y}] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// groupKinds aggregates the groups into kinds: a group in any conflict is
+// a kind of its own, so that configurations can respect them; groups in
+// none aggregate by shape and allowed signature.
+func (c *configLP) groupKinds(m *model, gc *groupConflicts) {
+	var sb strings.Builder
 	kidx := map[string]int{}
 	c.kindOf = make([]int, len(m.groups))
 	for g, gr := range m.groups {
 		sb.Reset()
-		if hasConf[g] {
+		if gc.has[g] {
 			sb.WriteString("g" + strconv.Itoa(g) + ":")
 		}
 		sb.WriteString(strconv.Itoa(gr.shape))
@@ -203,20 +230,27 @@ func (m *model) newConfigLP() *configLP {
 		c.kinds[i].groups = append(c.kinds[i].groups, g)
 		c.kindOf[g] = i
 	}
-	for _, g := range inConflict {
+}
+
+// kindConflicts carries the groups' conflicts to their kinds.
+func (c *configLP) kindConflicts(gc *groupConflicts) {
+	for _, g := range gc.in {
 		s := c.kindOf[g]
-		for _, h := range inConflict {
-			if conflict(g, h) {
-				u := c.kindOf[h]
-				if u == s {
-					c.kinds[s].self = true
-				} else if !slices.Contains(c.kinds[s].conflict, u) {
-					c.kinds[s].conflict = append(c.kinds[s].conflict, u)
-				}
+		for _, h := range gc.in {
+			if !gc.conflict(g, h) {
+				continue
+			}
+			if u := c.kindOf[h]; u == s {
+				c.kinds[s].self = true
+			} else if !slices.Contains(c.kinds[s].conflict, u) {
+				c.kinds[s].conflict = append(c.kinds[s].conflict, u)
 			}
 		}
 	}
-	// Seed the pool with the single-kind configurations.
+}
+
+// seedPool seeds the pool with the single-kind configurations.
+func (c *configLP) seedPool() {
 	for k := range c.classes {
 		for s, kd := range c.kinds {
 			if !kd.allowed[k] {
@@ -229,7 +263,6 @@ func (m *model) newConfigLP() *configLP {
 			}
 		}
 	}
-	return c
 }
 
 // kindFit is how many containers of kind s fit in cap on their own.
