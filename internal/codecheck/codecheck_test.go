@@ -23,7 +23,6 @@ const (
 // the reason. The test fails on a listed function that is back within the
 // limits (or gone), so the list only shrinks.
 var exceptions = map[string]string{
-	"benchmarks/xselect.Report":            reasonBacklog,
 	"cmd/xflex.jobsCommand":                reasonBacklog,
 	"lp.Verify":                            reasonBacklog,
 	"lp.branchAndBound":                    reasonBacklog,
