@@ -49,7 +49,6 @@ var exceptions = map[string]string{
 	"solver/xselect.build":                 reasonParallel,
 	"solver/xsize.Generate":                reasonParallel,
 	"solver/xsize.prepare":                 reasonBacklog,
-	"vecpack.maxLambda":                    reasonBacklog,
 }
 
 // TestFunctionSize holds every non-test function of the module to MaxLines
