@@ -24,7 +24,6 @@ const (
 // limits (or gone), so the list only shrinks.
 var exceptions = map[string]string{
 	"cmd/xflex.jobsCommand":                reasonBacklog,
-	"lp.solveMIP":                          reasonBacklog,
 	"schemas.(*fastCompiler).node":         reasonBacklog,
 	"schemas.(*fastState).evalNode":        reasonBacklog,
 	"solver/cmmf.Build":                    reasonParallel,
