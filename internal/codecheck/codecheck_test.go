@@ -37,7 +37,6 @@ var exceptions = map[string]string{
 	"solver/flex.Build":                    reasonParallel,
 	"solver/flex.run":                      reasonParallel,
 	"solver/flex.warmStart":                reasonParallel,
-	"solver/jsondoc.(*parser).number":      reasonBacklog,
 	"solver/tetris/assign.(*Instance).Run": reasonParallel,
 	"solver/tetris/assign.Build":           reasonParallel,
 	"solver/tetris/simulate.Build":         reasonParallel,
