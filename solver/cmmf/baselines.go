@@ -151,7 +151,11 @@ func (ch *choosy) pick(t int32) int {
 	var b choosyTop
 	for _, c := range ch.byType[t] {
 		tc := &ch.top[c]
-		if tc.user < 0 || best >= 0 && !tc.before(&b) {
+		if tc.user < 0 {
+			continue
+		}
+		// The float shares decide unless equal (before's exact order then).
+		if best >= 0 && (tc.share > b.share || tc.share == b.share && !tc.before(&b)) {
 			continue
 		}
 		best, b = c, *tc
