@@ -145,36 +145,35 @@ func (ch *choosy) refresh(c int) {
 }
 
 // pick returns the class whose best candidate gets a freed machine of type
-// t (lowest share, exactly; ties to the lower user), or -1.
+// t (lowest share, exactly; ties to the lower user), or -1. Equal float
+// shares, common (everyone starts at 0), fall back to the exact order.
 func (ch *choosy) pick(t int32) int {
-	best := -1
+	best, top := -1, ch.top
 	var b choosyTop
 	for _, c := range ch.byType[t] {
-		tc := &ch.top[c]
+		tc := &top[c]
 		if tc.user < 0 {
 			continue
 		}
-		// The float shares decide unless equal (before's exact order then).
-		if best >= 0 && (tc.share > b.share || tc.share == b.share && !tc.before(&b)) {
-			continue
+		if best >= 0 {
+			if tc.share > b.share {
+				continue
+			}
+			if tc.share == b.share {
+				cmp := 0
+				if tc.w == b.w {
+					cmp = cmpInt(tc.x, b.x)
+				} else {
+					cmp = cmpFrac(tc.x, tc.w, b.x, b.w)
+				}
+				if cmp > 0 || cmp == 0 && tc.user > b.user {
+					continue
+				}
+			}
 		}
 		best, b = c, *tc
 	}
 	return best
-}
-
-// before reports whether candidate p comes before q.
-func (p *choosyTop) before(q *choosyTop) bool {
-	if p.share != q.share {
-		return p.share < q.share
-	}
-	cmp := 0
-	if p.w == q.w {
-		cmp = cmpInt(p.x, q.x)
-	} else {
-		cmp = cmpFrac(p.x, p.w, q.x, q.w)
-	}
-	return cmp < 0 || cmp == 0 && p.user < q.user
 }
 
 // give hands a machine of type t to class c's best candidate, who leaves
