@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/bytedance/sonic v1.15.5
 	github.com/evanphx/json-patch/v5 v5.9.11
+	github.com/fzipp/gocyclo v0.6.0
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/goccy/go-json v0.12.0
 	github.com/jackc/pgx/v5 v5.12.0

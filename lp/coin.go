@@ -477,95 +477,117 @@ func solveMIP(ctx context.Context, m *Model, in *coinInput, deadline time.Time, 
 		sol = solveCBC(ctx, m, in, deadline, opts, cbcDefault)
 		firstRun = time.Since(started)
 	}
-	// CBC can also stop without any verdict or incumbent (Failed). That
-	// is how the process-wide state of CBC's driver showed when solves ran
-	// concurrently (an infeasible feasibility-only MIP came back Failed,
-	// see cbcMutex and TestCoinConcurrentFeasibility); the verdict is then
-	// re-derived exactly as for "infeasible" below, and a second run that
-	// answers Infeasible is taken.
-	failed := sol.Status == Failed
-	if sol.Status == Infeasible || failed {
-		relaxed := *m
-		relaxed.Vars = append([]Var(nil), m.Vars...)
-		for j := range relaxed.Vars {
-			relaxed.Vars[j].Integer = false
-		}
-		switch relax := solveCLP(&relaxed, in, deadline); relax.Status {
-		case Unbounded:
-			sol = &Solution{Status: Unbounded, Objective: nan, Bound: nan}
-		case Infeasible:
-			sol = &Solution{Status: Infeasible, Objective: nan, Bound: nan}
-		case Optimal:
-			// The relaxation is feasible: ask CBC again with its
-			// preprocessing on, which does not share this failure.
-			run := cbcDefault
-			run.preprocess = true
-			alt := solveCBC(ctx, m, in, deadline, opts, run)
-			switch {
-			case (alt.Status == Optimal || alt.Status == Feasible) && Verify(m, alt, VerifyTol) == nil:
-				sol = alt
-			case failed && alt.Status == Infeasible:
-				sol = alt
-			}
-		default:
-			return relax
+	if sol.Status == Infeasible || sol.Status == Failed {
+		var final bool
+		if sol, final = recheckInfeasible(ctx, m, in, deadline, opts, sol); final {
+			return sol
 		}
 	}
 	if sol.Status == Unbounded {
-		// CBC without preprocessing can stall on this feasibility question
-		// when integer columns are free, with preprocessing it sometimes
-		// answers at once: a point found with it (verified) settles the
-		// question, anything else goes to the run without it.
-		run := cbcDefault
-		run.zeroObjective, run.preprocess = true, true
-		first := time.Now().Add(feasibilityFirstTry)
-		if !deadline.IsZero() {
-			first = time.Now().Add(time.Until(deadline) / 2)
-		}
-		feas := solveCBC(ctx, m, in, first, opts, run)
-		if (feas.Status != Optimal && feas.Status != Feasible) || Verify(m, feas, VerifyTol) != nil {
-			run.preprocess = false
-			feas = solveCBC(ctx, m, in, deadline, opts, run)
-		}
-		switch feas.Status {
-		case Infeasible:
-			sol = feas
-		case Optimal, Feasible:
-		default:
-			sol = limitSolution("")
-		}
+		sol = confirmUnbounded(ctx, m, in, deadline, opts, sol)
 	}
 	if (sol.Status == Optimal || sol.Status == Feasible) && Verify(m, sol, VerifyTol) != nil {
 		// CBC's incumbent violates the model beyond tolerance.
 		sol = &Solution{Status: Failed, Objective: nan, Bound: nan}
 	}
 	if sol.Status == Optimal && opts.MIPGap == 0 {
-		// Second opinion: CBC with preprocessing on, looking only for
-		// strictly better solutions. Each configuration alone returned a
-		// wrong optimum on about 1 in 6,000 random small MIPs; they were
-		// never wrong on the same one. If it runs out of time the first
-		// answer stands.
-		cbcObj := 0.0
-		for k, j := range in.cols {
-			cbcObj += float64(in.obj[k]) * sol.X[j]
-		}
+		sol = secondOpinion(ctx, m, in, deadline, opts, sol, firstRun)
+	}
+	return sol
+}
+
+// recheckInfeasible re-derives CBC's "infeasible" (or its stop without any
+// verdict or incumbent, Failed) from the LP relaxation, solved with CLP:
+// an infeasible relaxation confirms it, an unbounded one makes the answer
+// Unbounded (for confirmUnbounded), and a feasible one asks CBC again with
+// its preprocessing on, taking a verified solution (or, after Failed, an
+// Infeasible). Failed is how the process-wide state of CBC's driver showed
+// when solves ran concurrently (an infeasible feasibility-only MIP came
+// back Failed, see cbcMutex and TestCoinConcurrentFeasibility). final
+// reports that the relaxation's own answer (a limit or failure) is the
+// result.
+func recheckInfeasible(ctx context.Context, m *Model, in *coinInput, deadline time.Time, opts Options, sol *Solution) (_ *Solution, final bool) {
+	nan := math.NaN()
+	failed := sol.Status == Failed
+	relaxed := *m
+	relaxed.Vars = append([]Var(nil), m.Vars...)
+	for j := range relaxed.Vars {
+		relaxed.Vars[j].Integer = false
+	}
+	switch relax := solveCLP(&relaxed, in, deadline); relax.Status {
+	case Unbounded:
+		return &Solution{Status: Unbounded, Objective: nan, Bound: nan}, false
+	case Infeasible:
+		return &Solution{Status: Infeasible, Objective: nan, Bound: nan}, false
+	case Optimal:
 		run := cbcDefault
 		run.preprocess = true
-		run.cutoff = cbcObj - improveTol*max(1, math.Abs(cbcObj))
-		// The second opinion may not stretch a quick solve to the whole
-		// budget: it gets twice the first run's time (plus a little).
-		second := time.Now().Add(2*firstRun + secondOpinionSlack)
-		if !deadline.IsZero() && deadline.Before(second) {
-			second = deadline
+		alt := solveCBC(ctx, m, in, deadline, opts, run)
+		switch {
+		case (alt.Status == Optimal || alt.Status == Feasible) && Verify(m, alt, VerifyTol) == nil:
+			return alt, false
+		case failed && alt.Status == Infeasible:
+			return alt, false
 		}
-		alt := solveCBC(ctx, m, in, second, opts, run)
-		sense := 1.0
-		if m.Maximize {
-			sense = -1
-		}
-		if (alt.Status == Optimal || alt.Status == Feasible) && sense*(alt.Objective-sol.Objective) < 0 && Verify(m, alt, VerifyTol) == nil {
-			sol = alt
-		}
+		return sol, false
+	default:
+		return relax, true
+	}
+}
+
+// confirmUnbounded decides whether an unbounded MIP has an integer point by
+// a zero-objective CBC solve: Infeasible when it proves none, TimeLimit
+// when undecided, else sol stands. CBC without preprocessing can stall on
+// this question when integer columns are free, with preprocessing it
+// sometimes answers at once: a point found with it (verified) settles the
+// question, anything else goes to the run without it.
+func confirmUnbounded(ctx context.Context, m *Model, in *coinInput, deadline time.Time, opts Options, sol *Solution) *Solution {
+	run := cbcDefault
+	run.zeroObjective, run.preprocess = true, true
+	first := time.Now().Add(feasibilityFirstTry)
+	if !deadline.IsZero() {
+		first = time.Now().Add(time.Until(deadline) / 2)
+	}
+	feas := solveCBC(ctx, m, in, first, opts, run)
+	if (feas.Status != Optimal && feas.Status != Feasible) || Verify(m, feas, VerifyTol) != nil {
+		run.preprocess = false
+		feas = solveCBC(ctx, m, in, deadline, opts, run)
+	}
+	switch feas.Status {
+	case Infeasible:
+		return feas
+	case Optimal, Feasible:
+		return sol
+	}
+	return limitSolution("")
+}
+
+// secondOpinion runs CBC with preprocessing on, looking only for strictly
+// better solutions than the optimum sol, and takes a verified better one.
+// Each configuration alone returned a wrong optimum on about 1 in 6,000
+// random small MIPs; they were never wrong on the same one. The second
+// opinion may not stretch a quick solve to the whole budget: it gets twice
+// the first run's time (plus a little); if it runs out of time the first
+// answer stands.
+func secondOpinion(ctx context.Context, m *Model, in *coinInput, deadline time.Time, opts Options, sol *Solution, firstRun time.Duration) *Solution {
+	cbcObj := 0.0
+	for k, j := range in.cols {
+		cbcObj += float64(in.obj[k]) * sol.X[j]
+	}
+	run := cbcDefault
+	run.preprocess = true
+	run.cutoff = cbcObj - improveTol*max(1, math.Abs(cbcObj))
+	second := time.Now().Add(2*firstRun + secondOpinionSlack)
+	if !deadline.IsZero() && deadline.Before(second) {
+		second = deadline
+	}
+	alt := solveCBC(ctx, m, in, second, opts, run)
+	sense := 1.0
+	if m.Maximize {
+		sense = -1
+	}
+	if (alt.Status == Optimal || alt.Status == Feasible) && sense*(alt.Objective-sol.Objective) < 0 && Verify(m, alt, VerifyTol) == nil {
+		return alt
 	}
 	return sol
 }

@@ -136,116 +136,170 @@ func nativeMIP(ctx context.Context, m *Model, p *lpProblem, lo, up []float64, de
 // branchAndBound returns the status, the incumbent (integer columns
 // rounded) and the best proven bound (minimisation sense).
 func branchAndBound(ctx context.Context, m *Model, p *lpProblem, lo, up []float64, deadline time.Time, gap float64) (Status, []float64, float64) {
-	var incumbent []float64
-	incObj := math.Inf(1)
-	stack := []bbNode{{lo: lo, up: up, bound: math.Inf(-1)}}
-	nodes, failed, stopped := 0, false, false
-	openBound := func() float64 {
-		b := incObj
-		for _, nd := range stack {
-			b = min(b, nd.bound)
-		}
-		return b
-	}
-	prune := func(v float64) bool {
-		return v >= incObj-prunePrecision*max(1, math.Abs(incObj))
-	}
-	for len(stack) > 0 {
-		if nodes >= nativeNodeLimit || ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline)) {
-			stopped = true
+	bb := &bbSearch{ctx: ctx, m: m, p: p, deadline: deadline, incObj: math.Inf(1),
+		stack: []bbNode{{lo: lo, up: up, bound: math.Inf(-1)}}}
+	for len(bb.stack) > 0 {
+		if bb.nodes >= nativeNodeLimit || ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline)) {
+			bb.stopped = true
 			break
 		}
-		if gap > 0 && incumbent != nil {
-			if b := openBound(); incObj-b <= gap*max(1, math.Abs(incObj)) {
-				return Optimal, incumbent, b
+		if gap > 0 && bb.incumbent != nil {
+			if b := bb.openBound(); bb.incObj-b <= gap*max(1, math.Abs(bb.incObj)) {
+				return Optimal, bb.incumbent, b
 			}
 		}
-		nd := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if prune(nd.bound) {
+		nd := bb.stack[len(bb.stack)-1]
+		bb.stack = bb.stack[:len(bb.stack)-1]
+		if bb.prune(nd.bound) {
 			continue
 		}
-		r := solveLP(ctx, p, nd.lo, nd.up, deadline, nd.warm)
-		nodes++
-		switch r.status {
-		case Infeasible:
-			continue
-		case Unbounded:
-			if nodes == 1 {
-				return Unbounded, nil, math.Inf(-1)
-			}
-			// A bounded-below relaxation cannot become unbounded after
-			// tightening bounds; treat numerical trouble as failure.
-			failed = true
-			continue
-		case TimeLimit:
-			stack = append(stack, nd)
-			stopped = true
-		case Failed:
-			failed = true
-			stack = append(stack, nd)
-			stopped = true
+		if bb.visit(nd) {
+			return Unbounded, nil, math.Inf(-1)
 		}
-		if stopped {
+		if bb.stopped {
 			break
 		}
-		if prune(r.obj) {
-			continue
+	}
+	return bb.result()
+}
+
+// bbSearch is branchAndBound's state: the open nodes (depth first), the
+// incumbent and its cost, the nodes solved, and whether a node failed or
+// the search stopped (limit, time or a node cut short).
+type bbSearch struct {
+	ctx             context.Context
+	m               *Model
+	p               *lpProblem
+	deadline        time.Time
+	stack           []bbNode
+	incumbent       []float64
+	incObj          float64
+	nodes           int
+	failed, stopped bool
+}
+
+// openBound is the best bound over the open nodes and the incumbent.
+func (bb *bbSearch) openBound() float64 {
+	b := bb.incObj
+	for _, nd := range bb.stack {
+		b = min(b, nd.bound)
+	}
+	return b
+}
+
+// prune reports whether a node of bound v cannot beat the incumbent.
+func (bb *bbSearch) prune(v float64) bool {
+	return v >= bb.incObj-prunePrecision*max(1, math.Abs(bb.incObj))
+}
+
+// visit solves node nd's relaxation and then drops it, takes its integral
+// solution as the incumbent, or branches on its most fractional integer
+// column (trying the rounding heuristic every roundingEvery nodes). A node
+// cut short by the time limit or a failure goes back on the stack and
+// stops the search. It reports an unbounded root relaxation.
+func (bb *bbSearch) visit(nd bbNode) (unbounded bool) {
+	r := solveLP(bb.ctx, bb.p, nd.lo, nd.up, bb.deadline, nd.warm)
+	bb.nodes++
+	switch r.status {
+	case Infeasible:
+		return false
+	case Unbounded:
+		if bb.nodes == 1 {
+			return true
 		}
-		bj, bf := -1, 0.0
-		for j, v := range m.Vars {
-			if !v.Integer {
-				continue
+		// A bounded-below relaxation cannot become unbounded after
+		// tightening bounds; treat numerical trouble as failure.
+		bb.failed = true
+		return false
+	case TimeLimit:
+		bb.stack = append(bb.stack, nd)
+		bb.stopped = true
+		return false
+	case Failed:
+		bb.failed = true
+		bb.stack = append(bb.stack, nd)
+		bb.stopped = true
+		return false
+	}
+	if bb.prune(r.obj) {
+		return false
+	}
+	bj := bb.branchColumn(r.x)
+	if bj < 0 {
+		bb.setIncumbent(r.x)
+		return false
+	}
+	if bb.nodes%roundingEvery == 1 {
+		if x, c, ok := roundingHeuristic(bb.ctx, bb.m, bb.p, nd, r.x, bb.deadline); ok && c < bb.incObj {
+			bb.incumbent, bb.incObj = x, c
+			if bb.prune(r.obj) {
+				return false
 			}
-			f := r.x[j] - math.Floor(r.x[j])
-			if dist := min(f, 1-f); dist > intTol && dist > bf {
-				bj, bf = j, dist
-			}
-		}
-		if bj < 0 {
-			x := r.x
-			for j, v := range m.Vars {
-				if v.Integer {
-					x[j] = math.Round(x[j])
-				}
-			}
-			c := 0.0
-			for j := range x {
-				c += p.cost[j] * x[j]
-			}
-			incumbent, incObj = x, c
-			continue
-		}
-		if nodes%roundingEvery == 1 {
-			if x, c, ok := roundingHeuristic(ctx, m, p, nd, r.x, deadline); ok && c < incObj {
-				incumbent, incObj = x, c
-				if prune(r.obj) {
-					continue
-				}
-			}
-		}
-		v := r.x[bj]
-		down := bbNode{lo: nd.lo, up: append([]float64(nil), nd.up...), bound: r.obj, warm: r.warm}
-		down.up[bj] = math.Floor(v)
-		upn := bbNode{lo: append([]float64(nil), nd.lo...), up: nd.up, bound: r.obj, warm: r.warm}
-		upn.lo[bj] = math.Ceil(v)
-		if v-math.Floor(v) >= 0.5 {
-			stack = append(stack, down, upn)
-		} else {
-			stack = append(stack, upn, down)
 		}
 	}
+	bb.branch(nd, r, bj)
+	return false
+}
+
+// branchColumn is the integer column of x furthest from an integer (past
+// intTol), or -1 when x is integral.
+func (bb *bbSearch) branchColumn(x []float64) int {
+	bj, bf := -1, 0.0
+	for j, v := range bb.m.Vars {
+		if !v.Integer {
+			continue
+		}
+		f := x[j] - math.Floor(x[j])
+		if dist := min(f, 1-f); dist > intTol && dist > bf {
+			bj, bf = j, dist
+		}
+	}
+	return bj
+}
+
+// setIncumbent takes the integral x, its integer columns rounded, as the
+// incumbent.
+func (bb *bbSearch) setIncumbent(x []float64) {
+	for j, v := range bb.m.Vars {
+		if v.Integer {
+			x[j] = math.Round(x[j])
+		}
+	}
+	c := 0.0
+	for j := range x {
+		c += bb.p.cost[j] * x[j]
+	}
+	bb.incumbent, bb.incObj = x, c
+}
+
+// branch pushes node nd's two children on column bj, the side nearer the
+// relaxation's value on top.
+func (bb *bbSearch) branch(nd bbNode, r lpResult, bj int) {
+	v := r.x[bj]
+	down := bbNode{lo: nd.lo, up: append([]float64(nil), nd.up...), bound: r.obj, warm: r.warm}
+	down.up[bj] = math.Floor(v)
+	upn := bbNode{lo: append([]float64(nil), nd.lo...), up: nd.up, bound: r.obj, warm: r.warm}
+	upn.lo[bj] = math.Ceil(v)
+	if v-math.Floor(v) >= 0.5 {
+		bb.stack = append(bb.stack, down, upn)
+	} else {
+		bb.stack = append(bb.stack, upn, down)
+	}
+}
+
+// result is the search's outcome once it ended or stopped.
+func (bb *bbSearch) result() (Status, []float64, float64) {
 	switch {
-	case !stopped && !failed && incumbent != nil:
-		return Optimal, incumbent, incObj
-	case !stopped && !failed:
+	case !bb.stopped && !bb.failed && bb.incumbent != nil:
+		return Optimal, bb.incumbent, bb.incObj
+	case !bb.stopped && !bb.failed:
 		return Infeasible, nil, math.Inf(1)
-	case incumbent != nil:
-		return Feasible, incumbent, openBound()
-	case failed:
+	case bb.incumbent != nil:
+		return Feasible, bb.incumbent, bb.openBound()
+	case bb.failed:
 		return Failed, nil, math.Inf(-1)
 	}
-	return TimeLimit, nil, openBound()
+	return TimeLimit, nil, bb.openBound()
 }
 
 // roundingHeuristic rounds the integer columns of a node's LP solution,

@@ -33,19 +33,35 @@ func Verify(m *Model, s *Solution, tol float64) error {
 	if s.Status != Optimal && s.Status != Feasible {
 		return nil
 	}
-	if len(s.X) != len(m.Vars) {
-		return fmt.Errorf("lp: verify: %d values for %d columns", len(s.X), len(m.Vars))
+	act, err := verifyPrimal(m, s, tol)
+	if err != nil {
+		return err
 	}
-	viol := func(v, lo, up float64, scale float64) bool {
-		return v < lo-tol*(scale+math.Abs(lo)) || v > up+tol*(scale+math.Abs(up))
+	if s.Status != Optimal || m.IsMIP() || s.RowDuals == nil {
+		return nil
+	}
+	return verifyDuals(m, s, tol, act)
+}
+
+// outside reports whether v lies outside [lo, up] by more than tol
+// relative to scale plus the bound's magnitude.
+func outside(v, lo, up, scale, tol float64) bool {
+	return v < lo-tol*(scale+math.Abs(lo)) || v > up+tol*(scale+math.Abs(up))
+}
+
+// verifyPrimal checks the columns' bounds and integrality, the rows'
+// bounds and the objective; it returns the rows' activities.
+func verifyPrimal(m *Model, s *Solution, tol float64) ([]float64, error) {
+	if len(s.X) != len(m.Vars) {
+		return nil, fmt.Errorf("lp: verify: %d values for %d columns", len(s.X), len(m.Vars))
 	}
 	for j, v := range m.Vars {
 		x := s.X[j]
-		if math.IsNaN(x) || viol(x, v.Lower, v.Upper, 1) {
-			return fmt.Errorf("lp: verify: column %d (%s) = %g outside [%g, %g]", j, v.Name, x, v.Lower, v.Upper)
+		if math.IsNaN(x) || outside(x, v.Lower, v.Upper, 1, tol) {
+			return nil, fmt.Errorf("lp: verify: column %d (%s) = %g outside [%g, %g]", j, v.Name, x, v.Lower, v.Upper)
 		}
 		if v.Integer && math.Abs(x-math.Round(x)) > tol {
-			return fmt.Errorf("lp: verify: integer column %d (%s) = %g", j, v.Name, x)
+			return nil, fmt.Errorf("lp: verify: integer column %d (%s) = %g", j, v.Name, x)
 		}
 	}
 	act := make([]float64, len(m.Rows))
@@ -55,24 +71,51 @@ func Verify(m *Model, s *Solution, tol float64) error {
 			act[i] += r.Coef[k] * s.X[j]
 			scale += math.Abs(r.Coef[k] * s.X[j])
 		}
-		if viol(act[i], r.Lower, r.Upper, scale) {
-			return fmt.Errorf("lp: verify: row %d (%s) activity %g outside [%g, %g]", i, r.Name, act[i], r.Lower, r.Upper)
+		if outside(act[i], r.Lower, r.Upper, scale, tol) {
+			return nil, fmt.Errorf("lp: verify: row %d (%s) activity %g outside [%g, %g]", i, r.Name, act[i], r.Lower, r.Upper)
 		}
 	}
 	if obj := objective(m, s.X); math.Abs(obj-s.Objective) > tol*(1+math.Abs(obj)) {
-		return fmt.Errorf("lp: verify: objective %g but c·x gives %g", s.Objective, obj)
+		return nil, fmt.Errorf("lp: verify: objective %g but c·x gives %g", s.Objective, obj)
 	}
-	if s.Status != Optimal || m.IsMIP() || s.RowDuals == nil {
-		return nil
-	}
+	return act, nil
+}
+
+// verifyDuals checks an optimal LP's duals: the reduced costs, the sign
+// conditions and strong duality.
+func verifyDuals(m *Model, s *Solution, tol float64, act []float64) error {
 	if len(s.RowDuals) != len(m.Rows) || len(s.ReducedCosts) != len(m.Vars) {
 		return fmt.Errorf("lp: verify: %d duals and %d reduced costs for %d rows and %d columns",
 			len(s.RowDuals), len(s.ReducedCosts), len(m.Rows), len(m.Vars))
 	}
-	sense := 1.0
-	if m.Maximize {
-		sense = -1
+	if err := verifyReducedCosts(m, s, tol); err != nil {
+		return err
 	}
+	dc := &dualCheck{tol: tol, sense: 1, scale: 1}
+	if m.Maximize {
+		dc.sense = -1
+	}
+	for j, v := range m.Vars {
+		dc.scale += math.Abs(v.Cost * s.X[j])
+	}
+	for i, r := range m.Rows {
+		if err := dc.check("row", i, s.RowDuals[i], act[i], r.Lower, r.Upper); err != nil {
+			return err
+		}
+	}
+	for j, v := range m.Vars {
+		if err := dc.check("column", j, s.ReducedCosts[j], s.X[j], v.Lower, v.Upper); err != nil {
+			return err
+		}
+	}
+	if primal := dc.sense * (s.Objective - m.ObjOffset); math.Abs(dc.dualObj-primal) > tol*dc.scale {
+		return fmt.Errorf("lp: verify: dual objective %g differs from primal %g", dc.dualObj, primal)
+	}
+	return nil
+}
+
+// verifyReducedCosts checks ReducedCosts = c − Aᵀ·RowDuals.
+func verifyReducedCosts(m *Model, s *Solution, tol float64) error {
 	rc := make([]float64, len(m.Vars))
 	for j, v := range m.Vars {
 		rc[j] = v.Cost
@@ -82,49 +125,45 @@ func Verify(m *Model, s *Solution, tol float64) error {
 			rc[j] -= r.Coef[k] * s.RowDuals[i]
 		}
 	}
-	dualObj, scale := 0.0, 1.0
-	for j, v := range m.Vars {
-		scale += math.Abs(v.Cost * s.X[j])
-	}
 	for j := range rc {
 		if math.Abs(rc[j]-s.ReducedCosts[j]) > tol*(1+math.Abs(rc[j])) {
 			return fmt.Errorf("lp: verify: reduced cost of column %d is %g, c−Aᵀy gives %g", j, s.ReducedCosts[j], rc[j])
 		}
 	}
-	check := func(kind string, idx int, dual, val, lo, up float64) error {
-		d := sense * dual
-		near := func(b float64) bool { return math.Abs(val-b) <= tol*(1+math.Abs(b)) }
-		switch {
-		case d > tol:
-			if !near(lo) {
-				return fmt.Errorf("lp: verify: %s %d has dual %g but %g is not at its lower bound %g", kind, idx, dual, val, lo)
-			}
-			dualObj += d * lo
-			scale += math.Abs(d * lo)
-		case d < -tol:
-			if !near(up) {
-				return fmt.Errorf("lp: verify: %s %d has dual %g but %g is not at its upper bound %g", kind, idx, dual, val, up)
-			}
-			dualObj += d * up
-			scale += math.Abs(d * up)
-		default:
-			dualObj += d * val
-			scale += math.Abs(d * val)
+	return nil
+}
+
+// dualCheck checks the duals' signs one row or column at a time and sums
+// the dual objective (and its scale, for the strong-duality tolerance).
+type dualCheck struct {
+	tol, sense     float64
+	dualObj, scale float64
+}
+
+// check checks the dual of a row or column with value val in [lo, up]: a
+// positive (sense-adjusted) dual only at the lower bound, a negative one
+// only at the upper bound.
+func (dc *dualCheck) check(kind string, idx int, dual, val, lo, up float64) error {
+	d := dc.sense * dual
+	near := func(b float64) bool { return math.Abs(val-b) <= dc.tol*(1+math.Abs(b)) }
+	switch {
+	case d > dc.tol:
+		if !near(lo) {
+			return fmt.Errorf("lp: verify: %s %d has dual %g but %g is not at its lower bound %g", kind, idx, dual, val, lo)
 		}
-		return nil
-	}
-	for i, r := range m.Rows {
-		if err := check("row", i, s.RowDuals[i], act[i], r.Lower, r.Upper); err != nil {
-			return err
+		dc.add(d * lo)
+	case d < -dc.tol:
+		if !near(up) {
+			return fmt.Errorf("lp: verify: %s %d has dual %g but %g is not at its upper bound %g", kind, idx, dual, val, up)
 		}
-	}
-	for j, v := range m.Vars {
-		if err := check("column", j, s.ReducedCosts[j], s.X[j], v.Lower, v.Upper); err != nil {
-			return err
-		}
-	}
-	if primal := sense * (s.Objective - m.ObjOffset); math.Abs(dualObj-primal) > tol*scale {
-		return fmt.Errorf("lp: verify: dual objective %g differs from primal %g", dualObj, primal)
+		dc.add(d * up)
+	default:
+		dc.add(d * val)
 	}
 	return nil
+}
+
+func (dc *dualCheck) add(term float64) {
+	dc.dualObj += term
+	dc.scale += math.Abs(term)
 }

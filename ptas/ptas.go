@@ -262,8 +262,27 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 		res.LowerBound = math.Min(trivial, res.Cost)
 		return res, nil
 	}
-	// A valid answer before any search: one shape per node type of the
-	// cover, the join of the requests it takes (first cover node that fits).
+	res.Shapes, res.Assign, res.Cost = Tighten(in, coverShapes(in, cover), cost)
+	res.Method = "cover"
+	report(ctx, res, "cover", 0)
+	if solveExact(ctx, in, cost, opts, res) {
+		return res, nil
+	}
+	if opts.Fit == FitMax {
+		return solveMaxFit(ctx, in, cost, cover, opts, res)
+	}
+	s := &refinement{ctx: ctx, in: in, cost: cost, cover: cover, opts: opts, res: res, joinTried: opts.NoJoins}
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	finish(res, ctx)
+	return res, nil
+}
+
+// coverShapes is a valid answer before any search: one shape per node
+// type of the cover, the join of the requests it takes (first cover node
+// that fits).
+func coverShapes(in *Instance, cover []int) [][]float64 {
 	groups := make([][]int, len(cover))
 	for j, u := range in.U {
 		for g, n := range cover {
@@ -279,129 +298,175 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 			first = append(first, Join(in.U, g))
 		}
 	}
-	res.Shapes, res.Assign, res.Cost = Tighten(in, first, cost)
-	res.Method = "cover"
-	report(ctx, res, "cover", 0)
+	return first
+}
+
+// solveExact solves a small instance (up to the exact limit) exactly into
+// res and reports whether it did.
+func solveExact(ctx context.Context, in *Instance, cost func([]float64) float64, opts Options, res *Result) bool {
 	exactLimit := opts.ExactLimit
 	if exactLimit == 0 {
 		exactLimit = DefaultExactLimit
 	}
-	if len(in.U) <= min(exactLimit, ExactMaxRequests) {
-		if shapes, _, v, err := Exact(in, cost); err == nil {
-			res.Shapes, res.Assign, res.Cost = Tighten(in, shapes, cost)
-			res.LowerBound = math.Min(v, res.Cost)
-			res.Method = "exact"
-			finish(res, ctx)
-			res.TimedOut = false
-			return res, nil
-		}
+	if len(in.U) > min(exactLimit, ExactMaxRequests) {
+		return false
 	}
-	if opts.Fit == FitMax {
-		if shapes, asg, v, ok := MaxFitDP(in); ok {
-			res.Shapes, res.Assign, res.Cost = shapes, asg, v
-			res.LowerBound, res.Optimal, res.Method = v, true, "maxfit-dp"
-			return res, nil
-		}
-		// Node types split the requests: one "ray" (1, …, 1), chains per
-		// node type, solved exactly by the ray machinery (ρ = 1).
-		ones := make([]float64, in.Dim())
-		for i := range ones {
-			ones[i] = 1
-		}
-		dirs := &Directions{Family: "max", Dim: in.Dim(), Param: 1, Vecs: [][]float64{ones}, Rho: 1}
-		if err := solveLevel(ctx, in, dirs, cost, cover, opts, res); err != nil {
-			return nil, err
-		}
-		finish(res, ctx)
+	shapes, _, v, err := Exact(in, cost)
+	if err != nil {
+		return false
+	}
+	res.Shapes, res.Assign, res.Cost = Tighten(in, shapes, cost)
+	res.LowerBound = math.Min(v, res.Cost)
+	res.Method = "exact"
+	finish(res, ctx)
+	res.TimedOut = false
+	return true
+}
+
+// solveMaxFit solves fit "max": by the max-fit DP, or, where node types
+// split the requests, by the ray machinery on one "ray" (1, …, 1) with
+// chains per node type, exact (ρ = 1).
+func solveMaxFit(ctx context.Context, in *Instance, cost func([]float64) float64, cover []int, opts Options, res *Result) (*Result, error) {
+	if shapes, asg, v, ok := MaxFitDP(in); ok {
+		res.Shapes, res.Assign, res.Cost = shapes, asg, v
+		res.LowerBound, res.Optimal, res.Method = v, true, "maxfit-dp"
 		return res, nil
 	}
-	done := func() bool {
-		return res.LowerBound >= res.Cost*(1-optTol) || (opts.Epsilon > 0 && res.Cost <= (1+opts.Epsilon)*res.LowerBound)
+	ones := make([]float64, in.Dim())
+	for i := range ones {
+		ones[i] = 1
 	}
-	// joinLevel runs once, after the first ray level (so a cheap answer and
-	// bound exist first) with at most joinShare of the remaining budget:
-	// small grids of request coordinates make the p-median over the grid
-	// joins the exact problem (ρ = 1), whose bound needs no division by ρ.
-	joinTried := opts.NoJoins
-	joinLevel := func() error {
-		joinTried = true
-		jctx := ctx
-		if dl, ok := ctx.Deadline(); ok {
-			var cancel context.CancelFunc
-			jctx, cancel = context.WithTimeout(ctx, time.Duration(float64(time.Until(dl))*joinShare))
-			defer cancel()
-		}
-		joins, covers := GridJoins(jctx, in)
-		nz := 0
-		for _, c := range covers {
-			nz += len(c)
-		}
-		if joins == nil || nz > joinMaxCover {
-			return nil
-		}
-		return solveProblem(jctx, in, buildJoinProblem(in, joins, covers, cost), cost, cover, opts, res)
+	dirs := &Directions{Family: "max", Dim: in.Dim(), Param: 1, Vecs: [][]float64{ones}, Rho: 1}
+	if err := solveLevel(ctx, in, dirs, cost, cover, opts, res); err != nil {
+		return nil, err
 	}
-	schedule := DefaultSchedule
-	if opts.Epsilon > 0 {
-		// ρ ≤ 1 + targetShare·ε leaves the bound room to certify the target
-		// without proving the level optimal.
-		schedule = []float64{opts.Epsilon * targetShare}
-		for e := opts.Epsilon / 2; e >= 1e-4; e /= 2 {
-			schedule = append(schedule, e)
-		}
-	}
-	maxCand := opts.MaxCandidates
+	finish(res, ctx)
+	return res, nil
+}
+
+// refinement is the anytime PTAS for fit "sum": ray levels of finer ε
+// (the schedule), and once the grid joins, until the answer is proven
+// within the target or the budget ends.
+type refinement struct {
+	ctx       context.Context
+	in        *Instance
+	cost      func([]float64) float64
+	cover     []int
+	opts      Options
+	res       *Result
+	joinTried bool
+}
+
+// run runs the levels of the schedule.
+func (s *refinement) run() error {
+	schedule := s.schedule()
+	maxCand := s.opts.MaxCandidates
 	if maxCand <= 0 {
 		maxCand = DefaultMaxCandidates
 	}
 	for li, eps := range schedule {
-		lctx := ctx
-		if ctx.Err() != nil {
-			if li > 0 {
-				break
-			}
-			// Minimum effort: even when the caller's budget is already
-			// spent (e.g. on decoding a huge request), run the coarsest
-			// level for at most minEffort so the answer is not just the
-			// cover.
-			var cancel context.CancelFunc
-			lctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), minEffort)
-			defer cancel()
+		spent := s.ctx.Err() != nil
+		if spent && li > 0 {
+			break
 		}
-		dirs, err := dirsFor(opts.Family, in, eps, maxCand)
+		dirs, err := dirsFor(s.opts.Family, s.in, eps, maxCand)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if dirs == nil && li == 0 {
 			// Many dimensions: even the first ε needs too many directions;
 			// take the finest lattice that fits (ρ = 1 + (d−1)/N).
-			dirs = coarsestLattice(in, maxCand)
+			dirs = coarsestLattice(s.in, maxCand)
 		}
 		if dirs == nil {
 			break // finer levels only grow
 		}
-		if err := solveLevel(lctx, in, dirs, cost, cover, opts, res); err != nil {
-			return nil, err
+		if err := s.level(dirs, spent); err != nil {
+			return err
 		}
-		report(ctx, res, fmt.Sprintf("level ε=%g", eps), float64(li+1)/float64(len(schedule)))
-		if done() {
+		fraction := float64(li+1) / float64(len(schedule))
+		report(s.ctx, s.res, fmt.Sprintf("level ε=%g", eps), fraction)
+		if s.done() {
 			break
 		}
-		if !joinTried && ctx.Err() == nil {
-			if err := joinLevel(); err != nil {
-				return nil, err
-			}
-			report(ctx, res, "grid joins", float64(li+1)/float64(len(schedule)))
-			if done() {
-				break
-			}
+		if stop, err := s.tryJoins(fraction); stop || err != nil {
+			return err
 		}
-		if in.Dim() == 1 {
+		if s.in.Dim() == 1 {
 			break // one direction, ρ = 1: nothing finer exists
 		}
 	}
-	finish(res, ctx)
-	return res, nil
+	return nil
+}
+
+// schedule is the ε of each level: DefaultSchedule, or, with a target ε,
+// ρ ≤ 1 + targetShare·ε (which leaves the bound room to certify the target
+// without proving the level optimal) and then halvings.
+func (s *refinement) schedule() []float64 {
+	if s.opts.Epsilon <= 0 {
+		return DefaultSchedule
+	}
+	schedule := []float64{s.opts.Epsilon * targetShare}
+	for e := s.opts.Epsilon / 2; e >= 1e-4; e /= 2 {
+		schedule = append(schedule, e)
+	}
+	return schedule
+}
+
+// level solves one ray level. Minimum effort: when the caller's budget
+// was already spent before the level (e.g. on decoding a huge request),
+// the coarsest level runs for at most minEffort so the answer is not just
+// the cover.
+func (s *refinement) level(dirs *Directions, spent bool) error {
+	lctx := s.ctx
+	if spent {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(context.WithoutCancel(s.ctx), minEffort)
+		defer cancel()
+	}
+	return solveLevel(lctx, s.in, dirs, s.cost, s.cover, s.opts, s.res)
+}
+
+// done reports whether the answer is proven optimal or within the target.
+func (s *refinement) done() bool {
+	res, eps := s.res, s.opts.Epsilon
+	return res.LowerBound >= res.Cost*(1-optTol) || (eps > 0 && res.Cost <= (1+eps)*res.LowerBound)
+}
+
+// tryJoins runs the grid joins once, after the first level, while budget
+// is left, and reports whether the answer is then done.
+func (s *refinement) tryJoins(fraction float64) (bool, error) {
+	if s.joinTried || s.ctx.Err() != nil {
+		return false, nil
+	}
+	if err := s.joinLevel(); err != nil {
+		return true, err
+	}
+	report(s.ctx, s.res, "grid joins", fraction)
+	return s.done(), nil
+}
+
+// joinLevel runs once, after the first ray level (so a cheap answer and
+// bound exist first) with at most joinShare of the remaining budget: small
+// grids of request coordinates make the p-median over the grid joins the
+// exact problem (ρ = 1), whose bound needs no division by ρ.
+func (s *refinement) joinLevel() error {
+	s.joinTried = true
+	jctx := s.ctx
+	if dl, ok := s.ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		jctx, cancel = context.WithTimeout(s.ctx, time.Duration(float64(time.Until(dl))*joinShare))
+		defer cancel()
+	}
+	joins, covers := GridJoins(jctx, s.in)
+	nz := 0
+	for _, c := range covers {
+		nz += len(c)
+	}
+	if joins == nil || nz > joinMaxCover {
+		return nil
+	}
+	return solveProblem(jctx, s.in, buildJoinProblem(s.in, joins, covers, s.cost), s.cost, s.cover, s.opts, s.res)
 }
 
 // report tells an asynchronous job (package progress) the best cost and
@@ -486,103 +551,153 @@ func solveLevel(ctx context.Context, in *Instance, dirs *Directions, cost func([
 // solveProblem solves one candidate problem (a ray level, or the grid
 // joins with ρ = 1) and folds its answer and bound into res.
 func solveProblem(ctx context.Context, in *Instance, rp *rayProblem, cost func([]float64) float64, cover []int, opts Options, res *Result) error {
-	dirs := rp.dirs
-	stat := LevelStat{Family: dirs.Family, Param: dirs.Param, Rays: dirs.Len(), Rho: dirs.Rho, Candidates: len(rp.cands)}
+	init, err := coverCandidates(rp, cover)
+	if err != nil {
+		return err
+	}
+	st := localSearch(ctx, rp, init, in.K, lsPool(rp, init))
+	// Costs are non-negative, so 0 bounds OPT_rays.
+	ls := &levelSolve{ctx: ctx, in: in, rp: rp, opts: opts, res: res, sel: st.sel, value: st.total, method: "ls"}
+	if !opts.NoDP && rp.dpStates(in.K) <= dpMaxStates {
+		ls.dp()
+	}
+	if !ls.exact && ctx.Err() == nil {
+		ls.lagrange(st)
+	}
+	if ls.exact && ls.method != "ls+lagrange" {
+		ls.bound = ls.value // the DP or the MIP proved value optimal
+	}
+	ls.record(cost)
+	return nil
+}
+
+// coverCandidates is the local search's start: the candidate covering all
+// the requests of each node type of the cover.
+func coverCandidates(rp *rayProblem, cover []int) ([]int, error) {
 	init := make([]int, 0, len(cover))
 	seen := map[int]bool{}
 	for _, n := range cover {
 		c := rp.full[n]
 		if c < 0 {
-			return fmt.Errorf("ptas: internal: no candidate covers node type %d's requests", n)
+			return nil, fmt.Errorf("ptas: internal: no candidate covers node type %d's requests", n)
 		}
 		if !seen[c] {
 			seen[c] = true
 			init = append(init, c)
 		}
 	}
-	st := localSearch(ctx, rp, init, in.K, lsPool(rp, init))
-	sel, value := st.sel, st.total
-	bound := 0.0 // costs are non-negative, so 0 bounds OPT_rays
-	method := "ls"
-	exact := false
-	if !opts.NoDP && rp.dpStates(in.K) <= dpMaxStates {
-		if dsel, dv, ok := levelDP(ctx, rp, in.K); ok {
-			if dsel != nil && dv < value {
-				sel, value = dsel, dv
-			}
-			bound, exact, method = math.Min(dv, value), true, "dp"
+	return init, nil
+}
+
+// levelSolve is one level's search for the best K candidates: the
+// incumbent selection and value, the proven bound on OPT_rays, the methods
+// used and whether the value is proven optimal.
+type levelSolve struct {
+	ctx    context.Context
+	in     *Instance
+	rp     *rayProblem
+	opts   Options
+	res    *Result
+	sel    []int
+	value  float64
+	bound  float64
+	method string
+	exact  bool
+}
+
+// dp solves the level exactly by dynamic programming when it finishes.
+func (ls *levelSolve) dp() {
+	dsel, dv, ok := levelDP(ls.ctx, ls.rp, ls.in.K)
+	if !ok {
+		return
+	}
+	if dsel != nil && dv < ls.value {
+		ls.sel, ls.value = dsel, dv
+	}
+	ls.bound, ls.exact, ls.method = math.Min(dv, ls.value), true, "dp"
+}
+
+// lagrange bounds the level by Lagrangian relaxation (subgradient from the
+// local search's state st) and, when the bound is not enough, tries the
+// reduced MIP.
+func (ls *levelSolve) lagrange(st *lsState) {
+	ctx, opts, dirs := ls.ctx, ls.opts, ls.rp.dirs
+	lg := newLagrange(ls.rp, ls.in.K)
+	maxIter := opts.MaxIter
+	if maxIter <= 0 {
+		maxIter = 300
+	}
+	// The bound may use lagShare of the remaining budget, so a coarse
+	// level on a huge instance leaves time for finer ones.
+	lagCtx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		lagCtx, cancel = context.WithTimeout(ctx, time.Duration(float64(time.Until(dl))*lagShare))
+		defer cancel()
+	}
+	// A bound within lagEnough·(ρ−1) of the incumbent moves the final
+	// guarantee by at most that much: stop there rather than chase the
+	// long tail of the subgradient search (exactness proofs for tiny
+	// instances still run to convergence through the DP or the MIP).
+	stopAt := ls.value * (1 - lagEnough*(dirs.Rho-1))
+	if opts.Epsilon > 0 {
+		// with a target, stop as soon as it is certified: the level's
+		// cost is at most value, so bound ≥ value·ρ/(1+ε) suffices
+		stopAt = ls.value * dirs.Rho / (1 + opts.Epsilon)
+	}
+	lb := lg.subgradient(lagCtx, st, maxIter, stopAt)
+	ls.bound = math.Max(ls.bound, lb)
+	ls.method = "ls+lagrange"
+	if lb >= ls.value*(1-optTol) {
+		ls.exact = true
+	} else if !opts.NoMIP && ctx.Err() == nil && lb < stopAt && (opts.Epsilon > 0 || dirs.Rho-1 <= mipCoarsest) {
+		ls.mip(lg.keep(ls.value, ls.sel))
+	}
+}
+
+// mip solves the MIP over the candidates keep, when they cover few enough
+// requests, with mipShare of the remaining budget (leaving most of it to
+// finer levels).
+func (ls *levelSolve) mip(keep []int) {
+	nz := 0
+	for _, c := range keep {
+		nz += int(ls.rp.cands[c].p)
+	}
+	if nz > mipMaxCover {
+		return
+	}
+	limit := time.Duration(0)
+	if dl, ok := ls.ctx.Deadline(); ok {
+		limit = max(time.Duration(float64(time.Until(dl))*mipShare), time.Millisecond)
+	}
+	mr, err := solveMIP(ls.ctx, ls.rp, keep, ls.in.K, limit)
+	if err != nil {
+		// A backend failure costs the proof, not the answer: keep the
+		// local-search solution and Lagrangian bound.
+		mr = mipResult{value: math.Inf(1), bound: 0, backend: "failed"}
+		ls.res.Notes = append(ls.res.Notes, err.Error())
+	}
+	ls.method = "ls+lagrange+mip/" + mr.backend
+	if mr.sel != nil && mr.value < ls.value {
+		ms := newState(ls.rp, mr.sel)
+		if ms.total < ls.value {
+			ls.sel, ls.value = ms.sel, ms.total
 		}
 	}
-	if !exact && ctx.Err() == nil {
-		lg := newLagrange(rp, in.K)
-		maxIter := opts.MaxIter
-		if maxIter <= 0 {
-			maxIter = 300
-		}
-		// The bound may use lagShare of the remaining budget, so a coarse
-		// level on a huge instance leaves time for finer ones.
-		lagCtx := ctx
-		if dl, ok := ctx.Deadline(); ok {
-			var cancel context.CancelFunc
-			lagCtx, cancel = context.WithTimeout(ctx, time.Duration(float64(time.Until(dl))*lagShare))
-			defer cancel()
-		}
-		// A bound within lagEnough·(ρ−1) of the incumbent moves the final
-		// guarantee by at most that much: stop there rather than chase the
-		// long tail of the subgradient search (exactness proofs for tiny
-		// instances still run to convergence through the DP or the MIP).
-		stopAt := value * (1 - lagEnough*(dirs.Rho-1))
-		if opts.Epsilon > 0 {
-			// with a target, stop as soon as it is certified: the level's
-			// cost is at most value, so bound ≥ value·ρ/(1+ε) suffices
-			stopAt = value * dirs.Rho / (1 + opts.Epsilon)
-		}
-		lb := lg.subgradient(lagCtx, st, maxIter, stopAt)
-		bound = math.Max(bound, lb)
-		method = "ls+lagrange"
-		if lb >= value*(1-optTol) {
-			exact = true
-		} else if !opts.NoMIP && ctx.Err() == nil && lb < stopAt && (opts.Epsilon > 0 || dirs.Rho-1 <= mipCoarsest) {
-			keep := lg.keep(value, sel)
-			nz := 0
-			for _, c := range keep {
-				nz += int(rp.cands[c].p)
-			}
-			if nz <= mipMaxCover {
-				// Leave most of the budget to finer levels: the MIP may use
-				// mipShare of what remains.
-				limit := time.Duration(0)
-				if dl, ok := ctx.Deadline(); ok {
-					limit = max(time.Duration(float64(time.Until(dl))*mipShare), time.Millisecond)
-				}
-				mr, err := solveMIP(ctx, rp, keep, in.K, limit)
-				if err != nil {
-					// A backend failure costs the proof, not the answer:
-					// keep the local-search solution and Lagrangian bound.
-					mr = mipResult{value: math.Inf(1), bound: 0, backend: "failed"}
-					res.Notes = append(res.Notes, err.Error())
-				}
-				method = "ls+lagrange+mip/" + mr.backend
-				if mr.sel != nil && mr.value < value {
-					ms := newState(rp, mr.sel)
-					if ms.total < value {
-						sel, value = ms.sel, ms.total
-					}
-				}
-				// the reduced MIP proves OPT_rays ≥ min(value, its bound)
-				bound = math.Max(bound, math.Min(value, mr.bound))
-				exact = mr.optimal
-			}
-		}
-	}
-	if exact && method != "ls+lagrange" {
-		bound = value // the DP or the MIP proved value optimal
-	}
-	stat.RayValue, stat.RayBound, stat.Exact, stat.Method = value, bound, exact, method
-	// Shapes are the joins of the requests each chosen candidate serves:
-	// exact in the input's numbers, never larger than the ray point, and
-	// inside the candidate's node.
-	fs := newState(rp, sel)
+	// the reduced MIP proves OPT_rays ≥ min(value, its bound)
+	ls.bound = math.Max(ls.bound, math.Min(ls.value, mr.bound))
+	ls.exact = mr.optimal
+}
+
+// record adds the level's statistics to res and takes its answer when it
+// is cheaper. Shapes are the joins of the requests each chosen candidate
+// serves: exact in the input's numbers, never larger than the ray point,
+// and inside the candidate's node.
+func (ls *levelSolve) record(cost func([]float64) float64) {
+	in, res, dirs := ls.in, ls.res, ls.rp.dirs
+	stat := LevelStat{Family: dirs.Family, Param: dirs.Param, Rays: dirs.Len(), Rho: dirs.Rho, Candidates: len(ls.rp.cands),
+		RayValue: ls.value, RayBound: ls.bound, Exact: ls.exact, Method: ls.method}
+	fs := newState(ls.rp, ls.sel)
 	groups := make([][]int, len(fs.sel))
 	for j, s := range fs.b1 {
 		groups[s] = append(groups[s], j)
@@ -598,11 +713,10 @@ func solveProblem(ctx context.Context, in *Instance, rp *rayProblem, cost func([
 	res.Levels = append(res.Levels, stat)
 	if total < res.Cost {
 		res.Shapes, res.Assign, res.Cost = shapes, asg, total
-		res.Method = fmt.Sprintf("%s/%s", dirs.Family, method)
+		res.Method = fmt.Sprintf("%s/%s", dirs.Family, ls.method)
 	}
-	res.LowerBound = math.Max(res.LowerBound, bound/dirs.Rho)
-	if exact && (res.Rho == 0 || dirs.Rho < res.Rho) {
+	res.LowerBound = math.Max(res.LowerBound, ls.bound/dirs.Rho)
+	if ls.exact && (res.Rho == 0 || dirs.Rho < res.Rho) {
 		res.Rho = dirs.Rho
 	}
-	return nil
 }

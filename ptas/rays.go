@@ -83,129 +83,170 @@ func splitmix64(x uint64) uint64 {
 // the level's bound could be wrong, with that probability.
 // It returns nil when ctx ends first.
 func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost func([]float64) float64) *rayProblem {
-	n := len(in.U)
-	rp := &rayProblem{in: in, dirs: dirs}
-	nodes := []int{-1}
-	if len(in.Caps) > 0 {
-		nodes = nodes[:0]
-		for k := range in.Caps {
-			nodes = append(nodes, k)
-		}
-	}
-	fit := make([][]bool, len(nodes))
-	for a, nd := range nodes {
-		fit[a] = make([]bool, n)
-		for j, u := range in.U {
-			fit[a][j] = nd < 0 || Fits(u, in.Caps[nd])
-		}
-	}
-	keys := make([]uint64, n)
-	keys2 := make([]uint64, n)
-	for j := range keys {
-		keys[j] = splitmix64(uint64(j) + 1)
-		keys2[j] = splitmix64(uint64(j) + 1 + 1<<40)
-	}
-	type hkey struct {
-		h1, h2 uint64
-		p      int32
-	}
-	byHash := map[hkey]int{}
-	rp.full = make([]int, len(nodes))
-	fullCost := make([]float64, len(nodes))
-	for a := range rp.full {
-		rp.full[a] = -1
-		fullCost[a] = math.Inf(1)
-	}
-	fitCount := make([]int, len(nodes))
-	for a := range nodes {
-		for j := 0; j < n; j++ {
-			if fit[a][j] {
-				fitCount[a]++
-			}
-		}
-	}
-	type lj struct {
-		l float64
-		j int32
-	}
-	byLevel := make([]lj, 0, n)
-	scratch := make([]float64, in.Dim())
+	b := newRayBuilder(in, dirs, cost)
+	byLevel := make([]levelRef, 0, len(in.U))
 	for r, v := range dirs.Vecs {
 		if ctx.Err() != nil {
 			return nil
 		}
-		// one sort per ray (by level, ties by index); chains filter it
-		byLevel = byLevel[:0]
-		for j, u := range in.U {
-			if l := Level(u, v); !math.IsInf(l, 1) {
-				byLevel = append(byLevel, lj{l, int32(j)})
-			}
-		}
-		slices.SortFunc(byLevel, func(a, b lj) int {
-			if c := cmp.Compare(a.l, b.l); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.j, b.j)
-		})
-		for a, nd := range nodes {
-			var ch chain
-			ch.ray, ch.node = r, nd
-			for _, e := range byLevel {
-				if fit[a][e.j] {
-					ch.order = append(ch.order, e.j)
-					ch.level = append(ch.level, e.l)
-				}
-			}
-			if len(ch.order) == 0 {
-				continue
-			}
-			g := int32(len(rp.chains))
-			rp.chains = append(rp.chains, ch)
-			rp.byChain = append(rp.byChain, nil)
-			used := false
-			var h1, h2 uint64
-			for i := range ch.order {
-				h1 += keys[ch.order[i]]
-				h2 += keys2[ch.order[i]]
-				if i+1 < len(ch.order) && ch.level[i+1] == ch.level[i] {
-					continue // a candidate's prefix ends at a level boundary
-				}
-				c := cand{chain: g, p: int32(i + 1)}
-				c.cost = cost(rp.pointAt(&ch, ch.level[i], scratch))
-				key := hkey{h1, h2, c.p}
-				idx, seen := byHash[key]
-				if !seen {
-					idx = len(rp.cands)
-					rp.cands = append(rp.cands, c)
-					byHash[key] = idx
-					used = true
-				} else if c.cost < rp.cands[idx].cost {
-					rp.cands[idx] = c
-					used = true
-				}
-				if i+1 == len(ch.order) && len(ch.order) == fitCount[a] && rp.cands[idx].cost < fullCost[a] {
-					rp.full[a], fullCost[a] = idx, rp.cands[idx].cost
-				}
-			}
-			if !used {
-				// every prefix duplicates an existing candidate: drop the
-				// chain so memory grows with candidates, not with rays
-				rp.chains = rp.chains[:g]
-				rp.byChain = rp.byChain[:g]
-				continue
-			}
-			rank := make([]int32, n)
-			for j := range rank {
-				rank[j] = int32(n)
-			}
-			for i, j := range ch.order {
-				rank[j] = int32(i)
-			}
-			rp.chains[g].rank = rank
+		byLevel = sortByLevel(in, v, byLevel[:0])
+		for a := range b.nodes {
+			b.addChain(r, a, byLevel)
 		}
 	}
-	// Drop chains whose candidates were all replaced by cheaper ones with
-	// the same coverage, renumbering the rest.
+	b.rp.compact()
+	return b.rp
+}
+
+// rayBuilder is buildRayProblem's state: the node types (-1: none), which
+// requests fit each, the coverage keys and the candidates seen by coverage.
+type rayBuilder struct {
+	rp          *rayProblem
+	cost        func([]float64) float64
+	nodes       []int
+	fit         [][]bool // per node type, per request
+	fitCount    []int    // per node type: the requests that fit it
+	keys, keys2 []uint64 // the two pseudo-random keys of each request
+	byHash      map[coverKey]int
+	fullCost    []float64 // per node type: the cost of rp.full
+	scratch     []float64
+}
+
+// coverKey identifies a coverage set: its two key sums and its size.
+type coverKey struct {
+	h1, h2 uint64
+	p      int32
+}
+
+// levelRef is request j at level l on a ray.
+type levelRef struct {
+	l float64
+	j int32
+}
+
+func newRayBuilder(in *Instance, dirs *Directions, cost func([]float64) float64) *rayBuilder {
+	n := len(in.U)
+	b := &rayBuilder{rp: &rayProblem{in: in, dirs: dirs}, cost: cost, nodes: []int{-1},
+		keys: make([]uint64, n), keys2: make([]uint64, n), byHash: map[coverKey]int{}, scratch: make([]float64, in.Dim())}
+	if len(in.Caps) > 0 {
+		b.nodes = b.nodes[:0]
+		for k := range in.Caps {
+			b.nodes = append(b.nodes, k)
+		}
+	}
+	b.fit, b.fitCount = make([][]bool, len(b.nodes)), make([]int, len(b.nodes))
+	for a, nd := range b.nodes {
+		b.fit[a] = make([]bool, n)
+		for j, u := range in.U {
+			b.fit[a][j] = nd < 0 || Fits(u, in.Caps[nd])
+			if b.fit[a][j] {
+				b.fitCount[a]++
+			}
+		}
+	}
+	for j := range b.keys {
+		b.keys[j] = splitmix64(uint64(j) + 1)
+		b.keys2[j] = splitmix64(uint64(j) + 1 + 1<<40)
+	}
+	b.rp.full, b.fullCost = make([]int, len(b.nodes)), make([]float64, len(b.nodes))
+	for a := range b.rp.full {
+		b.rp.full[a] = -1
+		b.fullCost[a] = math.Inf(1)
+	}
+	return b
+}
+
+// sortByLevel lists the requests with a finite level on ray v by level,
+// ties by index (one sort per ray; the chains filter it).
+func sortByLevel(in *Instance, v []float64, byLevel []levelRef) []levelRef {
+	for j, u := range in.U {
+		if l := Level(u, v); !math.IsInf(l, 1) {
+			byLevel = append(byLevel, levelRef{l, int32(j)})
+		}
+	}
+	slices.SortFunc(byLevel, func(a, b levelRef) int {
+		if c := cmp.Compare(a.l, b.l); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.j, b.j)
+	})
+	return byLevel
+}
+
+// addChain adds the chain of ray r on node type a (the requests that fit
+// it, by level) and its candidates, one per prefix ending at a level
+// boundary. A chain all of whose prefixes duplicate existing candidates is
+// dropped, so memory grows with candidates, not with rays.
+func (b *rayBuilder) addChain(r, a int, byLevel []levelRef) {
+	rp := b.rp
+	ch := chain{ray: r, node: b.nodes[a]}
+	for _, e := range byLevel {
+		if b.fit[a][e.j] {
+			ch.order = append(ch.order, e.j)
+			ch.level = append(ch.level, e.l)
+		}
+	}
+	if len(ch.order) == 0 {
+		return
+	}
+	g := int32(len(rp.chains))
+	rp.chains = append(rp.chains, ch)
+	rp.byChain = append(rp.byChain, nil)
+	used := false
+	var h1, h2 uint64
+	for i := range ch.order {
+		h1 += b.keys[ch.order[i]]
+		h2 += b.keys2[ch.order[i]]
+		if i+1 < len(ch.order) && ch.level[i+1] == ch.level[i] {
+			continue // a candidate's prefix ends at a level boundary
+		}
+		c := cand{chain: g, p: int32(i + 1)}
+		c.cost = b.cost(rp.pointAt(&ch, ch.level[i], b.scratch))
+		idx, kept := b.keep(coverKey{h1, h2, c.p}, c)
+		used = used || kept
+		if i+1 == len(ch.order) && len(ch.order) == b.fitCount[a] && rp.cands[idx].cost < b.fullCost[a] {
+			rp.full[a], b.fullCost[a] = idx, rp.cands[idx].cost
+		}
+	}
+	if !used {
+		rp.chains = rp.chains[:g]
+		rp.byChain = rp.byChain[:g]
+		return
+	}
+	n := len(b.rp.in.U)
+	rank := make([]int32, n)
+	for j := range rank {
+		rank[j] = int32(n)
+	}
+	for i, j := range ch.order {
+		rank[j] = int32(i)
+	}
+	rp.chains[g].rank = rank
+}
+
+// keep adds candidate c with coverage key, or lets it replace the
+// candidate of the same coverage when it is cheaper. It returns the
+// candidate's index and whether c was kept.
+func (b *rayBuilder) keep(key coverKey, c cand) (int, bool) {
+	rp := b.rp
+	idx, seen := b.byHash[key]
+	if !seen {
+		idx = len(rp.cands)
+		rp.cands = append(rp.cands, c)
+		b.byHash[key] = idx
+		return idx, true
+	}
+	if c.cost < rp.cands[idx].cost {
+		rp.cands[idx] = c
+		return idx, true
+	}
+	return idx, false
+}
+
+// compact drops chains whose candidates were all replaced by cheaper ones
+// with the same coverage, renumbering the rest, and lists each chain's
+// candidates by prefix length.
+func (rp *rayProblem) compact() {
 	ref := make([]bool, len(rp.chains))
 	for _, c := range rp.cands {
 		ref[c.chain] = true
@@ -231,7 +272,6 @@ func buildRayProblem(ctx context.Context, in *Instance, dirs *Directions, cost f
 		bc := rp.byChain[g]
 		sort.Slice(bc, func(x, y int) bool { return rp.cands[bc[x]].p < rp.cands[bc[y]].p })
 	}
-	return rp
 }
 
 // pointAt writes chain ch's point at level t (clipped to its node) into buf.

@@ -261,68 +261,28 @@ func maxLambda(ctx context.Context, span *Span, c []int64, start Lambda, startCo
 		res.Best = start
 		copy(res.Counts, startCounts)
 	}
-	if len(c) == 0 {
-		return res, errors.New("vecpack: no required counts")
-	}
-	for g, cg := range c {
-		if cg <= 0 {
-			return res, fmt.Errorf("vecpack: required count %d of group %d is not positive", cg, g)
-		}
-	}
-	if math.IsNaN(ub) || math.IsInf(ub, 0) || ub < 0 {
-		return res, fmt.Errorf("vecpack: upper bound %v is not finite and non-negative", ub)
+	if err := checkSearch(c, ub); err != nil {
+		return res, err
 	}
 	res.Cap = BreakpointAtMost(ub, c)
 	var rep *searchReporter
 	if span != nil {
 		rep = newSearchReporter(span, c, &res)
 	}
-	capR := res.Cap.rat()
-	capR0 := res.Cap.Float()
-	step := initialStep
 	// With a known feasible start the bracket is [start, cap] already:
 	// bisect directly.
-	accepted := res.Best.Num > 0
+	b := &bisection{res: &res, c: c, capR: res.Cap.rat(), capR0: res.Cap.Float(), step: initialStep, accepted: res.Best.Num > 0}
 	for {
 		lo := res.Best
 		nb := next(lo, c)
-		if nb.rat().Cmp(capR) > 0 || (res.FailedAt.Den != 0 && nb.rat().Cmp(res.FailedAt.rat()) >= 0) {
+		if nb.rat().Cmp(b.capR) > 0 || (res.FailedAt.Den != 0 && nb.rat().Cmp(res.FailedAt.rat()) >= 0) {
 			res.Complete = true
 			if rep != nil {
 				rep.report(ctx, &res)
 			}
 			return res, nil
 		}
-		var cand Lambda
-		if res.FailedAt.Den == 0 && res.Calls == 0 && !accepted {
-			// First call without a known feasible point: just below the
-			// cap, where a good packer usually succeeds, so the search
-			// holds a good λ after one call even if the budget allows
-			// no second; the cap is tested next.
-			cand = snapUp(capR0*(1-firstDrop), c)
-			if cand.rat().Cmp(capR) > 0 || cand.rat().Cmp(lo.rat()) <= 0 {
-				cand = res.Cap
-			}
-		} else if res.FailedAt.Den == 0 {
-			cand = res.Cap
-		} else {
-			loF, hiF := lo.Float(), res.FailedAt.Float()
-			var x float64
-			if !accepted && step < 0.5 {
-				// Bracket phase: nothing accepted yet, step down from the cap.
-				x = hiF - (hiF-loF)*step
-				step *= 2
-			} else {
-				x = (loF + hiF) / 2
-			}
-			cand = snapUp(x, c)
-			if cand.rat().Cmp(lo.rat()) <= 0 || cand.rat().Cmp(res.FailedAt.rat()) >= 0 {
-				cand = nb
-			}
-		}
-		if cand.rat().Cmp(capR) > 0 {
-			cand = res.Cap
-		}
+		cand := b.candidate(lo, nb)
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
@@ -332,22 +292,95 @@ func maxLambda(ctx context.Context, span *Span, c []int64, start Lambda, startCo
 		if err != nil {
 			return res, err
 		}
-		if ok {
-			accepted = true
-			res.Best = Attained(n, c)
-			res.Counts = n
-		} else {
-			res.FailedAt = cand
-			if achieved != nil {
-				if a := Attained(achieved, c); a.rat().Cmp(res.Best.rat()) > 0 && a.rat().Cmp(cand.rat()) < 0 {
-					accepted = true
-					res.Best = a
-					res.Counts = achieved
-				}
-			}
-		}
+		b.record(cand, n, ok, achieved)
 		if rep != nil {
 			rep.report(ctx, &res)
+		}
+	}
+}
+
+// checkSearch refuses required counts that are missing or not positive
+// and a bound that is not finite and non-negative.
+func checkSearch(c []int64, ub float64) error {
+	if len(c) == 0 {
+		return errors.New("vecpack: no required counts")
+	}
+	for g, cg := range c {
+		if cg <= 0 {
+			return fmt.Errorf("vecpack: required count %d of group %d is not positive", cg, g)
+		}
+	}
+	if math.IsNaN(ub) || math.IsInf(ub, 0) || ub < 0 {
+		return fmt.Errorf("vecpack: upper bound %v is not finite and non-negative", ub)
+	}
+	return nil
+}
+
+// bisection is maxLambda's search state: the result so far, the cap (as a
+// rational and a float), the bracket phase's step and whether any λ was
+// accepted.
+type bisection struct {
+	res         *SearchResult
+	c           []int64
+	capR        *big.Rat
+	capR0, step float64
+	accepted    bool
+}
+
+// candidate is the next λ to try above lo (nb its next breakpoint).
+func (b *bisection) candidate(lo, nb Lambda) Lambda {
+	res, c := b.res, b.c
+	var cand Lambda
+	switch {
+	case res.FailedAt.Den == 0 && res.Calls == 0 && !b.accepted:
+		// First call without a known feasible point: just below the
+		// cap, where a good packer usually succeeds, so the search
+		// holds a good λ after one call even if the budget allows
+		// no second; the cap is tested next.
+		cand = snapUp(b.capR0*(1-firstDrop), c)
+		if cand.rat().Cmp(b.capR) > 0 || cand.rat().Cmp(lo.rat()) <= 0 {
+			cand = res.Cap
+		}
+	case res.FailedAt.Den == 0:
+		cand = res.Cap
+	default:
+		loF, hiF := lo.Float(), res.FailedAt.Float()
+		var x float64
+		if !b.accepted && b.step < 0.5 {
+			// Bracket phase: nothing accepted yet, step down from the cap.
+			x = hiF - (hiF-loF)*b.step
+			b.step *= 2
+		} else {
+			x = (loF + hiF) / 2
+		}
+		cand = snapUp(x, c)
+		if cand.rat().Cmp(lo.rat()) <= 0 || cand.rat().Cmp(res.FailedAt.rat()) >= 0 {
+			cand = nb
+		}
+	}
+	if cand.rat().Cmp(b.capR) > 0 {
+		cand = res.Cap
+	}
+	return cand
+}
+
+// record takes the oracle's verdict on cand (counts n): accepted, it is
+// the best λ; rejected, it bounds the search from above, and the counts
+// the oracle achieved still raise the best λ when they attain more.
+func (b *bisection) record(cand Lambda, n []int64, ok bool, achieved []int64) {
+	res := b.res
+	if ok {
+		b.accepted = true
+		res.Best = Attained(n, b.c)
+		res.Counts = n
+		return
+	}
+	res.FailedAt = cand
+	if achieved != nil {
+		if a := Attained(achieved, b.c); a.rat().Cmp(res.Best.rat()) > 0 && a.rat().Cmp(cand.rat()) < 0 {
+			b.accepted = true
+			res.Best = a
+			res.Counts = achieved
 		}
 	}
 }

@@ -93,12 +93,24 @@ func medianRun(runs []Run) Run {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d.Microseconds())/1000) }
 
-// Report prints the three tables.
+// Report prints the tables: (1) λ against the bound, (3) the greedy
+// rules, (4) incremental replans and (2) the realtime stream.
 func Report(ctx context.Context, w io.Writer, scale string) error {
 	if scale != "small" && scale != "full" {
 		return fmt.Errorf("scale %q: want small or full", scale)
 	}
 	fmt.Fprintf(w, "X-Select (issue #6), scale %s\n\n", scale)
+	for _, table := range []func(context.Context, io.Writer, string) error{reportBound, reportRules, reportReplans, reportStream} {
+		if err := table(ctx, w, scale); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reportBound prints table (1): λ at the service budget and run to
+// completion, against the LP bound.
+func reportBound(ctx context.Context, w io.Writer, scale string) error {
 	fmt.Fprintf(w, "(1) λ against the LP bound (upper_bound = largest k/c under the LP relaxation)\n")
 	fmt.Fprintf(w, "%7s %3s %4s %10s | %9s %9s %8s %8s %8s | %9s %8s %9s %9s\n", "nodes", "R", "apps", "containers",
 		"λ@2s", "bound", "gap@2s", "wall ms", "cpu ms", "λ done", "gap", "wall ms", "cpu ms")
@@ -122,7 +134,12 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 			b.Result.Lambda, 100*b.Result.Gap, ms(b.Wall), ms(b.CPU), a.Status, b.Status)
 	}
 	fmt.Fprintf(w, "  (each column the median over %d runs; λ, gap and status from the run of median λ)\n", Repeats)
+	return nil
+}
 
+// reportRules prints table (3): each greedy rule's λ, plain and guided,
+// with and without the local search.
+func reportRules(ctx context.Context, w io.Writer, scale string) error {
 	fmt.Fprintf(w, "\n(3) each greedy rule's λ on the same instance (plain = fill one node at a time; guided = configuration-LP packing (with its short repair search), then LP-guided fill; +LS = then local search)\n")
 	sizes := []int{100, 1000}
 	if scale == "full" {
@@ -147,7 +164,12 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 			fmt.Fprintf(w, "%7d %-12s %9.4f %9.4f %9.4f %9.4f %9.4f\n", n, r.Name, lam[0], lam[1], lam[2], lam[3], bound)
 		}
 	}
+	return nil
+}
 
+// reportReplans prints table (4): incremental replans after one
+// application doubles its forecast.
+func reportReplans(ctx context.Context, w io.Writer, _ string) error {
 	fmt.Fprintf(w, "\n(4) incremental replans: solve, then one application doubles its forecast; replan changing at most ⌊f·nodes⌋ nodes\n")
 	fmt.Fprintf(w, "%7s %5s %9s %9s %9s %8s %8s %9s %8s\n", "nodes", "f", "λ before", "λ kept", "λ replan", "changed", "allowed", "moved", "wall ms")
 	for _, n := range []int{1000} {
@@ -170,7 +192,12 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 			fmt.Fprintf(w, "%7d %5.2f %9.4f %9.4f %9.4f %8d %8d %9d %8s\n", n, f, first.Result.Lambda, ch.PreviousLambda, run.Result.Lambda, ch.Changed, ch.MaxChanged, ch.ContainersMoved, ms(run.Wall))
 		}
 	}
+	return nil
+}
 
+// reportStream prints table (2): the realtime stream, X-Flex against
+// online best fit.
+func reportStream(ctx context.Context, w io.Writer, scale string) error {
 	fmt.Fprintf(w, "\n(2) realtime stream: pre-packed X-Flex containers vs online best-fit (DRF) placement, same stream, same nodes\n")
 	fmt.Fprintf(w, "%6s %4s %5s %8s %8s %8s %8s %8s\n", "nodes", "apps", "load", "requests", "λ", "X-Flex", "DRF", "ratio")
 	streamNodes := []int{20, 100}

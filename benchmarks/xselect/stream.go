@@ -76,145 +76,192 @@ func RunStream(ctx context.Context, cfg StreamConfig) (StreamResult, error) {
 		return StreamResult{}, err
 	}
 	out := StreamResult{Config: cfg, Lambda: res.Lambda, Requests: cfg.Requests}
-	R := len(req.Resources)
-	shapeIdx := map[string]int{}
-	for i, s := range req.Shapes {
-		shapeIdx[s.Name] = i
+	st := &stream{req: req}
+	if !st.forecast() {
+		return out, fmt.Errorf("stream: empty forecast")
 	}
-	appIdx := map[string]int{}
-	for i, a := range req.Apps {
-		appIdx[a.Name] = i
-	}
-	// The forecast as a discrete distribution over (app, shape).
-	type kind struct{ app, shape int }
-	var kinds []kind
-	var weight []float64
-	total := 0.0
+	st.draw(cfg)
+	out.XFlex, out.XFlexOwn = st.replayXFlex(res)
+	out.DRF = st.replayBestFit()
+	return out, nil
+}
+
+// streamKind is a request's application and shape.
+type streamKind struct{ app, shape int }
+
+// arrival is one request of the stream.
+type arrival struct {
+	at, dur float64
+	k       streamKind
+}
+
+// stream is one replay: the request, the forecast as a discrete
+// distribution over (app, shape), the cluster's capacity and the drawn
+// arrivals.
+type stream struct {
+	req      *xs.Request
+	kinds    []streamKind
+	weight   []float64
+	total    float64
+	capacity []float64
+	arrivals []arrival
+}
+
+// forecast reads the distribution of requests and the cluster's capacity;
+// it reports false when the forecast is empty.
+func (st *stream) forecast() bool {
+	req := st.req
 	for a, app := range req.Apps {
 		for s, sh := range req.Shapes {
 			if c := app.Mix[sh.Name]; c > 0 {
-				kinds = append(kinds, kind{a, s})
-				weight = append(weight, float64(c))
-				total += float64(c)
+				st.kinds = append(st.kinds, streamKind{a, s})
+				st.weight = append(st.weight, float64(c))
+				st.total += float64(c)
 			}
 		}
 	}
-	if len(kinds) == 0 {
-		return out, fmt.Errorf("stream: empty forecast")
-	}
-	capacity := make([]float64, R)
+	st.capacity = make([]float64, len(req.Resources))
 	for _, n := range req.Nodes {
-		for r := range capacity {
-			capacity[r] += n.Capacity[r]
+		for r := range st.capacity {
+			st.capacity[r] += n.Capacity[r]
 		}
 	}
-	mean := make([]float64, R)
-	for i, k := range kinds {
-		for r, x := range req.Shapes[k.shape].Size {
-			mean[r] += weight[i] / total * x
+	return len(st.kinds) > 0
+}
+
+// draw draws the arrivals: Poisson at the rate that offers cfg.Load of the
+// bottleneck resource, kinds in proportion to the forecast.
+func (st *stream) draw(cfg StreamConfig) {
+	mean := make([]float64, len(st.capacity))
+	for i, k := range st.kinds {
+		for r, x := range st.req.Shapes[k.shape].Size {
+			mean[r] += st.weight[i] / st.total * x
 		}
 	}
 	rate := math.Inf(1)
 	for r := range mean {
 		if mean[r] > 0 {
-			rate = math.Min(rate, cfg.Load*capacity[r]/mean[r])
+			rate = math.Min(rate, cfg.Load*st.capacity[r]/mean[r])
 		}
 	}
 	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x73747265616d))
-	type arrival struct {
-		at, dur float64
-		k       kind
-	}
-	stream := make([]arrival, cfg.Requests)
+	st.arrivals = make([]arrival, cfg.Requests)
 	now := 0.0
-	for i := range stream {
+	for i := range st.arrivals {
 		now += rng.ExpFloat64() / rate
-		u := rng.Float64() * total
+		u := rng.Float64() * st.total
 		j := 0
-		for j < len(kinds)-1 && u >= weight[j] {
-			u -= weight[j]
+		for j < len(st.kinds)-1 && u >= st.weight[j] {
+			u -= st.weight[j]
 			j++
 		}
-		stream[i] = arrival{at: now, dur: rng.ExpFloat64(), k: kinds[j]}
+		st.arrivals[i] = arrival{at: now, dur: rng.ExpFloat64(), k: st.kinds[j]}
 	}
+}
 
-	// X-Flex: pre-packed containers, own first, then borrowed (same
-	// shape, then the smallest larger container); Garbo applications
-	// neither lend nor borrow.
-	type container struct{ app, shape int }
-	var conts []container
+// xflexPool is X-Flex's pre-packed containers, by kind those idle.
+type xflexPool struct {
+	st    *stream
+	conts []streamKind // each container's app and shape
+	idle  map[streamKind][]int
+	dx    depHeap
+}
+
+// replayXFlex serves the stream from the pre-packed containers of res: own
+// first, then borrowed (the smallest fitting container); Garbo
+// applications neither lend nor borrow. It returns the requests served,
+// and of those the ones served by their own application's containers.
+func (st *stream) replayXFlex(res *xs.Result) (served, own int) {
+	appIdx, shapeIdx := map[string]int{}, map[string]int{}
+	for i, s := range st.req.Shapes {
+		shapeIdx[s.Name] = i
+	}
+	for i, a := range st.req.Apps {
+		appIdx[a.Name] = i
+	}
+	p := &xflexPool{st: st, idle: map[streamKind][]int{}}
 	for _, nr := range res.Nodes {
 		for _, c := range nr.Containers {
-			conts = append(conts, container{appIdx[c.App], shapeIdx[c.Shape]})
+			p.conts = append(p.conts, streamKind{appIdx[c.App], shapeIdx[c.Shape]})
 		}
 	}
-	idle := map[kind][]int{}
-	for i, c := range conts {
-		k := kind{c.app, c.shape}
-		idle[k] = append(idle[k], i)
+	for i, k := range p.conts {
+		p.idle[k] = append(p.idle[k], i)
 	}
-	norm := func(s int) float64 {
-		v := 0.0
-		for r, x := range req.Shapes[s].Size {
-			v += x / capacity[r]
+	for _, a := range st.arrivals {
+		p.release(a.at)
+		if p.take(a.k, a) {
+			served++
+			own++
+		} else if !st.req.Apps[a.k.app].Garbo && p.borrow(a) {
+			served++
 		}
-		return v
 	}
-	fits := func(small, big int) bool {
-		for r, x := range req.Shapes[small].Size {
-			if x > req.Shapes[big].Size[r] {
-				return false
-			}
-		}
-		return true
+	return served, own
+}
+
+// release returns the containers of the requests departed by t.
+func (p *xflexPool) release(t float64) {
+	for p.dx.Len() > 0 && p.dx[0].at <= t {
+		d := heap.Pop(&p.dx).(departure)
+		k := p.conts[d.node]
+		p.idle[k] = append(p.idle[k], d.node)
 	}
-	var dx depHeap
-	for _, a := range stream {
-		for dx.Len() > 0 && dx[0].at <= a.at {
-			d := heap.Pop(&dx).(departure)
-			c := conts[d.node]
-			idle[kind{c.app, c.shape}] = append(idle[kind{c.app, c.shape}], d.node)
-		}
-		take := func(k kind) bool {
-			l := idle[k]
-			if len(l) == 0 {
-				return false
-			}
-			i := l[len(l)-1]
-			idle[k] = l[:len(l)-1]
-			heap.Push(&dx, departure{at: a.at + a.dur, node: i})
-			return true
-		}
-		if take(a.k) {
-			out.XFlex++
-			out.XFlexOwn++
+}
+
+// take serves arrival a from an idle container of kind k, if any.
+func (p *xflexPool) take(k streamKind, a arrival) bool {
+	l := p.idle[k]
+	if len(l) == 0 {
+		return false
+	}
+	i := l[len(l)-1]
+	p.idle[k] = l[:len(l)-1]
+	heap.Push(&p.dx, departure{at: a.at + a.dur, node: i})
+	return true
+}
+
+// borrow serves arrival a from the smallest idle container of another
+// kind that fits its shape (ties by app, shape), not of a Garbo app.
+func (p *xflexPool) borrow(a arrival) bool {
+	req := p.st.req
+	best, bestSize := streamKind{-1, -1}, math.Inf(1)
+	for k, l := range p.idle {
+		if len(l) == 0 || req.Apps[k.app].Garbo || !p.st.within(a.k.shape, k.shape) {
 			continue
 		}
-		garbo := req.Apps[a.k.app].Garbo
-		served := false
-		if !garbo {
-			best, bestSize := kind{-1, -1}, math.Inf(1)
-			for k, l := range idle {
-				if len(l) == 0 || req.Apps[k.app].Garbo || !fits(a.k.shape, k.shape) {
-					continue
-				}
-				sz := norm(k.shape)
-				// Smallest fitting container; ties by (app, shape).
-				if sz < bestSize || (sz == bestSize && (k.app < best.app || k.app == best.app && k.shape < best.shape)) {
-					best, bestSize = k, sz
-				}
-			}
-			if best.app >= 0 {
-				served = take(best)
-			}
-		}
-		if served {
-			out.XFlex++
+		sz := p.st.norm(k.shape)
+		if sz < bestSize || (sz == bestSize && (k.app < best.app || k.app == best.app && k.shape < best.shape)) {
+			best, bestSize = k, sz
 		}
 	}
+	return best.app >= 0 && p.take(best, a)
+}
 
-	// Online best fit: each request's shape goes to the node where it
-	// leaves the least normalised free capacity; ties by node index.
+// within reports whether shape small is nowhere larger than shape big.
+func (st *stream) within(small, big int) bool {
+	for r, x := range st.req.Shapes[small].Size {
+		if x > st.req.Shapes[big].Size[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// norm is shape s's size normalised by the cluster's capacity, summed.
+func (st *stream) norm(s int) float64 {
+	v := 0.0
+	for r, x := range st.req.Shapes[s].Size {
+		v += x / st.capacity[r]
+	}
+	return v
+}
+
+// replayBestFit serves the stream by online best fit: each request's shape
+// goes to the node where it leaves the least normalised free capacity;
+// ties by node index. It returns the requests served.
+func (st *stream) replayBestFit() int {
+	req := st.req
 	free := make([][]float64, len(req.Nodes))
 	for n, node := range req.Nodes {
 		free[n] = append([]float64(nil), node.Capacity...)
@@ -224,8 +271,9 @@ func RunStream(ctx context.Context, cfg StreamConfig) (StreamResult, error) {
 			}
 		}
 	}
+	served := 0
 	var dd depHeap
-	for _, a := range stream {
+	for _, a := range st.arrivals {
 		for dd.Len() > 0 && dd[0].at <= a.at {
 			d := heap.Pop(&dd).(departure)
 			for r, x := range d.size {
@@ -233,27 +281,34 @@ func RunStream(ctx context.Context, cfg StreamConfig) (StreamResult, error) {
 			}
 		}
 		size := req.Shapes[a.k.shape].Size
-		best, bestLeft := -1, math.Inf(1)
-		for n := range free {
-			if !vecpack.Fits(size, free[n]) {
-				continue
-			}
-			left := 0.0
-			for r, x := range size {
-				left += (free[n][r] - x) / capacity[r]
-			}
-			if left < bestLeft {
-				best, bestLeft = n, left
-			}
-		}
+		best := st.bestFit(free, size)
 		if best < 0 {
 			continue
 		}
 		for r, x := range size {
 			free[best][r] -= x
 		}
-		out.DRF++
+		served++
 		heap.Push(&dd, departure{at: a.at + a.dur, node: best, size: size})
 	}
-	return out, nil
+	return served
+}
+
+// bestFit is the node where size leaves the least normalised free
+// capacity (ties by index), or -1 when it fits none.
+func (st *stream) bestFit(free [][]float64, size []float64) int {
+	best, bestLeft := -1, math.Inf(1)
+	for n := range free {
+		if !vecpack.Fits(size, free[n]) {
+			continue
+		}
+		left := 0.0
+		for r, x := range size {
+			left += (free[n][r] - x) / st.capacity[r]
+		}
+		if left < bestLeft {
+			best, bestLeft = n, left
+		}
+	}
+	return best
 }

@@ -224,44 +224,9 @@ func (p *parser) literal(word string) bool {
 func (p *parser) number() (any, bool) {
 	d := p.data
 	start := p.pos
-	i := start
-	if d[i] == '-' {
-		i++
-		if i == len(d) {
-			return nil, false
-		}
-	}
-	switch c := d[i]; {
-	case c == '0':
-		i++
-	case c >= '1' && c <= '9':
-		i++
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	default:
+	i, ok := scanNumber(d, start)
+	if !ok {
 		return nil, false
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i == len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i == len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
 	}
 	p.pos = i
 	lit := d[start:i]
@@ -273,6 +238,52 @@ func (p *parser) number() (any, bool) {
 		e.v = json.Number(lit)
 	}
 	return e.v, true
+}
+
+// scanNumber returns the end of the number at d[i:], or false when the
+// text there does not match number's grammar.
+func scanNumber(d []byte, i int) (int, bool) {
+	if d[i] == '-' {
+		i++
+		if i == len(d) {
+			return 0, false
+		}
+	}
+	switch c := d[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		i = digits(d, i+1)
+	default:
+		return 0, false
+	}
+	if i < len(d) && d[i] == '.' {
+		j := digits(d, i+1)
+		if j == i+1 {
+			return 0, false // no digit after the point
+		}
+		i = j
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		j := digits(d, i)
+		if j == i {
+			return 0, false // no exponent digit
+		}
+		i = j
+	}
+	return i, true
+}
+
+// digits returns the end of the run of decimal digits at d[i:].
+func digits(d []byte, i int) int {
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // claim finds the slot of text b of the given kind in *t (made on first

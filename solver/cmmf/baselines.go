@@ -55,6 +55,29 @@ func choosyAlloc(ctx context.Context, in *Instance, seed int64) (*Allocation, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	order := choosyOrder(in, seed)
+	ch := newChoosy(in)
+	a := newAllocation(in)
+	for n, t := range order {
+		if n%choosyCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if c := ch.pick(t); c >= 0 {
+			ch.give(a, c, int(t))
+		} // else nobody can use it
+	}
+	for i, u := range in.Users {
+		a.Total[i] = float64(ch.x[i])
+		a.Level[i] = a.Total[i] / u.Weight
+	}
+	return a, nil
+}
+
+// choosyOrder is the order in which machines free up: every machine's type,
+// shuffled by the seed.
+func choosyOrder(in *Instance, seed int64) []int32 {
 	var order []int32
 	for t, ty := range in.Types {
 		for k := int64(0); k < ty.Cap; k++ {
@@ -63,103 +86,109 @@ func choosyAlloc(ctx context.Context, in *Instance, seed int64) (*Allocation, er
 	}
 	r := rand.New(rand.NewPCG(uint64(seed), 0x63686f6f7379)) // "choosy"
 	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	return order
+}
 
-	// Users with the same allowed types compete for the same machines, so
-	// each class keeps a heap of its members by share; a freed machine
-	// compares the tops of the classes that can use it.
+// choosy is Choosy's state. Users with the same allowed types compete for
+// the same machines, so each class keeps a heap of its members by share; a
+// freed machine compares the tops of the classes that can use it.
+type choosy struct {
+	in     *Instance
+	byType [][]int // type → the classes that can use it
+	x      []int64 // machines per user
+	heaps  []*shareHeap
+	// top[c] caches class c's best candidate and its float share so the
+	// scan over the classes of a type is a tight loop; equal float shares
+	// fall back to the exact order.
+	top []choosyTop
+}
+
+// choosyTop is a class's best candidate; user -1 when it has none.
+type choosyTop struct {
+	user  int
+	x     int64
+	w     float64
+	share float64
+}
+
+func newChoosy(in *Instance) *choosy {
 	cs := buildClasses(in)
-	byType := make([][]int, len(in.Types))
+	ch := &choosy{in: in, byType: make([][]int, len(in.Types)), x: make([]int64, len(in.Users)),
+		heaps: make([]*shareHeap, len(cs)), top: make([]choosyTop, len(cs))}
 	for c, cl := range cs {
 		for _, t := range cl.types {
-			byType[t] = append(byType[t], c)
+			ch.byType[t] = append(ch.byType[t], c)
 		}
-	}
-	x := make([]int64, len(in.Users))
-	a := newAllocation(in)
-	heaps := make([]*shareHeap, len(cs))
-	for c, cl := range cs {
-		h := &shareHeap{in: in, x: x}
+		h := &shareHeap{in: in, x: ch.x}
 		for _, i := range cl.members {
 			if in.Users[i].Demand >= 1 {
 				h.users = append(h.users, i)
 			}
 		}
 		heap.Init(h)
-		heaps[c] = h
+		ch.heaps[c] = h
+		ch.refresh(c)
 	}
-	// top[c] caches class c's best candidate and its float share so the
-	// scan over the classes of a type is a tight loop; equal float shares
-	// fall back to the exact order.
-	type topOf struct {
-		user  int
-		x     int64
-		w     float64
-		share float64
+	return ch
+}
+
+// refresh caches class c's best candidate.
+func (ch *choosy) refresh(c int) {
+	h := ch.heaps[c]
+	if h.Len() == 0 {
+		ch.top[c] = choosyTop{user: -1}
+		return
 	}
-	top := make([]topOf, len(cs))
-	refresh := func(c int) {
-		h := heaps[c]
-		if h.Len() == 0 {
-			top[c] = topOf{user: -1}
-			return
+	i := h.users[0]
+	w := ch.in.Users[i].Weight
+	ch.top[c] = choosyTop{user: i, x: ch.x[i], w: w, share: float64(ch.x[i]) / w}
+}
+
+// pick returns the class whose best candidate gets a freed machine of type
+// t (lowest share, exactly; ties to the lower user), or -1. Equal float
+// shares, common (everyone starts at 0), fall back to the exact order.
+func (ch *choosy) pick(t int32) int {
+	best, top := -1, ch.top
+	var b choosyTop
+	for _, c := range ch.byType[t] {
+		tc := &top[c]
+		if tc.user < 0 {
+			continue
 		}
-		i := h.users[0]
-		w := in.Users[i].Weight
-		top[c] = topOf{user: i, x: x[i], w: w, share: float64(x[i]) / w}
-	}
-	for c := range cs {
-		refresh(c)
-	}
-	for n, t := range order {
-		if n%choosyCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		best := -1
-		var b topOf
-		for _, c := range byType[t] {
-			tc := &top[c]
-			if tc.user < 0 {
+		if best >= 0 {
+			if tc.share > b.share {
 				continue
 			}
-			if best >= 0 {
-				if tc.share > b.share {
+			if tc.share == b.share {
+				cmp := 0
+				if tc.w == b.w {
+					cmp = cmpInt(tc.x, b.x)
+				} else {
+					cmp = cmpFrac(tc.x, tc.w, b.x, b.w)
+				}
+				if cmp > 0 || cmp == 0 && tc.user > b.user {
 					continue
 				}
-				if tc.share == b.share {
-					cmp := 0
-					if tc.w == b.w {
-						cmp = cmpInt(tc.x, b.x)
-					} else {
-						cmp = cmpFrac(tc.x, tc.w, b.x, b.w)
-					}
-					if cmp > 0 || cmp == 0 && tc.user > b.user {
-						continue
-					}
-				}
 			}
-			best, b = c, *tc
 		}
-		if best < 0 {
-			continue // nobody can use it
-		}
-		i := top[best].user
-		x[i]++
-		a.Amount[i][sort.SearchInts(in.Users[i].Allowed, int(t))]++
-		h := heaps[best]
-		if float64(x[i]+1) > in.Users[i].Demand {
-			heap.Pop(h)
-		} else {
-			heap.Fix(h, 0)
-		}
-		refresh(best)
+		best, b = c, *tc
 	}
-	for i, u := range in.Users {
-		a.Total[i] = float64(x[i])
-		a.Level[i] = a.Total[i] / u.Weight
+	return best
+}
+
+// give hands a machine of type t to class c's best candidate, who leaves
+// the heap once one more machine would pass its demand.
+func (ch *choosy) give(a *Allocation, c, t int) {
+	i := ch.top[c].user
+	ch.x[i]++
+	a.Amount[i][sort.SearchInts(ch.in.Users[i].Allowed, t)]++
+	h := ch.heaps[c]
+	if float64(ch.x[i]+1) > ch.in.Users[i].Demand {
+		heap.Pop(h)
+	} else {
+		heap.Fix(h, 0)
 	}
-	return a, nil
+	ch.refresh(c)
 }
 
 type shareHeap struct {

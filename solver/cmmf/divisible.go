@@ -36,258 +36,244 @@ import (
 const maxNewton = 200
 
 func solveDivisibleFlow(ctx context.Context, in *Instance) (*Allocation, error) {
-	a := newAllocation(in)
-	rp := newRoundProgress(ctx, len(in.Users))
-	cs := buildClasses(in)
-	alive := make([]bool, len(in.Types))
-	for t := range alive {
-		alive[t] = true
-	}
-	const (
-		active = iota
-		fixed  // every member at its demand: constant want, still in the network
-		done   // frozen and removed with its types
-	)
-	state := make([]int, len(cs))
-	// Classes whose users all want nothing are fixed from the start (users
-	// with no usable machines freeze at level 0 in the first round).
-	for c := range cs {
-		allZero := true
-		for _, i := range cs[c].members {
-			if in.Users[i].Demand > 0 {
-				allZero = false
-			}
-		}
-		if allZero {
-			state[c] = fixed
-		}
-	}
-
-	for {
+	d := newDivFlow(ctx, in)
+	for last := false; !last; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var act, inNet []int
-		for c := range cs {
-			switch state[c] {
-			case active:
-				act = append(act, c)
-				inNet = append(inNet, c)
-			case fixed:
-				inNet = append(inNet, c)
-			}
-		}
+		act, inNet := d.play()
 		if len(inNet) == 0 {
 			break
 		}
-		// Network over alive types and the classes still in play.
-		typeNode := make(map[int]int)
-		var typesUsed []int
-		g := flow.NewNetwork[float64](2)
-		const s, t = 0, 1
-		classNode := make(map[int]int, len(inNet))
-		srcEdge := make(map[int]int, len(inNet))
-		for _, c := range inNet {
-			classNode[c] = g.AddNode()
-			srcEdge[c] = g.AddEdge(s, classNode[c], 0)
+		net := d.network(inNet)
+		lam, lastCut, err := d.level(net, act)
+		if err != nil {
+			return nil, err
 		}
-		type mid struct{ c, t, e int }
-		var mids []mid
-		for _, c := range inNet {
-			for _, tt := range cs[c].types {
-				if !alive[tt] || in.Types[tt].Cap == 0 {
-					continue
-				}
-				v, ok := typeNode[tt]
-				if !ok {
-					v = g.AddNode()
-					typeNode[tt] = v
-					typesUsed = append(typesUsed, tt)
-				}
-				mids = append(mids, mid{c, tt, g.AddEdge(classNode[c], v, math.Inf(1))})
-			}
+		frozen, err := d.frozen(net, act, lam, lastCut)
+		if err != nil {
+			return nil, err
 		}
-		maxType := 1.0
-		for _, tt := range typesUsed {
-			g.AddEdge(typeNode[tt], t, float64(in.Types[tt].Cap))
-			maxType = math.Max(maxType, float64(in.Types[tt].Cap))
-		}
-		// Saturation is decided on amounts of one type at a time, so the
-		// tolerance scales with the largest type, not with the (possibly
-		// much larger) wants on the source arcs.
-		g.SetEps(flow.DefaultRelTol * maxType)
-		reach := func(c int) float64 { // machines class c can reach
-			r := 0.0
-			for _, tt := range cs[c].types {
-				if alive[tt] {
-					r += float64(in.Types[tt].Cap)
-				}
-			}
-			return r
-		}
-		want := func(c int, lam float64) float64 {
-			w := 0.0
-			for _, i := range cs[c].members {
-				u := in.Users[i]
-				if state[c] == fixed {
-					w += u.Demand
-				} else {
-					w += math.Min(u.Demand, u.Weight*lam)
-				}
-			}
-			return w
-		}
+		last = d.freeze(net, act, frozen, lam)
+		d.rp.report()
+	}
+	d.a.finishRounds()
+	d.a.Slack = flowSlack(in, len(d.cs))
+	return d.a, nil
+}
 
-		// Starting level: the smallest single-class bound, or, when every
-		// class fits alone, the level at which everyone is capped.
-		// lastCut is the set of classes whose bound lam is: the class with
-		// the smallest single-class bound to start with. When round-off
-		// hides their saturation from the residual test they freeze.
-		lam := math.Inf(1)
-		var lastCut []int
-		for _, c := range act {
-			if l := solveLevel(in, cs[c].members, reach(c)); l < lam {
-				lam, lastCut = l, []int{c}
-			}
-		}
-		if math.IsInf(lam, 1) {
-			lam = 0
-			for _, c := range act {
-				for _, i := range cs[c].members {
-					lam = math.Max(lam, in.Users[i].Demand/in.Users[i].Weight)
-				}
-			}
-		}
-		for step := 0; ; step++ {
-			total := 0.0
-			for _, c := range inNet {
-				w := want(c, lam)
-				g.SetCap(srcEdge[c], w)
-				total += w
-			}
-			g.ClearFlow()
-			f := g.MaxFlow(s, t)
-			a.Flows++
-			if f >= total-float64(len(inNet)+1)*g.Eps {
-				break
-			}
-			if step >= maxNewton {
-				return nil, fmt.Errorf("cmmf: divisible Newton search did not converge in %d steps", maxNewton)
-			}
-			side := g.ReachableFrom(s)
-			var xAct []int
-			fixedWant, capR := 0.0, 0.0
-			for _, c := range inNet {
-				if !side[classNode[c]] {
-					continue
-				}
-				if state[c] == fixed {
-					fixedWant += want(c, lam)
-				} else {
-					xAct = append(xAct, c)
-				}
-			}
-			for _, tt := range typesUsed {
-				if side[typeNode[tt]] {
-					capR += float64(in.Types[tt].Cap)
-				}
-			}
-			var members []int
-			for _, c := range xAct {
-				members = append(members, cs[c].members...)
-			}
-			next := solveLevel(in, members, capR-fixedWant)
-			if len(xAct) == 0 || !(next < lam) {
-				// Round-off: the cut is violated by less than the
-				// tolerance can see; lam is the level.
-				break
-			}
-			lam = math.Max(0, next)
-			lastCut = xAct
-		}
+// divFlow is the divisible flow method's state across rounds.
+type divFlow struct {
+	*rounds
+	a  *Allocation
+	rp *roundProgress
+}
 
-		reachSink := g.CanReach(t)
-		var frozen []int
-		for _, c := range inNet {
-			if !reachSink[classNode[c]] {
-				frozen = append(frozen, c)
-			}
-		}
-		allCapped := func(c int) bool {
-			for _, i := range cs[c].members {
-				if in.Users[i].Demand > in.Users[i].Weight*lam {
-					return false
-				}
-			}
-			return true
-		}
-		progress := len(frozen) > 0
-		for _, c := range act {
-			if allCapped(c) {
-				progress = true
-			}
-		}
-		if !progress && len(act) > 0 {
-			if len(lastCut) == 0 {
-				return nil, fmt.Errorf("cmmf: divisible flow made no progress at level %v", lam)
-			}
-			frozen = lastCut
-		}
-		last := len(act) == 0
-		for _, c := range act {
-			if allCapped(c) {
-				state[c] = fixed
-			}
-		}
-		isFrozen := map[int]bool{}
-		for _, c := range frozen {
-			isFrozen[c] = true
-		}
-		if !last {
-			stillActive := false
-			for _, c := range act {
-				if state[c] == active && !isFrozen[c] {
-					stillActive = true
-				}
-			}
-			last = !stillActive
-		}
-		// Record levels and allocations of the classes leaving now (and of
-		// every class on the last round).
-		for _, c := range inNet {
-			if !isFrozen[c] && !last {
-				continue
-			}
-			for _, i := range cs[c].members {
-				u := in.Users[i]
-				if state[c] == fixed || u.Demand <= u.Weight*lam {
-					a.Capped[i] = true
-					a.Level[i] = u.Demand / u.Weight
-				} else {
-					a.Level[i] = lam
-				}
-				rp.freeze(a, i)
-			}
-		}
-		for _, m := range mids {
-			if isFrozen[m.c] || last {
-				splitClassFlow(in, a, cs[m.c].members, m.t, g.Flow(m.e), lam)
-			}
-		}
-		for _, c := range frozen {
-			state[c] = done
-			for _, tt := range cs[c].types {
-				alive[tt] = false
-			}
-		}
-		rp.report()
-		if last {
-			break
+// newDivFlow starts the rounds. Classes whose users all want nothing are
+// fixed from the start (users with no usable machines freeze at level 0 in
+// the first round).
+func newDivFlow(ctx context.Context, in *Instance) *divFlow {
+	d := &divFlow{rounds: newRounds(in), a: newAllocation(in), rp: newRoundProgress(ctx, len(in.Users))}
+	for c := range d.cs {
+		if d.wantsNothing(c) {
+			d.state[c] = classFixed
 		}
 	}
-	a.finishRounds()
-	a.Slack = flowSlack(in, len(cs))
-	return a, nil
+	return d
+}
+
+func (d *divFlow) wantsNothing(c int) bool {
+	for _, i := range d.cs[c].members {
+		if d.in.Users[i].Demand > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// network builds the round's network with unbounded middle arcs.
+// Saturation is decided on amounts of one type at a time, so the zero
+// tolerance scales with the largest type, not with the (possibly much
+// larger) wants on the source arcs.
+func (d *divFlow) network(inNet []int) *classNet[float64] {
+	net := newClassNet(d.rounds, inNet, math.Inf(1))
+	maxType := 1.0
+	for _, t := range net.typesUsed {
+		maxType = math.Max(maxType, float64(d.in.Types[t].Cap))
+	}
+	net.g.SetEps(flow.DefaultRelTol * maxType)
+	return net
+}
+
+// reach is the machines class c can reach among the alive types.
+func (d *divFlow) reach(c int) float64 {
+	r := 0.0
+	for _, t := range d.cs[c].types {
+		if d.alive[t] {
+			r += float64(d.in.Types[t].Cap)
+		}
+	}
+	return r
+}
+
+// want is class c's total at level lam: its demands when fixed, else
+// Σ min(demand_i, w_i·lam).
+func (d *divFlow) want(c int, lam float64) float64 {
+	w := 0.0
+	for _, i := range d.cs[c].members {
+		u := d.in.Users[i]
+		if d.state[c] == classFixed {
+			w += u.Demand
+		} else {
+			w += math.Min(u.Demand, u.Weight*lam)
+		}
+	}
+	return w
+}
+
+// allCapped reports whether every member of class c reaches its demand at
+// level lam.
+func (d *divFlow) allCapped(c int, lam float64) bool {
+	for _, i := range d.cs[c].members {
+		if d.in.Users[i].Demand > d.in.Users[i].Weight*lam {
+			return false
+		}
+	}
+	return true
+}
+
+// level finds the round's level by Newton's method from above: the largest
+// λ at which every class in the network gets its want. It also returns the
+// classes of the last cut that bounded λ (the class with the smallest
+// single-class bound to start with): when round-off hides their saturation
+// from the residual test they freeze.
+func (d *divFlow) level(net *classNet[float64], act []int) (float64, []int, error) {
+	lam, lastCut := d.startLevel(act)
+	for step := 0; ; step++ {
+		f, total := net.maxFlow(func(c int) float64 { return d.want(c, lam) })
+		d.a.Flows++
+		if f >= total-float64(len(net.inNet)+1)*net.g.Eps {
+			return lam, lastCut, nil
+		}
+		if step >= maxNewton {
+			return 0, nil, fmt.Errorf("cmmf: divisible Newton search did not converge in %d steps", maxNewton)
+		}
+		next, xAct := d.cutLevel(net, lam)
+		if len(xAct) == 0 || !(next < lam) {
+			// Round-off: the cut is violated by less than the
+			// tolerance can see; lam is the level.
+			return lam, lastCut, nil
+		}
+		lam, lastCut = math.Max(0, next), xAct
+	}
+}
+
+// startLevel is Newton's starting level: the smallest single-class bound,
+// or, when every class fits alone, the level at which everyone is capped.
+func (d *divFlow) startLevel(act []int) (float64, []int) {
+	lam := math.Inf(1)
+	var lastCut []int
+	for _, c := range act {
+		if l := solveLevel(d.in, d.cs[c].members, d.reach(c)); l < lam {
+			lam, lastCut = l, []int{c}
+		}
+	}
+	if !math.IsInf(lam, 1) {
+		return lam, lastCut
+	}
+	lam = 0
+	for _, c := range act {
+		for _, i := range d.cs[c].members {
+			lam = math.Max(lam, d.in.Users[i].Demand/d.in.Users[i].Weight)
+		}
+	}
+	return lam, lastCut
+}
+
+// cutLevel reads the min cut of a max flow short of the wants at lam: the
+// active classes X on its source side, and the level at which their wants
+// equal the machines X reaches less the fixed classes' wants on that side.
+func (d *divFlow) cutLevel(net *classNet[float64], lam float64) (float64, []int) {
+	side, capR := net.cut(d.in)
+	var xAct, members []int
+	fixedWant := 0.0
+	for _, c := range side {
+		if d.state[c] == classFixed {
+			fixedWant += d.want(c, lam)
+		} else {
+			xAct = append(xAct, c)
+			members = append(members, d.cs[c].members...)
+		}
+	}
+	return solveLevel(d.in, members, capR-fixedWant), xAct
+}
+
+// frozen returns the classes that freeze at level lam: those that cannot
+// reach the sink in the residual network. When there are none and no
+// active class is capped either, round-off has hidden the saturation and
+// the last cut's classes freeze.
+func (d *divFlow) frozen(net *classNet[float64], act []int, lam float64, lastCut []int) ([]int, error) {
+	frozen := net.stuck()
+	if len(frozen) > 0 || len(act) == 0 {
+		return frozen, nil
+	}
+	for _, c := range act {
+		if d.allCapped(c, lam) {
+			return frozen, nil
+		}
+	}
+	if len(lastCut) == 0 {
+		return nil, fmt.Errorf("cmmf: divisible flow made no progress at level %v", lam)
+	}
+	return lastCut, nil
+}
+
+// freeze ends the round at level lam: active classes capped at lam become
+// fixed, the classes leaving (every class, on the last round) get their
+// levels and amounts, and the frozen classes retire with their types. It
+// reports whether this was the last round (no class left active).
+func (d *divFlow) freeze(net *classNet[float64], act, frozen []int, lam float64) bool {
+	for _, c := range act {
+		if d.allCapped(c, lam) {
+			d.state[c] = classFixed
+		}
+	}
+	isFrozen := classSet(frozen)
+	last := true
+	for _, c := range act {
+		if d.state[c] == classActive && !isFrozen[c] {
+			last = false
+		}
+	}
+	for _, c := range net.inNet {
+		if isFrozen[c] || last {
+			d.record(c, lam)
+		}
+	}
+	for _, m := range net.mids {
+		if isFrozen[m.c] || last {
+			splitClassFlow(d.in, d.a, d.cs[m.c].members, m.t, net.g.Flow(m.e), lam)
+		}
+	}
+	for _, c := range frozen {
+		d.retire(c)
+	}
+	return last
+}
+
+// record sets the levels of class c's members at the round's level lam:
+// a member at its demand is capped at demand/weight.
+func (d *divFlow) record(c int, lam float64) {
+	for _, i := range d.cs[c].members {
+		u := d.in.Users[i]
+		if d.state[c] == classFixed || u.Demand <= u.Weight*lam {
+			d.a.Capped[i] = true
+			d.a.Level[i] = u.Demand / u.Weight
+		} else {
+			d.a.Level[i] = lam
+		}
+		d.rp.freeze(d.a, i)
+	}
 }
 
 // flowSlack is the absolute accuracy in machines of the divisible flow's

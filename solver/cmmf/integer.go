@@ -1,13 +1,12 @@
 package cmmf
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"sort"
-
-	"github.com/xflex/xflex/flow"
 )
 
 // Integer CMMF: among allocations of whole machines, the one whose
@@ -60,6 +59,8 @@ type intSolver struct {
 	byDemand []bool
 }
 
+// cmpKey orders unit keys: +∞ last, then by share and weight
+// (cmpShareWeight), then by user index.
 func (s *intSolver) cmpKey(a, b unitKey) int {
 	switch {
 	case a.inf && b.inf:
@@ -69,21 +70,10 @@ func (s *intSolver) cmpKey(a, b unitKey) int {
 	case b.inf:
 		return -1
 	}
-	wa, wb := s.in.Users[a.u].Weight, s.in.Users[b.u].Weight
-	if c := cmpFrac(a.k, wa, b.k, wb); c != 0 {
+	if c := s.cmpShareWeight(a, b); c != 0 {
 		return c
 	}
-	switch {
-	case wa < wb:
-		return -1
-	case wa > wb:
-		return 1
-	case a.u < b.u:
-		return -1
-	case a.u > b.u:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.u, b.u)
 }
 
 // count is D_i(U): user i's units with key strictly below U.
@@ -233,223 +223,217 @@ func newIntSolver(in *Instance) *intSolver {
 }
 
 func solveIntegerFlow(ctx context.Context, in *Instance) (*Allocation, error) {
-	a := newAllocation(in)
-	rp := newRoundProgress(ctx, len(in.Users))
-	s := newIntSolver(in)
-	cs := buildClasses(in)
-	alive := make([]bool, len(in.Types))
-	var unbounded int64 = 1
-	for t := range alive {
-		alive[t] = true
-		unbounded += in.Types[t].Cap
-	}
-	const (
-		active = iota
-		fixed
-		done
-	)
-	state := make([]int, len(cs))
-	x := make([]int64, len(in.Users)) // amounts of users that left
-
+	f := newIntFlow(ctx, in)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var inNet []int
-		for c := range cs {
-			if state[c] != done {
-				inNet = append(inNet, c)
-			}
-		}
+		_, inNet := f.play()
 		if len(inNet) == 0 {
 			break
 		}
-		g := flow.NewNetwork[int64](2)
-		const src, snk = 0, 1
-		classNode := map[int]int{}
-		srcEdge := map[int]int{}
-		for _, c := range inNet {
-			classNode[c] = g.AddNode()
-			srcEdge[c] = g.AddEdge(src, classNode[c], 0)
+		// Unbounded middle arcs keep min cuts of the form (classes X, the
+		// types X reaches).
+		net := newClassNet(f.rounds, inNet, f.unbounded)
+		K, err := f.level(net)
+		if err != nil {
+			return nil, err
 		}
-		typeNode := map[int]int{}
-		var typesUsed []int
-		type mid struct{ c, t, e int }
-		var mids []mid
-		for _, c := range inNet {
-			for _, t := range cs[c].types {
-				if !alive[t] || in.Types[t].Cap == 0 {
-					continue
-				}
-				v, ok := typeNode[t]
-				if !ok {
-					v = g.AddNode()
-					typeNode[t] = v
-					typesUsed = append(typesUsed, t)
-				}
-				// Unbounded middle arcs keep min cuts of the form
-				// (classes X, the types X reaches).
-				mids = append(mids, mid{c, t, g.AddEdge(classNode[c], v, unbounded)})
-			}
-		}
-		for _, t := range typesUsed {
-			g.AddEdge(typeNode[t], snk, in.Types[t].Cap)
-		}
-		want := func(c int, K unitKey) int64 {
-			var w int64
-			for _, i := range cs[c].members {
-				if state[c] == fixed {
-					w += s.lim[i]
-				} else {
-					w += s.count(i, K)
-				}
-			}
-			return w
-		}
-
-		K := unitKey{inf: true}
-		for step := 0; ; step++ {
-			var total int64
-			for _, c := range inNet {
-				w := want(c, K)
-				g.SetCap(srcEdge[c], w)
-				total += w
-			}
-			g.ClearFlow()
-			f := g.MaxFlow(src, snk)
-			a.Flows++
-			if f == total {
-				break
-			}
-			if step >= maxNewton {
-				return nil, fmt.Errorf("cmmf: integer Newton search did not converge in %d steps", maxNewton)
-			}
-			side := g.ReachableFrom(src)
-			var R int64
-			for _, t := range typesUsed {
-				if side[typeNode[t]] {
-					R += in.Types[t].Cap
-				}
-			}
-			var members []int
-			for _, c := range inNet {
-				if !side[classNode[c]] {
-					continue
-				}
-				if state[c] == fixed {
-					R -= want(c, K)
-				} else {
-					members = append(members, cs[c].members...)
-				}
-			}
-			if len(members) == 0 {
-				return nil, fmt.Errorf("cmmf: integer cut without active classes")
-			}
-			// The members can have R units: everything below their
-			// (R+1)-th unit. (They have more than R, or the cut would
-			// not be violated.)
-			K = s.selectKey(members, R+1)
-		}
-
-		reach := g.CanReach(snk)
-		isFrozen := map[int]bool{}
-		var frozen []int
-		for _, c := range inNet {
-			if !reach[classNode[c]] || K.inf {
-				isFrozen[c] = true
-				frozen = append(frozen, c)
-			}
+		frozen := net.stuck()
+		if K.inf {
+			frozen = inNet // every unit fits: the last round
 		}
 		if len(frozen) == 0 {
 			return nil, fmt.Errorf("cmmf: integer round froze nobody")
 		}
-		// The round's level: the share of the first unit that no longer
-		// fits (the smallest next unit among frozen users).
-		var next *unitKey
-		for _, c := range frozen {
-			if state[c] == fixed {
-				continue
-			}
-			for _, i := range cs[c].members {
-				xi := s.count(i, K)
-				if xi < s.lim[i] {
-					k := unitKey{k: xi, u: i}
-					if next == nil || s.cmpKey(k, *next) < 0 {
-						next = &k
-					}
-				}
-			}
-		}
-		for _, c := range frozen {
-			for _, i := range cs[c].members {
-				if state[c] == fixed {
-					x[i] = s.lim[i]
-				} else {
-					x[i] = s.count(i, K)
-				}
-				u := in.Users[i]
-				switch {
-				case x[i] == s.lim[i]:
-					// Every unit it could want is placed: stopped by its
-					// demand or by the machines it can use at all.
-					a.Capped[i] = s.byDemand[i]
-					a.Level[i] = float64(x[i]) / u.Weight
-				case next != nil:
-					a.Level[i] = float64(next.k) / in.Users[next.u].Weight
-				default:
-					a.Level[i] = float64(x[i]) / u.Weight
-				}
-				rp.freeze(a, i)
-			}
-		}
-		flows := map[int][]mid{}
-		for _, m := range mids {
-			if isFrozen[m.c] {
-				flows[m.c] = append(flows[m.c], m)
-			}
-		}
-		for _, c := range frozen {
-			need := make([]int64, len(cs[c].members))
-			for k, i := range cs[c].members {
-				need[k] = x[i]
-			}
-			k := 0
-			for _, m := range flows[c] {
-				f := g.Flow(m.e)
-				for f > 0 && k < len(need) {
-					take := min(f, need[k])
-					if take > 0 {
-						i := cs[c].members[k]
-						a.set(in, i, m.t, float64(take))
-					}
-					f -= take
-					need[k] -= take
-					if need[k] == 0 {
-						k++
-					}
-				}
-			}
-			state[c] = done
-			for _, t := range cs[c].types {
-				alive[t] = false
-			}
-		}
-		for _, c := range inNet {
-			if state[c] != active {
-				continue
-			}
-			full := true
-			for _, i := range cs[c].members {
-				if s.count(i, K) < s.lim[i] {
-					full = false
-				}
-			}
-			if full {
-				state[c] = fixed
-			}
-		}
-		rp.report()
+		f.freeze(net, frozen, K)
+		f.fixFull(inNet, K)
+		f.rp.report()
 	}
-	a.finishRounds()
-	return a, nil
+	f.a.finishRounds()
+	return f.a, nil
+}
+
+// intFlow is the whole-machine flow method's state across rounds.
+type intFlow struct {
+	*rounds
+	s  *intSolver
+	a  *Allocation
+	rp *roundProgress
+	// x holds the amounts of the users that left.
+	x []int64
+	// unbounded exceeds every type's machines: the middle arcs' capacity.
+	unbounded int64
+}
+
+func newIntFlow(ctx context.Context, in *Instance) *intFlow {
+	f := &intFlow{rounds: newRounds(in), s: newIntSolver(in), a: newAllocation(in),
+		rp: newRoundProgress(ctx, len(in.Users)), x: make([]int64, len(in.Users)), unbounded: 1}
+	for _, t := range in.Types {
+		f.unbounded += t.Cap
+	}
+	return f
+}
+
+// want is class c's units below key K: all of them when it is fixed.
+func (f *intFlow) want(c int, K unitKey) int64 {
+	var w int64
+	for _, i := range f.cs[c].members {
+		if f.state[c] == classFixed {
+			w += f.s.lim[i]
+		} else {
+			w += f.s.count(i, K)
+		}
+	}
+	return w
+}
+
+// level finds the round's key by Newton's method from above: the largest K
+// such that every class in the network can have its units below K at once.
+func (f *intFlow) level(net *classNet[int64]) (unitKey, error) {
+	K := unitKey{inf: true}
+	for step := 0; ; step++ {
+		got, total := net.maxFlow(func(c int) int64 { return f.want(c, K) })
+		f.a.Flows++
+		if got == total {
+			return K, nil
+		}
+		if step >= maxNewton {
+			return K, fmt.Errorf("cmmf: integer Newton search did not converge in %d steps", maxNewton)
+		}
+		side, R := net.cut(f.in)
+		var members []int
+		for _, c := range side {
+			if f.state[c] == classFixed {
+				R -= f.want(c, K)
+			} else {
+				members = append(members, f.cs[c].members...)
+			}
+		}
+		if len(members) == 0 {
+			return K, fmt.Errorf("cmmf: integer cut without active classes")
+		}
+		// The members can have R units: everything below their (R+1)-th
+		// unit. (They have more than R, or the cut would not be violated.)
+		K = f.s.selectKey(members, R+1)
+	}
+}
+
+// freeze ends the round for the frozen classes: their members keep their
+// units below K (all of them when fixed), get their levels, and take their
+// machines from the class's flow; the classes retire with their types.
+func (f *intFlow) freeze(net *classNet[int64], frozen []int, K unitKey) {
+	for _, c := range frozen {
+		for _, i := range f.cs[c].members {
+			if f.state[c] == classFixed {
+				f.x[i] = f.s.lim[i]
+			} else {
+				f.x[i] = f.s.count(i, K)
+			}
+		}
+	}
+	next := f.s.nextUnit(f.cs, frozen, f.x)
+	for _, c := range frozen {
+		for _, i := range f.cs[c].members {
+			f.s.setLevel(f.a, i, f.x[i], next)
+			f.rp.freeze(f.a, i)
+		}
+	}
+	splits := map[int]*wholeSplit{}
+	for _, c := range frozen {
+		splits[c] = newWholeSplit(f.cs[c].members, f.x)
+	}
+	for _, m := range net.mids {
+		if w := splits[m.c]; w != nil {
+			w.give(f.in, f.a, m.t, net.g.Flow(m.e))
+		}
+	}
+	for _, c := range frozen {
+		f.retire(c)
+	}
+}
+
+// fixFull fixes the active classes whose members have all their units
+// below K: their wants no longer rise.
+func (f *intFlow) fixFull(inNet []int, K unitKey) {
+	for _, c := range inNet {
+		if f.state[c] == classActive && f.full(c, K) {
+			f.state[c] = classFixed
+		}
+	}
+}
+
+func (f *intFlow) full(c int, K unitKey) bool {
+	for _, i := range f.cs[c].members {
+		if f.s.count(i, K) < f.s.lim[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// nextUnit returns the smallest unit, among the members of classes, beyond
+// their amounts x: the first unit that no longer fits, whose share is the
+// round's level. It is nil when they have every unit they could want.
+func (s *intSolver) nextUnit(cs []class, classes []int, x []int64) *unitKey {
+	var next *unitKey
+	for _, c := range classes {
+		for _, i := range cs[c].members {
+			if x[i] < s.lim[i] {
+				k := unitKey{k: x[i], u: i}
+				if next == nil || s.cmpKey(k, *next) < 0 {
+					next = &k
+				}
+			}
+		}
+	}
+	return next
+}
+
+// setLevel records the level of user i leaving with xi units: its own
+// share when it has every unit it could want (capped when its demand, not
+// the machines it can use, stopped it), else the share of the round's
+// next unit (its own share when there is none).
+func (s *intSolver) setLevel(a *Allocation, i int, xi int64, next *unitKey) {
+	u := s.in.Users[i]
+	switch {
+	case xi == s.lim[i]:
+		a.Capped[i] = s.byDemand[i]
+		a.Level[i] = float64(xi) / u.Weight
+	case next != nil:
+		a.Level[i] = float64(next.k) / s.in.Users[next.u].Weight
+	default:
+		a.Level[i] = float64(xi) / u.Weight
+	}
+}
+
+// wholeSplit hands a class's machines, type by type, to its members in
+// order, each up to its amount.
+type wholeSplit struct {
+	members []int
+	need    []int64 // what each member still lacks
+	k       int     // the member being served
+}
+
+func newWholeSplit(members []int, x []int64) *wholeSplit {
+	w := &wholeSplit{members: members, need: make([]int64, len(members))}
+	for k, i := range members {
+		w.need[k] = x[i]
+	}
+	return w
+}
+
+// give hands out f machines of type t.
+func (w *wholeSplit) give(in *Instance, a *Allocation, t int, f int64) {
+	for f > 0 && w.k < len(w.need) {
+		take := min(f, w.need[w.k])
+		if take > 0 {
+			a.set(in, w.members[w.k], t, float64(take))
+		}
+		f -= take
+		w.need[w.k] -= take
+		if w.need[w.k] == 0 {
+			w.k++
+		}
+	}
 }

@@ -70,101 +70,159 @@ type lpModel struct {
 }
 
 func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
-	a := newAllocation(in)
-	rp := newRoundProgress(ctx, len(in.Users))
-	n := len(in.Users)
-	cs := buildClasses(in)
-	frozen := make([]bool, n)
-	amount := make([]float64, n) // frozen users' totals
-	slack := lpSlack(in)
-	for i, u := range in.Users {
-		if u.Demand == 0 || reachOf(in, i) == 0 {
-			frozen[i] = true
-			a.Level[i] = 0
-			a.Capped[i] = u.Demand == 0
-			rp.freeze(a, i)
-		}
-	}
+	d := newDivLP(ctx, in)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var active []int
-		for i := range frozen {
-			if !frozen[i] {
-				active = append(active, i)
-			}
-		}
+		active := d.active()
 		if len(active) == 0 {
 			break
 		}
-		// Round LP: maximise M.
-		lm, sol, err := solveBacked(ctx, a, func(backoff float64) *lpModel {
-			return buildLP(in, cs, frozen, amount, lpRound, math.NaN(), nil, backoff)
-		})
+		M, err := d.level()
 		if err != nil {
 			return nil, err
 		}
-		M := sol.X[lm.mv]
-		progress := false
-		var undecided []int
-		for _, i := range active {
-			u := in.Users[i]
-			if u.Demand <= u.Weight*M*(1+lpTol) {
-				frozen[i], a.Capped[i] = true, true
-				amount[i] = u.Demand
-				a.Level[i] = u.Demand / u.Weight
-				rp.freeze(a, i)
-				progress = true
-				continue
-			}
-			undecided = append(undecided, i)
+		capped, undecided := d.freezeCapped(active, M)
+		saturated, err := d.saturate(M, undecided)
+		if err != nil {
+			return nil, err
 		}
-		// SATURATED, batched.
-		for len(undecided) > 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			lm, sol, err := solveBacked(ctx, a, func(backoff float64) *lpModel {
-				return buildLP(in, cs, frozen, amount, lpSaturation, M, undecided, backoff)
-			})
-			if err != nil {
-				return nil, err
-			}
-			var still []int
-			for _, i := range undecided {
-				if sol.X[lm.s[i]] <= lpTol+slack {
-					still = append(still, i)
-				}
-			}
-			if len(still) == len(undecided) {
-				for _, i := range still {
-					frozen[i] = true
-					amount[i] = in.Users[i].Weight * M
-					a.Level[i] = M
-					rp.freeze(a, i)
-					progress = true
-				}
-				break
-			}
-			undecided = still
-		}
-		if !progress {
+		if !capped && !saturated {
 			return nil, fmt.Errorf("cmmf: LP round at level %v froze nobody", M)
 		}
-		rp.report()
+		d.rp.report()
 	}
-	// Final allocation: every user at its frozen amount.
-	lm, sol, err := solveBacked(ctx, a, func(backoff float64) *lpModel {
-		return buildLP(in, cs, frozen, amount, lpFinal, math.NaN(), nil, backoff)
-	})
-	if err != nil {
+	if err := d.allocate(); err != nil {
 		return nil, err
 	}
-	for c, cl := range cs {
+	d.a.finishRounds()
+	// CLP's feasibility tolerance bounds how exact these amounts are.
+	d.a.Tol = 10 * lpTol
+	d.a.Slack = 10 * (lpTol + d.slack)
+	return d.a, nil
+}
+
+// divLP is the divisible LP method's state across rounds.
+type divLP struct {
+	ctx    context.Context
+	in     *Instance
+	cs     []class
+	a      *Allocation
+	rp     *roundProgress
+	frozen []bool
+	amount []float64 // frozen users' totals
+	slack  float64   // lpSlack(in)
+}
+
+// newDivLP starts the rounds with the users who want nothing or can use
+// no machine frozen at level 0.
+func newDivLP(ctx context.Context, in *Instance) *divLP {
+	n := len(in.Users)
+	d := &divLP{ctx: ctx, in: in, cs: buildClasses(in), a: newAllocation(in), rp: newRoundProgress(ctx, n),
+		frozen: make([]bool, n), amount: make([]float64, n), slack: lpSlack(in)}
+	for i, u := range in.Users {
+		if u.Demand == 0 || reachOf(in, i) == 0 {
+			d.frozen[i] = true
+			d.a.Level[i] = 0
+			d.a.Capped[i] = u.Demand == 0
+			d.rp.freeze(d.a, i)
+		}
+	}
+	return d
+}
+
+func (d *divLP) active() []int {
+	var active []int
+	for i := range d.frozen {
+		if !d.frozen[i] {
+			active = append(active, i)
+		}
+	}
+	return active
+}
+
+// solve solves the LP of the given kind (see solveBacked).
+func (d *divLP) solve(kind lpKind, M float64, undecided []int) (*lpModel, *lp.Solution, error) {
+	return solveBacked(d.ctx, d.a, func(backoff float64) *lpModel {
+		return buildLP(d.in, d.cs, d.frozen, d.amount, kind, M, undecided, backoff)
+	})
+}
+
+// level is the round LP's optimum: the largest level M every active user
+// can have at once.
+func (d *divLP) level() (float64, error) {
+	lm, sol, err := d.solve(lpRound, math.NaN(), nil)
+	if err != nil {
+		return 0, err
+	}
+	return sol.X[lm.mv], nil
+}
+
+// freezeCapped freezes the active users whose demand is reached at level
+// M (capped) and returns whether there were any, and the other users.
+func (d *divLP) freezeCapped(active []int, M float64) (bool, []int) {
+	capped := false
+	var undecided []int
+	for _, i := range active {
+		u := d.in.Users[i]
+		if u.Demand > u.Weight*M*(1+lpTol) {
+			undecided = append(undecided, i)
+			continue
+		}
+		d.frozen[i], d.a.Capped[i] = true, true
+		d.amount[i] = u.Demand
+		d.a.Level[i] = u.Demand / u.Weight
+		d.rp.freeze(d.a, i)
+		capped = true
+	}
+	return capped, undecided
+}
+
+// saturate is SATURATED, batched: it asks the saturation LP which
+// undecided users can rise above M, until an optimum raises none of those
+// left; they freeze at M. It reports whether any froze.
+func (d *divLP) saturate(M float64, undecided []int) (bool, error) {
+	for len(undecided) > 0 {
+		if err := d.ctx.Err(); err != nil {
+			return false, err
+		}
+		lm, sol, err := d.solve(lpSaturation, M, undecided)
+		if err != nil {
+			return false, err
+		}
+		var still []int
+		for _, i := range undecided {
+			if sol.X[lm.s[i]] <= lpTol+d.slack {
+				still = append(still, i)
+			}
+		}
+		if len(still) == len(undecided) {
+			for _, i := range still {
+				d.frozen[i] = true
+				d.amount[i] = d.in.Users[i].Weight * M
+				d.a.Level[i] = M
+				d.rp.freeze(d.a, i)
+			}
+			return true, nil
+		}
+		undecided = still
+	}
+	return false, nil
+}
+
+// allocate solves the final LP, every user at its frozen amount, and
+// splits each class's amount of a type among its members in proportion
+// to their totals.
+func (d *divLP) allocate() error {
+	lm, sol, err := d.solve(lpFinal, math.NaN(), nil)
+	if err != nil {
+		return err
+	}
+	for c, cl := range d.cs {
 		sum := 0.0
 		for _, i := range cl.members {
-			sum += amount[i]
+			sum += d.amount[i]
 		}
 		for _, t := range cl.types {
 			col, ok := lm.x[[2]int{c, t}]
@@ -173,16 +231,12 @@ func solveDivisibleLP(ctx context.Context, in *Instance) (*Allocation, error) {
 			}
 			f := math.Max(0, sol.X[col])
 			for _, i := range cl.members {
-				k := sort.SearchInts(in.Users[i].Allowed, t)
-				a.Amount[i][k] += f * amount[i] / sum
+				k := sort.SearchInts(d.in.Users[i].Allowed, t)
+				d.a.Amount[i][k] += f * d.amount[i] / sum
 			}
 		}
 	}
-	a.finishRounds()
-	// CLP's feasibility tolerance bounds how exact these amounts are.
-	a.Tol = 10 * lpTol
-	a.Slack = 10 * (lpTol + slack)
-	return a, nil
+	return nil
 }
 
 type lpKind int

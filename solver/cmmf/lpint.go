@@ -2,9 +2,9 @@ package cmmf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/xflex/xflex/lp"
 )
@@ -23,213 +23,222 @@ import (
 // shares only the unit order and its selection with the flow method.
 
 func solveIntegerLP(ctx context.Context, in *Instance) (*Allocation, error) {
-	a := newAllocation(in)
-	rp := newRoundProgress(ctx, len(in.Users))
-	s := newIntSolver(in)
-	cs := buildClasses(in)
-	frozen := make([]bool, len(cs))
-	total := make([]int64, len(cs)) // frozen classes' totals
-	x := make([]int64, len(in.Users))
+	r := newIntLP(ctx, in)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var members []int
-		var act []int
-		for c, cl := range cs {
-			if !frozen[c] {
-				act = append(act, c)
-				members = append(members, cl.members...)
-			}
-		}
+		act, members := r.active()
 		if len(act) == 0 {
 			break
 		}
-		var units int64
-		for _, i := range members {
-			units += s.lim[i]
-		}
-		want := func(K unitKey) []int64 {
-			w := make([]int64, len(cs))
-			for _, c := range act {
-				for _, i := range cs[c].members {
-					w[c] += s.count(i, K)
-				}
-			}
-			return w
-		}
-		feasible := func(K unitKey) (bool, error) {
-			w := want(K)
-			for _, c := range act {
-				total[c] = w[c]
-			}
-			m, _, _ := intLP(in, cs, total, nil)
-			sol, err := lp.Solve(ctx, m, lp.Options{})
-			a.Flows++
-			if err != nil {
-				return false, fmt.Errorf("cmmf: LP: %w", err)
-			}
-			if sol.Status == lp.Infeasible {
-				return false, nil
-			}
-			if sol.Status != lp.Optimal {
-				if err := ctx.Err(); err != nil {
-					return false, err
-				}
-				if sol.Status == lp.TimeLimit {
-					return false, errLPTimeLimit
-				}
-				return false, fmt.Errorf("cmmf: LP ended %v", sol.Status)
-			}
-			return true, nil
-		}
-		// Largest feasible R in [0, units]: everything below the (R+1)-th
-		// unit (or all units when R = units).
-		keyFor := func(R int64) unitKey {
-			if R >= units {
-				return unitKey{inf: true}
-			}
-			return s.selectKey(members, R+1)
-		}
-		lo, hi := int64(0), units
-		if ok, err := feasible(keyFor(hi)); err != nil {
+		K, err := r.level(act, members)
+		if err != nil {
 			return nil, err
-		} else if ok {
-			lo = hi
 		}
-		for lo < hi {
-			mid := lo + (hi-lo+1)/2
-			ok, err := feasible(keyFor(mid))
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
+		r.place(act, K)
+		tight, err := r.tight(act)
+		if err != nil {
+			return nil, err
 		}
-		K := keyFor(lo)
-		w := want(K)
-		for _, c := range act {
-			total[c] = w[c]
-			for _, i := range cs[c].members {
-				x[i] = s.count(i, K)
-			}
+		if len(tight) == 0 && !K.inf && !r.allFrozen(act) {
+			return nil, fmt.Errorf("cmmf: integer LP round froze nobody")
 		}
-		// Which classes cannot gain a machine? Batched: maximise Σ s_c,
-		// s_c ∈ [0, 1]; repeat on the undecided until the optimum is 0.
-		var undecided []int
-		for _, c := range act {
-			full := true
-			for _, i := range cs[c].members {
-				if x[i] < s.lim[i] {
-					full = false
-				}
-			}
-			if full {
-				frozen[c] = true // every unit placed
-			} else {
-				undecided = append(undecided, c)
-			}
-		}
-		var tight []int
-		for len(undecided) > 0 {
-			m, _, rise := intLP(in, cs, total, undecided)
-			sol, err := lp.Solve(ctx, m, lp.Options{})
-			a.Flows++
-			if err != nil {
-				return nil, fmt.Errorf("cmmf: LP: %w", err)
-			}
-			if sol.Status != lp.Optimal {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				if sol.Status == lp.TimeLimit {
-					return nil, errLPTimeLimit
-				}
-				return nil, fmt.Errorf("cmmf: saturation LP ended %v", sol.Status)
-			}
-			var still []int
-			for k, c := range undecided {
-				if sol.X[rise[k]] < 0.5 { // integral vertex: 0 or 1
-					still = append(still, c)
-				}
-			}
-			if len(still) == len(undecided) {
-				tight = still
-				break
-			}
-			undecided = still
-		}
-		if len(tight) == 0 && !K.inf {
-			allFull := true
-			for _, c := range act {
-				if !frozen[c] {
-					allFull = false
-				}
-			}
-			if !allFull {
-				return nil, fmt.Errorf("cmmf: integer LP round froze nobody")
-			}
-		}
-		for _, c := range tight {
-			frozen[c] = true
-		}
-		// Levels, as in the flow method.
-		var next *unitKey
-		for _, c := range tight {
-			for _, i := range cs[c].members {
-				if x[i] < s.lim[i] {
-					k := unitKey{k: x[i], u: i}
-					if next == nil || s.cmpKey(k, *next) < 0 {
-						next = &k
-					}
-				}
-			}
-		}
-		for _, c := range act {
-			if !frozen[c] {
-				continue
-			}
-			for _, i := range cs[c].members {
-				u := in.Users[i]
-				switch {
-				case x[i] == s.lim[i]:
-					a.Capped[i] = s.byDemand[i]
-					a.Level[i] = float64(x[i]) / u.Weight
-				case next != nil:
-					a.Level[i] = float64(next.k) / in.Users[next.u].Weight
-				default:
-					a.Level[i] = float64(x[i]) / u.Weight
-				}
-				rp.freeze(a, i)
-			}
-		}
-		rp.report()
+		r.freeze(act, tight)
+		r.rp.report()
 	}
-	// Final allocation: class totals fixed; the vertex is integral.
-	m, cols, _ := intLP(in, cs, total, nil)
-	sol, err := lp.Solve(ctx, m, lp.Options{})
-	a.Flows++
+	if err := r.allocate(); err != nil {
+		return nil, err
+	}
+	r.a.finishRounds()
+	return r.a, nil
+}
+
+// intLPRounds is the whole-machine LP method's state across rounds.
+type intLPRounds struct {
+	ctx    context.Context
+	in     *Instance
+	cs     []class
+	s      *intSolver
+	a      *Allocation
+	rp     *roundProgress
+	frozen []bool
+	total  []int64 // class totals: fixed for frozen classes, the round's for active ones
+	x      []int64 // user amounts
+}
+
+func newIntLP(ctx context.Context, in *Instance) *intLPRounds {
+	cs := buildClasses(in)
+	return &intLPRounds{ctx: ctx, in: in, cs: cs, s: newIntSolver(in), a: newAllocation(in),
+		rp: newRoundProgress(ctx, len(in.Users)), frozen: make([]bool, len(cs)),
+		total: make([]int64, len(cs)), x: make([]int64, len(in.Users))}
+}
+
+// active returns the classes not frozen and their members.
+func (r *intLPRounds) active() (act, members []int) {
+	for c, cl := range r.cs {
+		if !r.frozen[c] {
+			act = append(act, c)
+			members = append(members, cl.members...)
+		}
+	}
+	return act, members
+}
+
+// level bisects on the number R of the members' units, in key order, that
+// they can all have at once, and returns the key below which they are:
+// everything below the (R+1)-th unit, or all units.
+func (r *intLPRounds) level(act, members []int) (unitKey, error) {
+	var units int64
+	for _, i := range members {
+		units += r.s.lim[i]
+	}
+	keyFor := func(R int64) unitKey {
+		if R >= units {
+			return unitKey{inf: true}
+		}
+		return r.s.selectKey(members, R+1)
+	}
+	lo, hi := int64(0), units
+	if ok, err := r.feasible(act, keyFor(hi)); err != nil {
+		return unitKey{}, err
+	} else if ok {
+		lo = hi
+	}
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		ok, err := r.feasible(act, keyFor(mid))
+		if err != nil {
+			return unitKey{}, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return keyFor(lo), nil
+}
+
+// feasible reports whether the active classes can have their units below
+// K at once, the frozen ones keeping their totals: one feasibility LP.
+func (r *intLPRounds) feasible(act []int, K unitKey) (bool, error) {
+	r.setTotals(act, K)
+	m, _, _ := intLP(r.in, r.cs, r.total, nil)
+	_, err := solveLP(r.ctx, m)
+	r.a.Flows++
+	if errors.Is(err, errLPInfeasible) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// setTotals sets each active class's total to its units below K.
+func (r *intLPRounds) setTotals(act []int, K unitKey) {
+	for _, c := range act {
+		var w int64
+		for _, i := range r.cs[c].members {
+			w += r.s.count(i, K)
+		}
+		r.total[c] = w
+	}
+}
+
+// place gives the active classes' members their units below the round's
+// key K.
+func (r *intLPRounds) place(act []int, K unitKey) {
+	r.setTotals(act, K)
+	for _, c := range act {
+		for _, i := range r.cs[c].members {
+			r.x[i] = r.s.count(i, K)
+		}
+	}
+}
+
+// tight freezes the active classes whose members have every unit, and
+// returns the others that cannot gain a machine. Batched: maximise Σ s_c,
+// s_c ∈ [0, 1], over the undecided classes; those with s_c = 0 stay
+// undecided; repeat until an optimum raises none of them, which proves
+// them all tight.
+func (r *intLPRounds) tight(act []int) ([]int, error) {
+	var undecided []int
+	for _, c := range act {
+		if r.hasAll(c) {
+			r.frozen[c] = true
+		} else {
+			undecided = append(undecided, c)
+		}
+	}
+	for len(undecided) > 0 {
+		m, _, rise := intLP(r.in, r.cs, r.total, undecided)
+		sol, err := solveLP(r.ctx, m)
+		r.a.Flows++
+		if err != nil {
+			return nil, err
+		}
+		var still []int
+		for k, c := range undecided {
+			if sol.X[rise[k]] < 0.5 { // integral vertex: 0 or 1
+				still = append(still, c)
+			}
+		}
+		if len(still) == len(undecided) {
+			return still, nil
+		}
+		undecided = still
+	}
+	return nil, nil
+}
+
+// hasAll reports whether every member of class c has every unit it could
+// want.
+func (r *intLPRounds) hasAll(c int) bool {
+	for _, i := range r.cs[c].members {
+		if r.x[i] < r.s.lim[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *intLPRounds) allFrozen(act []int) bool {
+	for _, c := range act {
+		if !r.frozen[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// freeze freezes the tight classes and records the levels of every class
+// frozen this round, as in the flow method.
+func (r *intLPRounds) freeze(act, tight []int) {
+	for _, c := range tight {
+		r.frozen[c] = true
+	}
+	next := r.s.nextUnit(r.cs, tight, r.x)
+	for _, c := range act {
+		if !r.frozen[c] {
+			continue
+		}
+		for _, i := range r.cs[c].members {
+			r.s.setLevel(r.a, i, r.x[i], next)
+			r.rp.freeze(r.a, i)
+		}
+	}
+}
+
+// allocate solves the final LP, class totals fixed, and splits each
+// class's machines among its members; the vertex is integral.
+func (r *intLPRounds) allocate() error {
+	m, cols, _ := intLP(r.in, r.cs, r.total, nil)
+	sol, err := solveLP(r.ctx, m)
+	r.a.Flows++
 	if err != nil {
-		return nil, fmt.Errorf("cmmf: LP: %w", err)
+		return err
 	}
-	if sol.Status != lp.Optimal {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if sol.Status == lp.TimeLimit {
-			return nil, errLPTimeLimit
-		}
-		return nil, fmt.Errorf("cmmf: final LP ended %v", sol.Status)
-	}
-	for c, cl := range cs {
-		need := make([]int64, len(cl.members))
-		for k, i := range cl.members {
-			need[k] = x[i]
-		}
-		k := 0
+	for c, cl := range r.cs {
+		w := newWholeSplit(cl.members, r.x)
 		for _, t := range cl.types {
 			j, ok := cols[[2]int{c, t}]
 			if !ok {
@@ -238,24 +247,12 @@ func solveIntegerLP(ctx context.Context, in *Instance) (*Allocation, error) {
 			v := sol.X[j]
 			f := int64(math.Round(v))
 			if math.Abs(v-float64(f)) > intLPTol {
-				return nil, fmt.Errorf("cmmf: LP vertex not integral (%v)", v)
+				return fmt.Errorf("cmmf: LP vertex not integral (%v)", v)
 			}
-			for f > 0 && k < len(need) {
-				take := min(f, need[k])
-				if take > 0 {
-					i := cl.members[k]
-					a.Amount[i][sort.SearchInts(in.Users[i].Allowed, t)] += float64(take)
-				}
-				f -= take
-				need[k] -= take
-				if need[k] == 0 {
-					k++
-				}
-			}
+			w.give(r.in, r.a, t, f)
 		}
 	}
-	a.finishRounds()
-	return a, nil
+	return nil
 }
 
 // intLPTol: vertices of a totally unimodular system with integer data

@@ -31,8 +31,8 @@
 //
 // Besides the round (engine.go), its explanations (explain.go) and the
 // scores (score.go), the package holds what both problems decode the same
-// way (request.go: machines, resources, roles, knobs), the paper's workload
-// (workload.go) and the generators' parameters (params.go).
+// way (request.go: machines, resources, roles, knobs). The paper's workload
+// and the generators' parameters are in solver/tetris/workload.
 package tetris
 
 import (
@@ -254,6 +254,8 @@ func checkSize(machines []Machine, groups []*Group, jobs []Job) error {
 	return nil
 }
 
+// cand is the candidate a fill places: group g, member mi (-1 for an
+// anonymous group), with its alignment and score on the machine.
 type cand struct {
 	g, mi    int
 	align    float64
@@ -263,29 +265,60 @@ type cand struct {
 	ok       bool
 }
 
-func (c cand) better(o cand) bool {
-	if !o.ok {
-		return c.ok
-	}
-	if !c.ok {
-		return false
-	}
-	if c.score != o.score {
-		return c.score > o.score
-	}
-	if c.g != o.g {
-		return c.g < o.g
-	}
-	return c.mi < o.mi
+// round is the state of one Round, grouped by what reads it. The groups
+// are embedded, so the fills name a field (r.pend, r.nf) without its group.
+type round struct {
+	roundInput
+	jobQueue
+	localIndex
+	groupCache
+	remoteState
+	pickScratch
+	// fills counts the fills made (fillState.slot tells fills apart by it).
+	fills int
+	// mono: every normalised demand computed so far is non-negative (and
+	// not NaN), so the machine being filled only loses free capacity and
+	// every score only falls during a fill (see engine_fill.go).
+	mono bool
+	fs   fillState
 }
 
-type round struct {
+// roundInput is what the caller passed: the machines, groups and jobs the
+// round mutates, its knobs, the number of resources d and the resources
+// checked (cfg.Mask, or all).
+type roundInput struct {
 	ms   []Machine
 	gs   []*Group
 	js   []Job
 	cfg  Config
 	d    int
 	mask []bool
+}
+
+// jobQueue is the per-job state of the fairness cut and the SRTF term.
+type jobQueue struct {
+	pend  []int     // pending members per job
+	npend int       // jobs with pending members
+	sh    []float64 // dominant share per job
+	ew    []float64 // ε·Work per job (Work does not change during a round)
+	// shareRes lists the resources of dominant shares (masked, with a
+	// positive cluster total), in index order.
+	shareRes []int
+	// order lists the jobs with pending tasks by dominant share (ties by
+	// index); sh caches each job's share. Only a placed job's share
+	// changes, so the order is kept by moving that one job. opos[j] is
+	// job j's position in order (-1: not there).
+	order []int
+	opos  []int
+	// vo lists the same jobs as order sorted by (share, index) exactly,
+	// and vpos[j] is job j's position in it (-1: not there). order is
+	// sorted by shareLess, which treats shares within ShareTieTol as equal
+	// and so need not be transitive; vo is what rank counts in.
+	vo, vpos []int
+}
+
+// localIndex lists, per machine, the members with input there.
+type localIndex struct {
 	// localAll lists the members with input on each machine, machine by
 	// machine (by group, member and input order within one), those of
 	// machine m at localAll[localAt[m]:localAt[m+1]].
@@ -296,20 +329,32 @@ type round struct {
 	// in the members (a bit per member instead of a cache line).
 	placedBits []uint64
 	mbase      []int
+}
+
+// groupCache is what the round keeps per group across fills, flat for the
+// fills' scans (engine_cache.go).
+type groupCache struct {
+	gc     []gcache
+	gPromo []bool // barrier promotion per group
 	// gdem is every group's Demand, d per group (the fills' pre-filter
 	// reads it for each local member).
 	gdem []float64
 	// rdem[gi] is group gi's remote demand (nil until needed, see
 	// remoteDem).
-	rdem  [][]float64
-	pend  []int     // pending members per job
-	npend int       // jobs with pending members
-	nf    []float64 // normalised masked free of the machine
-	dem   []float64 // scratch: local demand
-	need  []Input   // scratch: remote needs
-	sh    []float64 // dominant share per job
-	alive []int     // scratch for fill: groups that may fit the machine
-	thr   []float64 // fit threshold per resource of the current pick
+	rdem   [][]float64
+	sorted [][]int // per resource: groups by demand (see byDemand)
+	// byRemote[k] lists the groups by remote demand of resource k,
+	// largest first (see recheck and sortByRemote).
+	byRemote [][]int32
+	// capCls numbers the machines' distinct capacity vectors; cls is the
+	// cache per capacity class.
+	capCls []int
+	cls    []classCache
+}
+
+// remoteState tracks where free capacity changed, so that a remote-fit
+// check is redone only when it may no longer hold.
+type remoteState struct {
 	// remoteVer counts placements with remote reads and fills that placed
 	// something: only they change free capacity at machines other than the
 	// one being filled, so a remote-fit check stays valid while it is
@@ -321,43 +366,19 @@ type round struct {
 	// task's input machines (other than the one being filled) has chg above
 	// v.
 	chg []int
-	// Per group: its barrier promotion; per job: ε·Work (the SRTF term;
-	// Work does not change during a round). Flat copies for scoring.
-	gPromo []bool
-	ew     []float64
-	// shareRes lists the resources of dominant shares (masked, with a
-	// positive cluster total), in index order.
-	shareRes []int
-	// order lists the jobs with pending tasks by dominant share (ties by
-	// index); sh caches each job's share. Only a placed job's share
-	// changes, so the order is kept by moving that one job. opos[j] is
-	// job j's position in order (-1: not there).
-	order  []int
-	opos   []int
-	fills  int
-	sorted [][]int // per resource: groups by demand (see byDemand)
-	// gc is what the round keeps per group across fills (engine_cache.go);
-	// capCls numbers the machines' distinct capacity vectors.
-	gc     []gcache
-	capCls []int
-	cls    []classCache // per capacity class
-	// byRemote[k] lists the groups by remote demand of resource k,
-	// largest first (see recheck and sortByRemote).
-	byRemote [][]int32
+}
+
+// pickScratch is the machine being filled and the buffers of one pick.
+type pickScratch struct {
+	nf    []float64 // normalised masked free of the machine
+	thr   []float64 // fit threshold per resource of the current pick
+	dem   []float64 // scratch: local demand
+	need  []Input   // scratch: remote needs
+	alive []int     // scratch for fill: groups that may fit the machine
 	// pdem and pru are the demand on the machine and the remote reads of
 	// the last placement (apply).
 	pdem []float64
 	pru  []Input
-	// vo lists the same jobs as order sorted by (share, index) exactly,
-	// and vpos[j] is job j's position in it (-1: not there). order is
-	// sorted by shareLess, which treats shares within ShareTieTol as equal
-	// and so need not be transitive; vo is what rank counts in.
-	vo, vpos []int
-	// mono: every normalised demand computed so far is non-negative (and
-	// not NaN), so the machine being filled only loses free capacity and
-	// every score only falls during a fill (see engine_fill.go).
-	mono bool
-	fs   fillState
 }
 
 // dims is the number of resources of the machines' vectors.
@@ -380,49 +401,69 @@ func (cfg Config) mask(d int) []bool {
 	return mask
 }
 
+// newRound sets up a round: the per-job and per-group state, the local
+// members of each machine and the jobs' share orders.
 func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	d := dims(ms)
-	mask := cfg.mask(d)
-	r := &round{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: mask,
-		pend: make([]int, len(js)), sh: make([]float64, len(js)),
-		nf: make([]float64, d), dem: make([]float64, d),
-		thr: make([]float64, d), gc: make([]gcache, len(gs)), capCls: capClasses(ms),
-		chg: make([]int, len(ms)), gPromo: make([]bool, len(gs)),
-		ew: make([]float64, len(js)), mono: true}
+	r := &round{roundInput: roundInput{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: cfg.mask(d)}, mono: true}
+	r.pickScratch = pickScratch{nf: make([]float64, d), dem: make([]float64, d), thr: make([]float64, d)}
+	r.remoteState = remoteState{chg: make([]int, len(ms))}
 	r.fs.init(len(js), len(gs), len(ms), d)
+	r.initGroups()
+	r.initJobs()
+	r.indexLocal()
+	r.initOrder()
+	return r
+}
+
+// initGroups fills the per-group caches and starts each group's round.
+func (r *round) initGroups() {
+	gs, d := r.gs, r.d
+	r.groupCache = groupCache{gc: make([]gcache, len(gs)), gPromo: make([]bool, len(gs)), gdem: make([]float64, len(gs)*d),
+		capCls: capClasses(r.ms), cls: make([]classCache, maxCapClasses)}
 	for gi, g := range gs {
 		r.gc[gi] = gcache{gi: int32(gi), nmem: int32(len(g.Members)), job: int32(g.Job), count: int32(g.Count), promo: g.Promoted, anon: g.Members == nil,
 			byMachine: g.ByMachine != nil, remote: len(g.Members) > 0 && len(g.Members[0].Inputs) > 0,
 			input1: len(g.Members) > 0 && len(g.Members[0].Inputs) == 1,
 			first:  -1, repMi: -1}
+		r.gPromo[gi] = g.Promoted
+		copy(r.gdem[gi*d:(gi+1)*d], g.Demand)
+		g.round++
 	}
-	r.cls = make([]classCache, maxCapClasses)
-	for j := range js {
-		r.ew[j] = cfg.Epsilon * js[j].Work
+}
+
+// initJobs sets the jobs' pending counts, SRTF terms and share resources.
+func (r *round) initJobs() {
+	r.pend, r.sh, r.ew = make([]int, len(r.js)), make([]float64, len(r.js)), make([]float64, len(r.js))
+	for j := range r.js {
+		r.ew[j] = r.cfg.Epsilon * r.js[j].Work
 	}
-	for k := range min(len(mask), len(cfg.Total)) {
-		if mask[k] && cfg.Total[k] > 0 {
+	for k := range min(len(r.mask), len(r.cfg.Total)) {
+		if r.mask[k] && r.cfg.Total[k] > 0 {
 			r.shareRes = append(r.shareRes, k)
 		}
 	}
-	r.mbase = make([]int, len(gs))
-	r.gdem = make([]float64, len(gs)*d)
+	for _, g := range r.gs {
+		r.pend[g.Job] += g.Count
+	}
+}
+
+// indexLocal lists the pending members with input on each machine (groups
+// without ByMachine; the others list their own) and sets up the skip
+// pointers over placed and dead members for this round.
+func (r *round) indexLocal() {
+	r.mbase = make([]int, len(r.gs))
 	nmem := 0
 	var refs []localRef
 	var refAt []int32 // the machine of each of refs
-	for gi, g := range gs {
-		r.gPromo[gi] = g.Promoted
-		r.pend[g.Job] += g.Count
-		copy(r.gdem[gi*d:(gi+1)*d], g.Demand)
+	for gi, g := range r.gs {
 		r.mbase[gi] = nmem
 		nmem += len(g.Members)
-		g.round++
 		if g.ByMachine != nil {
 			g.skip = nil
 			continue
 		}
 		if g.Members != nil {
-			// Skip pointers over placed and dead members for this round.
 			g.skip = make([]int32, len(g.Members)+1)
 			g.skip[len(g.Members)] = int32(len(g.Members))
 		}
@@ -443,22 +484,30 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		}
 	}
 	r.placedBits = make([]uint64, (nmem+63)/64)
-	// Counting sort of refs by machine (stable: each machine's list keeps
-	// the order above).
-	r.localAt = make([]int32, len(ms)+1)
+	r.sortLocal(refs, refAt)
+}
+
+// sortLocal is a counting sort of refs by machine into localAll (stable:
+// each machine's list keeps the order of refs).
+func (r *round) sortLocal(refs []localRef, refAt []int32) {
+	r.localAt = make([]int32, len(r.ms)+1)
 	for _, m := range refAt {
 		r.localAt[m+1]++
 	}
-	for m := range ms {
+	for m := range r.ms {
 		r.localAt[m+1] += r.localAt[m]
 	}
 	r.localAll = make([]localRef, len(refs))
-	next := append([]int32(nil), r.localAt[:len(ms)]...)
+	next := append([]int32(nil), r.localAt[:len(r.ms)]...)
 	for i, ref := range refs {
 		m := refAt[i]
 		r.localAll[next[m]] = ref
 		next[m]++
 	}
+}
+
+// initOrder lists the jobs with pending tasks by share, in both orders.
+func (r *round) initOrder() {
 	for j, p := range r.pend {
 		if p > 0 {
 			r.npend++
@@ -467,23 +516,22 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 		}
 	}
 	sort.Slice(r.order, func(a, b int) bool { return r.shareLess(r.order[a], r.order[b]) })
-	r.opos = make([]int, len(js))
-	for j := range r.opos {
-		r.opos[j] = -1
-	}
-	for i, j := range r.order {
-		r.opos[j] = i
-	}
+	r.opos = positions(r.order, len(r.js))
 	r.vo = append([]int(nil), r.order...)
 	sort.Slice(r.vo, func(a, b int) bool { return r.valueLess(r.vo[a], r.vo[b]) })
-	r.vpos = make([]int, len(js))
-	for j := range r.vpos {
-		r.vpos[j] = -1
+	r.vpos = positions(r.vo, len(r.js))
+}
+
+// positions maps each of n jobs to its position in list (-1: not there).
+func positions(list []int, n int) []int {
+	pos := make([]int, n)
+	for j := range pos {
+		pos[j] = -1
 	}
-	for i, j := range r.vo {
-		r.vpos[j] = i
+	for i, j := range list {
+		pos[j] = i
 	}
-	return r
+	return pos
 }
 
 // LocalDemand writes into out the demand of a task of g with the given

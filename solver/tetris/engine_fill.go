@@ -142,10 +142,22 @@ const scanMax = 24
 // fill places tasks on machine m until none fits (see above).
 func (r *round) fill(m int, out []Placement) []Placement {
 	r.fills++
+	r.startFill(m)
+	r.prepMachine(m)
+	r.addCandidates(m)
+	for r.fs.ntouched > 0 {
+		out = r.place(m, out)
+	}
+	r.endFill(m)
+	return out
+}
+
+// startFill resets the fill's scratch for machine m: its entries start
+// after the capacity class's cached demands (when m has a class).
+func (r *round) startFill(m int) {
 	fs := &r.fs
 	fs.ents, fs.live, fs.rest = fs.ents[:0], fs.live[:0], fs.rest[:0]
-	cls := r.capCls[m]
-	if cls >= 0 {
+	if cls := r.capCls[m]; cls >= 0 {
 		cc := r.classCache(cls)
 		fs.nd, fs.base, fs.shared = cc.nd, len(cc.nd), true
 	} else {
@@ -160,12 +172,39 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			fs.chk = append(fs.chk, k)
 		}
 	}
-	r.prepMachine(m)
-	// Pre-filter: a group fits m only if its base demand (placement only
-	// adds input bandwidth to it) fits m's free amount of the scarcest
-	// checked resource; byDemand lists groups by that demand, so the
-	// candidates are a prefix found by binary search.
-	alive := r.alive[:0]
+}
+
+// addCandidates evaluates every candidate of m at the fill's start (the
+// members with input on m, then each group through its representative) and
+// builds the heaps of those that fit.
+func (r *round) addCandidates(m int) {
+	alive, scarce, lim := r.prefilter(m)
+	for _, lr := range r.localAll[r.localAt[m]:r.localAt[m+1]] {
+		if r.placedBits[lr.bit>>6]&(1<<(lr.bit&63)) == 0 && (scarce < 0 || r.gdem[int(lr.gi)*r.d+scarce] <= lim) {
+			r.addLocal(int(lr.gi), int(lr.mi), m, lr.canon)
+		}
+	}
+	for _, gi := range alive {
+		if r.gc[gi].byMachine {
+			r.addByMachine(gi, m)
+		}
+	}
+	for _, gi := range alive {
+		r.addGroup(gi, m)
+	}
+	r.alive = alive[:0]
+	r.fs.hp.heapify()
+	r.fs.hn.heapify()
+}
+
+// prefilter returns the groups with pending tasks that may fit m: a group
+// fits m only if its base demand (placement only adds input bandwidth to
+// it) fits m's free amount of the scarcest checked resource; byDemand
+// lists groups by that demand, so the candidates are a prefix found by
+// binary search. It also returns that resource (-1: none checked) and the
+// limit on its demand.
+func (r *round) prefilter(m int) (alive []int, scarce int, lim float64) {
+	alive = r.alive[:0]
 	free := r.ms[m].Free
 	scarce, frac := -1, math.Inf(1)
 	for k := 0; k < r.d; k++ {
@@ -175,96 +214,106 @@ func (r *round) fill(m int, out []Placement) []Placement {
 			}
 		}
 	}
-	lim := math.Inf(1)
-	if scarce >= 0 {
-		byD := r.byDemand(scarce)
-		lim = fitLimit(free[scarce], r.ms[m].Cap[scarce])
-		n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
-		for _, gi := range byD[:n] {
-			if r.gc[gi].count > 0 {
-				alive = append(alive, gi)
-			}
-		}
-	} else {
+	if scarce < 0 {
 		for gi := range r.gs {
 			if r.gc[gi].count > 0 {
 				alive = append(alive, gi)
 			}
 		}
+		return alive, scarce, math.Inf(1)
 	}
-	for _, lr := range r.localAll[r.localAt[m]:r.localAt[m+1]] {
-		if r.placedBits[lr.bit>>6]&(1<<(lr.bit&63)) == 0 && (scarce < 0 || r.gdem[int(lr.gi)*r.d+scarce] <= lim) {
-			r.addLocal(int(lr.gi), int(lr.mi), m, lr.canon)
-		}
-	}
-	for _, gi := range alive {
-		if g := r.gs[gi]; r.gc[gi].byMachine {
-			for _, mi := range g.ByMachine[m] {
-				if mem := &g.Members[mi]; !mem.placed {
-					// The cached demand needs its one input on m (ByMachine lists
-					// members with input there; the check keeps that a guarantee).
-					r.addLocal(gi, int(mi), m, r.canonLocal(gi, mem) && mem.Inputs[0].Machine == m)
-				}
-			}
+	byD := r.byDemand(scarce)
+	lim = fitLimit(free[scarce], r.ms[m].Cap[scarce])
+	n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
+	for _, gi := range byD[:n] {
+		if r.gc[gi].count > 0 {
+			alive = append(alive, gi)
 		}
 	}
-	for _, gi := range alive {
-		r.addGroup(gi, m)
+	return alive, scarce, lim
+}
+
+// addByMachine evaluates the pending members of group gi that its
+// ByMachine lists with input on m.
+func (r *round) addByMachine(gi, m int) {
+	g := r.gs[gi]
+	for _, mi := range g.ByMachine[m] {
+		if mem := &g.Members[mi]; !mem.placed {
+			// The cached demand needs its one input on m (ByMachine lists
+			// members with input there; the check keeps that a guarantee).
+			r.addLocal(gi, int(mi), m, r.canonLocal(gi, mem) && mem.Inputs[0].Machine == m)
+		}
 	}
-	r.alive = alive[:0]
-	fs.hp.heapify()
-	fs.hn.heapify()
-	for fs.ntouched > 0 {
-		k := int(math.Ceil((1-r.cfg.Fairness)*float64(r.npend) - ceilTol))
-		if k < 1 {
-			k = 1
-		}
-		// Eligible: the first k jobs, in share order, that hold a
-		// candidate: those at or before position bound of order.
-		cut := k < fs.ntouched
-		fs.bound = len(r.order) - 1
-		if cut {
-			fs.bound = r.kth(k)
-		}
-		r.unpark(cut)
-		if !r.mono {
-			r.refreshAll()
-		}
-		t, ok := r.top(&fs.hp, cut)
-		if !ok {
-			t, ok = r.top(&fs.hn, cut)
-		}
-		if !ok {
-			// Some job holds a live candidate and k ≥ 1, so some eligible
-			// job does, and its entries are in a heap (parked ones were
-			// restored above).
-			panic("tetris: no eligible candidate although a job holds one")
-		}
-		e := &fs.ents[t.e]
-		pj := e.job
-		rank := r.rank(pj)
-		c := cand{g: e.gi, mi: e.mi, align: e.a, score: t.score(), remote: e.remote, promoted: e.promo, ok: true}
-		out = append(out, Placement{})
-		r.apply(c, m, r.sh[pj], rank, &out[len(out)-1])
-		var ru []Input
-		if c.remote {
-			ru = r.pru
-			r.remoteVer++
-			for _, n := range ru {
-				r.chg[n.Machine] = r.remoteVer
-			}
-		}
-		r.reorder(pj)
-		r.advance(int(t.e), m)
-		fs.step++
-		// Only the resources the placement used changed on m.
-		for k, x := range r.pdem {
-			if x != 0 {
-				r.prepResource(&r.ms[m], k)
-			}
-		}
-		r.recheck(m, ru, int(t.e))
+}
+
+// place makes one pick on m: the best candidate of the jobs within the
+// fairness cut, promoted stages first. It applies it, appends its
+// placement to out, and drops the entries that no longer fit.
+func (r *round) place(m int, out []Placement) []Placement {
+	fs := &r.fs
+	cut := r.cutAt()
+	r.unpark(cut)
+	if !r.mono {
+		r.refreshAll()
 	}
+	t, ok := r.top(&fs.hp, cut)
+	if !ok {
+		t, ok = r.top(&fs.hn, cut)
+	}
+	if !ok {
+		// Some job holds a live candidate and k ≥ 1, so some eligible
+		// job does, and its entries are in a heap (parked ones were
+		// restored above).
+		panic("tetris: no eligible candidate although a job holds one")
+	}
+	e := &fs.ents[t.e]
+	pj := e.job
+	rank := r.rank(pj)
+	c := cand{g: e.gi, mi: e.mi, align: e.a, score: t.score(), remote: e.remote, promoted: e.promo, ok: true}
+	out = append(out, Placement{})
+	r.apply(c, m, r.sh[pj], rank, &out[len(out)-1])
+	var ru []Input
+	if c.remote {
+		ru = r.pru
+		r.remoteVer++
+		for _, n := range ru {
+			r.chg[n.Machine] = r.remoteVer
+		}
+	}
+	r.reorder(pj)
+	r.advance(int(t.e), m)
+	fs.step++
+	// Only the resources the placement used changed on m.
+	for k, x := range r.pdem {
+		if x != 0 {
+			r.prepResource(&r.ms[m], k)
+		}
+	}
+	r.recheck(m, ru, int(t.e))
+	return out
+}
+
+// cutAt sets fs.bound, the position in order of the last job within the
+// fairness cut: the first k = ⌈(1−f)·|J|⌉ jobs, in share order, that hold
+// a candidate. It reports whether the cut excludes any job holding one.
+func (r *round) cutAt() bool {
+	fs := &r.fs
+	k := int(math.Ceil((1-r.cfg.Fairness)*float64(r.npend) - ceilTol))
+	if k < 1 {
+		k = 1
+	}
+	cut := k < fs.ntouched
+	fs.bound = len(r.order) - 1
+	if cut {
+		fs.bound = r.kth(k)
+	}
+	return cut
+}
+
+// endFill marks m changed when the fill placed something and clears the
+// fill's per-machine lists, keeping the larger demand array.
+func (r *round) endFill(m int) {
+	fs := &r.fs
 	if fs.step > 0 {
 		// m lost capacity: remote-read checks of members reading from m,
 		// kept across fills (gcache.repVer), are stale.
@@ -279,7 +328,7 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		fs.byIn[x] = fs.byIn[x][:0]
 	}
 	fs.inUsed = fs.inUsed[:0]
-	if cls < 0 {
+	if cls := r.capCls[m]; cls < 0 {
 		fs.own = fs.nd[:0]
 	} else if !fs.shared {
 		// Keep the larger array for the class's next fills, with the
@@ -289,7 +338,6 @@ func (r *round) fill(m int, out []Placement) []Placement {
 		cc.nd = fs.nd[:fs.base]
 	}
 	fs.nd = nil
-	return out
 }
 
 // kth is the position in order of the k-th job holding a candidate (k ≤

@@ -506,3 +506,21 @@ func (r *refRound) apply(c cand, m int, share float64, rank int) Placement {
 	return Placement{Group: int32(c.g), Member: int32(c.mi), Machine: int32(m), Alignment: c.align, Score: c.score,
 		Remote: c.remote, Promoted: c.promoted, Share: share, Rank: int32(rank)}
 }
+
+// better orders the reference's candidates: valid first, then by score,
+// group and member (the tie-break the engine's heaps implement).
+func (c cand) better(o cand) bool {
+	if !o.ok {
+		return c.ok
+	}
+	if !c.ok {
+		return false
+	}
+	if c.score != o.score {
+		return c.score > o.score
+	}
+	if c.g != o.g {
+		return c.g < o.g
+	}
+	return c.mi < o.mi
+}

@@ -117,9 +117,18 @@ type configLP struct {
 // newConfigLP groups nodes into classes and groups into kinds.
 func (m *model) newConfigLP() *configLP {
 	c := &configLP{seen: map[string]bool{}}
+	c.nodeClasses(m)
+	gc := newGroupConflicts(m)
+	c.groupKinds(m, gc)
+	c.kindConflicts(gc)
+	c.seedPool()
+	return c
+}
+
+// nodeClasses groups the nodes by capacity and allowed groups.
+func (c *configLP) nodeClasses(m *model) {
 	idx := map[string]int{}
 	var sb strings.Builder
-	classOf := make([]int, m.N)
 	for n := 0; n < m.N; n++ {
 		sb.Reset()
 		for _, x := range m.caps[n] {
@@ -141,45 +150,63 @@ func (m *model) newConfigLP() *configLP {
 			c.classes = append(c.classes, cfgClass{cap: m.caps[n]})
 		}
 		c.classes[i].nodes = append(c.classes[i].nodes, n)
-		classOf[n] = i
 	}
-	// Conflicts between groups (exlocation, Garbo): a group in any
-	// conflict is a kind of its own, so that configurations can respect
-	// them; groups in none aggregate by shape and allowed signature.
-	G := len(m.groups)
-	pair := map[[2]int]bool{}
+}
+
+// groupConflicts are the conflicts between groups (exlocation, Garbo),
+// between the groups themselves or their applications (G + app).
+type groupConflicts struct {
+	m    *model
+	pair map[[2]int]bool
+	// in lists the groups in some conflict, in order; has marks them.
+	in  []int
+	has []bool
+}
+
+func newGroupConflicts(m *model) *groupConflicts {
+	gc := &groupConflicts{m: m, pair: map[[2]int]bool{}, has: make([]bool, len(m.groups))}
 	for _, pc := range m.conflicts {
-		pair[[2]int{pc[0], pc[1]}] = true
-		pair[[2]int{pc[1], pc[0]}] = true
+		gc.pair[[2]int{pc[0], pc[1]}] = true
+		gc.pair[[2]int{pc[1], pc[0]}] = true
 	}
-	conflict := func(g, h int) bool {
-		for _, x := range [2]int{g, G + m.groups[g].app} {
-			for _, y := range [2]int{h, G + m.groups[h].app} {
-				if pair[[2]int{x, y}] {
-					return true
-				}
-			}
-		}
-		return false
+	if len(gc.pair) == 0 {
+		return gc
 	}
-	var inConflict []int
-	hasConf := make([]bool, G)
-	if len(pair) > 0 {
-		for g := range m.groups {
-			for h := range m.groups {
-				if conflict(g, h) {
-					hasConf[g] = true
-					inConflict = append(inConflict, g)
-					break
-				}
+	for g := range m.groups {
+		for h := range m.groups {
+			if gc.conflict(g, h) {
+				gc.has[g] = true
+				gc.in = append(gc.in, g)
+				break
 			}
 		}
 	}
+	return gc
+}
+
+// conflict reports whether groups g and h may not share a node.
+func (gc *groupConflicts) conflict(g, h int) bool {
+	G := len(gc.m.groups)
+	for _, x := range [2]int{g, G + gc.m.groups[g].app} {
+		for _, y := range [2]int{h, G + gc.m.groups[h].app} {
+			if gc.pair[[2]int{x, y}] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// groupKinds aggregates the groups into kinds: a group in any conflict is
+// a kind of its own, so that configurations can respect them; groups in
+// none aggregate by shape and allowed signature.
+func (c *configLP) groupKinds(m *model, gc *groupConflicts) {
+	var sb strings.Builder
 	kidx := map[string]int{}
 	c.kindOf = make([]int, len(m.groups))
 	for g, gr := range m.groups {
 		sb.Reset()
-		if hasConf[g] {
+		if gc.has[g] {
 			sb.WriteString("g" + strconv.Itoa(g) + ":")
 		}
 		sb.WriteString(strconv.Itoa(gr.shape))
@@ -203,20 +230,27 @@ func (m *model) newConfigLP() *configLP {
 		c.kinds[i].groups = append(c.kinds[i].groups, g)
 		c.kindOf[g] = i
 	}
-	for _, g := range inConflict {
+}
+
+// kindConflicts carries the groups' conflicts to their kinds.
+func (c *configLP) kindConflicts(gc *groupConflicts) {
+	for _, g := range gc.in {
 		s := c.kindOf[g]
-		for _, h := range inConflict {
-			if conflict(g, h) {
-				u := c.kindOf[h]
-				if u == s {
-					c.kinds[s].self = true
-				} else if !slices.Contains(c.kinds[s].conflict, u) {
-					c.kinds[s].conflict = append(c.kinds[s].conflict, u)
-				}
+		for _, h := range gc.in {
+			if !gc.conflict(g, h) {
+				continue
+			}
+			if u := c.kindOf[h]; u == s {
+				c.kinds[s].self = true
+			} else if !slices.Contains(c.kinds[s].conflict, u) {
+				c.kinds[s].conflict = append(c.kinds[s].conflict, u)
 			}
 		}
 	}
-	// Seed the pool with the single-kind configurations.
+}
+
+// seedPool seeds the pool with the single-kind configurations.
+func (c *configLP) seedPool() {
 	for k := range c.classes {
 		for s, kd := range c.kinds {
 			if !kd.allowed[k] {
@@ -229,7 +263,6 @@ func (m *model) newConfigLP() *configLP {
 			}
 		}
 	}
-	return c
 }
 
 // kindFit is how many containers of kind s fit in cap on their own.
@@ -380,35 +413,75 @@ func (c *configLP) solveOn(ctx context.Context, creq []float64, demand []float64
 // the node cap was hit (then a better one may exist, and without found
 // it is not proven that none beats floor).
 func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float64, floor float64) (best []int, found, exact bool) {
-	bestVal := floor
+	pr := newPricer(ctx, c, k, w, demand, floor)
+	pr.dfs(0, 0)
+	return pr.best, pr.found, pr.exact
+}
+
+// pricer is one pricing's depth-first branch and bound over the kinds
+// items, in branching order.
+type pricer struct {
+	ctx    context.Context
+	c      *configLP
+	w      []float64
+	demand []float64
+	cap    []float64
+	items  []int
+	// best is the best configuration so far, of value bestVal; cur the one
+	// being built, rem the capacity it leaves.
+	best, cur []int
+	bestVal   float64
+	rem       []float64
+	forbid    []int // chosen kinds each kind conflicts with
+	forbidden int   // Σ forbid
+	// suf[i][r] is the best value per unit of r in items[i:]; suf[i][R]
+	// the best density. scratch is bound's table when kinds are forbidden.
+	suf     [][]float64
+	scratch []float64
+	nodes   int
+	found   bool
+	exact   bool
+}
+
+func newPricer(ctx context.Context, c *configLP, k int, w, demand []float64, floor float64) *pricer {
 	cap := c.classes[k].cap
-	var items []int
+	pr := &pricer{ctx: ctx, c: c, w: w, demand: demand, cap: cap, bestVal: floor, exact: true,
+		best: make([]int, len(c.kinds)), cur: make([]int, len(c.kinds)), forbid: make([]int, len(c.kinds)),
+		rem: slices.Clone(cap), scratch: make([]float64, len(cap)+1)}
 	for s, kd := range c.kinds {
 		if kd.allowed[k] && w[s] > 0 && c.kindFit(s, cap) > 0 && (demand == nil || demand[s] >= 1) {
-			items = append(items, s)
+			pr.items = append(pr.items, s)
 		}
 	}
-	// Kinds in a conflict first (they branch into few choices and
-	// forbid others early), then the rest; each part by most value per
-	// unit of normalised size (ties by kind index).
-	density := func(s int) float64 {
-		d := 0.0
-		for r, x := range c.kinds[s].size {
-			if cap[r] > 0 {
-				d += x / cap[r]
-			}
+	pr.sortItems()
+	pr.suffixes()
+	return pr
+}
+
+// density is kind s's value per unit of normalised size.
+func (pr *pricer) density(s int) float64 {
+	d := 0.0
+	for r, x := range pr.c.kinds[s].size {
+		if pr.cap[r] > 0 {
+			d += x / pr.cap[r]
 		}
-		return w[s] / d
 	}
-	confl := func(s int) bool { return len(c.kinds[s].conflict) > 0 }
-	slices.SortStableFunc(items, func(a, b int) int {
+	return pr.w[s] / d
+}
+
+// sortItems puts kinds in a conflict first (they branch into few choices
+// and forbid others early), then the rest; each part by most value per
+// unit of normalised size (ties by kind index).
+func (pr *pricer) sortItems() {
+	confl := func(s int) bool { return len(pr.c.kinds[s].conflict) > 0 }
+	slices.SortStableFunc(pr.items, func(a, b int) int {
 		if ca, cb := confl(a), confl(b); ca != cb {
 			if ca {
 				return -1
 			}
 			return 1
 		}
-		da, db := density(a), density(b)
+		da, db := pr.density(a), pr.density(b)
 		switch {
 		case da > db:
 			return -1
@@ -417,131 +490,133 @@ func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float
 		}
 		return 0
 	})
-	best = make([]int, len(c.kinds))
-	cur := make([]int, len(c.kinds))
-	forbid := make([]int, len(c.kinds)) // chosen kinds each kind conflicts with
-	forbidden := 0                      // Σ forbid
-	rem := slices.Clone(cap)
-	nodes := 0
-	exact = true
-	// bound is an upper bound on the value items[i:] can add in rem (the
-	// forbidden ones excluded): the least of, per resource, rem_r times the
-	// best value per unit of r (an item with no demand in r leaves that
-	// resource unbounding), and the fractional relaxation of the sum of
-	// normalised sizes (free normalised room times the best density).
-	// Without forbidden kinds the maxima come from suffix tables.
-	R := len(cap)
-	suf := make([][]float64, len(items)+1) // best value per unit of r in items[i:]; [R]: best density
-	suf[len(items)] = make([]float64, R+1)
+}
+
+// suffixes builds the suffix tables suf of the bound.
+func (pr *pricer) suffixes() {
+	R, items := len(pr.cap), pr.items
+	pr.suf = make([][]float64, len(items)+1)
+	pr.suf[len(items)] = make([]float64, R+1)
 	for i := len(items) - 1; i >= 0; i-- {
-		suf[i] = slices.Clone(suf[i+1])
-		s := items[i]
-		for r, x := range c.kinds[s].size {
+		pr.suf[i] = slices.Clone(pr.suf[i+1])
+		pr.best1(pr.suf[i], items[i])
+	}
+}
+
+// best1 raises the table mx by kind s: its value per unit of each resource
+// (+Inf for a resource it does not use) and its density.
+func (pr *pricer) best1(mx []float64, s int) {
+	for r, x := range pr.c.kinds[s].size {
+		if x <= 0 {
+			mx[r] = math.Inf(1)
+		} else {
+			mx[r] = math.Max(mx[r], pr.w[s]/x)
+		}
+	}
+	R := len(pr.cap)
+	mx[R] = math.Max(mx[R], pr.density(s))
+}
+
+// bound is an upper bound on the value items[i:] can add in rem (the
+// forbidden ones excluded): the least of, per resource, rem_r times the
+// best value per unit of r (an item with no demand in r leaves that
+// resource unbounding), and the fractional relaxation of the sum of
+// normalised sizes (free normalised room times the best density). Without
+// forbidden kinds the maxima come from the suffix tables.
+func (pr *pricer) bound(i int) float64 {
+	mx := pr.suf[i]
+	if pr.forbidden > 0 {
+		clear(pr.scratch)
+		for _, s := range pr.items[i:] {
+			if pr.forbid[s] == 0 {
+				pr.best1(pr.scratch, s)
+			}
+		}
+		mx = pr.scratch
+	}
+	// Plain comparisons: this is the pricing's innermost loop, and every
+	// operand is finite and non-negative here.
+	norm := 0.0
+	for r, x := range pr.rem {
+		if x > 0 && pr.cap[r] > 0 {
+			norm += x / pr.cap[r]
+		}
+	}
+	ub := norm * mx[len(pr.cap)]
+	for r, x := range pr.rem {
+		if mx[r] <= math.MaxFloat64 {
 			if x <= 0 {
-				suf[i][r] = math.Inf(1)
-			} else {
-				suf[i][r] = math.Max(suf[i][r], w[s]/x)
+				return 0
 			}
-		}
-		suf[i][R] = math.Max(suf[i][R], density(s))
-	}
-	scratch := make([]float64, R+1)
-	bound := func(i int) float64 {
-		mx := suf[i]
-		if forbidden > 0 {
-			clear(scratch)
-			for _, s := range items[i:] {
-				if forbid[s] > 0 {
-					continue
-				}
-				for r, x := range c.kinds[s].size {
-					if x <= 0 {
-						scratch[r] = math.Inf(1)
-					} else {
-						scratch[r] = math.Max(scratch[r], w[s]/x)
-					}
-				}
-				scratch[R] = math.Max(scratch[R], density(s))
-			}
-			mx = scratch
-		}
-		// Plain comparisons: this is the pricing's innermost loop, and
-		// every operand is finite and non-negative here.
-		norm := 0.0
-		for r, x := range rem {
-			if x > 0 && cap[r] > 0 {
-				norm += x / cap[r]
-			}
-		}
-		ub := norm * mx[R]
-		for r, x := range rem {
-			if mx[r] <= math.MaxFloat64 {
-				if x <= 0 {
-					return 0
-				}
-				if v := x * mx[r]; v < ub {
-					ub = v
-				}
-			}
-		}
-		return ub
-	}
-	var dfs func(i int, val float64)
-	dfs = func(i int, val float64) {
-		if !exact {
-			return
-		}
-		nodes++
-		if nodes > cfgPriceNodes || (nodes%cfgCtxEvery == 0 && ctx.Err() != nil) {
-			exact = false
-			return
-		}
-		if val > bestVal {
-			bestVal = val
-			copy(best, cur)
-			found = true
-		}
-		if i == len(items) || val+bound(i) <= bestVal+1e-12 {
-			return
-		}
-		s := items[i]
-		size := c.kinds[s].size
-		n := c.kindFit(s, rem)
-		if demand != nil {
-			n = min(n, int(demand[s]+1e-9))
-		}
-		if forbid[s] > 0 {
-			n = 0
-		}
-		for a := n; a >= 0; a-- {
-			for r, x := range size {
-				rem[r] -= x * float64(a)
-			}
-			if a > 0 {
-				for _, u := range c.kinds[s].conflict {
-					forbid[u]++
-					forbidden++
-				}
-			}
-			cur[s] = a
-			dfs(i+1, val+w[s]*float64(a))
-			cur[s] = 0
-			if a > 0 {
-				for _, u := range c.kinds[s].conflict {
-					forbid[u]--
-					forbidden--
-				}
-			}
-			for r, x := range size {
-				rem[r] += x * float64(a)
-			}
-			if !exact {
-				return
+			if v := x * mx[r]; v < ub {
+				ub = v
 			}
 		}
 	}
-	dfs(0, 0)
-	return best, found, exact
+	return ub
+}
+
+// dfs branches on the count of items[i], largest first, with the
+// configuration so far worth val. It stops (exact false) at the node cap
+// or when ctx ends.
+func (pr *pricer) dfs(i int, val float64) {
+	if !pr.exact {
+		return
+	}
+	pr.nodes++
+	if pr.nodes > cfgPriceNodes || (pr.nodes%cfgCtxEvery == 0 && pr.ctx.Err() != nil) {
+		pr.exact = false
+		return
+	}
+	if val > pr.bestVal {
+		pr.bestVal = val
+		copy(pr.best, pr.cur)
+		pr.found = true
+	}
+	if i == len(pr.items) || val+pr.bound(i) <= pr.bestVal+1e-12 {
+		return
+	}
+	s := pr.items[i]
+	n := pr.c.kindFit(s, pr.rem)
+	if pr.demand != nil {
+		n = min(n, int(pr.demand[s]+1e-9))
+	}
+	if pr.forbid[s] > 0 {
+		n = 0
+	}
+	for a := n; a >= 0 && pr.exact; a-- {
+		pr.choose(s, a)
+		pr.dfs(i+1, val+pr.w[s]*float64(a))
+		pr.unchoose(s, a)
+	}
+}
+
+// choose takes a items of kind s: their room, and the kinds they forbid.
+func (pr *pricer) choose(s, a int) {
+	for r, x := range pr.c.kinds[s].size {
+		pr.rem[r] -= x * float64(a)
+	}
+	if a > 0 {
+		for _, u := range pr.c.kinds[s].conflict {
+			pr.forbid[u]++
+			pr.forbidden++
+		}
+	}
+	pr.cur[s] = a
+}
+
+// unchoose undoes choose.
+func (pr *pricer) unchoose(s, a int) {
+	pr.cur[s] = 0
+	if a > 0 {
+		for _, u := range pr.c.kinds[s].conflict {
+			pr.forbid[u]--
+			pr.forbidden--
+		}
+	}
+	for r, x := range pr.c.kinds[s].size {
+		pr.rem[r] += x * float64(a)
+	}
 }
 
 // kindDemand sums per-group counts into per-kind counts.

@@ -126,14 +126,9 @@ func runVariant(ctx context.Context, req *Request, opts solver.Options, v Varian
 
 // runModel runs the λ search of variant v on req's model m.
 func runModel(ctx context.Context, req *Request, m *model, opts solver.Options, v Variant) (*outcome, error) {
-	var err error
-	rules := vecpack.Rules()
-	if req.Score != "" && req.Score != ScoreAuto {
-		r, err := vecpack.RuleByName(req.Score)
-		if err != nil {
-			return nil, solver.Invalid("/score", "%v", err)
-		}
-		rules = []vecpack.Rule{r}
+	rules, err := rulesFor(req)
+	if err != nil {
+		return nil, err
 	}
 	exact := req.Method == MethodExact
 	if exact && m.N*len(m.groups) > exactMaxVars {
@@ -148,25 +143,65 @@ func runModel(ctx context.Context, req *Request, m *model, opts solver.Options, 
 		defer cancel()
 	}
 	out.ub, out.note = m.upperBound(sctx)
-	guide := m.lp
+	ls, err := newLambdaSearch(req, opts, v, rules, out)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ls.run(sctx, v)
+	if err := out.settle(ctx, res, err, ls.c); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rulesFor is the greedy rules the request asks for: every rule, or the
+// one it names.
+func rulesFor(req *Request) ([]vecpack.Rule, error) {
+	if req.Score == "" || req.Score == ScoreAuto {
+		return vecpack.Rules(), nil
+	}
+	r, err := vecpack.RuleByName(req.Score)
+	if err != nil {
+		return nil, solver.Invalid("/score", "%v", err)
+	}
+	return []vecpack.Rule{r}, nil
+}
+
+// lambdaSearch is the λ search's state: the required counts c, the
+// starting point (a valid current packing), the cap on λ and the oracles'
+// rules, random source and LP guide. The packings its oracles find are
+// kept in out.
+type lambdaSearch struct {
+	m           *model
+	out         *outcome
+	c           []int64
+	rules       []vecpack.Rule
+	rng         *rand.Rand
+	guide       *lpGuide
+	exact       bool
+	start       vecpack.Lambda
+	startCounts []int64
+	capUB       float64
+}
+
+func newLambdaSearch(req *Request, opts solver.Options, v Variant, rules []vecpack.Rule, out *outcome) (*lambdaSearch, error) {
+	m := out.m
+	ls := &lambdaSearch{m: m, out: out, c: m.required(), rules: rules, exact: out.exact, guide: m.lp,
+		rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0x78736c6374))}
 	if v.NoGuide {
-		guide = nil
+		ls.guide = nil
 	}
-	if guide != nil {
-		guide.seed = uint64(opts.Seed)
+	if ls.guide != nil {
+		ls.guide.seed = uint64(opts.Seed)
 	}
-	c := m.required()
 	total := int64(0)
-	for _, cg := range c {
+	for _, cg := range ls.c {
 		total += cg
 	}
-	capUB := math.Min(out.ub, float64(maxContainers)/float64(total))
-	if capUB < out.ub {
+	ls.capUB = math.Min(out.ub, float64(maxContainers)/float64(total))
+	if ls.capUB < out.ub {
 		out.note += fmt.Sprintf("; λ search capped at %d containers", maxContainers)
 	}
-	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x78736c6374))
-	var start vecpack.Lambda
-	var startCounts []int64
 	if req.Current != nil {
 		inc, err := m.newIncremental()
 		if err != nil {
@@ -174,80 +209,99 @@ func runModel(ctx context.Context, req *Request, m *model, opts solver.Options, 
 		}
 		out.inc = inc
 		if inc.valid {
-			start, startCounts = vecpack.Attained(inc.curGroup, c), inc.curGroup
+			ls.start, ls.startCounts = vecpack.Attained(inc.curGroup, ls.c), inc.curGroup
 		}
 	}
-	// keep records a packing when it attains more than the best so far;
-	// the λ search applies the same comparison, so the kept packing is
-	// always the one behind the search's best λ.
-	keep := func(sp *spec, p *vecpack.Packing, rule string) []int64 {
-		a := achieved(m, sp, p)
-		if att := vecpack.Attained(a, c); out.pack == nil || att.Float() > out.kept.Float() {
-			out.sp, out.pack, out.rule, out.kept = sp, p, rule, att
-		}
-		return a
+	return ls, nil
+}
+
+// run searches λ. Without a current packing and in heuristic mode it runs
+// two phases: the greedy alone (every rule, LP-guided and plain) is cheap,
+// so phase 1 brackets and bisects with it first; phase 2 bisects above its
+// answer with the local search as well. Progress: phase 1 fills the first
+// half of the fraction, phase 2 the second.
+func (ls *lambdaSearch) run(ctx context.Context, v Variant) (vecpack.SearchResult, error) {
+	ub := ls.out.ub
+	if ls.out.inc != nil || ls.exact {
+		return vecpack.MaxLambdaReporting(ctx, vecpack.Span{Phase: "λ search", From: 0, To: 1, Bound: ub, Exact: ls.exact},
+			ls.c, ls.start, ls.startCounts, ls.capUB, ls.oracle)
 	}
-	oracle := func(ctx context.Context, n []int64) (bool, []int64, error) {
-		if out.inc != nil {
-			return out.inc.try(ctx, n, rules, rng, exact, out)
-		}
-		sp := m.buildSpec(n, nil)
-		if exact {
-			p, ok, err := exactPack(ctx, sp)
-			if ok {
-				keep(sp, p, "")
-			}
-			return ok, nil, err
-		}
-		p, rule, ok, err := heuristicPack(ctx, sp, c, rules, rng, guide)
-		if p == nil {
-			return false, nil, err
-		}
-		a := keep(sp, p, rule)
+	res, err := vecpack.MaxLambdaReporting(ctx, vecpack.Span{Phase: "λ search (greedy)", From: 0, To: 0.5, Bound: ub},
+		ls.c, ls.start, ls.startCounts, ls.capUB, ls.greedyOnly)
+	calls := res.Calls
+	if err == nil && !v.NoLocalSearch && res.Best.Float() < res.Cap.Float() {
+		ls.start, ls.startCounts = res.Best, res.Counts
+		res, err = vecpack.MaxLambdaReporting(ctx, vecpack.Span{Phase: "λ search (local search)", From: 0.5, To: 1, Bound: ub},
+			ls.c, ls.start, ls.startCounts, ls.capUB, ls.oracle)
+	}
+	res.Calls += calls
+	return res, err
+}
+
+// keep records a packing when it attains more than the best so far; the λ
+// search applies the same comparison, so the kept packing is always the
+// one behind the search's best λ. It returns the counts p achieves.
+func (ls *lambdaSearch) keep(sp *spec, p *vecpack.Packing, rule string) []int64 {
+	out := ls.out
+	a := achieved(ls.m, sp, p)
+	if att := vecpack.Attained(a, ls.c); out.pack == nil || att.Float() > out.kept.Float() {
+		out.sp, out.pack, out.rule, out.kept = sp, p, rule, att
+	}
+	return a
+}
+
+// oracle packs counts n: incrementally from the current packing, exactly
+// by the MIP, or by the greedy rules and the local search.
+func (ls *lambdaSearch) oracle(ctx context.Context, n []int64) (bool, []int64, error) {
+	if ls.out.inc != nil {
+		return ls.out.inc.try(ctx, n, ls.rules, ls.rng, ls.exact, ls.out)
+	}
+	sp := ls.m.buildSpec(n, nil)
+	if ls.exact {
+		p, ok, err := exactPack(ctx, sp)
 		if ok {
-			return true, nil, nil
+			ls.keep(sp, p, "")
 		}
-		return false, a, err
+		return ok, nil, err
 	}
-	var res vecpack.SearchResult
-	if out.inc == nil && !exact {
-		// Phase 1: the greedy alone (every rule, LP-guided and plain) is
-		// cheap, so bracket and bisect with it first; phase 2 bisects
-		// above its answer with the local search as well.
-		// Phase 1 runs the first rule only (guided, the rules land within
-		// about 0.5% of each other; table 3 of benchmarks/xselect), so
-		// each call costs one greedy; phase 2 tries every rule.
-		greedyOnly := func(ctx context.Context, n []int64) (bool, []int64, error) {
-			sp := m.buildSpec(n, nil)
-			rs := rules
-			if guide != nil {
-				rs = rules[:1]
-			}
-			p, rule, ok, err := greedyPack(ctx, sp, c, rs, guide, true)
-			if p == nil {
-				return false, nil, err
-			}
-			a := keep(sp, p, rule)
-			if ok && err == nil {
-				return true, nil, nil
-			}
-			return false, a, err
-		}
-		// Progress: phase 1 fills the first half of the fraction, phase 2
-		// the second.
-		res, err = vecpack.MaxLambdaReporting(sctx, vecpack.Span{Phase: "λ search (greedy)", From: 0, To: 0.5, Bound: out.ub},
-			c, start, startCounts, capUB, greedyOnly)
-		calls := res.Calls
-		if err == nil && !v.NoLocalSearch && res.Best.Float() < res.Cap.Float() {
-			start, startCounts = res.Best, res.Counts
-			res, err = vecpack.MaxLambdaReporting(sctx, vecpack.Span{Phase: "λ search (local search)", From: 0.5, To: 1, Bound: out.ub},
-				c, start, startCounts, capUB, oracle)
-		}
-		res.Calls += calls
-	} else {
-		res, err = vecpack.MaxLambdaReporting(sctx, vecpack.Span{Phase: "λ search", From: 0, To: 1, Bound: out.ub, Exact: exact},
-			c, start, startCounts, capUB, oracle)
+	p, rule, ok, err := heuristicPack(ctx, sp, ls.c, ls.rules, ls.rng, ls.guide)
+	if p == nil {
+		return false, nil, err
 	}
+	a := ls.keep(sp, p, rule)
+	if ok {
+		return true, nil, nil
+	}
+	return false, a, err
+}
+
+// greedyOnly is phase 1's oracle. It runs the first rule only when guided
+// (guided, the rules land within about 0.5% of each other; table 3 of
+// benchmarks/xselect), so each call costs one greedy; phase 2 tries every
+// rule.
+func (ls *lambdaSearch) greedyOnly(ctx context.Context, n []int64) (bool, []int64, error) {
+	sp := ls.m.buildSpec(n, nil)
+	rs := ls.rules
+	if ls.guide != nil {
+		rs = ls.rules[:1]
+	}
+	p, rule, ok, err := greedyPack(ctx, sp, ls.c, rs, ls.guide, true)
+	if p == nil {
+		return false, nil, err
+	}
+	a := ls.keep(sp, p, rule)
+	if ok && err == nil {
+		return true, nil, nil
+	}
+	return false, a, err
+}
+
+// settle records the search's result res (and its error err) in the
+// outcome: the best λ, a timeout, the notes, and the final progress report
+// of the best λ against the bound, which an exact complete search has
+// closed. It returns err when the search failed for another reason than
+// the budget.
+func (out *outcome) settle(ctx context.Context, res vecpack.SearchResult, err error, c []int64) error {
 	out.search = res
 	out.lambda = res.Best
 	if out.inc == nil && out.pack != nil && out.kept.Float() > out.lambda.Float() {
@@ -256,14 +310,14 @@ func runModel(ctx context.Context, req *Request, m *model, opts solver.Options, 
 	}
 	if err != nil {
 		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && !errors.Is(err, errUndecided) {
-			return nil, fmt.Errorf("xselect: λ search: %w", err)
+			return fmt.Errorf("xselect: λ search: %w", err)
 		}
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		out.timeout = true
 	}
-	if exact && res.Complete {
+	if out.exact && res.Complete {
 		// An exact oracle over every breakpoint proves optimality.
 		out.ub = math.Min(out.ub, res.Best.Float())
 		out.note += "; exact search complete"
@@ -271,12 +325,10 @@ func runModel(ctx context.Context, req *Request, m *model, opts solver.Options, 
 	if out.inc != nil && out.pack == nil && out.inc.valid {
 		out.note += "; current packing kept"
 	}
-	// The search is over (done, or out of budget): the best λ against the
-	// bound, which an exact complete search has closed.
 	lam := out.lambda.Float()
 	progress.Report(ctx, progress.Progress{Phase: "λ search done", Fraction: progress.F(1),
 		Objective: progress.F(lam), Bound: progress.F(math.Max(vecpack.BreakpointAtMost(out.ub, c).Float(), lam))})
-	return out, nil
+	return nil
 }
 
 // heuristicPack runs every rule's greedy, then the local search from the

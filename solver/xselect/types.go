@@ -41,12 +41,7 @@ func (m *model) buildSpec(n []int64, nodes []int) *spec {
 	for b, nd := range nodes {
 		caps[b] = m.caps[nd]
 	}
-	in := &vecpack.Instance{Caps: caps, Scale: m.scoreScale, Conflicts: m.conflicts}
-	sp.in = in
-	type bundle struct {
-		members []int
-		count   int
-	}
+	sp.in = &vecpack.Instance{Caps: caps, Scale: m.scoreScale, Conflicts: m.conflicts}
 	var bundles []bundle
 	if len(m.coloc) == 0 {
 		for g, k := range n {
@@ -55,95 +50,122 @@ func (m *model) buildSpec(n []int64, nodes []int) *spec {
 			}
 		}
 	} else {
-		bundles = nil
-		off := make([]int64, len(n)+1)
-		for g, k := range n {
-			off[g+1] = off[g] + k
-		}
-		parent := make([]int32, off[len(n)])
-		for i := range parent {
-			parent[i] = int32(i)
-		}
-		var find func(int32) int32
-		find = func(x int32) int32 {
-			for parent[x] != x {
-				parent[x] = parent[parent[x]]
-				x = parent[x]
-			}
-			return x
-		}
-		side := func(gs []int) []int32 {
-			var out []int32
-			for _, g := range gs {
-				for k := off[g]; k < off[g+1]; k++ {
-					out = append(out, int32(k))
-				}
-			}
-			return out
-		}
-		for _, p := range m.coloc {
-			xs, ys := side(p[0]), side(p[1])
-			for k := 0; k < len(xs) && k < len(ys); k++ {
-				a, b := find(xs[k]), find(ys[k])
-				if a != b {
-					parent[max(a, b)] = min(a, b)
-				}
-			}
-		}
-		byRoot := map[int32][]int{}
-		var roots []int32
-		for g := range n {
-			for k := off[g]; k < off[g+1]; k++ {
-				r := find(int32(k))
-				if _, ok := byRoot[r]; !ok {
-					roots = append(roots, r)
-				}
-				byRoot[r] = append(byRoot[r], g)
-			}
-		}
-		slices.Sort(roots)
-		idx := map[string]int{}
-		var sb strings.Builder
-		for _, r := range roots {
-			ms := byRoot[r]
-			slices.Sort(ms)
-			sb.Reset()
-			for _, g := range ms {
-				sb.WriteString(strconv.Itoa(g))
-				sb.WriteByte(',')
-			}
-			key := sb.String()
-			i, ok := idx[key]
-			if !ok {
-				i = len(bundles)
-				idx[key] = i
-				bundles = append(bundles, bundle{members: ms})
-			}
-			bundles[i].count++
-		}
+		bundles = m.colocBundles(n)
 	}
-	G := len(m.groups)
 	for _, bd := range bundles {
-		t := len(in.Types)
-		it := vecpack.ItemType{Count: bd.count, Size: make([]float64, m.R)}
-		for _, g := range bd.members {
-			for r, x := range m.req.Shapes[m.groups[g].shape].Size {
-				it.Size[r] += x
-			}
-			for _, c := range []int{g, G + m.groups[g].app} {
-				if !slices.Contains(it.Classes, c) {
-					it.Classes = append(it.Classes, c)
-				}
-			}
-		}
-		if len(bd.members) == 1 {
-			sp.single[bd.members[0]] = t
-		}
-		it.Allowed = m.bundleAllowed(bd.members, nodes)
-		in.Types = append(in.Types, it)
-		sp.members = append(sp.members, bd.members)
+		m.addBundle(sp, bd, nodes)
 	}
 	return sp
+}
+
+// bundle is count identical bundles of one container of each member group.
+type bundle struct {
+	members []int
+	count   int
+}
+
+// colocBundles bundles the containers of counts n by the colocate pairs:
+// the k-th container of one side (in group order) with the k-th of the
+// other, transitively (union-find over the containers, the smaller root
+// kept). Equal member lists are one bundle, in order of their roots.
+func (m *model) colocBundles(n []int64) []bundle {
+	off := make([]int64, len(n)+1)
+	for g, k := range n {
+		off[g+1] = off[g] + k
+	}
+	parent := make([]int32, off[len(n)])
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	side := func(gs []int) []int32 {
+		var out []int32
+		for _, g := range gs {
+			for k := off[g]; k < off[g+1]; k++ {
+				out = append(out, int32(k))
+			}
+		}
+		return out
+	}
+	for _, p := range m.coloc {
+		xs, ys := side(p[0]), side(p[1])
+		for k := 0; k < len(xs) && k < len(ys); k++ {
+			a, b := find(xs[k]), find(ys[k])
+			if a != b {
+				parent[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	byRoot := map[int32][]int{}
+	var roots []int32
+	for g := range n {
+		for k := off[g]; k < off[g+1]; k++ {
+			r := find(int32(k))
+			if _, ok := byRoot[r]; !ok {
+				roots = append(roots, r)
+			}
+			byRoot[r] = append(byRoot[r], g)
+		}
+	}
+	slices.Sort(roots)
+	return mergeBundles(roots, byRoot)
+}
+
+// mergeBundles makes one bundle per distinct (sorted) member list of the
+// roots, counting its roots.
+func mergeBundles(roots []int32, byRoot map[int32][]int) []bundle {
+	var bundles []bundle
+	idx := map[string]int{}
+	var sb strings.Builder
+	for _, r := range roots {
+		ms := byRoot[r]
+		slices.Sort(ms)
+		sb.Reset()
+		for _, g := range ms {
+			sb.WriteString(strconv.Itoa(g))
+			sb.WriteByte(',')
+		}
+		key := sb.String()
+		i, ok := idx[key]
+		if !ok {
+			i = len(bundles)
+			idx[key] = i
+			bundles = append(bundles, bundle{members: ms})
+		}
+		bundles[i].count++
+	}
+	return bundles
+}
+
+// addBundle adds bundle bd to sp as an item type: the members' sizes
+// summed, their groups' and applications' conflict classes, and the nodes
+// allowed to every member.
+func (m *model) addBundle(sp *spec, bd bundle, nodes []int) {
+	G := len(m.groups)
+	t := len(sp.in.Types)
+	it := vecpack.ItemType{Count: bd.count, Size: make([]float64, m.R)}
+	for _, g := range bd.members {
+		for r, x := range m.req.Shapes[m.groups[g].shape].Size {
+			it.Size[r] += x
+		}
+		for _, c := range []int{g, G + m.groups[g].app} {
+			if !slices.Contains(it.Classes, c) {
+				it.Classes = append(it.Classes, c)
+			}
+		}
+	}
+	if len(bd.members) == 1 {
+		sp.single[bd.members[0]] = t
+	}
+	it.Allowed = m.bundleAllowed(bd.members, nodes)
+	sp.in.Types = append(sp.in.Types, it)
+	sp.members = append(sp.members, bd.members)
 }
 
 // bundleAllowed is the allowed mask over the given nodes of a bundle: the

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/xflex/xflex/solver/tetris"
+	"github.com/xflex/xflex/solver/tetris/workload"
 )
 
 // Generate builds a heartbeat snapshot of the paper's deployment (§5.1):
@@ -16,7 +16,7 @@ import (
 // tasks whose input block lives on a machine, default 1). Map tasks read
 // their block through an input (local disk read or remote network read).
 func Generate(seed int64, params map[string]string) (any, error) {
-	p := tetris.NewParams(params)
+	p := workload.NewParams(params)
 	nm, nt, nj := p.Num("machines", 20), p.Num("tasks", 200), p.Num("jobs", 10)
 	busy, loc := p.Num("busy", 0.5), p.Num("locality", 1)
 	if err := p.Err(); err != nil {
@@ -35,16 +35,16 @@ const BusySpread = 0.1
 // GenerateRequest is Generate with parsed parameters.
 func GenerateRequest(rng *rand.Rand, machines, tasks, jobs int, busy, locality float64) *Request {
 	req := &Request{}
-	capa := tetris.DeployMachine()
+	capa := workload.DeployMachine()
 	for i := 0; i < machines; i++ {
 		free := map[string]float64{}
-		for _, r := range tetris.DeployResources {
+		for _, r := range workload.DeployResources {
 			u := math.Min(1, math.Max(0, busy+BusySpread*(2*rng.Float64()-1)))
 			free[r] = math.Round(capa[r]*(1-u)*100) / 100
 		}
 		req.Machines = append(req.Machines, MachineReq{Name: fmt.Sprintf("m%03d", i), Capacity: capa, Free: free})
 	}
-	specs := tetris.Workload(rng, jobs, 3600, 1)
+	specs := workload.Jobs(rng, jobs, 3600, 1)
 	// Spread the pending tasks over the jobs, taking each job's stages in
 	// order (the pending set of a running job: its map tasks, or its
 	// reduce tasks once maps are done).

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/xflex/xflex/solver/tetris"
+	"github.com/xflex/xflex/solver/tetris/workload"
 )
 
 // Generate builds a trace like the paper's deployment workload (§5.1):
@@ -15,7 +15,7 @@ import (
 // machine drawn from the seed instead of local disk; default 0) and
 // "policy" (default tetris).
 func Generate(seed int64, params map[string]string) (any, error) {
-	p := tetris.NewParams(params)
+	p := workload.NewParams(params)
 	nj, nm, size := p.Num("jobs", 10), p.Num("machines", 10), p.Num("size", 0.05)
 	hz, loc := p.Num("horizon", 3600), p.Num("locality", 0)
 	if err := p.Err(); err != nil {
@@ -56,9 +56,9 @@ func WithInputs(req *Request) {
 func GenerateRequest(rng *rand.Rand, jobs, machines int, size, horizon float64, policy string) *Request {
 	req := &Request{Policy: policy}
 	for i := 0; i < machines; i++ {
-		req.Machines = append(req.Machines, MachineReq{Name: fmt.Sprintf("m%03d", i), Capacity: tetris.DeployMachine()})
+		req.Machines = append(req.Machines, MachineReq{Name: fmt.Sprintf("m%03d", i), Capacity: workload.DeployMachine()})
 	}
-	for _, js := range tetris.Workload(rng, jobs, horizon, size) {
+	for _, js := range workload.Jobs(rng, jobs, horizon, size) {
 		jr := JobReq{ID: js.ID, Arrival: js.Arrival}
 		for _, st := range js.Stages {
 			jr.Stages = append(jr.Stages, StageReq{Name: st.Name, Tasks: st.Tasks, Demand: st.Demand, Duration: st.Duration, After: st.After})

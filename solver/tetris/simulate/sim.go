@@ -107,6 +107,24 @@ func Simulate(ctx context.Context, in *Instance, pol string) (*outcome, error) {
 }
 
 func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)) (*outcome, error) {
+	s := newSim(in, pol, hook)
+	if !s.run(ctx) {
+		s.out.end = s.now
+		return &s.out, nil
+	}
+	s.out.complete = true
+	s.out.end = s.now
+	if stuck := s.stuck(); len(stuck) > 0 {
+		// No event is left yet tasks wait: the policy can never run them
+		// (slot rounding or a slot larger than a machine's memory).
+		return nil, solver.Infeasible(fmt.Sprintf("under policy %s some tasks fit no machine", pol), stuck...)
+	}
+	return &s.out, nil
+}
+
+// newSim sets up the simulation of the trace in under policy pol: the
+// machines, the jobs and the outcome to fill.
+func newSim(in *Instance, pol string, hook func(*sim)) *sim {
 	d := len(in.Resources)
 	s := &sim{in: in, pol: pol, d: d, afterSchedule: hook}
 	nm := len(in.Cap)
@@ -132,7 +150,14 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 		s.compress[k] = k != in.Mem
 	}
 	s.eff, s.dem, s.overNow = make([]float64, d), make([]float64, d), make([]float64, d)
-	s.out.over = make([]float64, d)
+	s.initJobs()
+	s.initOutcome()
+	return s
+}
+
+// initJobs sets every job's state and its tetris.Job.
+func (s *sim) initJobs() {
+	in, d := s.in, s.d
 	s.js = make([]jobState, len(in.Jobs))
 	s.tj = make([]tetris.Job, len(in.Jobs))
 	for j, jb := range in.Jobs {
@@ -147,6 +172,13 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 		}
 		s.tj[j] = tetris.Job{Alloc: make([]float64, d), Weight: jb.weight}
 	}
+}
+
+// initOutcome sets the outcome's finish times to NaN (not finished) and
+// its utilization bins.
+func (s *sim) initOutcome() {
+	in := s.in
+	s.out.over = make([]float64, s.d)
 	s.out.finish = make([]float64, len(in.Jobs))
 	s.out.stageEnd = make([][]float64, len(in.Jobs))
 	for j := range s.out.finish {
@@ -156,9 +188,17 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 			s.out.stageEnd[j][k] = math.NaN()
 		}
 	}
-	s.bins = newBinner(in.Bins, in.lowerBound(), d)
+	s.bins = newBinner(in.Bins, in.lowerBound(), s.d)
 	s.out.bins = s.bins
+}
 
+// run plays the events (arrivals, completions, each followed by a
+// scheduling round) until none is left. It reports false when ctx ended
+// first or cut a round short (a round cut short is not the policy's
+// schedule: the simulation stops with what ran so far, and tasks it left
+// unplaced would look unplaceable to stuck).
+func (s *sim) run(ctx context.Context) bool {
+	in := s.in
 	arr := make([]int, len(in.Jobs))
 	for i := range arr {
 		arr[i] = i
@@ -169,8 +209,7 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 		// Every event: one event's scheduling can take milliseconds on a
 		// large cluster, and ctx.Err costs nanoseconds.
 		if ctx.Err() != nil {
-			s.out.end = s.now
-			return &s.out, nil
+			return false
 		}
 		next := math.Inf(1)
 		if ai < len(arr) {
@@ -181,7 +220,7 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 			next = s.h[0].t
 		}
 		if math.IsInf(next, 1) {
-			break
+			return true
 		}
 		if next > s.now {
 			s.advance(next)
@@ -191,28 +230,33 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 			s.arrive(arr[ai])
 			ai++
 		}
-		for {
-			s.dropStale()
-			if len(s.h) == 0 || s.h[0].t > s.now+tol {
-				break
-			}
-			e := heap.Pop(&s.h).(ev)
-			s.complete(e.id)
-		}
+		s.completeDue(tol)
 		if !s.schedule(ctx) {
-			// A round cut short is not the policy's schedule: stop here
-			// with what ran so far (tasks it left unplaced would look
-			// unplaceable to the check below).
-			s.out.end = s.now
-			return &s.out, nil
+			return false
 		}
 		if s.afterSchedule != nil {
 			s.afterSchedule(s)
 		}
 		s.flushRates()
 	}
-	s.out.complete = true
-	s.out.end = s.now
+}
+
+// completeDue completes the tasks whose end is due (within tol of now).
+func (s *sim) completeDue(tol float64) {
+	for {
+		s.dropStale()
+		if len(s.h) == 0 || s.h[0].t > s.now+tol {
+			return
+		}
+		e := heap.Pop(&s.h).(ev)
+		s.complete(e.id)
+	}
+}
+
+// stuck marks the outcome incomplete when a job is not done and returns
+// the runnable stages whose tasks the policy never placed.
+func (s *sim) stuck() []solver.Violation {
+	in, pol := s.in, s.pol
 	var stuck []solver.Violation
 	for j := range s.js {
 		if s.js[j].done {
@@ -230,12 +274,7 @@ func simulateWith(ctx context.Context, in *Instance, pol string, hook func(*sim)
 			}
 		}
 	}
-	if len(stuck) > 0 {
-		// No event is left yet tasks wait: the policy can never run them
-		// (slot rounding or a slot larger than a machine's memory).
-		return nil, solver.Infeasible(fmt.Sprintf("under policy %s some tasks fit no machine", pol), stuck...)
-	}
-	return &s.out, nil
+	return stuck
 }
 
 // advance integrates utilization up to t and moves the clock.

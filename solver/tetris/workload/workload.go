@@ -1,4 +1,8 @@
-package tetris
+// Package workload generates the Tetris problems' instances: the synthetic
+// workload of the paper's deployment and the generators' parameters. It is
+// kept apart from the scheduling core (package tetris), which never reads
+// it: only the generators of solver/tetris/assign and simulate do.
+package workload
 
 import (
 	"fmt"
@@ -62,10 +66,10 @@ var jobClasses = []jobClass{
 // BlockMB is the input each map task reads (an HDFS block).
 const BlockMB = 512
 
-// Workload draws n jobs with arrivals uniform in [0, horizon]. size scales
+// Jobs draws n jobs with arrivals uniform in [0, horizon]. size scales
 // every job's task counts (1 = the paper's sizes: a couple of thousand,
 // a thousand, hundreds).
-func Workload(rng *rand.Rand, n int, horizon, size float64) []JobSpec {
+func Jobs(rng *rand.Rand, n int, horizon, size float64) []JobSpec {
 	jobs := make([]JobSpec, n)
 	for i := range jobs {
 		c := jobClasses[rng.IntN(len(jobClasses))]
