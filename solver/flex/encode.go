@@ -130,11 +130,17 @@ func (j *JobOut) write(w *jsonenc.Writer) {
 
 func (b *Baseline) write(w *jsonenc.Writer) {
 	w.Open('{')
-	w.Key("objective")
-	w.Float(b.Objective)
+	if b.Objective != nil {
+		w.Key("objective")
+		w.Float(*b.Objective)
+	}
 	if b.Ratio != nil {
 		w.Key("ratio")
 		w.Float(*b.Ratio)
+	}
+	if b.Skipped {
+		w.Key("skipped")
+		w.Bool(true)
 	}
 	w.Close('}')
 }
