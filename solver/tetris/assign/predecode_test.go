@@ -27,8 +27,18 @@ func checkPredecode(t *testing.T, body string) {
 	if err != nil {
 		t.Fatalf("%q: Decode failed (%v) where solver.Decode succeeds", body, err)
 	}
-	if got := v.(*Request); !reflect.DeepEqual(*got, want) {
-		t.Fatalf("%q:\ngot  %#v\nwant %#v", body, *got, want)
+	got, ok := v.(*Request)
+	if pb, built := v.(*prebuilt); built {
+		got, ok = pb.req, true
+		in, err := Build(&want)
+		if err != nil || !reflect.DeepEqual(pb.in, in) {
+			t.Fatalf("%q: decode built an instance that Build does not (%v)", body, err)
+		}
+	} else if _, err := Build(&want); ok && err == nil {
+		t.Fatalf("%q: decode did not build an instance that builds", body)
+	}
+	if !ok || !reflect.DeepEqual(*got, want) {
+		t.Fatalf("%q:\ngot  %#v\nwant %#v", body, got, want)
 	}
 }
 
@@ -78,12 +88,22 @@ func TestSolveUsesDecoded(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("the pre-decoded request gave another result")
 	}
-	// A decoded value is used as given: an empty request places nothing.
-	c, _, err := Solve(context.Background(), raw, solver.Options{Decoded: &Request{}})
+	// A decoded value is used as given: an empty request places nothing,
+	// and so does the instance of an empty request.
+	empty, err := Build(&Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(c.(*Result).Assignments); n != 0 {
-		t.Fatalf("Solve decoded the body although Options.Decoded was set (%d placements)", n)
+	for _, d := range []any{&Request{}, &prebuilt{req: &Request{}, in: empty}} {
+		c, _, err := Solve(context.Background(), raw, solver.Options{Decoded: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(c.(*Result).Assignments); n != 0 {
+			t.Fatalf("Solve decoded the body although Options.Decoded was %T (%d placements)", d, n)
+		}
+	}
+	if _, ok := v.(*prebuilt); !ok {
+		t.Fatalf("decode gave %T for a request that builds, want the built instance", v)
 	}
 }
