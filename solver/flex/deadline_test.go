@@ -165,3 +165,34 @@ func TestDeadlineNearlyGone(t *testing.T) {
 		}
 	}
 }
+
+// Problem.Decode builds the instance alongside validation, and Solve uses
+// that instance (here one with a single job, whatever raw says); a
+// request that does not build comes back alone.
+func TestDecodeBuilds(t *testing.T) {
+	one := []byte(`{"slots":4,"metric":"weighted_response_time","jobs":[{"id":"a","work":4,"min":1,"max":4}]}`)
+	v, err := Problem().Decode(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, ok := v.(*prebuilt)
+	if !ok || pb.in == nil || pb.in.N() != 1 {
+		t.Fatalf("Decode gave %#v, want a built instance", v)
+	}
+	two := []byte(`{"slots":4,"metric":"weighted_response_time","jobs":[{"id":"a","work":4,"min":1,"max":4},{"id":"b","work":4,"min":1,"max":4}]}`)
+	res, _, err := Solve(context.Background(), two, solver.Options{Decoded: v})
+	if err != nil || len(res.(*Result).Jobs) != 1 {
+		t.Fatalf("Solve ignored the built instance: %v, %v", res, err)
+	}
+	bad := []byte(`{"slots":4,"metric":"no_such_metric","jobs":[{"id":"a","work":4,"min":1,"max":4}]}`)
+	w, err := Problem().Decode(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.(*Request); !ok {
+		t.Fatalf("Decode gave %T for a request that does not build, want the request", w)
+	}
+	if _, _, err := Solve(context.Background(), bad, solver.Options{Decoded: w}); err == nil {
+		t.Fatal("Solve accepted an unknown metric")
+	}
+}
