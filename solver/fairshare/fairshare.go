@@ -539,13 +539,13 @@ func (in *instance) unsolved(p params, meta *solver.Meta) *Result {
 	return res
 }
 
-// quickPerFramework is what quickShare's answer costs per framework,
-// rounded up from 0.9 µs measured at 100,000 frameworks (46 ms to build the
-// allocation's result and 42 ms more to encode it than the empty answer's:
-// 10.9 MB against 5.3): unsolved gives it only when that much of the
-// budget is left, and the empty allocation otherwise (a 50 ms budget is
-// gone by then; 200 ms is not).
-const quickPerFramework = 1500 * time.Nanosecond
+// quickPerFramework is what quickShare's answer costs per framework more
+// than the empty one, rounded up from 0.9 µs of CPU measured at 100,000
+// frameworks (46 ms to build the allocation's result and 42 ms to encode
+// the larger answer: 10.9 MB against 5.3): unsolved gives it only when
+// that much of the budget is left, and the empty allocation otherwise (at
+// 100,000 frameworks a 50 ms budget is too short, 200 ms is not).
+const quickPerFramework = time.Microsecond
 
 // quickScan is how many servers quickShare tries per framework, from the
 // framework's index on (round robin), before looking for a usable server
