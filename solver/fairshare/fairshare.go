@@ -540,12 +540,14 @@ func (in *instance) unsolved(p params, meta *solver.Meta) *Result {
 }
 
 // quickPerFramework is what quickShare's answer costs per framework more
-// than the empty one, rounded up from 0.9 µs of CPU measured at 100,000
-// frameworks (46 ms to build the allocation's result and 42 ms to encode
-// the larger answer: 10.9 MB against 5.3): unsolved gives it only when
-// that much of the budget is left, and the empty allocation otherwise (at
-// 100,000 frameworks a 50 ms budget is too short, 200 ms is not).
-const quickPerFramework = time.Microsecond
+// than the empty one: 0.9 µs of CPU at 100,000 frameworks (46 ms to build
+// the allocation's result and 42 ms to encode the larger answer: 10.9 MB
+// against 5.3), but about 2 µs of wall time on the 2-core benchmark
+// machine under load (the 200 ms cell went from 677 to 787 ms, 19 over
+// its limit, at 1 µs). unsolved gives it only when this much of the budget
+// is left, and the empty allocation otherwise: at 100,000 frameworks, at
+// a 1 s budget and not at 200 ms.
+const quickPerFramework = 3 * time.Microsecond
 
 // quickScan is how many servers quickShare tries per framework, from the
 // framework's index on (round robin), before looking for a usable server
