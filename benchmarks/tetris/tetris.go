@@ -153,7 +153,7 @@ var stageNames = []string{
 	"DecodeAny (runner: JSON to generic values)",
 	"schema validation (runner)",
 	"canonical hash (runner)",
-	"Problem.Decode into the request type (runner, second core)",
+	"Problem.Decode into the request type and its instance (runner, second core)",
 	"Build: validate, group (Solve)",
 	"Run: round, explanations, result (Solve)",
 	"Response.AppendJSON of the result (server)",
@@ -181,11 +181,11 @@ func reportStages(ctx context.Context, w io.Writer, reps int) error {
 	if err != nil {
 		return err
 	}
-	dec, err := p.Decode(raw)
-	if err != nil {
+	dec := new(assign.Request)
+	if err := solver.Decode(raw, dec); err != nil {
 		return err
 	}
-	in, err := assign.Build(dec.(*assign.Request))
+	in, err := assign.Build(dec)
 	if err != nil {
 		return err
 	}
@@ -203,9 +203,9 @@ func reportStages(ctx context.Context, w io.Writer, reps int) error {
 		},
 		func() error { _, err := solver.CanonicalHash(doc); return err },
 		func() error { _, err := p.Decode(raw); return err },
-		func() error { _, err := assign.Build(dec.(*assign.Request)); return err },
+		func() error { _, err := assign.Build(dec); return err },
 		func() error {
-			in, err := assign.Build(dec.(*assign.Request)) // Run consumes the instance
+			in, err := assign.Build(dec) // Run consumes the instance
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package fairshare
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -59,44 +60,101 @@ func TestExpiredBudgetSkipsCompare(t *testing.T) {
 }
 
 // TestExpiredBudgetSkipsModel: with the budget spent before the model is
-// built, mmf and pf answer the empty allocation at once instead of
-// building |frameworks| × |groups| columns first (100,000 × 50 took 1 s
-// past a 50 ms budget on main, and pf then also ran its first LP setup);
-// mmf still bounds its objective by frameworks' values alone.
+// built, mmf and pf answer at once instead of building |frameworks| ×
+// |groups| columns first (100,000 × 50 took 1 s past a 50 ms budget on
+// main, and pf then also ran its first LP setup): quickShare's feasible
+// allocation with its objective (every framework gets some tasks, within
+// every server's capacity), mmf's bounded by frameworks' values alone;
+// an integer request gets the empty allocation.
 func TestExpiredBudgetSkipsModel(t *testing.T) {
-	for _, pol := range []string{PolicyMMF, PolicyPF} {
-		v, err := Generate(5, map[string]string{"frameworks": "300", "servers": "500", "types": "10", "policy": pol})
+	for _, c := range []struct {
+		pol     string
+		integer bool
+	}{{PolicyMMF, false}, {PolicyPF, false}, {PolicyMMF, true}} {
+		v, err := Generate(5, map[string]string{"frameworks": "300", "servers": "500", "types": "10", "policy": c.pol})
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := json.Marshal(v)
+		req := v.(*Request)
+		req.Integer = &c.integer
+		raw, err := json.Marshal(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-		out, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now()})
+		// The Runner's budget has room for quickShare; the reserve-shifted
+		// context does not for the model.
+		out, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Hour, Start: time.Now()})
 		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if meta.Status != solver.StatusTimeout || !strings.Contains(strings.Join(meta.Notes, "\n"), "before the model") {
-			t.Fatalf("%s: status %s, notes %q: the model was built on a spent budget", pol, meta.Status, meta.Notes)
+			t.Fatalf("%s: status %s, notes %q: the model was built on a spent budget", c.pol, meta.Status, meta.Notes)
 		}
-		for _, f := range out.(*Result).Frameworks {
-			if f.Total != 0 {
-				t.Fatalf("%s: %s got %v tasks without a model", pol, f.Name, f.Total)
+		in, err := build(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := out.(*Result)
+		minShare := math.Inf(1)
+		for n, f := range res.Frameworks {
+			if c.integer != (f.Total == 0) {
+				t.Fatalf("%s integer %v: %s got %v tasks", c.pol, c.integer, f.Name, f.Total)
+			}
+			if in.canRun(n) {
+				minShare = math.Min(minShare, f.Share)
 			}
 		}
-		if pol == PolicyMMF {
-			in, err := build(v.(*Request))
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, ok := in.aloneBound(CriterionTasks)
-			if !ok || meta.Bound == nil || *meta.Bound != b || *meta.Objective != 0 {
-				t.Fatalf("mmf: objective %v, bound %v, want 0 and the alone bound %v", meta.Objective, meta.Bound, b)
+		for name, u := range res.Unused {
+			for r, x := range u {
+				if x < 0 {
+					t.Fatalf("%s: server %s over its capacity of resource %d by %g", c.pol, name, r, -x)
+				}
 			}
 		}
+		b, ok := in.aloneBound(CriterionTasks)
+		switch {
+		case c.integer:
+			if c.pol == PolicyMMF && (meta.Objective == nil || *meta.Objective != 0) {
+				t.Fatalf("mmf integer: objective %v, want 0 (nothing allocated)", meta.Objective)
+			}
+		case c.pol == PolicyMMF:
+			if !ok || meta.Bound == nil || *meta.Bound != b || meta.Objective == nil || *meta.Objective != minShare || !(minShare > 0) || minShare > b {
+				t.Fatalf("mmf: objective %v, bound %v, want the smallest share %v > 0 and the alone bound %v", meta.Objective, meta.Bound, minShare, b)
+			}
+		default:
+			if meta.Objective == nil || res.PFObjective == nil {
+				t.Fatalf("pf: objective %v, pf_objective %v, want both", meta.Objective, res.PFObjective)
+			}
+		}
+	}
+}
+
+// TestQuickShareNeedsRoom: a budget with less left than quickShare's
+// answer costs gets the empty allocation.
+func TestQuickShareNeedsRoom(t *testing.T) {
+	v, err := Generate(5, map[string]string{"frameworks": "300", "servers": "500", "types": "10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	out, meta, err := Solve(ctx, raw, solver.Options{Budget: time.Millisecond, Start: time.Now().Add(-time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range out.(*Result).Frameworks {
+		if f.Total != 0 {
+			t.Fatalf("%s got %v tasks on a spent budget", f.Name, f.Total)
+		}
+	}
+	if meta.Objective == nil || *meta.Objective != 0 || !strings.Contains(strings.Join(meta.Notes, "\n"), "the allocation is empty") {
+		t.Fatalf("objective %v, notes %q: want the empty allocation", meta.Objective, meta.Notes)
 	}
 }
 

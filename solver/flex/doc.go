@@ -25,8 +25,9 @@ package flex
 // smith, shortest_alone, arrival, edd, moore_hodgson, lawler, local_search,
 // exact_mps, fair, lp_refinement, lp_exhaustive), intervals (start, end,
 // slots per job id), jobs (id, completion, penalty), baselines.fifo and
-// baselines.fair (objective and ratio to flex), candidates, mps_optimal,
-// optimal.
+// baselines.fair (objective and ratio to flex; Fair is {"skipped": true}
+// when the deadline had nearly passed before the solve, see first.go),
+// candidates, mps_optimal, optimal, rap_method ("skipped" in that case).
 //
 // meta.status is "optimal" only when proven: (a) every completion order was
 // solved by the LP/MILP refinement (exact=true, up to ExactLPMaxJobs or

@@ -74,14 +74,14 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 		}
 		results = append(results, solveReq(t, req))
 	}
-	ratio := 1e-7
+	ratio, two := 1e-7, 2.0
 	results = append(results,
 		&Result{},
 		&Result{Ordering: []string{}, Intervals: []IntervalOut{{Slots: Slots{}}, {Start: 1e21, End: 5e-324}}, Jobs: []JobOut{}, Candidates: []CandOut{}},
 		&Result{Objective: -0.0, Metric: "t<&>\"\\\u2028\xff", Ordering: []string{"é", "a\nb"},
 			Intervals:  []IntervalOut{{Slots: Slots{{"<", math.MaxInt}, {"a", -2}, {"z", 1}, {"é", 3}}}},
 			Jobs:       []JobOut{{ID: "\x00", Completion: 123456789012345678901234.0, Penalty: 1e-300}},
-			Baselines:  Baselines{FIFO: Baseline{Objective: 2, Ratio: &ratio}},
+			Baselines:  Baselines{FIFO: Baseline{Objective: &two, Ratio: &ratio}, Fair: Baseline{Skipped: true}},
 			Candidates: []CandOut{{Source: "rap", Objective: 1e20}}, IntervalsCut: true, Optimal: true, MPSOptimal: true},
 		nil,
 	)

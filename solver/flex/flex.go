@@ -66,9 +66,14 @@ type Baselines struct {
 
 // Baseline is one baseline's outcome.
 type Baseline struct {
-	Objective float64 `json:"objective"`
+	// Objective is absent only when the baseline was skipped.
+	Objective *float64 `json:"objective,omitempty"`
 	// Ratio is objective / flex objective when both are positive.
 	Ratio *float64 `json:"ratio,omitempty"`
+	// Skipped: the deadline had (nearly) passed before the first answer,
+	// and this baseline cost more than the answer itself (Fair at 10⁵ jobs
+	// is about half of it); see firstAnswer.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // CandOut is one candidate schedule considered.
@@ -140,6 +145,9 @@ func completionOrder(comp []float64, prio []int) []int {
 
 func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (*Result, solver.Meta, error) {
 	n := in.N()
+	if deadlineNearlyGone(ctx, n) {
+		return in.firstAnswer(req)
+	}
 	var meta solver.Meta
 	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x9e3779b97f4a7c15))
 	ev := newEvaluator(in)
@@ -297,27 +305,9 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 		Objective: win.obj, Metric: in.Metric.String(), Aggregate: in.Agg.String(),
 		OrderingSource: win.source, MPSOptimal: mpsProven, RAPMethod: method,
 	}
-	res.Ordering = make([]string, 0, len(win.prio))
-	for _, j := range win.prio {
-		res.Ordering = append(res.Ordering, in.Jobs[j].ID)
-	}
-	lim := -1
-	if req.MaxIntervals != nil {
-		lim = *req.MaxIntervals
-	} else if n*(n+1)/2 > DefaultMaxEntries {
-		// Interval k lists at most n−k jobs: cap the listing near
-		// DefaultMaxEntries (job, slots) pairs.
-		lim = 0
-		for entries := 0; lim < n && entries < DefaultMaxEntries; lim++ {
-			entries += n - lim
-		}
-		meta.Notes = append(meta.Notes, fmt.Sprintf("listing the first %d intervals (set max_intervals for more)", lim))
-	}
+	res.Ordering = in.idsOf(win.prio)
+	lim, more := listLimit(req, n, &meta)
 	var ivs []Interval
-	more := lim // ask for one interval more to know whether the list is cut
-	if lim >= 0 {
-		more = lim + 1
-	}
 	switch win.kind {
 	case kindMPS:
 		rec := &mpsRecord{events: make([]rateEvent, 0, 2*n)}
@@ -337,11 +327,12 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	if lim >= 0 && len(ivs) > lim {
 		ivs, res.IntervalsCut = ivs[:lim], true
 	}
-	res.Intervals = in.intervalsOut(ivs)
-	res.Jobs = make([]JobOut, 0, n)
-	for j := 0; j < n; j++ {
-		res.Jobs = append(res.Jobs, JobOut{ID: in.Jobs[j].ID, Completion: win.comp[j], Penalty: in.Penalty(j, win.comp[j])})
+	var byID []int
+	if len(ivs) > 0 {
+		byID = in.idOrder()
 	}
+	res.Intervals = in.intervalsOut(ivs, byID)
+	res.Jobs = in.jobsOut(win.comp)
 	res.Baselines.FIFO = baseline(in.Objective(side.fifoComp), win.obj)
 	res.Baselines.Fair = baseline(fairC.obj, win.obj)
 	for _, c := range cands {
@@ -384,19 +375,78 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	return res, meta, nil
 }
 
-// intervalsOut lists ivs with each interval's jobs in byte-wise id order:
-// one sort of the ids, then per interval a sort by rank or, when the
-// interval holds more than about n/log n of the n jobs (the first
-// intervals of an MPS schedule hold nearly all), a scan of the ids in
-// order.
-func (in *Instance) intervalsOut(ivs []Interval) []IntervalOut {
+// listLimit is how many intervals the answer lists (−1: all) and how
+// many to build (one more, to know whether the list is cut): the request's
+// max_intervals, or about DefaultMaxEntries (job, slots) pairs, with a
+// note.
+func listLimit(req *Request, n int, meta *solver.Meta) (lim, more int) {
+	lim = -1
+	if req.MaxIntervals != nil {
+		lim = *req.MaxIntervals
+	} else if n*(n+1)/2 > DefaultMaxEntries {
+		// Interval k lists at most n−k jobs: cap the listing near
+		// DefaultMaxEntries (job, slots) pairs.
+		lim = 0
+		for entries := 0; lim < n && entries < DefaultMaxEntries; lim++ {
+			entries += n - lim
+		}
+		meta.Notes = append(meta.Notes, fmt.Sprintf("listing the first %d intervals (set max_intervals for more)", lim))
+	}
+	more = lim
+	if lim >= 0 {
+		more = lim + 1
+	}
+	return lim, more
+}
+
+// idsOf is the ids of jobs in order.
+func (in *Instance) idsOf(order []int) []string {
+	ids := make([]string, 0, len(order))
+	for _, j := range order {
+		ids = append(ids, in.Jobs[j].ID)
+	}
+	return ids
+}
+
+// jobsOut is each job's completion and penalty under comp.
+func (in *Instance) jobsOut(comp []float64) []JobOut {
+	out := make([]JobOut, 0, len(comp))
+	for j, c := range comp {
+		out = append(out, JobOut{ID: in.Jobs[j].ID, Completion: c, Penalty: in.Penalty(j, c)})
+	}
+	return out
+}
+
+// idOrder is the jobs in byte-wise order of id (ids are unique). The ids
+// are sorted next to their indices: comparing through in.Jobs reads two
+// scattered Job records per comparison.
+func (in *Instance) idOrder() []int {
+	type idJob struct {
+		id string
+		j  int
+	}
+	ks := make([]idJob, len(in.Jobs))
+	for j := range in.Jobs {
+		ks[j] = idJob{in.Jobs[j].ID, j}
+	}
+	slices.SortFunc(ks, func(a, b idJob) int { return strings.Compare(a.id, b.id) })
+	byID := make([]int, len(ks))
+	for r, x := range ks {
+		byID[r] = x.j
+	}
+	return byID
+}
+
+// intervalsOut lists ivs with each interval's jobs in byte-wise id order
+// (byID, from idOrder): per interval a sort by rank or, when the interval
+// holds more than about n/log n of the n jobs (the first intervals of an
+// MPS schedule hold nearly all), a scan of the ids in order.
+func (in *Instance) intervalsOut(ivs []Interval, byID []int) []IntervalOut {
 	out := make([]IntervalOut, 0, len(ivs))
 	if len(ivs) == 0 {
 		return out
 	}
 	n := in.N()
-	byID := identity(n)
-	slices.SortFunc(byID, func(a, b int) int { return strings.Compare(in.Jobs[a].ID, in.Jobs[b].ID) })
 	rank := make([]int, n)
 	for r, j := range byID {
 		rank[j] = r
@@ -429,7 +479,7 @@ func (in *Instance) intervalsOut(ivs []Interval) []IntervalOut {
 }
 
 func baseline(v, flex float64) Baseline {
-	b := Baseline{Objective: v}
+	b := Baseline{Objective: &v}
 	if v > 0 && flex > 0 {
 		r := v / flex
 		b.Ratio = &r

@@ -15,6 +15,7 @@ func Problem() solver.Problem {
 		Summary:        "Flex: malleable slot schedules (MPS over RAP, metric-specific and searched orderings, LP refinement) for response time, stretch, makespan, tardiness, lateness, tardy jobs and SLA costs",
 		Generate:       Generate,
 		Build:          Build,
+		PreBuild:       true,
 		Solve:          solve,
 	}.Problem()
 }

@@ -18,6 +18,7 @@ func Problem() solver.Problem {
 		Generate:       Generate,
 		Decode:         decode,
 		Build:          Build,
+		PreBuild:       true,
 		Solve:          solve,
 	}.Problem()
 }
