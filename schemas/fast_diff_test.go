@@ -47,7 +47,8 @@ const fastTestSchema = `{
     "has": {"contains": {"type": "string"}},
     "dep": {"dependentRequired": {"a": ["b"]}},
     "either": {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 2}]},
-    "one": {"oneOf": [{"type": "number", "minimum": 0}, {"type": "integer", "maximum": 10}]}
+    "one": {"oneOf": [{"type": "number", "minimum": 0}, {"type": "integer", "maximum": 10}]},
+    "few": {"type": "object", "minProperties": 1, "maxProperties": 2}
   }
 }`
 
@@ -236,6 +237,9 @@ func TestFastMatchesLibraryDifferential(t *testing.T) {
 	for i, d := range floatEdgeDocs {
 		seeds = append(seeds, seedDoc{label: fmt.Sprintf("float edge #%d", i), schema: fastTestName, doc: decodeNumber(t, d)})
 	}
+	for i, d := range keywordEdgeDocs {
+		seeds = append(seeds, seedDoc{label: fmt.Sprintf("keyword edge #%d", i), schema: fastTestName, doc: decodeNumber(t, d)})
+	}
 	k := collectKnowledge(set)
 	rng := rand.New(rand.NewPCG(20261122, 1))
 	for _, name := range set.Names() {
@@ -323,6 +327,15 @@ func TestFastMatchesLibraryDifferential(t *testing.T) {
 	if st.unsure[fastTestName] == 0 {
 		t.Errorf("%s: the unsupported keywords never gave unsure", fastTestName)
 	}
+}
+
+// keywordEdgeDocs sit on each side of the keywords the embedded schemas
+// use rarely or not at all (minProperties, maxProperties, not), so both
+// verdicts of each are checked whatever the random documents and mutations
+// happen to hit: which ones do shifts whenever any schema changes.
+var keywordEdgeDocs = []string{
+	`{"few": {}}`, `{"few": {"a": 1}}`, `{"few": {"a": 1, "b": 2}}`, `{"few": {"a": 1, "b": 2, "c": 3}}`,
+	`{"neg": 1}`, `{"neg": "s"}`,
 }
 
 // floatEdgeDocs put numbers whose float64 decides (float.go) at each bound
