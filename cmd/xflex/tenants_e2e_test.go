@@ -10,11 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/xflex/xflex/jobs"
+	"github.com/xflex/xflex/jobs/jobtest"
 )
 
 // e2eWait bounds every poll in the tenant end-to-end tests; reaching it is
@@ -320,3 +322,180 @@ func TestTenantsEndToEnd(t *testing.T) {
 
 // e2eExample is the cheap input the tests submit.
 var e2eExample = filepath.Join("..", "..", "examples", "cmmf.json")
+
+// e2eRun counts what one tenant's submitters saw in
+// TestTenantsTwoReplicasPostgres.
+type e2eRun struct {
+	mu        sync.Mutex
+	ids       map[string]string // Idempotency-Key -> job id
+	accepted  int               // 202s
+	replayed  int               // 200s (a retried key whose first answer was lost)
+	retries   int               // submissions sent again after a transport error
+	sightings []string          // another tenant's jobs this tenant saw
+}
+
+// record notes the answer to key; a key answered twice with two ids is a
+// duplicate job.
+func (s *e2eRun) record(t *testing.T, key string, r e2eResp) {
+	var j jobs.Job
+	if err := json.Unmarshal(r.body, &j); err != nil || j.ID == "" {
+		t.Errorf("submission %s: %d %s", key, r.code, r.body)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.ids[key]; ok && prev != j.ID {
+		t.Errorf("key %s answered with jobs %s and %s", key, prev, j.ID)
+	}
+	s.ids[key] = j.ID
+	if r.code == http.StatusOK {
+		s.replayed++
+	} else {
+		s.accepted++
+	}
+}
+
+// TestTenantsTwoReplicasPostgres (issue 16): two real server replicas share
+// one PostgreSQL database; tenants a and b submit keyed jobs to both at
+// once while each watches the other's jobs through both replicas, and one
+// replica is killed with SIGKILL mid-run. Submissions whose answer was lost
+// are retried with the same key against the surviving replica. No job of
+// one tenant may ever be visible to the other, and every tenant ends with
+// exactly one job per key.
+func TestTenantsTwoReplicasPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs servers")
+	}
+	db := jobtest.FreshPostgres(t)
+	t.Parallel()
+	start := time.Now()
+	bin := buildXflex(t)
+	authFile, tok := e2eTokens(t, bin, "a:solve,jobs", "b:solve,jobs")
+	flags := append(e2eFlags(db, authFile), "--job-tenant-running", "2", "--job-tenant-queue", "100")
+	victim, base1 := startXflex(t, bin, flags...)
+	_, base2 := startXflex(t, bin, flags...)
+	cheap := e2eSubmitBody(t, "cmmf", e2eExample)
+	const perReplica = 12 // keyed submissions per tenant and replica
+	const killAfter = 4   // a's submissions to replica 1 answered before the kill
+	tenants := []string{"a", "b"}
+	runs := map[string]*e2eRun{"a": {ids: map[string]string{}}, "b": {ids: map[string]string{}}}
+	killed := make(chan struct{})
+	var killOnce sync.Once
+	kill := func() { killOnce.Do(func() { _ = victim.Process.Kill(); close(killed) }) }
+
+	var submitters, watchers sync.WaitGroup
+	for _, tenant := range tenants {
+		run := runs[tenant]
+		for ri, base := range []string{base1, base2} {
+			submitters.Add(1)
+			go func() {
+				defer submitters.Done()
+				for i := range perReplica {
+					key := fmt.Sprintf("%s-r%d-%d", tenant, ri+1, i)
+					r, err := e2eDo("POST", base+"/v1/jobs", tok[tenant+":solve,jobs"], cheap, "Idempotency-Key", key)
+					if err != nil { // the answer was lost: retry on the survivor
+						run.mu.Lock()
+						run.retries++
+						run.mu.Unlock()
+						r, err = e2eDo("POST", base2+"/v1/jobs", tok[tenant+":solve,jobs"], cheap, "Idempotency-Key", key)
+						if err != nil {
+							t.Errorf("retry %s: %v", key, err)
+							continue
+						}
+					}
+					run.record(t, key, r)
+					if tenant == "a" && ri == 0 && i+1 == killAfter {
+						kill()
+					}
+				}
+			}()
+		}
+	}
+	// Each tenant watches the other's known jobs and its own lists on both
+	// replicas until the submitters are done.
+	done := make(chan struct{})
+	for _, tenant := range tenants {
+		other := runs["b"]
+		if tenant == "b" {
+			other = runs["a"]
+		}
+		watchers.Add(1)
+		go func() {
+			defer watchers.Done()
+			run, token := runs[tenant], tok[tenant+":solve,jobs"]
+			for {
+				for _, base := range []string{base1, base2} {
+					e2eWatch(base, token, tenant, run, other)
+				}
+				select {
+				case <-done:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	submitters.Wait()
+	close(done)
+	watchers.Wait()
+	kill()
+
+	for _, tenant := range tenants {
+		run := runs[tenant]
+		// Every key sent to the killed replica again, as if each answer
+		// had been lost: the survivor must replay the same job.
+		for i := range perReplica {
+			key := fmt.Sprintf("%s-r1-%d", tenant, i)
+			run.record(t, key, must(t, "POST", base2+"/v1/jobs", tok[tenant+":solve,jobs"], cheap, "Idempotency-Key", key))
+		}
+		listed, err := e2eList(base2+"/v1/jobs?limit=500", tok[tenant+":solve,jobs"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		distinct := map[string]bool{}
+		for _, id := range run.ids {
+			distinct[id] = true
+			if listed[id] != tenant {
+				t.Errorf("%s's job %s is not in its list", tenant, id)
+			}
+		}
+		if len(run.ids) != 2*perReplica || len(distinct) != len(run.ids) || len(listed) != len(run.ids) {
+			t.Errorf("%s: %d keys answered, %d distinct jobs, %d listed; want %d of each", tenant, len(run.ids), len(distinct), len(listed), 2*perReplica)
+		}
+		if len(run.sightings) > 0 {
+			t.Errorf("%s saw another tenant's jobs: %v", tenant, run.sightings)
+		}
+		t.Logf("tenant %s: %d keys, %d accepted (202), %d replayed (200), %d retries, %d jobs listed, %d duplicates, %d cross-tenant sightings",
+			tenant, len(run.ids), run.accepted, run.replayed, run.retries, len(listed), len(run.ids)-len(distinct), len(run.sightings))
+	}
+	t.Logf("two replicas on PostgreSQL, one killed: %v", time.Since(start).Round(time.Millisecond))
+}
+
+// e2eWatch lists tenant's jobs on base and gets every job other was
+// answered with, noting in run every job of another tenant it sees.
+// Transport errors (the killed replica) are skipped.
+func e2eWatch(base, token, tenant string, run, other *e2eRun) {
+	listed, err := e2eList(base+"/v1/jobs?limit=500", token)
+	if err == nil {
+		for id, owner := range listed {
+			if owner != tenant {
+				run.mu.Lock()
+				run.sightings = append(run.sightings, "listed "+id)
+				run.mu.Unlock()
+			}
+		}
+	}
+	other.mu.Lock()
+	ids := make([]string, 0, len(other.ids))
+	for _, id := range other.ids {
+		ids = append(ids, id)
+	}
+	other.mu.Unlock()
+	for _, id := range ids {
+		if r, err := e2eDo("GET", base+"/v1/jobs/"+id, token, ""); err == nil && r.code != http.StatusNotFound {
+			run.mu.Lock()
+			run.sightings = append(run.sightings, fmt.Sprintf("GET %s: %d", id, r.code))
+			run.mu.Unlock()
+		}
+	}
+}
