@@ -139,7 +139,8 @@ func e2eSubmitBody(t *testing.T, problem, file string) string {
 }
 
 // e2eSlowInput writes an xsize instance that takes this machine seconds to
-// solve (3 s measured unloaded), so that a tenant's one running job is
+// solve (3 s measured unloaded; its budget of 30 s leaves the solve to
+// end by itself, later under load), so that a tenant's one running job is
 // still running when its next submissions arrive.
 func e2eSlowInput(t *testing.T, bin string) string {
 	t.Helper()
@@ -148,6 +149,7 @@ func e2eSlowInput(t *testing.T, bin string) string {
 	if err != nil {
 		t.Fatalf("gen xsize: %v", err)
 	}
+	out = append([]byte(`{"budget_ms":30000,`), bytes.TrimPrefix(bytes.TrimSpace(out), []byte("{"))...)
 	file := filepath.Join(t.TempDir(), "slow.json")
 	if err := os.WriteFile(file, out, 0o600); err != nil {
 		t.Fatal(err)
