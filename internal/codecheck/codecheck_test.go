@@ -30,7 +30,6 @@ const (
 var exceptions = map[string]string{
 	"schemas.(*fastCompiler).node":         reasonValidator,
 	"schemas.(*fastState).evalNode":        reasonValidator,
-	"solver/cmmf.Build":                    reasonParallel,
 	"solver/fairshare.(*pfIPM).factor":     reasonParallel,
 	"solver/fairshare.Generate":            reasonParallel,
 	"solver/fairshare.build":               reasonParallel,
