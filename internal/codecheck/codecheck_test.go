@@ -30,10 +30,6 @@ const (
 var exceptions = map[string]string{
 	"schemas.(*fastCompiler).node":         reasonValidator,
 	"schemas.(*fastState).evalNode":        reasonValidator,
-	"solver/fairshare.(*pfIPM).factor":     reasonParallel,
-	"solver/fairshare.Generate":            reasonParallel,
-	"solver/fairshare.build":               reasonParallel,
-	"solver/fairshare.solvePFInner":        reasonParallel,
 	"solver/flex.(*Instance).fairFast":     reasonParallel,
 	"solver/flex.(*Instance).refine":       reasonParallel,
 	"solver/flex.(*genParams).parse":       reasonParallel,
