@@ -30,12 +30,6 @@ const (
 var exceptions = map[string]string{
 	"schemas.(*fastCompiler).node":         reasonValidator,
 	"schemas.(*fastState).evalNode":        reasonValidator,
-	"solver/flex.(*Instance).fairFast":     reasonParallel,
-	"solver/flex.(*Instance).refine":       reasonParallel,
-	"solver/flex.(*genParams).parse":       reasonParallel,
-	"solver/flex.Build":                    reasonParallel,
-	"solver/flex.run":                      reasonParallel,
-	"solver/flex.warmStart":                reasonParallel,
 	"solver/tetris/assign.(*Instance).Run": reasonParallel,
 	"solver/tetris/assign.Build":           reasonParallel,
 	"solver/tetris/simulate.Build":         reasonParallel,
