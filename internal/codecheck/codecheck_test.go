@@ -30,7 +30,6 @@ const (
 var exceptions = map[string]string{
 	"schemas.(*fastCompiler).node":  reasonValidator,
 	"schemas.(*fastState).evalNode": reasonValidator,
-	"solver/tetris/simulate.Build":  reasonParallel,
 	"solver/xselect.GenerateWith":   reasonParallel,
 	"solver/xselect.build":          reasonParallel,
 	"solver/xsize.Generate":         reasonParallel,
