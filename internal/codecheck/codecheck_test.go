@@ -30,8 +30,6 @@ const (
 var exceptions = map[string]string{
 	"schemas.(*fastCompiler).node":  reasonValidator,
 	"schemas.(*fastState).evalNode": reasonValidator,
-	"solver/xselect.GenerateWith":   reasonParallel,
-	"solver/xselect.build":          reasonParallel,
 	"solver/xsize.Generate":         reasonParallel,
 	"solver/xsize.prepare":          reasonParallel,
 }
