@@ -8,15 +8,6 @@ import (
 // Why a function may still break the limits. Each exception names one of
 // these; an exception goes when its function is split.
 const (
-	// Another issue-17 change rewrites these at the same time (flex,
-	// fairshare and tetris/assign internals, and every problem's front
-	// door: request decoding and validation, Build and Generate);
-	// splitting them here as well would be two rewrites of one function
-	// to merge.
-	reasonParallel = "rewritten in parallel by another issue-17 change (flex/fairshare/assign internals or a problem's front door)"
-	// The jobs client's subcommands; issue 16 (auth, jobs and slots) is
-	// changing the jobs API they call.
-	reasonJobsCLI = "the jobs CLI, which issue 16's auth and jobs work is changing; split it there"
 	// The fast schema validator dispatches on every keyword of every
 	// request node, and validation is most of a small request's time: a
 	// split goes in its own change with the schemas benchmarks before and
@@ -30,8 +21,6 @@ const (
 var exceptions = map[string]string{
 	"schemas.(*fastCompiler).node":  reasonValidator,
 	"schemas.(*fastState).evalNode": reasonValidator,
-	"solver/xsize.Generate":         reasonParallel,
-	"solver/xsize.prepare":          reasonParallel,
 }
 
 // TestFunctionSize holds every non-test function of the module to MaxLines
