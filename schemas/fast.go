@@ -249,6 +249,9 @@ type fastCompiler struct {
 	order []*jsonschema.Schema
 }
 
+// node compiles library schema s (once: nodes are memoised, so recursive
+// references end) into a fast node, keyword group by keyword group; a
+// node with a keyword the fast path does not evaluate is unsupported.
 func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 	if n, ok := c.nodes[s]; ok {
 		return n
@@ -267,11 +270,26 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 		}
 		return n
 	}
+	if !n.compileValues(s) || !c.compileObject(n, s) {
+		n.unsupported = true
+		return n
+	}
+	n.minItems, n.maxItems, n.unique = s.MinItems, s.MaxItems, s.UniqueItems
+	if s.Items2020 != nil {
+		n.items = c.node(s.Items2020)
+	}
+	n.compileScalars(s)
+	c.compileApplicators(n, s)
+	return n
+}
+
+// compileValues compiles type, const and enum; false when a type or a
+// value has no fast form.
+func (n *fastNode) compileValues(s *jsonschema.Schema) bool {
 	for _, t := range s.Types {
 		b, ok := typeBits[t]
 		if !ok {
-			n.unsupported = true
-			return n
+			return false
 		}
 		n.types |= b
 	}
@@ -279,35 +297,44 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 	if len(s.Constant) > 0 {
 		k, ok := canonicalKey(s.Constant[0])
 		if !ok {
-			n.unsupported = true
-			return n
+			return false
 		}
 		n.hasConst, n.constKey = true, k
 	}
-	if len(s.Enum) > 0 {
-		allStrings := true
+	if len(s.Enum) == 0 {
+		return true
+	}
+	if allStrings(s.Enum) {
+		n.enumStrings = make(map[string]struct{}, len(s.Enum))
 		for _, e := range s.Enum {
-			if _, ok := e.(string); !ok {
-				allStrings = false
-			}
+			n.enumStrings[e.(string)] = struct{}{}
 		}
-		if allStrings {
-			n.enumStrings = make(map[string]struct{}, len(s.Enum))
-			for _, e := range s.Enum {
-				n.enumStrings[e.(string)] = struct{}{}
-			}
-		} else {
-			n.enumKeys = make(map[string]struct{}, len(s.Enum))
-			for _, e := range s.Enum {
-				k, ok := canonicalKey(e)
-				if !ok {
-					n.unsupported = true
-					return n
-				}
-				n.enumKeys[k] = struct{}{}
-			}
+		return true
+	}
+	n.enumKeys = make(map[string]struct{}, len(s.Enum))
+	for _, e := range s.Enum {
+		k, ok := canonicalKey(e)
+		if !ok {
+			return false
+		}
+		n.enumKeys[k] = struct{}{}
+	}
+	return true
+}
+
+// allStrings reports whether every value is a string.
+func allStrings(vals []any) bool {
+	for _, e := range vals {
+		if _, ok := e.(string); !ok {
+			return false
 		}
 	}
+	return true
+}
+
+// compileObject compiles format and the object keywords; false when
+// additionalProperties has no fast form.
+func (c *fastCompiler) compileObject(n *fastNode, s *jsonschema.Schema) bool {
 	if s.Format != "" {
 		// The library asserts a format it finds in jsonschema.Formats
 		// (the compiler's own Formats map is empty in LoadWith) and
@@ -334,13 +361,13 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 	case *jsonschema.Schema:
 		n.addSchema = c.node(a)
 	default:
-		n.unsupported = true
-		return n
+		return false
 	}
-	n.minItems, n.maxItems, n.unique = s.MinItems, s.MaxItems, s.UniqueItems
-	if s.Items2020 != nil {
-		n.items = c.node(s.Items2020)
-	}
+	return true
+}
+
+// compileScalars compiles the string and number keywords.
+func (n *fastNode) compileScalars(s *jsonschema.Schema) {
 	n.minLen, n.maxLen, n.pattern = s.MinLength, s.MaxLength, s.Pattern
 	if n.pattern != nil {
 		n.run = compileRuneRun(n.pattern)
@@ -355,6 +382,11 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 			*b.dst = &f
 		}
 	}
+}
+
+// compileApplicators compiles $ref, not, allOf, anyOf, oneOf and
+// if/then/else.
+func (c *fastCompiler) compileApplicators(n *fastNode, s *jsonschema.Schema) {
 	if s.Ref != nil {
 		n.ref = c.node(s.Ref)
 	}
@@ -379,7 +411,6 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 			n.elseN = c.node(s.Else)
 		}
 	}
-	return n
 }
 
 // fastSupported reports whether a library schema node uses only keywords
