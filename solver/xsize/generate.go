@@ -31,7 +31,7 @@ func Generate(seed int64, params map[string]string) (any, error) {
 	if p.nodes == 1 {
 		req["node_types"] = nodeTypes(p.dims)
 	}
-	if err := p.addOptions(req, params); err != nil {
+	if err := addOptions(req, params); err != nil {
 		return nil, err
 	}
 	return req, nil
@@ -73,7 +73,7 @@ func parseGenParams(params map[string]string) (genParams, error) {
 
 // addOptions copies the optional epsilon and budget_ms parameters into
 // req after checking them.
-func (genParams) addOptions(req map[string]any, params map[string]string) error {
+func addOptions(req map[string]any, params map[string]string) error {
 	if s, ok := params["epsilon"]; ok {
 		e, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(e >= 1e-4 && e <= 10) {
