@@ -249,6 +249,9 @@ type fastCompiler struct {
 	order []*jsonschema.Schema
 }
 
+// node compiles library schema s (once: nodes are memoised, so recursive
+// references end) into a fast node, keyword group by keyword group; a
+// node with a keyword the fast path does not evaluate is unsupported.
 func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 	if n, ok := c.nodes[s]; ok {
 		return n
@@ -267,11 +270,26 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 		}
 		return n
 	}
+	if !n.compileValues(s) || !c.compileObject(n, s) {
+		n.unsupported = true
+		return n
+	}
+	n.minItems, n.maxItems, n.unique = s.MinItems, s.MaxItems, s.UniqueItems
+	if s.Items2020 != nil {
+		n.items = c.node(s.Items2020)
+	}
+	n.compileScalars(s)
+	c.compileApplicators(n, s)
+	return n
+}
+
+// compileValues compiles type, const and enum; false when a type or a
+// value has no fast form.
+func (n *fastNode) compileValues(s *jsonschema.Schema) bool {
 	for _, t := range s.Types {
 		b, ok := typeBits[t]
 		if !ok {
-			n.unsupported = true
-			return n
+			return false
 		}
 		n.types |= b
 	}
@@ -279,35 +297,44 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 	if len(s.Constant) > 0 {
 		k, ok := canonicalKey(s.Constant[0])
 		if !ok {
-			n.unsupported = true
-			return n
+			return false
 		}
 		n.hasConst, n.constKey = true, k
 	}
-	if len(s.Enum) > 0 {
-		allStrings := true
+	if len(s.Enum) == 0 {
+		return true
+	}
+	if allStrings(s.Enum) {
+		n.enumStrings = make(map[string]struct{}, len(s.Enum))
 		for _, e := range s.Enum {
-			if _, ok := e.(string); !ok {
-				allStrings = false
-			}
+			n.enumStrings[e.(string)] = struct{}{}
 		}
-		if allStrings {
-			n.enumStrings = make(map[string]struct{}, len(s.Enum))
-			for _, e := range s.Enum {
-				n.enumStrings[e.(string)] = struct{}{}
-			}
-		} else {
-			n.enumKeys = make(map[string]struct{}, len(s.Enum))
-			for _, e := range s.Enum {
-				k, ok := canonicalKey(e)
-				if !ok {
-					n.unsupported = true
-					return n
-				}
-				n.enumKeys[k] = struct{}{}
-			}
+		return true
+	}
+	n.enumKeys = make(map[string]struct{}, len(s.Enum))
+	for _, e := range s.Enum {
+		k, ok := canonicalKey(e)
+		if !ok {
+			return false
+		}
+		n.enumKeys[k] = struct{}{}
+	}
+	return true
+}
+
+// allStrings reports whether every value is a string.
+func allStrings(vals []any) bool {
+	for _, e := range vals {
+		if _, ok := e.(string); !ok {
+			return false
 		}
 	}
+	return true
+}
+
+// compileObject compiles format and the object keywords; false when
+// additionalProperties has no fast form.
+func (c *fastCompiler) compileObject(n *fastNode, s *jsonschema.Schema) bool {
 	if s.Format != "" {
 		// The library asserts a format it finds in jsonschema.Formats
 		// (the compiler's own Formats map is empty in LoadWith) and
@@ -334,13 +361,13 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 	case *jsonschema.Schema:
 		n.addSchema = c.node(a)
 	default:
-		n.unsupported = true
-		return n
+		return false
 	}
-	n.minItems, n.maxItems, n.unique = s.MinItems, s.MaxItems, s.UniqueItems
-	if s.Items2020 != nil {
-		n.items = c.node(s.Items2020)
-	}
+	return true
+}
+
+// compileScalars compiles the string and number keywords.
+func (n *fastNode) compileScalars(s *jsonschema.Schema) {
 	n.minLen, n.maxLen, n.pattern = s.MinLength, s.MaxLength, s.Pattern
 	if n.pattern != nil {
 		n.run = compileRuneRun(n.pattern)
@@ -355,6 +382,11 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 			*b.dst = &f
 		}
 	}
+}
+
+// compileApplicators compiles $ref, not, allOf, anyOf, oneOf and
+// if/then/else.
+func (c *fastCompiler) compileApplicators(n *fastNode, s *jsonschema.Schema) {
 	if s.Ref != nil {
 		n.ref = c.node(s.Ref)
 	}
@@ -379,7 +411,6 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fastNode {
 			n.elseN = c.node(s.Else)
 		}
 	}
-	return n
 }
 
 // fastSupported reports whether a library schema node uses only keywords
@@ -580,6 +611,41 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 		st.note("type", verdictValid)
 	}
 	r := verdictValid
+	// Each group is called only when the node has one of its keywords:
+	// most nodes have none of the value or applicator keywords, and the
+	// checks are the ones the keywords' own branches made.
+	if n.intLiteral || n.hasConst || n.enumStrings != nil || n.enumKeys != nil || n.format != nil {
+		var ok bool
+		if r, ok = st.evalValue(n, v, kind); !ok {
+			return verdictUnsure
+		}
+	}
+	switch kind {
+	case kindObject:
+		r = and(r, st.evalObject(n, v.(map[string]any)))
+	case kindArray:
+		r = and(r, st.evalArray(n, v.([]any)))
+	case kindString:
+		if n.minLen != -1 || n.maxLen != -1 || n.pattern != nil {
+			r = and(r, st.evalString(n, v.(string)))
+		}
+	case kindNumber:
+		if n.hasBounds() {
+			r = and(r, st.evalBounds(n, f))
+		}
+	}
+	if n.ref != nil || n.not != nil || len(n.allOf) > 0 || len(n.anyOf) > 0 || len(n.oneOf) > 0 || n.ifN != nil {
+		r = and(r, st.evalApplicators(n, v))
+	}
+	return r
+}
+
+// evalValue evaluates the value keywords: the integer literal, const,
+// enum and format. It reports false when a value has no canonical key to
+// compare (the caller answers unsure at once, as the library's comparison
+// would be guessed).
+func (st *fastState) evalValue(n *fastNode, v any, kind uint8) (verdict, bool) {
+	r := verdictValid
 	if n.intLiteral && kind == kindNumber {
 		c := failIf(!integerText(string(v.(json.Number))))
 		st.note(integerLiteral, c)
@@ -588,7 +654,7 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 	if n.hasConst {
 		k, ok := st.key(v)
 		if !ok {
-			return verdictUnsure
+			return verdictUnsure, false
 		}
 		c := failIf(k != n.constKey)
 		st.note("const", c)
@@ -603,7 +669,7 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 	} else if n.enumKeys != nil {
 		k, ok := st.key(v)
 		if !ok {
-			return verdictUnsure
+			return verdictUnsure, false
 		}
 		_, in := n.enumKeys[k]
 		c := failIf(!in)
@@ -615,42 +681,43 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 		st.note("format", c)
 		r = and(r, c)
 	}
-	switch kind {
-	case kindObject:
-		r = and(r, st.evalObject(n, v.(map[string]any)))
-	case kindArray:
-		r = and(r, st.evalArray(n, v.([]any)))
-	case kindString:
-		s := v.(string)
-		if n.minLen != -1 || n.maxLen != -1 {
-			l := utf8.RuneCountInString(s)
-			if n.minLen != -1 {
-				c := failIf(l < n.minLen)
-				st.note("minLength", c)
-				r = and(r, c)
-			}
-			if n.maxLen != -1 {
-				c := failIf(l > n.maxLen)
-				st.note("maxLength", c)
-				r = and(r, c)
-			}
-		}
-		if n.pattern != nil {
-			var ok bool
-			if n.run != nil {
-				ok = n.run.match(s)
-			} else {
-				ok = n.pattern.MatchString(s)
-			}
-			c := failIf(!ok)
-			st.note("pattern", c)
+	return r, true
+}
+
+// evalString evaluates minLength, maxLength and pattern on s.
+func (st *fastState) evalString(n *fastNode, s string) verdict {
+	r := verdictValid
+	if n.minLen != -1 || n.maxLen != -1 {
+		l := utf8.RuneCountInString(s)
+		if n.minLen != -1 {
+			c := failIf(l < n.minLen)
+			st.note("minLength", c)
 			r = and(r, c)
 		}
-	case kindNumber:
-		if n.hasBounds() {
-			r = and(r, st.evalBounds(n, f))
+		if n.maxLen != -1 {
+			c := failIf(l > n.maxLen)
+			st.note("maxLength", c)
+			r = and(r, c)
 		}
 	}
+	if n.pattern != nil {
+		var ok bool
+		if n.run != nil {
+			ok = n.run.match(s)
+		} else {
+			ok = n.pattern.MatchString(s)
+		}
+		c := failIf(!ok)
+		st.note("pattern", c)
+		r = and(r, c)
+	}
+	return r
+}
+
+// evalApplicators evaluates $ref, not, allOf, anyOf, oneOf and
+// if/then/else on v.
+func (st *fastState) evalApplicators(n *fastNode, v any) verdict {
+	r := verdictValid
 	if n.ref != nil {
 		c := st.eval(n.ref, v)
 		st.note("$ref", c)
@@ -676,69 +743,87 @@ func (st *fastState) evalNode(n *fastNode, v any) verdict {
 		r = and(r, c)
 	}
 	if len(n.anyOf) > 0 {
-		some := verdictInvalid
-		for _, m := range n.anyOf { // no early exit: the library evaluates all
-			switch st.eval(m, v) {
-			case verdictValid:
-				some = verdictValid
-			case verdictUnsure:
-				if some == verdictInvalid {
-					some = verdictUnsure
-				}
-			}
-		}
-		st.note("anyOf", some)
-		r = and(r, some)
+		r = and(r, st.evalAnyOf(n, v))
 	}
 	if len(n.oneOf) > 0 {
-		valid, unsure := 0, 0
-		for _, m := range n.oneOf {
-			switch st.eval(m, v) {
-			case verdictValid:
-				valid++
-			case verdictUnsure:
-				unsure++
-			}
-			if valid == 2 {
-				break // the library stops at the second match too
-			}
-		}
-		c := verdictValid
-		switch {
-		case valid >= 2:
-			c = verdictInvalid
-		case unsure > 0:
-			c = verdictUnsure
-		case valid == 0:
-			c = verdictInvalid
-		}
-		st.note("oneOf", c)
-		r = and(r, c)
+		r = and(r, st.evalOneOf(n, v))
 	}
 	if n.ifN != nil {
-		branch := func(m *fastNode) verdict {
-			if m == nil {
-				return verdictValid
-			}
-			return st.eval(m, v)
-		}
-		c := verdictUnsure
-		switch st.eval(n.ifN, v) {
-		case verdictValid:
-			c = branch(n.thenN)
-			st.note("then", c)
-		case verdictInvalid:
-			c = branch(n.elseN)
-			st.note("else", c)
-		default:
-			if t, e := branch(n.thenN), branch(n.elseN); t == e {
-				c = t
-			}
-		}
-		st.note("if", c)
-		r = and(r, c)
+		r = and(r, st.evalIf(n, v))
 	}
 	return r
+}
+
+// evalAnyOf evaluates anyOf, every branch (the library has no early exit).
+func (st *fastState) evalAnyOf(n *fastNode, v any) verdict {
+	some := verdictInvalid
+	for _, m := range n.anyOf {
+		switch st.eval(m, v) {
+		case verdictValid:
+			some = verdictValid
+		case verdictUnsure:
+			if some == verdictInvalid {
+				some = verdictUnsure
+			}
+		}
+	}
+	st.note("anyOf", some)
+	return some
+}
+
+// evalOneOf evaluates oneOf up to the second valid branch, where the
+// library stops too.
+func (st *fastState) evalOneOf(n *fastNode, v any) verdict {
+	valid, unsure := 0, 0
+	for _, m := range n.oneOf {
+		switch st.eval(m, v) {
+		case verdictValid:
+			valid++
+		case verdictUnsure:
+			unsure++
+		}
+		if valid == 2 {
+			break
+		}
+	}
+	c := verdictValid
+	switch {
+	case valid >= 2:
+		c = verdictInvalid
+	case unsure > 0:
+		c = verdictUnsure
+	case valid == 0:
+		c = verdictInvalid
+	}
+	st.note("oneOf", c)
+	return c
+}
+
+// evalIf evaluates if/then/else: the branch the condition picks, and when
+// the condition is unsure, the common verdict of both branches if they
+// agree.
+func (st *fastState) evalIf(n *fastNode, v any) verdict {
+	branch := func(m *fastNode) verdict {
+		if m == nil {
+			return verdictValid
+		}
+		return st.eval(m, v)
+	}
+	c := verdictUnsure
+	switch st.eval(n.ifN, v) {
+	case verdictValid:
+		c = branch(n.thenN)
+		st.note("then", c)
+	case verdictInvalid:
+		c = branch(n.elseN)
+		st.note("else", c)
+	default:
+		if t, e := branch(n.thenN), branch(n.elseN); t == e {
+			c = t
+		}
+	}
+	st.note("if", c)
+	return c
 }
 
 func (st *fastState) evalObject(n *fastNode, obj map[string]any) verdict {

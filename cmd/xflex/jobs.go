@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -63,44 +64,12 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("jobs "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	server := os.Getenv("XFLEX_SERVER")
-	if server == "" {
-		server = "http://127.0.0.1:8080"
-	}
 	c := &jobsClient{http: &http.Client{Timeout: 60 * time.Second}}
-	fs.StringVar(&c.server, "server", server, "xflex server URL")
+	fs.StringVar(&c.server, "server", cmp.Or(os.Getenv("XFLEX_SERVER"), "http://127.0.0.1:8080"), "xflex server URL")
 	fs.StringVar(&c.client, "client", "", "client id (X-Client-Id)")
 	fs.StringVar(&c.token, "token", "", "bearer token for a server with an auth file (default $XFLEX_TOKEN, not shown)")
-	var (
-		variants string
-		wait     bool
-		timeout  time.Duration
-		table    bool
-		interval time.Duration
-		state    string
-		problem  string
-		limit    int
-		cursor   string
-	)
-	switch sub {
-	case "submit":
-		fs.StringVar(&variants, "variants", "", "JSON file of named merge-patch variants")
-		fs.StringVar(&c.key, "idempotency-key", "", "Idempotency-Key of the submission (default: random)")
-		fs.BoolVar(&wait, "wait", false, "wait for the job and print its result")
-		fs.DurationVar(&interval, "interval", 250*time.Millisecond, "poll interval while waiting")
-		fs.BoolVar(&table, "table", false, "with --wait on a scenario: print the comparison as a table")
-	case "wait":
-		fs.DurationVar(&timeout, "timeout", 0, "give up after this long (0: never)")
-		fs.DurationVar(&interval, "interval", 250*time.Millisecond, "poll interval")
-	case "result":
-		fs.BoolVar(&table, "table", false, "print a scenario's comparison as a table")
-	case "list":
-		fs.StringVar(&state, "state", "", "comma-separated states")
-		fs.StringVar(&problem, "problem", "", "problem name")
-		fs.IntVar(&limit, "limit", 0, "page size")
-		fs.StringVar(&cursor, "cursor", "", "next_cursor of the previous page")
-	case "status", "cancel":
-	default:
+	o := &jobsOptions{sub: sub}
+	if !o.register(fs, c) {
 		fmt.Fprintf(stderr, "xflex jobs: unknown command %q\n\n%s", sub, jobsUsage)
 		return 2
 	}
@@ -113,97 +82,135 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if c.token == "" {
 		c.token = os.Getenv("XFLEX_TOKEN")
 	}
-	needID := func() (string, bool) {
-		if len(rest) != 1 {
-			fmt.Fprintf(stderr, "usage: xflex jobs %s [flags] ID\n", sub)
-			return "", false
-		}
-		return rest[0], true
-	}
 	switch sub {
 	case "submit":
-		if len(rest) != 2 {
-			fmt.Fprint(stderr, "usage: xflex jobs submit [--variants FILE] [--wait] PROBLEM FILE|-\n")
-			return 2
-		}
-		body, code := buildSubmission(rest[0], rest[1], variants, stdin, stderr)
-		if code != 0 {
-			return code
-		}
-		if c.key == "" {
-			c.key = newIdempotencyKey()
-		}
-		status, resp, code := c.submit(ctx, body, stderr)
-		if code != 0 {
-			return code
-		}
-		// 200: a retry the server had already taken, answered with its job.
-		if status != http.StatusAccepted && status != http.StatusOK {
-			stdout.Write(resp)
-			return 1
-		}
-		if !wait {
-			stdout.Write(resp)
-			return 0
-		}
-		var j jobs.Job
-		if err := json.Unmarshal(resp, &j); err != nil {
-			fmt.Fprintf(stderr, "xflex: decode job: %v\n", err)
-			return 1
-		}
-		if _, code := c.wait(ctx, j.ID, 0, interval, stderr); code == 3 || code == 2 {
-			return code
-		}
-		return c.result(ctx, j.ID, table, stdout, stderr)
-	case "status":
-		id, ok := needID()
-		if !ok {
-			return 2
-		}
-		return c.print(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id), stdout, stderr)
-	case "cancel":
-		id, ok := needID()
-		if !ok {
-			return 2
-		}
-		return c.print(ctx, http.MethodDelete, "/v1/jobs/"+url.PathEscape(id), stdout, stderr)
-	case "result":
-		id, ok := needID()
-		if !ok {
-			return 2
-		}
-		return c.result(ctx, id, table, stdout, stderr)
+		return c.submitCommand(ctx, o, rest, stdin, stdout, stderr)
+	case "list":
+		return c.listCommand(ctx, o, rest, stdout, stderr)
+	}
+	if len(rest) != 1 {
+		fmt.Fprintf(stderr, "usage: xflex jobs %s [flags] ID\n", sub)
+		return 2
+	}
+	return c.jobCommand(ctx, o, rest[0], stdout, stderr)
+}
+
+// jobsOptions are a jobs subcommand's own flags.
+type jobsOptions struct {
+	sub                      string
+	variants, state, problem string
+	cursor                   string
+	wait, table              bool
+	timeout, interval        time.Duration
+	limit                    int
+}
+
+// register adds sub's flags to fs; false for an unknown subcommand.
+func (o *jobsOptions) register(fs *flag.FlagSet, c *jobsClient) bool {
+	switch o.sub {
+	case "submit":
+		fs.StringVar(&o.variants, "variants", "", "JSON file of named merge-patch variants")
+		fs.StringVar(&c.key, "idempotency-key", "", "Idempotency-Key of the submission (default: random)")
+		fs.BoolVar(&o.wait, "wait", false, "wait for the job and print its result")
+		fs.DurationVar(&o.interval, "interval", 250*time.Millisecond, "poll interval while waiting")
+		fs.BoolVar(&o.table, "table", false, "with --wait on a scenario: print the comparison as a table")
 	case "wait":
-		id, ok := needID()
-		if !ok {
-			return 2
-		}
-		body, code := c.wait(ctx, id, timeout, interval, stderr)
+		fs.DurationVar(&o.timeout, "timeout", 0, "give up after this long (0: never)")
+		fs.DurationVar(&o.interval, "interval", 250*time.Millisecond, "poll interval")
+	case "result":
+		fs.BoolVar(&o.table, "table", false, "print a scenario's comparison as a table")
+	case "list":
+		fs.StringVar(&o.state, "state", "", "comma-separated states")
+		fs.StringVar(&o.problem, "problem", "", "problem name")
+		fs.IntVar(&o.limit, "limit", 0, "page size")
+		fs.StringVar(&o.cursor, "cursor", "", "next_cursor of the previous page")
+	case "status", "cancel":
+	default:
+		return false
+	}
+	return true
+}
+
+// submitCommand runs `xflex jobs submit PROBLEM FILE|-`, with --wait
+// waiting for the job and printing its result.
+func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(rest) != 2 {
+		fmt.Fprint(stderr, "usage: xflex jobs submit [--variants FILE] [--wait] PROBLEM FILE|-\n")
+		return 2
+	}
+	body, code := buildSubmission(rest[0], rest[1], o.variants, stdin, stderr)
+	if code != 0 {
+		return code
+	}
+	if c.key == "" {
+		c.key = newIdempotencyKey()
+	}
+	status, resp, code := c.submit(ctx, body, stderr)
+	if code != 0 {
+		return code
+	}
+	// 200: a retry the server had already taken, answered with its job.
+	if status != http.StatusAccepted && status != http.StatusOK {
+		stdout.Write(resp)
+		return 1
+	}
+	if !o.wait {
+		stdout.Write(resp)
+		return 0
+	}
+	var j jobs.Job
+	if err := json.Unmarshal(resp, &j); err != nil {
+		fmt.Fprintf(stderr, "xflex: decode job: %v\n", err)
+		return 1
+	}
+	if _, code := c.wait(ctx, j.ID, 0, o.interval, stderr); code == 3 || code == 2 {
+		return code
+	}
+	return c.result(ctx, j.ID, o.table, stdout, stderr)
+}
+
+// jobCommand runs the subcommands on one job: status, cancel, result and
+// wait.
+func (c *jobsClient) jobCommand(ctx context.Context, o *jobsOptions, id string, stdout, stderr io.Writer) int {
+	path := "/v1/jobs/" + url.PathEscape(id)
+	switch o.sub {
+	case "status":
+		return c.print(ctx, http.MethodGet, path, stdout, stderr)
+	case "cancel":
+		return c.print(ctx, http.MethodDelete, path, stdout, stderr)
+	case "result":
+		return c.result(ctx, id, o.table, stdout, stderr)
+	case "wait":
+		body, code := c.wait(ctx, id, o.timeout, o.interval, stderr)
 		if body != nil {
 			stdout.Write(body)
 		}
 		return code
-	case "list":
-		if len(rest) != 0 {
-			fmt.Fprint(stderr, "usage: xflex jobs list [--state S] [--problem P] [--limit N] [--cursor C]\n")
-			return 2
-		}
-		q := url.Values{}
-		for k, v := range map[string]string{"state": state, "problem": problem, "cursor": cursor} {
-			if v != "" {
-				q.Set(k, v)
-			}
-		}
-		if limit > 0 {
-			q.Set("limit", fmt.Sprint(limit))
-		}
-		path := "/v1/jobs"
-		if len(q) > 0 {
-			path += "?" + q.Encode()
-		}
-		return c.print(ctx, http.MethodGet, path, stdout, stderr)
 	}
 	return 2
+}
+
+// listCommand runs `xflex jobs list`, one page of jobs filtered by state
+// and problem.
+func (c *jobsClient) listCommand(ctx context.Context, o *jobsOptions, rest []string, stdout, stderr io.Writer) int {
+	if len(rest) != 0 {
+		fmt.Fprint(stderr, "usage: xflex jobs list [--state S] [--problem P] [--limit N] [--cursor C]\n")
+		return 2
+	}
+	q := url.Values{}
+	for k, v := range map[string]string{"state": o.state, "problem": o.problem, "cursor": o.cursor} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if o.limit > 0 {
+		q.Set("limit", fmt.Sprint(o.limit))
+	}
+	path := "/v1/jobs"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return c.print(ctx, http.MethodGet, path, stdout, stderr)
 }
 
 // buildSubmission reads the input (and variants) into a POST /v1/jobs body.

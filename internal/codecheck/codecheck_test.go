@@ -5,51 +5,11 @@ import (
 	"testing"
 )
 
-// Why a function may still break the limits. Each exception names one of
-// these; an exception goes when its function is split.
-const (
-	// Another issue-17 change rewrites these at the same time (flex,
-	// fairshare and tetris/assign internals, and every problem's front
-	// door: request decoding and validation, Build and Generate);
-	// splitting them here as well would be two rewrites of one function
-	// to merge.
-	reasonParallel = "rewritten in parallel by another issue-17 change (flex/fairshare/assign internals or a problem's front door)"
-	// The jobs client's subcommands; issue 16 (auth, jobs and slots) is
-	// changing the jobs API they call.
-	reasonJobsCLI = "the jobs CLI, which issue 16's auth and jobs work is changing; split it there"
-	// The fast schema validator dispatches on every keyword of every
-	// request node, and validation is most of a small request's time: a
-	// split goes in its own change with the schemas benchmarks before and
-	// after.
-	reasonValidator = "the schema validator's keyword dispatch, on every request's hot path; split with its benchmarks in its own change"
-)
-
-// exceptions are the functions allowed over MaxLines or MaxComplexity, with
-// the reason. The test fails on a listed function that is back within the
-// limits (or gone), so the list only shrinks.
-var exceptions = map[string]string{
-	"cmd/xflex.jobsCommand":                reasonJobsCLI,
-	"schemas.(*fastCompiler).node":         reasonValidator,
-	"schemas.(*fastState).evalNode":        reasonValidator,
-	"solver/cmmf.Build":                    reasonParallel,
-	"solver/fairshare.(*pfIPM).factor":     reasonParallel,
-	"solver/fairshare.Generate":            reasonParallel,
-	"solver/fairshare.build":               reasonParallel,
-	"solver/fairshare.solvePFInner":        reasonParallel,
-	"solver/flex.(*Instance).fairFast":     reasonParallel,
-	"solver/flex.(*Instance).refine":       reasonParallel,
-	"solver/flex.(*genParams).parse":       reasonParallel,
-	"solver/flex.Build":                    reasonParallel,
-	"solver/flex.run":                      reasonParallel,
-	"solver/flex.warmStart":                reasonParallel,
-	"solver/tetris/assign.(*Instance).Run": reasonParallel,
-	"solver/tetris/assign.Build":           reasonParallel,
-	"solver/tetris/simulate.Build":         reasonParallel,
-	"solver/xselect.GenerateWith":          reasonParallel,
-	"solver/xselect.build":                 reasonParallel,
-	"solver/xsize.Generate":                reasonParallel,
-	"solver/xsize.prepare":                 reasonParallel,
-}
+// exceptions are the functions allowed over MaxLines or MaxComplexity,
+// each with the reason it may still break them. The test fails on a listed
+// function that is back within the limits (or gone), so the list only
+// shrinks. It is empty: every function is within the limits.
+var exceptions = map[string]string{}
 
 // TestFunctionSize holds every non-test function of the module to MaxLines
 // lines and cyclomatic MaxComplexity, except those listed above.

@@ -106,47 +106,99 @@ type UserSpec struct {
 // Build validates req semantically and builds the instance. All violations
 // are reported at once, each with a JSON pointer into the request.
 func Build(req *Request) (*Instance, error) {
-	var vs solver.Violations
-	if (req.MachineTypes == nil) == (req.Machines == nil) {
-		if req.MachineTypes == nil {
-			vs.Add("", "give either machine_types or machines")
-		} else {
-			vs.Add("/machines", "give either machine_types or machines, not both")
-		}
-		return nil, vs.Err()
+	if err := checkMachineSide(req); err != nil {
+		return nil, err
 	}
-	in := &Instance{Divisible: req.Divisible == nil || *req.Divisible}
+	b := newBuilder(req)
 	if req.Method != "" && req.Method != MethodFlow && req.Method != MethodLP {
-		vs.Add("/method", "unknown method %q (want flow or lp)", req.Method)
+		b.vs.Add("/method", "unknown method %q (want flow or lp)", req.Method)
 	}
+	b.indexUnits()
+	b.groupUnits()
+	for i := range req.Users {
+		b.addUser(i, &req.Users[i])
+	}
+	if len(b.vs) > 0 {
+		return nil, b.vs.Err()
+	}
+	unitType := b.makeTypes()
+	if req.Current != nil {
+		if err := b.in.buildCurrent(req, b.kind, b.unitIndex, unitType, b.userIndex); err != nil {
+			return nil, err
+		}
+	}
+	return b.in, nil
+}
 
-	// Machines or types, with their attributes.
-	type unit struct {
-		name  string
-		attrs map[string]any
-		count int64
+// checkMachineSide requires exactly one of machine_types and machines.
+func checkMachineSide(req *Request) error {
+	if (req.MachineTypes == nil) != (req.Machines == nil) {
+		return nil
 	}
-	var units []unit
-	kind := "machine_types"
+	var vs solver.Violations
+	if req.MachineTypes == nil {
+		vs.Add("", "give either machine_types or machines")
+	} else {
+		vs.Add("/machines", "give either machine_types or machines, not both")
+	}
+	return vs.Err()
+}
+
+// builder is Build's state: the instance so far, the violations found, the
+// request's machines or types as units, and the indices users refer to.
+type builder struct {
+	req   *Request
+	in    *Instance
+	vs    solver.Violations
+	kind  string // "machines" or "machine_types": where units came from
+	units []unit
+	// unitIndex and userIndex map a name to its first unit or user.
+	unitIndex, userIndex map[string]int
+	// Units with identical attributes pass the same predicates, so
+	// predicates are evaluated once per attribute group, not per machine:
+	// groupOf[j] is unit j's group, groupRep[g] group g's first unit.
+	groupOf, groupRep []int
+	// groupUsers[g]: users without an allowed list whose predicates hold
+	// on group g. explicitUsers[j]: users listing unit j whose predicates
+	// hold on it. A user is in one kind of list or the other.
+	groupUsers, explicitUsers [][]int
+}
+
+// unit is a machine (count 1) or a machine type, with its attributes.
+type unit struct {
+	name  string
+	attrs map[string]any
+	count int64
+}
+
+// newBuilder lists req's machines or machine types as units.
+func newBuilder(req *Request) *builder {
+	b := &builder{req: req, in: &Instance{Divisible: req.Divisible == nil || *req.Divisible}, kind: "machine_types"}
 	if req.Machines != nil {
-		kind = "machines"
+		b.kind = "machines"
 		for _, m := range req.Machines {
-			units = append(units, unit{m.Name, m.Attributes, 1})
+			b.units = append(b.units, unit{m.Name, m.Attributes, 1})
 		}
 	} else {
 		for _, t := range req.MachineTypes {
-			units = append(units, unit{t.Name, t.Attributes, t.Count})
+			b.units = append(b.units, unit{t.Name, t.Attributes, t.Count})
 		}
 	}
-	unitIndex := make(map[string]int, len(units))
-	for k, u := range units {
-		if prev, dup := unitIndex[u.name]; dup {
-			vs.Add(solver.Ptr(kind, k, "name"), "duplicate name %q (also at /%s/%d)", u.name, kind, prev)
+	return b
+}
+
+// indexUnits indexes the units by name and checks their names, counts and
+// attributes (in sorted order, so violations come out the same each run).
+func (b *builder) indexUnits() {
+	b.unitIndex = make(map[string]int, len(b.units))
+	for k, u := range b.units {
+		if prev, dup := b.unitIndex[u.name]; dup {
+			b.vs.Add(solver.Ptr(b.kind, k, "name"), "duplicate name %q (also at /%s/%d)", u.name, b.kind, prev)
 			continue
 		}
-		unitIndex[u.name] = k
+		b.unitIndex[u.name] = k
 		if u.count < 0 {
-			vs.Add(solver.Ptr(kind, k, "count"), "count must be non-negative")
+			b.vs.Add(solver.Ptr(b.kind, k, "count"), "count must be non-negative")
 		}
 		attrs := make([]string, 0, len(u.attrs))
 		for a := range u.attrs {
@@ -155,160 +207,186 @@ func Build(req *Request) (*Instance, error) {
 		sort.Strings(attrs)
 		for _, a := range attrs {
 			if f, ok := u.attrs[a].(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
-				vs.Add(solver.Ptr(kind, k, "attributes", a), "attribute must be finite")
+				b.vs.Add(solver.Ptr(b.kind, k, "attributes", a), "attribute must be finite")
 			}
 		}
 	}
+}
 
-	// Units with identical attributes pass the same predicates, so
-	// predicates are evaluated once per attribute group, not per machine.
-	groupOf := make([]int, len(units))
-	var groupRep []int
+// groupUnits groups the units by identical attributes.
+func (b *builder) groupUnits() {
+	b.groupOf = make([]int, len(b.units))
 	byAttrs := map[string]int{}
-	for j, un := range units {
+	for j, un := range b.units {
 		key := attrKey(un.attrs)
 		g, ok := byAttrs[key]
 		if !ok {
-			g = len(groupRep)
+			g = len(b.groupRep)
 			byAttrs[key] = g
-			groupRep = append(groupRep, j)
+			b.groupRep = append(b.groupRep, j)
 		}
-		groupOf[j] = g
+		b.groupOf[j] = g
 	}
-	// groupUsers[g]: users without an allowed list whose predicates hold
-	// on group g. explicitUsers[j]: users listing unit j whose predicates
-	// hold on it. A user is in one kind of list or the other.
-	groupUsers := make([][]int, len(groupRep))
-	explicitUsers := make([][]int, len(units))
+	b.groupUsers = make([][]int, len(b.groupRep))
+	b.explicitUsers = make([][]int, len(b.units))
+	b.userIndex = make(map[string]int, len(b.req.Users))
+}
 
-	userIndex := make(map[string]int, len(req.Users))
-	for i, u := range req.Users {
-		if prev, dup := userIndex[u.Name]; dup {
-			vs.Add(solver.Ptr("users", i, "name"), "duplicate user name %q (also at /users/%d)", u.Name, prev)
-		} else {
-			userIndex[u.Name] = i
-		}
-		w := 1.0
-		if u.Weight != nil {
-			w = *u.Weight
-		}
-		if !(w > 0) || math.IsInf(w, 0) {
-			vs.Add(solver.Ptr("users", i, "weight"), "weight must be positive and finite")
-		}
-		d := math.Inf(1)
-		if u.Demand != nil {
-			d = *u.Demand
-			if !(d >= 0) || math.IsInf(d, 0) {
-				vs.Add(solver.Ptr("users", i, "demand"), "demand must be non-negative and finite")
-			}
-			if !in.Divisible {
-				d = math.Floor(d)
-			}
-		}
-		in.Users = append(in.Users, UserSpec{Name: u.Name, Weight: w, Demand: d})
-
-		valid := true
-		for k, p := range u.Require {
-			if err := checkPredicate(p); err != "" {
-				vs.Add(solver.Ptr("users", i, "require", k), "%s", err)
-				valid = false
-			}
-		}
-		okGroup := func(g int) bool {
-			for _, p := range u.Require {
-				if !p.holds(units[groupRep[g]].attrs) {
-					return false
-				}
-			}
-			return true
-		}
-		if u.Allowed != nil {
-			seen := make(map[string]bool, len(u.Allowed))
-			memo := map[int]bool{}
-			for k, name := range u.Allowed {
-				j, ok := unitIndex[name]
-				if !ok {
-					vs.Add(solver.Ptr("users", i, "allowed", k), "unknown %s name %q", strings.TrimSuffix(kind, "s"), name)
-					continue
-				}
-				if seen[name] {
-					vs.Add(solver.Ptr("users", i, "allowed", k), "%q listed twice", name)
-					continue
-				}
-				seen[name] = true
-				g := groupOf[j]
-				pass, done := memo[g]
-				if !done {
-					pass = valid && okGroup(g)
-					memo[g] = pass
-				}
-				if pass {
-					explicitUsers[j] = append(explicitUsers[j], i)
-				}
-			}
-		} else if valid {
-			for g := range groupRep {
-				if okGroup(g) {
-					groupUsers[g] = append(groupUsers[g], i)
-				}
-			}
-		}
-	}
-	if len(vs) > 0 {
-		return nil, vs.Err()
-	}
-
-	// Types. Individual machines that the same users can use are
-	// interchangeable for every allocation question, so they are coalesced
-	// into one type (identical machines are the common case; machines with
-	// different attributes coalesce too when the same users can use them
-	// through the same predicates or listings). Types keep first-appearance
-	// order and take the name of their first machine.
-	unitType := make([]int, len(units))
-	var typeUsers [][]int
-	if req.Machines != nil {
-		in.Individual = true
-		groupKey := make([]string, len(groupRep))
-		for g := range groupRep {
-			groupKey[g] = intsKey(groupUsers[g])
-		}
-		byKey := map[string]int{}
-		for j, un := range units {
-			key := groupKey[groupOf[j]]
-			if len(explicitUsers[j]) > 0 {
-				key += "|" + intsKey(explicitUsers[j])
-			}
-			t, ok := byKey[key]
-			if !ok {
-				t = len(in.Types)
-				byKey[key] = t
-				in.Types = append(in.Types, Type{Name: un.name})
-				typeUsers = append(typeUsers, mergeSorted(groupUsers[groupOf[j]], explicitUsers[j]))
-			}
-			in.Types[t].Cap++
-			in.Types[t].Machines = append(in.Types[t].Machines, j)
-			in.Types[t].MachineNames = append(in.Types[t].MachineNames, un.name)
-			unitType[j] = t
-		}
+// addUser checks user i and adds it to the instance and to the lists of
+// the groups or units it can use.
+func (b *builder) addUser(i int, u *User) {
+	if prev, dup := b.userIndex[u.Name]; dup {
+		b.vs.Add(solver.Ptr("users", i, "name"), "duplicate user name %q (also at /users/%d)", u.Name, prev)
 	} else {
-		for j, un := range units {
-			in.Types = append(in.Types, Type{Name: un.name, Cap: un.count})
-			typeUsers = append(typeUsers, mergeSorted(groupUsers[groupOf[j]], explicitUsers[j]))
+		b.userIndex[u.Name] = i
+	}
+	b.in.Users = append(b.in.Users, UserSpec{Name: u.Name, Weight: b.userWeight(i, u), Demand: b.userDemand(i, u)})
+	valid := true
+	for k, p := range u.Require {
+		if err := checkPredicate(p); err != "" {
+			b.vs.Add(solver.Ptr("users", i, "require", k), "%s", err)
+			valid = false
+		}
+	}
+	if u.Allowed != nil {
+		b.addListed(i, u, valid)
+	} else if valid {
+		for g := range b.groupRep {
+			if b.holdsOn(u, g) {
+				b.groupUsers[g] = append(b.groupUsers[g], i)
+			}
+		}
+	}
+}
+
+// userWeight is user i's weight, 1 by default, which must be positive and
+// finite.
+func (b *builder) userWeight(i int, u *User) float64 {
+	w := 1.0
+	if u.Weight != nil {
+		w = *u.Weight
+	}
+	if !(w > 0) || math.IsInf(w, 0) {
+		b.vs.Add(solver.Ptr("users", i, "weight"), "weight must be positive and finite")
+	}
+	return w
+}
+
+// userDemand is user i's demand, +Inf when unlimited and rounded down
+// when machines are indivisible.
+func (b *builder) userDemand(i int, u *User) float64 {
+	if u.Demand == nil {
+		return math.Inf(1)
+	}
+	d := *u.Demand
+	if !(d >= 0) || math.IsInf(d, 0) {
+		b.vs.Add(solver.Ptr("users", i, "demand"), "demand must be non-negative and finite")
+	}
+	if !b.in.Divisible {
+		d = math.Floor(d)
+	}
+	return d
+}
+
+// holdsOn says whether all of u's predicates hold on group g.
+func (b *builder) holdsOn(u *User, g int) bool {
+	for _, p := range u.Require {
+		if !p.holds(b.units[b.groupRep[g]].attrs) {
+			return false
+		}
+	}
+	return true
+}
+
+// addListed adds user i to each unit of its allowed list on which its
+// predicates hold (valid: they are well formed), checking the names.
+func (b *builder) addListed(i int, u *User, valid bool) {
+	seen := make(map[string]bool, len(u.Allowed))
+	memo := map[int]bool{}
+	for k, name := range u.Allowed {
+		j, ok := b.unitIndex[name]
+		if !ok {
+			b.vs.Add(solver.Ptr("users", i, "allowed", k), "unknown %s name %q", strings.TrimSuffix(b.kind, "s"), name)
+			continue
+		}
+		if seen[name] {
+			b.vs.Add(solver.Ptr("users", i, "allowed", k), "%q listed twice", name)
+			continue
+		}
+		seen[name] = true
+		g := b.groupOf[j]
+		pass, done := memo[g]
+		if !done {
+			pass = valid && b.holdsOn(u, g)
+			memo[g] = pass
+		}
+		if pass {
+			b.explicitUsers[j] = append(b.explicitUsers[j], i)
+		}
+	}
+}
+
+// makeTypes makes the instance's types and each user's allowed types, and
+// returns each unit's type. Individual machines that the same users can
+// use are interchangeable for every allocation question, so they are
+// coalesced into one type (identical machines are the common case;
+// machines with different attributes coalesce too when the same users can
+// use them through the same predicates or listings). Types keep
+// first-appearance order and take the name of their first machine.
+func (b *builder) makeTypes() []int {
+	unitType := make([]int, len(b.units))
+	var typeUsers [][]int
+	if b.req.Machines != nil {
+		typeUsers = b.coalesceMachines(unitType)
+	} else {
+		for j, un := range b.units {
+			b.in.Types = append(b.in.Types, Type{Name: un.name, Cap: un.count})
+			typeUsers = append(typeUsers, b.usersOf(j))
 			unitType[j] = j
 		}
 	}
 	for t, us := range typeUsers {
 		for _, i := range us {
-			in.Users[i].Allowed = append(in.Users[i].Allowed, t) // ascending t
+			b.in.Users[i].Allowed = append(b.in.Users[i].Allowed, t) // ascending t
 		}
 	}
+	return unitType
+}
 
-	if req.Current != nil {
-		if err := in.buildCurrent(req, kind, unitIndex, unitType, userIndex); err != nil {
-			return nil, err
-		}
+// usersOf lists the users that can use unit j, ascending.
+func (b *builder) usersOf(j int) []int {
+	return mergeSorted(b.groupUsers[b.groupOf[j]], b.explicitUsers[j])
+}
+
+// coalesceMachines makes one type of each set of machines the same users
+// can use, setting unitType, and returns each type's users.
+func (b *builder) coalesceMachines(unitType []int) [][]int {
+	in := b.in
+	in.Individual = true
+	groupKey := make([]string, len(b.groupRep))
+	for g := range b.groupRep {
+		groupKey[g] = intsKey(b.groupUsers[g])
 	}
-	return in, nil
+	var typeUsers [][]int
+	byKey := map[string]int{}
+	for j, un := range b.units {
+		key := groupKey[b.groupOf[j]]
+		if len(b.explicitUsers[j]) > 0 {
+			key += "|" + intsKey(b.explicitUsers[j])
+		}
+		t, ok := byKey[key]
+		if !ok {
+			t = len(in.Types)
+			byKey[key] = t
+			in.Types = append(in.Types, Type{Name: un.name})
+			typeUsers = append(typeUsers, b.usersOf(j))
+		}
+		in.Types[t].Cap++
+		in.Types[t].Machines = append(in.Types[t].Machines, j)
+		in.Types[t].MachineNames = append(in.Types[t].MachineNames, un.name)
+		unitType[j] = t
+	}
+	return typeUsers
 }
 
 // currentTol absorbs decimal round-off in a client's current allocation

@@ -125,25 +125,70 @@ const (
 // build checks the request's semantics and returns the index form. Every
 // problem found is reported at once with its JSON pointer.
 func build(req *Request) (*instance, error) {
-	var vs solver.Violations
-	R := len(req.Resources)
+	b := &fsBuilder{req: req, R: len(req.Resources), srvIdx: map[string]int{}}
+	b.in = &instance{resources: req.Resources, total: make([]float64, b.R)}
+	b.checkResources()
+	b.addServers()
+	b.capRange = capacityRange(req.Servers, b.R)
+	fwIdx := map[string]int{}
+	for n := range req.Frameworks {
+		f := &req.Frameworks[n]
+		if _, dup := fwIdx[f.Name]; dup {
+			b.vs.Add(solver.Ptr("frameworks", n, "name"), "duplicate framework name %q", f.Name)
+		}
+		fwIdx[f.Name] = n
+		b.in.fws = append(b.in.fws, b.framework(n, f))
+	}
+	b.checkCriterion()
+	if err := b.vs.Err(); err != nil {
+		return nil, err
+	}
+	b.in.coalesce(req.Criterion == CriterionGeneric)
+	return b.in, nil
+}
+
+// fsBuilder is build's state: the index form so far and the violations
+// found.
+type fsBuilder struct {
+	req    *Request
+	R      int
+	in     *instance
+	vs     solver.Violations
+	srvIdx map[string]int // server name to its last index
+	// capRange[r] holds the smallest and largest positive capacity of
+	// resource r, each with the first server holding it.
+	capRange [][2]extreme
+}
+
+// extreme is a capacity and the server j holding it (-1: none).
+type extreme struct {
+	c float64
+	j int
+}
+
+// checkResources refuses duplicate resource names.
+func (b *fsBuilder) checkResources() {
 	resIdx := map[string]int{}
-	for r, name := range req.Resources {
+	for r, name := range b.req.Resources {
 		if _, dup := resIdx[name]; dup {
-			vs.Add(solver.Ptr("resources", r), "duplicate resource name %q", name)
+			b.vs.Add(solver.Ptr("resources", r), "duplicate resource name %q", name)
 			continue
 		}
 		resIdx[name] = r
 	}
-	in := &instance{resources: req.Resources, total: make([]float64, R)}
-	srvIdx := map[string]int{}
-	for j, s := range req.Servers {
-		if _, dup := srvIdx[s.Name]; dup {
-			vs.Add(solver.Ptr("servers", j, "name"), "duplicate server name %q", s.Name)
+}
+
+// addServers checks the servers' names and capacities and adds them and
+// their capacity to the cluster total.
+func (b *fsBuilder) addServers() {
+	R := b.R
+	for j, s := range b.req.Servers {
+		if _, dup := b.srvIdx[s.Name]; dup {
+			b.vs.Add(solver.Ptr("servers", j, "name"), "duplicate server name %q", s.Name)
 		}
-		srvIdx[s.Name] = j
+		b.srvIdx[s.Name] = j
 		if len(s.Capacity) != R {
-			vs.Add(solver.Ptr("servers", j, "capacity"), "capacity has %d entries but there are %d resources", len(s.Capacity), R)
+			b.vs.Add(solver.Ptr("servers", j, "capacity"), "capacity has %d entries but there are %d resources", len(s.Capacity), R)
 		}
 		count := 1
 		if s.Count != nil {
@@ -151,22 +196,22 @@ func build(req *Request) (*instance, error) {
 		}
 		c := make([]float64, R)
 		copy(c, s.Capacity)
-		in.servers = append(in.servers, server{name: s.Name, cap: c, count: count})
+		b.in.servers = append(b.in.servers, server{name: s.Name, cap: c, count: count})
 		for r := 0; r < R; r++ {
-			in.total[r] += float64(count) * c[r]
+			b.in.total[r] += float64(count) * c[r]
 		}
 	}
-	// Smallest and largest positive capacity of each resource, with the
-	// first server holding it (for the demand-ratio checks).
-	type extreme struct {
-		c float64
-		j int
-	}
+}
+
+// capacityRange is the smallest and largest positive capacity of each of
+// the R resources, with the first server holding it (for the demand-ratio
+// checks).
+func capacityRange(servers []ServerSpec, R int) [][2]extreme {
 	capRange := make([][2]extreme, R)
 	for r := range capRange {
 		capRange[r] = [2]extreme{{math.Inf(1), -1}, {0, -1}}
 	}
-	for j, s := range req.Servers {
+	for j, s := range servers {
 		for r, c := range s.Capacity {
 			if r >= R || c <= 0 {
 				continue
@@ -179,97 +224,117 @@ func build(req *Request) (*instance, error) {
 			}
 		}
 	}
-	fwIdx := map[string]int{}
-	for n, f := range req.Frameworks {
-		p := func(segs ...any) string { return solver.Ptr(append([]any{"frameworks", n}, segs...)...) }
-		if _, dup := fwIdx[f.Name]; dup {
-			vs.Add(p("name"), "duplicate framework name %q", f.Name)
-		}
-		fwIdx[f.Name] = n
-		fw := framework{name: f.Name, phi: 1, cap: math.Inf(1), d: make([]float64, R)}
-		if len(f.Demand) != R {
-			vs.Add(p("demand"), "demand has %d entries but there are %d resources", len(f.Demand), R)
-		}
-		copy(fw.d, f.Demand)
-		zero := true
-		for _, v := range fw.d {
-			if v > 0 {
-				zero = false
-			}
-		}
-		if zero {
-			vs.Add(p("demand"), "demand is zero in every resource: a task must need something")
-		}
-		if f.Weight != nil {
-			fw.phi = *f.Weight
-			if fw.phi < MinWeight || fw.phi > MaxWeight {
-				vs.Add(p("weight"), "weight %g is outside [%g, %g], the range shares divided by weights are computed in", fw.phi, MinWeight, MaxWeight)
-			}
-		}
-		for r, d := range f.Demand {
-			if d <= 0 || r >= R {
-				continue
-			}
-			lo, hi := capRange[r][0], capRange[r][1]
-			if hi.j < 0 {
-				continue // no server has the resource: the framework fits nowhere
-			}
-			if hi.c/d > MaxTaskRatio {
-				vs.Add(p("demand", r), "demand %g of %q is below 1/%g of server %q's capacity %g: at most %g tasks may fit one server", d, req.Resources[r], MaxTaskRatio, req.Servers[hi.j].Name, hi.c, MaxTaskRatio)
-			} else if lo.c/d < 1/MaxTaskRatio {
-				vs.Add(p("demand", r), "demand %g of %q is above %g times server %q's capacity %g: a server must hold at least 1/%g of a task of each resource it has", d, req.Resources[r], MaxTaskRatio, req.Servers[lo.j].Name, lo.c, MaxTaskRatio)
-			}
-		}
-		if f.MaxTasks != nil {
-			fw.cap = *f.MaxTasks
-		}
-		fw.allowed = make([]bool, len(req.Servers))
-		if f.Servers == nil {
-			for j := range fw.allowed {
-				fw.allowed[j] = true
-			}
-		} else {
-			for k, name := range f.Servers {
-				j, ok := srvIdx[name]
-				if !ok {
-					vs.Add(p("servers", k), "unknown server %q", name)
-					continue
-				}
-				if fw.allowed[j] {
-					vs.Add(p("servers", k), "server %q listed twice", name)
-				}
-				fw.allowed[j] = true
-			}
-		}
-		fw.util = make([]float64, len(req.Servers))
-		for j := range fw.util {
-			fw.util[j] = 1
-		}
-		for _, name := range sortedKeys(f.Utility) {
-			j, ok := srvIdx[name]
-			if !ok {
-				vs.Add(p("utility", name), "unknown server %q", name)
-				continue
-			}
-			fw.util[j] = f.Utility[name]
-			if u := fw.util[j]; u < MinWeight || u > MaxWeight {
-				vs.Add(p("utility", name), "utility %g is outside [%g, %g], the range the generic criterion is computed in", u, MinWeight, MaxWeight)
-			}
-		}
-		in.fws = append(in.fws, fw)
-	}
-	if req.Criterion != CriterionGeneric {
-		for n, f := range req.Frameworks {
-			if len(f.Utility) > 0 {
-				vs.Add(solver.Ptr("frameworks", n, "utility"), "utility applies only to criterion %q", CriterionGeneric)
-			}
+	return capRange
+}
+
+// framework checks framework n and returns its index form.
+func (b *fsBuilder) framework(n int, f *FrameworkSpec) framework {
+	p := func(segs ...any) string { return solver.Ptr(append([]any{"frameworks", n}, segs...)...) }
+	fw := framework{name: f.Name, phi: 1, cap: math.Inf(1), d: b.demand(f, p)}
+	if f.Weight != nil {
+		fw.phi = *f.Weight
+		if fw.phi < MinWeight || fw.phi > MaxWeight {
+			b.vs.Add(p("weight"), "weight %g is outside [%g, %g], the range shares divided by weights are computed in", fw.phi, MinWeight, MaxWeight)
 		}
 	}
-	if err := vs.Err(); err != nil {
-		return nil, err
+	b.checkTaskRatios(f, p)
+	if f.MaxTasks != nil {
+		fw.cap = *f.MaxTasks
 	}
-	in.coalesce(req.Criterion == CriterionGeneric)
-	return in, nil
+	fw.allowed = b.allowed(f, p)
+	fw.util = b.utility(f, p)
+	return fw
+}
+
+// demand is f's demand vector, which must have one entry a resource and
+// not be all zero.
+func (b *fsBuilder) demand(f *FrameworkSpec, p func(...any) string) []float64 {
+	d := make([]float64, b.R)
+	if len(f.Demand) != b.R {
+		b.vs.Add(p("demand"), "demand has %d entries but there are %d resources", len(f.Demand), b.R)
+	}
+	copy(d, f.Demand)
+	if !slices.ContainsFunc(d, func(v float64) bool { return v > 0 }) {
+		b.vs.Add(p("demand"), "demand is zero in every resource: a task must need something")
+	}
+	return d
+}
+
+// checkTaskRatios holds each of f's demands within MaxTaskRatio of the
+// capacities of the servers that have the resource, both ways.
+func (b *fsBuilder) checkTaskRatios(f *FrameworkSpec, p func(...any) string) {
+	for r, d := range f.Demand {
+		if d <= 0 || r >= b.R {
+			continue
+		}
+		lo, hi := b.capRange[r][0], b.capRange[r][1]
+		if hi.j < 0 {
+			continue // no server has the resource: the framework fits nowhere
+		}
+		if hi.c/d > MaxTaskRatio {
+			b.vs.Add(p("demand", r), "demand %g of %q is below 1/%g of server %q's capacity %g: at most %g tasks may fit one server", d, b.req.Resources[r], MaxTaskRatio, b.req.Servers[hi.j].Name, hi.c, MaxTaskRatio)
+		} else if lo.c/d < 1/MaxTaskRatio {
+			b.vs.Add(p("demand", r), "demand %g of %q is above %g times server %q's capacity %g: a server must hold at least 1/%g of a task of each resource it has", d, b.req.Resources[r], MaxTaskRatio, b.req.Servers[lo.j].Name, lo.c, MaxTaskRatio)
+		}
+	}
+}
+
+// allowed is f's δ row: every server when f lists none, else the servers
+// it lists, which must exist and appear once.
+func (b *fsBuilder) allowed(f *FrameworkSpec, p func(...any) string) []bool {
+	allowed := make([]bool, len(b.req.Servers))
+	if f.Servers == nil {
+		for j := range allowed {
+			allowed[j] = true
+		}
+		return allowed
+	}
+	for k, name := range f.Servers {
+		j, ok := b.srvIdx[name]
+		if !ok {
+			b.vs.Add(p("servers", k), "unknown server %q", name)
+			continue
+		}
+		if allowed[j] {
+			b.vs.Add(p("servers", k), "server %q listed twice", name)
+		}
+		allowed[j] = true
+	}
+	return allowed
+}
+
+// utility is f's utility per server, 1 where it gives none, each within
+// [MinWeight, MaxWeight] (in sorted server-name order, for stable
+// violations).
+func (b *fsBuilder) utility(f *FrameworkSpec, p func(...any) string) []float64 {
+	util := make([]float64, len(b.req.Servers))
+	for j := range util {
+		util[j] = 1
+	}
+	for _, name := range sortedKeys(f.Utility) {
+		j, ok := b.srvIdx[name]
+		if !ok {
+			b.vs.Add(p("utility", name), "unknown server %q", name)
+			continue
+		}
+		util[j] = f.Utility[name]
+		if u := util[j]; u < MinWeight || u > MaxWeight {
+			b.vs.Add(p("utility", name), "utility %g is outside [%g, %g], the range the generic criterion is computed in", u, MinWeight, MaxWeight)
+		}
+	}
+	return util
+}
+
+// checkCriterion refuses utilities unless the criterion is generic.
+func (b *fsBuilder) checkCriterion() {
+	if b.req.Criterion == CriterionGeneric {
+		return
+	}
+	for n, f := range b.req.Frameworks {
+		if len(f.Utility) > 0 {
+			b.vs.Add(solver.Ptr("frameworks", n, "utility"), "utility applies only to criterion %q", CriterionGeneric)
+		}
+	}
 }
 
 // coalesce groups servers with identical capacity vectors, identical δ

@@ -28,101 +28,39 @@ import (
 // ≈1e-7 relative whatever the instance's units. φ_n g_α(V_n) equals
 // w_n g_α(ν_n) (plus φ_n log v0_n when α = 1) with w_n = φ_n v0_n^{1−α}.
 func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) (*exactResult, error) {
-	in := m.in
-	N := len(in.fws)
 	res := &exactResult{x: make([]float64, len(m.cols)), objective: math.Inf(-1), bound: math.Inf(1)}
 	un := m.pfUnits(alpha)
-	phiSum := un.phiSum
-	if phiSum == 0 {
+	if un.phiSum == 0 {
 		res.objective, res.bound = 0, 0
 		return res, nil
-	}
-	v0, w := un.v0, un.w
-	bps := make([][]float64, N)
-	for n := range in.fws {
-		if m.inert[n] {
-			continue
-		}
-		// A ladder 4^-8..4^4 (the smallest point keeps every framework's
-		// ν row satisfiable when it can get almost nothing), without the
-		// points whose objective coefficient would be out of the LP's
-		// range (α ≫ 1: g_α(b) ≈ −b^{1−α}).
-		top := m.vmax(n) / v0[n]
-		for k := -8; k <= 4; k++ {
-			if v := math.Pow(4, float64(k)); v <= top && w[n]*math.Abs(gv(alpha, v)) <= pfMaxCoef {
-				bps[n] = append(bps[n], v)
-			}
-		}
-		bps[n] = append(bps[n], top)
 	}
 	// The LP objective is Σ w g(ν) (weights summing to Σφ, see pfUnits);
 	// its duals are converted with osc before they enter the Lagrangian
 	// bound in eq. 8's units.
-	osc := math.Exp(un.logOsc)
-	offset := un.offset * osc
-	fwCoef := func(k int) float64 { return m.vcoef[k] / v0[m.cols[k].n] }
+	s := &pfInner{m: m, alpha: alpha, res: res, v0: un.v0, w: un.w, osc: math.Exp(un.logOsc)}
+	s.bps = s.ladders()
 	// The LP is built once; each round only adds columns (new breakpoints
 	// and newly priced allocation columns) and re-solves from the previous
 	// basis (lp.Incremental).
-	b, fwRow, convRow := m.buildPFInner(fwCoef)
-	b.lm.ObjOffset = offset
-	inc, err := lp.NewIncremental(b.lm, lp.Options{Backend: backend})
+	s.b, s.fwRow, s.convRow = m.buildPFInner(s.fwCoef)
+	s.b.lm.ObjOffset = un.offset * s.osc
+	inc, err := lp.NewIncremental(s.b.lm, lp.Options{Backend: backend})
 	if err != nil {
 		return nil, fmt.Errorf("fairshare: lp: %w", err)
 	}
 	defer inc.Close()
-	inLP := make([][]float64, N) // per framework: breakpoints in the LP, sorted
-	addBreakpoints := func() {
-		for n := range in.fws {
-			if m.inert[n] {
-				continue
-			}
-			for _, v := range dedupe(bps[n]) {
-				if hasNear(inLP[n], v) {
-					continue
-				}
-				g, _ := gAlpha(alpha, v)
-				if math.Abs(w[n]*g) > pfMaxCoef {
-					continue
-				}
-				inc.AddCol("", 0, lp.Inf, w[n]*g, []int{fwRow[n], convRow[n]}, []float64{-v, 1})
-				inLP[n] = insertSorted(inLP[n], v)
-			}
-			bps[n] = bps[n][:0]
-		}
-	}
-	addBreakpoints()
+	s.inc = inc
+	s.inLP = make([][]float64, len(m.in.fws))
+	s.addBreakpoints()
 	radius := 0.25
 	for round := 0; round < pfMaxRounds; round++ {
-		sol, err := solveIncremental(ctx, inc)
-		res.lps++
+		sol, x, err := s.solveRound(ctx)
+		if errors.Is(err, errBudget) {
+			res.timeout = true
+			break
+		}
 		if err != nil {
-			if errors.Is(err, errBudget) {
-				res.timeout = true
-				break
-			}
 			return nil, err
-		}
-		res.backend = sol.Backend
-		sol.Objective /= osc
-		x := m.xOf(b, sol)
-		m.repair(x)
-		prevObj, prevBound := res.objective, res.bound
-		if f := m.pfValue(alpha, x); f > res.objective {
-			res.objective = f
-			copy(res.x, x)
-		}
-		if d := m.lagrangeBound(alpha, sol, b, osc); d < res.bound {
-			res.bound = d
-		}
-		if !math.IsInf(prevBound, 1) && res.bound >= prevBound &&
-			res.objective-prevObj <= pfStallRel*math.Abs(res.objective) {
-			// Neither side moved. The bound comes from the LP's duals,
-			// which a degenerate optimum does not determine: new
-			// breakpoints whose reduced costs are below the backend's
-			// tolerance leave the kept basis, and so the duals,
-			// unchanged round after round. A fresh solve picks new ones.
-			inc.Reset()
 		}
 		// Anytime: a job polling this solve sees the best PF value and the
 		// certified upper bound after every LP.
@@ -131,43 +69,151 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 			Objective: progress.F(res.objective),
 			Bound:     progress.F(res.bound),
 		})
-		if gapOK(res.objective, res.bound, alpha, phiSum) {
+		if gapOK(res.objective, res.bound, alpha, un.phiSum) {
 			break
 		}
-		priced := m.price(b, sol)
-		added := 0
-		for n := range in.fws {
-			if m.inert[n] {
-				continue
-			}
-			v := 0.0
-			for _, k := range m.byFw[n] {
-				v += fwCoef(k) * x[k]
-			}
-			sigma := math.Abs(sol.RowDuals[fwRow[n]])
-			yc := sol.RowDuals[convRow[n]]
-			if sigma > 0 {
-				bs := math.Pow(w[n]/sigma, 1/alpha)
-				g, _ := gAlpha(alpha, bs)
-				if w[n]*g-sigma*bs-yc > rcTol*math.Max(1, math.Abs(yc)) {
-					bps[n] = append(bps[n], bs)
-					added++
-				}
-			}
-			if v > 0 {
-				bps[n] = append(bps[n], v, v*(1+radius), v/(1+radius))
-			}
-		}
-		if added == 0 && priced == 0 {
+		priced := m.price(s.b, sol)
+		if s.priceBreakpoints(sol, x, radius) == 0 && priced == 0 {
 			break
 		}
 		// Newly priced allocation columns, with their capacity, cap and
 		// framework-row entries (every such row exists from the start).
-		m.addPriced(inc, b)
-		addBreakpoints()
+		m.addPriced(inc, s.b)
+		s.addBreakpoints()
 		radius = math.Max(radius/4, 1e-9)
 	}
 	return res, nil
+}
+
+// pfInner is solvePFInner's state: the model in its units (v0, w, osc; see
+// pfUnits), the LP with each framework's ν and convexity rows, the
+// breakpoints waiting to enter it and those in it, and the result so far.
+type pfInner struct {
+	m     *model
+	alpha float64
+	res   *exactResult
+	v0, w []float64
+	osc   float64
+
+	b              *lpb
+	inc            *lp.Incremental
+	fwRow, convRow []int
+	// bps[n] are framework n's breakpoints waiting to enter the LP,
+	// inLP[n] those in it, sorted.
+	bps, inLP [][]float64
+}
+
+// fwCoef is column k's coefficient in its framework's ν row.
+func (s *pfInner) fwCoef(k int) float64 { return s.m.vcoef[k] / s.v0[s.m.cols[k].n] }
+
+// ladders are each live framework's first breakpoints: a ladder
+// 4^-8..4^4 (the smallest point keeps every framework's ν row satisfiable
+// when it can get almost nothing), without the points whose objective
+// coefficient would be out of the LP's range (α ≫ 1: g_α(b) ≈ −b^{1−α}),
+// and the most it can get.
+func (s *pfInner) ladders() [][]float64 {
+	bps := make([][]float64, len(s.m.in.fws))
+	for n := range s.m.in.fws {
+		if s.m.inert[n] {
+			continue
+		}
+		top := s.m.vmax(n) / s.v0[n]
+		for k := -8; k <= 4; k++ {
+			if v := math.Pow(4, float64(k)); v <= top && s.w[n]*math.Abs(gv(s.alpha, v)) <= pfMaxCoef {
+				bps[n] = append(bps[n], v)
+			}
+		}
+		bps[n] = append(bps[n], top)
+	}
+	return bps
+}
+
+// addBreakpoints adds the waiting breakpoints to the LP as λ columns, but
+// those near one already in it or with an objective coefficient out of
+// range.
+func (s *pfInner) addBreakpoints() {
+	for n := range s.m.in.fws {
+		if s.m.inert[n] {
+			continue
+		}
+		for _, v := range dedupe(s.bps[n]) {
+			if hasNear(s.inLP[n], v) {
+				continue
+			}
+			g, _ := gAlpha(s.alpha, v)
+			if math.Abs(s.w[n]*g) > pfMaxCoef {
+				continue
+			}
+			s.inc.AddCol("", 0, lp.Inf, s.w[n]*g, []int{s.fwRow[n], s.convRow[n]}, []float64{-v, 1})
+			s.inLP[n] = insertSorted(s.inLP[n], v)
+		}
+		s.bps[n] = s.bps[n][:0]
+	}
+}
+
+// solveRound solves the LP, keeps its repaired x when its PF value is the
+// best yet and its Lagrangian bound when the lowest, and returns the
+// solution and x.
+func (s *pfInner) solveRound(ctx context.Context) (*lp.Solution, []float64, error) {
+	m, res := s.m, s.res
+	sol, err := solveIncremental(ctx, s.inc)
+	res.lps++
+	if err != nil {
+		return nil, nil, err
+	}
+	res.backend = sol.Backend
+	sol.Objective /= s.osc
+	x := m.xOf(s.b, sol)
+	m.repair(x)
+	prevObj, prevBound := res.objective, res.bound
+	if f := m.pfValue(s.alpha, x); f > res.objective {
+		res.objective = f
+		copy(res.x, x)
+	}
+	if d := m.lagrangeBound(s.alpha, sol, s.b, s.osc); d < res.bound {
+		res.bound = d
+	}
+	if !math.IsInf(prevBound, 1) && res.bound >= prevBound &&
+		res.objective-prevObj <= pfStallRel*math.Abs(res.objective) {
+		// Neither side moved. The bound comes from the LP's duals,
+		// which a degenerate optimum does not determine: new
+		// breakpoints whose reduced costs are below the backend's
+		// tolerance leave the kept basis, and so the duals,
+		// unchanged round after round. A fresh solve picks new ones.
+		s.inc.Reset()
+	}
+	return sol, x, nil
+}
+
+// priceBreakpoints queues, per live framework, the breakpoint with the
+// best reduced cost, b* = (w_n/σ_n)^{1/α} with σ_n the dual of its ν row,
+// when that cost is positive, and its current ν_n times 1 and 1±radius.
+// It returns how many b* it queued.
+func (s *pfInner) priceBreakpoints(sol *lp.Solution, x []float64, radius float64) int {
+	added := 0
+	for n := range s.m.in.fws {
+		if s.m.inert[n] {
+			continue
+		}
+		v := 0.0
+		for _, k := range s.m.byFw[n] {
+			v += s.fwCoef(k) * x[k]
+		}
+		sigma := math.Abs(sol.RowDuals[s.fwRow[n]])
+		yc := sol.RowDuals[s.convRow[n]]
+		if sigma > 0 {
+			bs := math.Pow(s.w[n]/sigma, 1/s.alpha)
+			g, _ := gAlpha(s.alpha, bs)
+			if s.w[n]*g-sigma*bs-yc > rcTol*math.Max(1, math.Abs(yc)) {
+				s.bps[n] = append(s.bps[n], bs)
+				added++
+			}
+		}
+		if v > 0 {
+			s.bps[n] = append(s.bps[n], v, v*(1+radius), v/(1+radius))
+		}
+	}
+	return added
 }
 
 // pfMaxCoef bounds breakpoint objective coefficients, far inside

@@ -16,7 +16,6 @@ import (
 // the current iterate. It reports false when the factorisation fails even
 // with regularisation.
 func (s *pfIPM) factor() bool {
-	R := s.R
 	for k := range s.X {
 		s.D[k] = s.lam[k] / s.X[k]
 	}
@@ -27,84 +26,106 @@ func (s *pfIPM) factor() bool {
 		kd[i*n+i] = s.sl[i] / s.y[i]
 	}
 	clear(s.gall.Data)
-	gs := s.gall.Stride
 	for f := 0; f < s.nf; f++ {
 		s.om[f] = 0
 		if s.capped[f] {
 			s.om[f] = s.z[f] / s.sq[f]
 		}
 		s.factorBlock(f)
-		// The Woodbury core in the basis [e, b'] with b' = b − ρe made
-		// D⁻¹-orthogonal to e: for the tasks, DRF and PS-DSF criteria b is
-		// parallel to e (the cap row bounds ν), and the naive core
-		// [[1/c + e'D⁻¹e, e'D⁻¹b], [·, 1/ω + b'D⁻¹b]] then has a Schur
-		// complement computed as the difference of two numbers of size
-		// 1/D ≈ 1/μ, which loses every digit near the optimum. In the new
-		// basis the core is [[1/c + S_e, −ρ/c], [−ρ/c, 1/ω + ρ²/c + S_b']]
-		// and its Cholesky factor is a sum of positive terms.
-		se, tb := 0.0, 0.0
-		nr := s.nr[f]
-		for k := s.start[f]; k < s.start[f+1]; k++ {
-			id := 1 / s.D[k]
-			se += s.e[k] * s.e[k] * id
-			if s.capped[f] {
-				tb += s.e[k] * s.b[k] * id
-			}
-			// Σ_k A_k A_k^T / D_k (lower triangle).
-			for j := 0; j < nr; j++ {
-				rj, vj := s.arow[k*R+j], s.aval[k*R+j]*id
-				for l := 0; l < nr; l++ {
-					if rl := s.arow[k*R+l]; rl <= rj {
-						kd[rj*n+rl] += vj * s.aval[k*R+l]
-					}
-				}
-			}
+		if !s.factorCore(f) {
+			return false
 		}
-		e11 := 1/s.c[f] + se
-		l11 := math.Sqrt(e11)
-		s.e11[f], s.l11[f] = e11, l11
+		s.woodburyColumns(f)
+	}
+	blas64.Syrk(blas.NoTrans, -1, s.gall, 1, s.kmat)
+	return s.cholesky()
+}
+
+// factorCore adds framework f's Σ_k A_k A_k^T / D_k to the Schur
+// complement's lower triangle and factors its Woodbury core, in the basis
+// [e, b'] with b' = b − ρe made D⁻¹-orthogonal to e: for the tasks, DRF and
+// PS-DSF criteria b is parallel to e (the cap row bounds ν), and the naive
+// core [[1/c + e'D⁻¹e, e'D⁻¹b], [·, 1/ω + b'D⁻¹b]] then has a Schur
+// complement computed as the difference of two numbers of size 1/D ≈ 1/μ,
+// which loses every digit near the optimum. In the new basis the core is
+// [[1/c + S_e, −ρ/c], [−ρ/c, 1/ω + ρ²/c + S_b']] and its Cholesky factor is
+// a sum of positive terms. It reports false when that factor is not
+// finite and positive.
+func (s *pfIPM) factorCore(f int) bool {
+	R, n, kd := s.R, s.mrow, s.kmat.Data
+	se, tb := 0.0, 0.0
+	nr := s.nr[f]
+	for k := s.start[f]; k < s.start[f+1]; k++ {
+		id := 1 / s.D[k]
+		se += s.e[k] * s.e[k] * id
 		if s.capped[f] {
-			rho := tb / se
-			sb := 0.0
-			for k := s.start[f]; k < s.start[f+1]; k++ {
-				s.bp[k] = s.b[k] - rho*s.e[k]
-				sb += s.bp[k] * s.bp[k] / s.D[k]
-			}
-			d := 1/s.om[f] + sb + rho*rho*se/(1+s.c[f]*se)
-			if !(d > 0) || math.IsInf(d, 0) {
-				return false
-			}
-			s.l21[f], s.l22[f] = -rho/(s.c[f]*l11), math.Sqrt(d)
-			s.rhoB[f] = rho
+			tb += s.e[k] * s.b[k] * id
 		}
-		// H = G L^{-T}, G = A D^{-1} [e b]: columns 2f and 2f+1 of gall.
-		for k := s.start[f]; k < s.start[f+1]; k++ {
-			id := 1 / s.D[k]
-			for j := 0; j < nr; j++ {
-				row := s.arow[k*R+j]
-				a := s.aval[k*R+j] * id
-				s.gall.Data[row*gs+2*f] += a * s.e[k]
-				if s.capped[f] {
-					s.gall.Data[row*gs+2*f+1] += a * s.bp[k]
+		for j := 0; j < nr; j++ {
+			rj, vj := s.arow[k*R+j], s.aval[k*R+j]*id
+			for l := 0; l < nr; l++ {
+				if rl := s.arow[k*R+l]; rl <= rj {
+					kd[rj*n+rl] += vj * s.aval[k*R+l]
 				}
-			}
-		}
-		for i := 0; i < n; i++ {
-			g1 := s.gall.Data[i*gs+2*f]
-			if g1 == 0 && (!s.capped[f] || s.gall.Data[i*gs+2*f+1] == 0) {
-				continue
-			}
-			h1 := g1 / l11
-			s.gall.Data[i*gs+2*f] = h1
-			if s.capped[f] {
-				s.gall.Data[i*gs+2*f+1] = (s.gall.Data[i*gs+2*f+1] - h1*s.l21[f]) / s.l22[f]
 			}
 		}
 	}
-	blas64.Syrk(blas.NoTrans, -1, s.gall, 1, s.kmat)
-	// Regularise only if the factorisation fails: round-off in the
-	// difference above can leave a numerically singular matrix when rows
-	// are (nearly) proportional.
+	e11 := 1/s.c[f] + se
+	l11 := math.Sqrt(e11)
+	s.e11[f], s.l11[f] = e11, l11
+	if !s.capped[f] {
+		return true
+	}
+	rho := tb / se
+	sb := 0.0
+	for k := s.start[f]; k < s.start[f+1]; k++ {
+		s.bp[k] = s.b[k] - rho*s.e[k]
+		sb += s.bp[k] * s.bp[k] / s.D[k]
+	}
+	d := 1/s.om[f] + sb + rho*rho*se/(1+s.c[f]*se)
+	if !(d > 0) || math.IsInf(d, 0) {
+		return false
+	}
+	s.l21[f], s.l22[f] = -rho/(s.c[f]*l11), math.Sqrt(d)
+	s.rhoB[f] = rho
+	return true
+}
+
+// woodburyColumns writes H = G L^{-T}, G = A D^{-1} [e b'], into columns 2f
+// and 2f+1 of gall.
+func (s *pfIPM) woodburyColumns(f int) {
+	R, n, gs, nr := s.R, s.mrow, s.gall.Stride, s.nr[f]
+	gd := s.gall.Data
+	for k := s.start[f]; k < s.start[f+1]; k++ {
+		id := 1 / s.D[k]
+		for j := 0; j < nr; j++ {
+			row := s.arow[k*R+j]
+			a := s.aval[k*R+j] * id
+			gd[row*gs+2*f] += a * s.e[k]
+			if s.capped[f] {
+				gd[row*gs+2*f+1] += a * s.bp[k]
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		g1 := gd[i*gs+2*f]
+		if g1 == 0 && (!s.capped[f] || gd[i*gs+2*f+1] == 0) {
+			continue
+		}
+		h1 := g1 / s.l11[f]
+		gd[i*gs+2*f] = h1
+		if s.capped[f] {
+			gd[i*gs+2*f+1] = (gd[i*gs+2*f+1] - h1*s.l21[f]) / s.l22[f]
+		}
+	}
+}
+
+// cholesky factors the Schur complement into s.chol, regularising only if
+// the factorisation fails: round-off in the difference that made it can
+// leave a numerically singular matrix when rows are (nearly) proportional.
+// It reports false when even the largest shift fails.
+func (s *pfIPM) cholesky() bool {
+	kd, n := s.kmat.Data, s.mrow
 	save := append([]float64(nil), kd...)
 	reg := 0.0
 	for attempt := 0; attempt < 8; attempt++ {

@@ -56,122 +56,165 @@ const (
 	fsDone
 )
 
+// fairFast simulates Fair event by event: at each step the next job to
+// finish, at its fixed rate (minimum or maximum) or at the water level λ,
+// completes, and the jobs are rebalanced between the three states.
 func (in *Instance) fairFast() ([]float64, []int) {
-	n := len(in.Jobs)
-	rank := make([]int, n)
-	for k, j := range in.arrivalOrder() {
-		rank[j] = k
+	s := newFairSim(in)
+	s.rebalance()
+	for len(s.order) < s.n {
+		best, bt := s.next()
+		if best < 0 {
+			for j := 0; j < s.n; j++ {
+				if s.state[j] != fsDone {
+					s.comp[j] = math.Inf(1)
+				}
+			}
+			return s.comp, s.order
+		}
+		s.complete(best, bt)
+		s.rebalance()
 	}
-	comp := make([]float64, n)
-	order := make([]int, 0, n)
-	state := make([]int, n)
-	rem := make([]float64, n)
-	tl := make([]float64, n)
-	rate := make([]float64, n)
-	P := make([]float64, n)
-	low, byM, byP, fixed := newHeap(n), newHeap(n), newHeap(n), newHeap(n)
-	t, Lam, lambda := in.T0, 0.0, 0.0
-	A, L := 0.0, 0 // A: slots held by jobs at their minimum or maximum
-	S := float64(in.S)
+	return s.comp, s.order
+}
+
+// fairSim is fairFast's state. A job at its minimum or maximum runs at a
+// fixed rate and is in fixed by its finishing time (low also holds the
+// jobs still below the level, by minimum); a job at the level λ is in byM
+// by maximum and byP by its finishing point P on the cumulative level Lam.
+type fairSim struct {
+	in    *Instance
+	n     int
+	rank  []int // position in arrival order, for ties
+	comp  []float64
+	order []int
+	state []int
+	rem   []float64 // work left at time tl
+	tl    []float64
+	rate  []float64
+	P     []float64
+
+	low, byM, byP, fixed heap
+
+	t, Lam, lambda float64
+	A              float64 // slots held by jobs at their minimum or maximum
+	L              int     // jobs at the level
+	S              float64
+}
+
+// newFairSim starts every job at its minimum at T0.
+func newFairSim(in *Instance) *fairSim {
+	n := len(in.Jobs)
+	s := &fairSim{in: in, n: n, rank: make([]int, n), comp: make([]float64, n), order: make([]int, 0, n),
+		state: make([]int, n), rem: make([]float64, n), tl: make([]float64, n), rate: make([]float64, n), P: make([]float64, n),
+		low: newHeap(n), byM: newHeap(n), byP: newHeap(n), fixed: newHeap(n), t: in.T0, S: float64(in.S)}
+	for k, j := range in.arrivalOrder() {
+		s.rank[j] = k
+	}
 	for j := 0; j < n; j++ {
 		jb := in.Jobs[j]
-		rem[j], tl[j], rate[j] = jb.Work, t, float64(jb.Min)
-		A += rate[j]
-		low.add(j, float64(jb.Min), rank[j])
+		s.rem[j], s.tl[j], s.rate[j] = jb.Work, s.t, float64(jb.Min)
+		s.A += s.rate[j]
+		s.low.add(j, float64(jb.Min), s.rank[j])
 		if jb.Min > 0 {
-			fixed.add(j, t+jb.Work/rate[j], rank[j])
+			s.fixed.add(j, s.t+jb.Work/s.rate[j], s.rank[j])
 		}
 	}
-	low.heapify()
-	fixed.heapify()
-	toLevel := func(j int) {
-		rem[j] -= rate[j] * (t - tl[j])
-		low.remove(j)
-		fixed.remove(j)
-		A -= rate[j]
-		L++
-		state[j] = fsLevel
-		P[j] = Lam + rem[j]
-		byM.set(j, float64(in.Jobs[j].Max), rank[j])
-		byP.set(j, P[j], rank[j])
+	s.low.heapify()
+	s.fixed.heapify()
+	return s
+}
+
+// toLevel moves job j from its minimum to the level.
+func (s *fairSim) toLevel(j int) {
+	s.rem[j] -= s.rate[j] * (s.t - s.tl[j])
+	s.low.remove(j)
+	s.fixed.remove(j)
+	s.A -= s.rate[j]
+	s.L++
+	s.state[j] = fsLevel
+	s.P[j] = s.Lam + s.rem[j]
+	s.byM.set(j, float64(s.in.Jobs[j].Max), s.rank[j])
+	s.byP.set(j, s.P[j], s.rank[j])
+}
+
+// toHigh moves job j from the level to its maximum.
+func (s *fairSim) toHigh(j int) {
+	s.rem[j] = s.P[j] - s.Lam
+	s.byM.remove(j)
+	s.byP.remove(j)
+	s.L--
+	s.state[j] = fsHigh
+	s.rate[j], s.tl[j] = float64(s.in.Jobs[j].Max), s.t
+	s.A += s.rate[j]
+	s.fixed.set(j, s.t+s.rem[j]/s.rate[j], s.rank[j])
+}
+
+// rebalance moves jobs between their minimum, the level and their maximum
+// until λ = (S − A)/L is consistent with every job's state.
+func (s *fairSim) rebalance() {
+	for {
+		if s.L == 0 {
+			j, ok := s.low.top()
+			if !ok || s.S-s.A <= 0 {
+				return
+			}
+			s.toLevel(j)
+			continue
+		}
+		s.lambda = (s.S - s.A) / float64(s.L)
+		// Join first (it lowers λ), then leave at the maximum (it
+		// raises λ only once no minimum lies below it).
+		if j, ok := s.low.top(); ok && float64(s.in.Jobs[j].Min) < s.lambda {
+			s.toLevel(j)
+			continue
+		}
+		if j, ok := s.byM.top(); ok && float64(s.in.Jobs[j].Max) <= s.lambda*(1+levelTol) {
+			s.toHigh(j)
+			continue
+		}
+		return
 	}
-	toHigh := func(j int) {
-		rem[j] = P[j] - Lam
-		byM.remove(j)
-		byP.remove(j)
-		L--
-		state[j] = fsHigh
-		rate[j], tl[j] = float64(in.Jobs[j].Max), t
-		A += rate[j]
-		fixed.set(j, t+rem[j]/rate[j], rank[j])
+}
+
+// next is the job that finishes first and when (ties by arrival rank), or
+// −1 when none can finish.
+func (s *fairSim) next() (int, float64) {
+	best, bt := -1, math.Inf(1)
+	if j, ok := s.fixed.top(); ok {
+		best, bt = j, s.fixed.keyOf(j)
 	}
-	rebalance := func() {
-		for {
-			if L == 0 {
-				j, ok := low.top()
-				if !ok || S-A <= 0 {
-					return
-				}
-				toLevel(j)
-				continue
-			}
-			lambda = (S - A) / float64(L)
-			// Join first (it lowers λ), then leave at the maximum (it
-			// raises λ only once no minimum lies below it).
-			if j, ok := low.top(); ok && float64(in.Jobs[j].Min) < lambda {
-				toLevel(j)
-				continue
-			}
-			if j, ok := byM.top(); ok && float64(in.Jobs[j].Max) <= lambda*(1+levelTol) {
-				toHigh(j)
-				continue
-			}
-			return
+	if j, ok := s.byP.top(); ok && s.lambda > 0 {
+		ft := s.t + (s.P[j]-s.Lam)/s.lambda
+		if ft < bt || (ft == bt && s.rank[j] < s.rank[best]) {
+			best, bt = j, ft
 		}
 	}
-	rebalance()
-	for len(order) < n {
-		best, bt := -1, math.Inf(1)
-		if j, ok := fixed.top(); ok {
-			best, bt = j, fixed.keyOf(j)
-		}
-		if j, ok := byP.top(); ok && lambda > 0 {
-			ft := t + (P[j]-Lam)/lambda
-			if ft < bt || (ft == bt && rank[j] < rank[best]) {
-				best, bt = j, ft
-			}
-		}
-		if best < 0 {
-			for j := 0; j < n; j++ {
-				if state[j] != fsDone {
-					comp[j] = math.Inf(1)
-				}
-			}
-			return comp, order
-		}
-		if bt < t {
-			bt = t
-		}
-		if L > 0 {
-			Lam += lambda * (bt - t)
-		}
-		t = bt
-		switch state[best] {
-		case fsLevel:
-			byM.remove(best)
-			byP.remove(best)
-			L--
-		default:
-			fixed.remove(best)
-			low.remove(best)
-			A -= rate[best]
-		}
-		state[best] = fsDone
-		comp[best] = t
-		order = append(order, best)
-		rebalance()
+	return best, bt
+}
+
+// complete advances the clock to bt (not back) and completes job best.
+func (s *fairSim) complete(best int, bt float64) {
+	if bt < s.t {
+		bt = s.t
 	}
-	return comp, order
+	if s.L > 0 {
+		s.Lam += s.lambda * (bt - s.t)
+	}
+	s.t = bt
+	switch s.state[best] {
+	case fsLevel:
+		s.byM.remove(best)
+		s.byP.remove(best)
+		s.L--
+	default:
+		s.fixed.remove(best)
+		s.low.remove(best)
+		s.A -= s.rate[best]
+	}
+	s.state[best] = fsDone
+	s.comp[best] = s.t
+	s.order = append(s.order, best)
 }
 
 // waterLevel solves Σ clamp(λ, m_j, M_j) = S for the given jobs by a sweep

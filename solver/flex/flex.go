@@ -143,187 +143,242 @@ func completionOrder(comp []float64, prio []int) []int {
 	return orderByKeys(comp, pos)
 }
 
+// run is the solve as a sequence of named steps: the order-independent
+// side results in a second goroutine, then the MPS candidates (RAP, the
+// metric's orderings, local search, the exact MPS search), Fair, the
+// LP/MILP refinements and the exact malleable search, and the answer
+// from the best candidate.
 func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (*Result, solver.Meta, error) {
 	n := in.N()
 	if deadlineNearlyGone(ctx, n) {
 		return in.firstAnswer(req)
 	}
-	var meta solver.Meta
 	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x9e3779b97f4a7c15))
-	ev := newEvaluator(in)
-	// Fair, the FIFO baseline and (when the exact searches are off, so
-	// the bound is always reported) the root lower bound do not depend on
-	// the orderings: compute them in a second goroutine. Each is a pure
-	// function of the instance, so the answer is the same as computed in
-	// sequence.
-	var side struct {
+	r := &flexRun{ctx: ctx, in: in, req: req, n: n, ev: newEvaluator(in), provenValue: math.NaN()}
+	sideDone := r.startSide()
+	r.orderings()
+	r.localSearch(rng)
+	r.exactMPS()
+	<-sideDone
+	r.fairC = &candidate{source: "fair", kind: kindFair, prio: r.side.forder, comp: r.side.fcomp, obj: in.Objective(r.side.fcomp)}
+	r.cands = append(r.cands, r.fairC)
+	r.refineBest()
+	r.exactMalleable()
+	win := bestCandidate(r.cands)
+	res := r.result(win)
+	r.settle(res, win)
+	return res, r.meta, nil
+}
+
+// flexRun is run's state: the candidates so far, the best MPS one, and
+// what the searches proved.
+type flexRun struct {
+	ctx  context.Context
+	in   *Instance
+	req  *Request
+	n    int
+	ev   *evaluator
+	meta solver.Meta
+	// side is what startSide's goroutine computes.
+	side struct {
 		fcomp, fifoComp []float64
 		forder          []int
 		bound           float64
 	}
-	sideDone := make(chan struct{})
+	cands          []*candidate
+	bestMPS, fairC *candidate
+	rapMethod      string
+	// timedOut: some step was cut short by the deadline.
+	timedOut, mpsProven, malleableProven bool
+	// provenValue is the malleable optimum when malleableProven.
+	provenValue float64
+}
+
+// startSide computes Fair, the FIFO baseline and (when the exact searches
+// are off, so the bound is always reported) the root lower bound in a
+// second goroutine: they do not depend on the orderings, and each is a
+// pure function of the instance, so the answer is the same as computed in
+// sequence. The channel closes when they are done.
+func (r *flexRun) startSide() <-chan struct{} {
+	in, n := r.in, r.n
+	done := make(chan struct{})
 	go func() {
-		defer close(sideDone)
-		side.fcomp, side.forder, _ = in.fair(0)
-		side.fifoComp = make([]float64, n)
-		in.mps(in.arrivalOrder(), true, newMPSWork(n), side.fifoComp, nil)
-		side.bound = math.NaN()
-		if !req.Exact {
-			side.bound = in.rootBound()
+		defer close(done)
+		r.side.fcomp, r.side.forder, _ = in.fair(0)
+		r.side.fifoComp = make([]float64, n)
+		in.mps(in.arrivalOrder(), true, newMPSWork(n), r.side.fifoComp, nil)
+		r.side.bound = math.NaN()
+		if !r.req.Exact {
+			r.side.bound = in.rootBound()
 		}
 	}()
-	var cands []*candidate
-	addMPS := func(name string, prio []int) *candidate {
-		comp := make([]float64, n)
-		in.mps(prio, false, ev.w, comp, nil)
-		c := &candidate{source: name, kind: kindMPS, prio: prio, comp: comp, obj: in.Objective(comp)}
-		cands = append(cands, c)
-		return c
-	}
-	timedOut := false
-	alloc, method := in.rapSolve()
-	addMPS("rap", in.rapOrdering(alloc))
+	return done
+}
+
+// addMPS adds the MPS schedule of priority list prio as a candidate.
+func (r *flexRun) addMPS(name string, prio []int) *candidate {
+	comp := make([]float64, r.n)
+	r.in.mps(prio, false, r.ev.w, comp, nil)
+	c := &candidate{source: name, kind: kindMPS, prio: prio, comp: comp, obj: r.in.Objective(comp)}
+	r.cands = append(r.cands, c)
+	return c
+}
+
+// orderings adds the RAP ordering and the metric's specific orderings (each
+// once) and sets the best of them. Each ordering costs sorts and an MPS run
+// (tens of ms each at 10⁵ jobs): past the deadline, the RAP ordering is
+// the answer.
+func (r *flexRun) orderings() {
+	alloc, method := r.in.rapSolve()
+	r.rapMethod = method
+	r.addMPS("rap", r.in.rapOrdering(alloc))
 	if method == "greedy-fallback" {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("RAP: the DP table would exceed %d cells; greedy marginal allocation used (not exact for this metric)", DPMaxCells))
+		r.meta.Notes = append(r.meta.Notes, fmt.Sprintf("RAP: the DP table would exceed %d cells; greedy marginal allocation used (not exact for this metric)", DPMaxCells))
 	}
-	// Each ordering costs sorts and an MPS run (tens of ms each at 10⁵
-	// jobs): past the deadline, the RAP ordering is the answer.
 	var orderings []ordering
-	if ctx.Err() != nil {
-		timedOut = true
+	if r.ctx.Err() != nil {
+		r.timedOut = true
 	} else {
-		orderings = in.specificOrderings()
+		orderings = r.in.specificOrderings()
 	}
 	for _, o := range orderings {
-		if ctx.Err() != nil {
-			timedOut = true
+		if r.ctx.Err() != nil {
+			r.timedOut = true
 			break
 		}
-		dup := false
-		for _, c := range cands {
-			dup = dup || slices.Equal(c.prio, o.prio)
-		}
-		if !dup {
-			addMPS(o.name, o.prio)
+		if !slices.ContainsFunc(r.cands, func(c *candidate) bool { return slices.Equal(c.prio, o.prio) }) {
+			r.addMPS(o.name, o.prio)
 		}
 	}
-	bestMPS := cands[0]
-	for _, c := range cands[1:] {
-		if better(c.obj, bestMPS.obj) {
-			bestMPS = c
-		}
-	}
-	progress.Report(ctx, progress.Progress{Phase: "orderings", Objective: progress.F(bestMPS.obj)})
-	evals := DefaultLocalSearchEvals(n)
-	if req.LocalSearch != nil {
-		evals = *req.LocalSearch
-	}
-	if evals > 0 {
-		prio, obj, stopped := ev.iteratedLocalSearch(ctx, cands, evals, rng)
-		timedOut = timedOut || stopped
-		if better(obj, bestMPS.obj) {
-			bestMPS = addMPS("local_search", prio)
-		}
-		meta.Notes = append(meta.Notes, fmt.Sprintf("local search: %d MPS evaluations", ev.evals))
-	}
-	mpsProven := false
-	if req.Exact {
-		prio, obj, done := in.exactMPS(ctx, bestMPS.prio, bestMPS.obj)
-		mpsProven = done
-		if !done {
-			timedOut = true
-			meta.Notes = append(meta.Notes, "exact MPS search stopped by the budget")
-		}
-		if better(obj, bestMPS.obj) {
-			bestMPS = addMPS("exact_mps", prio)
-		}
-		if done {
-			meta.Notes = append(meta.Notes, fmt.Sprintf("exact MPS search complete: %s is the best MPS ordering", bestMPS.source))
-		}
-	}
-	<-sideDone
-	fairC := &candidate{source: "fair", kind: kindFair, prio: side.forder, comp: side.fcomp, obj: in.Objective(side.fcomp)}
-	cands = append(cands, fairC)
+	r.bestMPS = bestCandidate(r.cands)
+	progress.Report(r.ctx, progress.Progress{Phase: "orderings", Objective: progress.F(r.bestMPS.obj)})
+}
 
-	// LP/MILP refinement of the best MPS completion order and Fair's.
-	mip := !in.rapConvex()
+// localSearch improves the best MPS ordering by iterated local search
+// within the request's evaluation budget.
+func (r *flexRun) localSearch(rng *rand.Rand) {
+	evals := DefaultLocalSearchEvals(r.n)
+	if r.req.LocalSearch != nil {
+		evals = *r.req.LocalSearch
+	}
+	if evals <= 0 {
+		return
+	}
+	prio, obj, stopped := r.ev.iteratedLocalSearch(r.ctx, r.cands, evals, rng)
+	r.timedOut = r.timedOut || stopped
+	if better(obj, r.bestMPS.obj) {
+		r.bestMPS = r.addMPS("local_search", prio)
+	}
+	r.meta.Notes = append(r.meta.Notes, fmt.Sprintf("local search: %d MPS evaluations", r.ev.evals))
+}
+
+// exactMPS runs the exact search over MPS orderings when the request asks
+// for it.
+func (r *flexRun) exactMPS() {
+	if !r.req.Exact {
+		return
+	}
+	prio, obj, done := r.in.exactMPS(r.ctx, r.bestMPS.prio, r.bestMPS.obj)
+	r.mpsProven = done
+	if !done {
+		r.timedOut = true
+		r.meta.Notes = append(r.meta.Notes, "exact MPS search stopped by the budget")
+	}
+	if better(obj, r.bestMPS.obj) {
+		r.bestMPS = r.addMPS("exact_mps", prio)
+	}
+	if done {
+		r.meta.Notes = append(r.meta.Notes, fmt.Sprintf("exact MPS search complete: %s is the best MPS ordering", r.bestMPS.source))
+	}
+}
+
+// doRefine says whether to refine: on request, or (auto) up to the job
+// count the LP or MILP stays quick at, never past RefineMaxJobs.
+func (r *flexRun) doRefine() bool {
 	limit := RefineAutoMaxJobs
-	if mip {
+	if !r.in.rapConvex() {
 		limit = RefineAutoMaxJobsMILP
 	}
-	doRefine := req.Refine == "on" || ((req.Refine == "" || req.Refine == "auto") && n <= limit)
-	if doRefine && n > RefineMaxJobs {
-		doRefine = false
-		meta.Notes = append(meta.Notes, fmt.Sprintf("refinement skipped: its LP has J²/2 columns, allowed up to %d jobs", RefineMaxJobs))
+	req := r.req
+	do := req.Refine == "on" || ((req.Refine == "" || req.Refine == "auto") && r.n <= limit)
+	if do && r.n > RefineMaxJobs {
+		r.meta.Notes = append(r.meta.Notes, fmt.Sprintf("refinement skipped: its LP has J²/2 columns, allowed up to %d jobs", RefineMaxJobs))
+		return false
 	}
-	if doRefine {
-		for _, base := range []*candidate{bestMPS, fairC} {
-			if ctx.Err() != nil {
-				timedOut = true
-				break
-			}
-			order := completionOrder(base.comp, base.prio)
-			r, err := in.refine(ctx, order, "")
-			if err != nil {
-				meta.Notes = append(meta.Notes, fmt.Sprintf("refinement of %s skipped: %v", base.source, err))
-				continue
-			}
-			if err := in.verify(r.ivs, r.comp, false); err != nil {
-				meta.Notes = append(meta.Notes, fmt.Sprintf("refinement of %s rejected: %v", base.source, err))
-				continue
-			}
-			cands = append(cands, &candidate{source: "lp_refinement", kind: kindLP, prio: completionOrder(r.comp, order), comp: r.comp, obj: r.obj, ivs: r.ivs, backend: r.backend})
-		}
+	return do
+}
+
+// refineBest adds the LP/MILP refinements of the best MPS completion order
+// and Fair's, each verified.
+func (r *flexRun) refineBest() {
+	if !r.doRefine() {
+		return
 	}
-	malleableProven := false
-	provenValue := math.NaN()
-	if req.Exact && n <= in.exactLimit() {
-		c, val, done := in.exactMalleable(ctx)
-		if c != nil {
-			cands = append(cands, c)
+	for _, base := range []*candidate{r.bestMPS, r.fairC} {
+		if r.ctx.Err() != nil {
+			r.timedOut = true
+			return
 		}
-		switch {
-		case done:
-			malleableProven, provenValue = true, val
-			meta.Notes = append(meta.Notes, fmt.Sprintf("every completion order solved by LP/MILP: the malleable optimum is %g", val))
-		case ctx.Err() != nil:
-			timedOut = true
-		default:
-			// Not the budget: some order's LP/MILP was refused or not
-			// proven (an ill-scaled model; the refinement notes say why).
-			meta.Notes = append(meta.Notes, "exact search incomplete: not every completion order's LP/MILP was solved to optimality")
+		order := completionOrder(base.comp, base.prio)
+		ref, err := r.in.refine(r.ctx, order, "")
+		if err != nil {
+			r.meta.Notes = append(r.meta.Notes, fmt.Sprintf("refinement of %s skipped: %v", base.source, err))
+			continue
 		}
+		if err := r.in.verify(ref.ivs, ref.comp, false); err != nil {
+			r.meta.Notes = append(r.meta.Notes, fmt.Sprintf("refinement of %s rejected: %v", base.source, err))
+			continue
+		}
+		r.cands = append(r.cands, &candidate{source: "lp_refinement", kind: kindLP, prio: completionOrder(ref.comp, order), comp: ref.comp, obj: ref.obj, ivs: ref.ivs, backend: ref.backend})
 	}
+}
+
+// exactMalleable solves every completion order by LP/MILP when the request
+// asks for the exact search and the instance is small enough.
+func (r *flexRun) exactMalleable() {
+	if !r.req.Exact || r.n > r.in.exactLimit() {
+		return
+	}
+	c, val, done := r.in.exactMalleable(r.ctx)
+	if c != nil {
+		r.cands = append(r.cands, c)
+	}
+	switch {
+	case done:
+		r.malleableProven, r.provenValue = true, val
+		r.meta.Notes = append(r.meta.Notes, fmt.Sprintf("every completion order solved by LP/MILP: the malleable optimum is %g", val))
+	case r.ctx.Err() != nil:
+		r.timedOut = true
+	default:
+		// Not the budget: some order's LP/MILP was refused or not
+		// proven (an ill-scaled model; the refinement notes say why).
+		r.meta.Notes = append(r.meta.Notes, "exact search incomplete: not every completion order's LP/MILP was solved to optimality")
+	}
+}
+
+// bestCandidate is the first candidate no later one is better than.
+func bestCandidate(cands []*candidate) *candidate {
 	win := cands[0]
 	for _, c := range cands[1:] {
 		if better(c.obj, win.obj) {
 			win = c
 		}
 	}
+	return win
+}
 
+// result is the answer from candidate win: its ordering, intervals (as
+// many as the listing limit allows), completions, the baselines and every
+// candidate's value.
+func (r *flexRun) result(win *candidate) *Result {
+	in := r.in
 	res := &Result{
 		Objective: win.obj, Metric: in.Metric.String(), Aggregate: in.Agg.String(),
-		OrderingSource: win.source, MPSOptimal: mpsProven, RAPMethod: method,
+		OrderingSource: win.source, MPSOptimal: r.mpsProven, RAPMethod: r.rapMethod,
 	}
 	res.Ordering = in.idsOf(win.prio)
-	lim, more := listLimit(req, n, &meta)
-	var ivs []Interval
-	switch win.kind {
-	case kindMPS:
-		rec := &mpsRecord{events: make([]rateEvent, 0, 2*n)}
-		if more >= 0 {
-			// Interval k ends at the k-th completion; zero-length ones
-			// are dropped, so run until more distinct completion times.
-			rec.stopAfter = min(n, more+countTies(win.comp, more))
-		}
-		comp := append([]float64(nil), win.comp...)
-		in.mps(win.prio, false, ev.w, comp, rec)
-		ivs = in.intervalsFromRecord(rec, comp, more)
-	case kindFair:
-		_, _, ivs = in.fair(more)
-	case kindLP:
-		ivs = win.ivs
-	}
+	lim, more := listLimit(r.req, r.n, &r.meta)
+	ivs := r.intervals(win, more)
 	if lim >= 0 && len(ivs) > lim {
 		ivs, res.IntervalsCut = ivs[:lim], true
 	}
@@ -333,36 +388,65 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 	}
 	res.Intervals = in.intervalsOut(ivs, byID)
 	res.Jobs = in.jobsOut(win.comp)
-	res.Baselines.FIFO = baseline(in.Objective(side.fifoComp), win.obj)
-	res.Baselines.Fair = baseline(fairC.obj, win.obj)
-	for _, c := range cands {
+	res.Baselines.FIFO = baseline(in.Objective(r.side.fifoComp), win.obj)
+	res.Baselines.Fair = baseline(r.fairC.obj, win.obj)
+	for _, c := range r.cands {
 		res.Candidates = append(res.Candidates, CandOut{Source: c.source, Objective: c.obj})
 	}
+	return res
+}
 
+// intervals are win's schedule's first more intervals (−1: all).
+func (r *flexRun) intervals(win *candidate, more int) []Interval {
+	switch win.kind {
+	case kindMPS:
+		rec := &mpsRecord{events: make([]rateEvent, 0, 2*r.n)}
+		if more >= 0 {
+			// Interval k ends at the k-th completion; zero-length ones
+			// are dropped, so run until more distinct completion times.
+			rec.stopAfter = min(r.n, more+countTies(win.comp, more))
+		}
+		comp := append([]float64(nil), win.comp...)
+		r.in.mps(win.prio, false, r.ev.w, comp, rec)
+		return r.in.intervalsFromRecord(rec, comp, more)
+	case kindFair:
+		_, _, ivs := r.in.fair(more)
+		return ivs
+	case kindLP:
+		return win.ivs
+	}
+	return nil
+}
+
+// settle sets meta's solver, objective, status and bound, and res.Optimal:
+// optimal when the exact malleable search finished, when Lemma 1 makes the
+// proven best MPS ordering optimal, or when the lower bound meets the
+// objective.
+func (r *flexRun) settle(res *Result, win *candidate) {
+	meta := &r.meta
 	meta.Solver = "flex/" + win.source
 	if win.backend != "" {
 		meta.Solver += "+" + win.backend
 	}
 	meta.SetObjective(win.obj)
 	switch {
-	case malleableProven:
+	case r.malleableProven:
 		res.Optimal = true
 		meta.Status = solver.StatusOptimal
-		meta.SetBound(math.Min(provenValue, win.obj))
-	case in.lemma1Holds() && mpsProven:
+		meta.SetBound(math.Min(r.provenValue, win.obj))
+	case r.in.lemma1Holds() && r.mpsProven:
 		res.Optimal = true
 		meta.Status = solver.StatusOptimal
 		meta.SetBound(win.obj)
 		meta.Notes = append(meta.Notes, "Lemma 1 holds for this metric (sum of linear penalties): the best MPS ordering is a malleable optimum")
 	default:
-		if timedOut {
+		meta.Status = solver.StatusFeasible
+		if r.timedOut {
 			meta.Status = solver.StatusTimeout
-		} else {
-			meta.Status = solver.StatusFeasible
 		}
-		bound := side.bound
+		bound := r.side.bound
 		if math.IsNaN(bound) {
-			bound = in.rootBound()
+			bound = r.in.rootBound()
 		}
 		meta.SetBound(math.Min(bound, win.obj))
 		if bound >= win.obj {
@@ -372,7 +456,6 @@ func run(ctx context.Context, in *Instance, req *Request, opts solver.Options) (
 			meta.Notes = append(meta.Notes, "the lower bound equals the objective: the schedule is optimal")
 		}
 	}
-	return res, meta, nil
 }
 
 // listLimit is how many intervals the answer lists (−1: all) and how

@@ -1,9 +1,11 @@
 package flex
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -51,65 +53,80 @@ type genParams struct {
 	exact             bool
 }
 
+// parse reads the generator's parameters into p, keeping p's defaults for
+// those absent; total_work defaults to 10·S once slots is known.
 func (p *genParams) parse(params map[string]string) error {
 	for k, v := range params {
-		var err error
-		switch k {
-		case "jobs":
-			p.jobs, err = strconv.Atoi(v)
-			if err == nil && (p.jobs < 1 || p.jobs > 100000) {
-				err = fmt.Errorf("want 1..100000")
-			}
-		case "slots":
-			p.slots, err = strconv.Atoi(v)
-			if err == nil && (p.slots < 1 || p.slots > 1000000000) {
-				err = fmt.Errorf("want 1..1e9")
-			}
-		case "small":
-			p.small, err = unitFloat(v)
-		case "slack":
-			p.slack, err = unitFloat(v)
-		case "total_work":
-			p.totalWork, err = strconv.ParseFloat(v, 64)
-			if err == nil && !(p.totalWork > 0 && p.totalWork < 1e15) {
-				err = fmt.Errorf("want a positive number")
-			}
-		case "task":
-			p.task, err = strconv.ParseFloat(v, 64)
-			if err == nil && !(p.task > 0 && p.task < 1e15) {
-				err = fmt.Errorf("want a positive number")
-			}
-		case "metric":
-			if _, ok := parseMetric(v); !ok {
-				err = fmt.Errorf("unknown metric")
-			}
-			p.metric = v
-		case "objective":
-			if v != "sum" && v != "max" {
-				err = fmt.Errorf("want sum or max")
-			}
-			p.objective = v
-		case "weights":
-			if v != "unit" && v != "uniform" {
-				err = fmt.Errorf("want unit or uniform")
-			}
-			p.weights = v
-		case "steps":
-			p.steps, err = strconv.Atoi(v)
-			if err == nil && (p.steps < 1 || p.steps > 100) {
-				err = fmt.Errorf("want 1..100")
-			}
-		case "exact":
-			p.exact, err = strconv.ParseBool(v)
-		default:
+		set, ok := genSetters[k]
+		if !ok {
 			return fmt.Errorf("unknown parameter %q (jobs, slots, small, slack, total_work, task, metric, objective, weights, steps, exact)", k)
 		}
-		if err != nil {
+		if err := set(p, v); err != nil {
 			return fmt.Errorf("parameter %s=%q: %v", k, v, err)
 		}
 	}
 	if p.totalWork == 0 {
 		p.totalWork = 10 * float64(p.slots)
+	}
+	return nil
+}
+
+// genSetters reads each generator parameter into its field of genParams,
+// with the range it must lie in.
+var genSetters = map[string]func(p *genParams, v string) error{
+	"jobs": func(p *genParams, v string) (err error) { p.jobs, err = intIn(v, 1, 100000, "want 1..100000"); return },
+	"slots": func(p *genParams, v string) (err error) {
+		p.slots, err = intIn(v, 1, 1000000000, "want 1..1e9")
+		return
+	},
+	"steps": func(p *genParams, v string) (err error) { p.steps, err = intIn(v, 1, 100, "want 1..100"); return },
+	"small": func(p *genParams, v string) (err error) { p.small, err = unitFloat(v); return },
+	"slack": func(p *genParams, v string) (err error) { p.slack, err = unitFloat(v); return },
+	"total_work": func(p *genParams, v string) (err error) {
+		p.totalWork, err = positiveFloat(v)
+		return
+	},
+	"task": func(p *genParams, v string) (err error) { p.task, err = positiveFloat(v); return },
+	"metric": func(p *genParams, v string) error {
+		p.metric = v
+		if _, ok := parseMetric(v); !ok {
+			return fmt.Errorf("unknown metric")
+		}
+		return nil
+	},
+	"objective": func(p *genParams, v string) error {
+		p.objective = v
+		return oneOf(v, "want sum or max", "sum", "max")
+	},
+	"weights": func(p *genParams, v string) error {
+		p.weights = v
+		return oneOf(v, "want unit or uniform", "unit", "uniform")
+	},
+	"exact": func(p *genParams, v string) (err error) { p.exact, err = strconv.ParseBool(v); return },
+}
+
+// intIn parses an integer in [lo, hi]; out of range, the error says want.
+func intIn(v string, lo, hi int, want string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err == nil && (n < lo || n > hi) {
+		err = errors.New(want)
+	}
+	return n, err
+}
+
+// positiveFloat parses a number in (0, 1e15).
+func positiveFloat(v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err == nil && !(f > 0 && f < 1e15) {
+		err = fmt.Errorf("want a positive number")
+	}
+	return f, err
+}
+
+// oneOf is nil when v is one of allowed, else an error saying want.
+func oneOf(v, want string, allowed ...string) error {
+	if !slices.Contains(allowed, v) {
+		return errors.New(want)
 	}
 	return nil
 }

@@ -160,6 +160,35 @@ func (in *Instance) Objective(c []float64) float64 {
 // semantic problem is reported at once with a JSON pointer naming the job.
 func Build(req *Request) (*Instance, error) {
 	var vs solver.Violations
+	metric, agg := checkRequest(req, &vs)
+	in := &Instance{S: req.Slots, T0: req.Start, Agg: agg, Metric: metric, Jobs: make([]Job, 0, len(req.Jobs))}
+	seen := make(map[string]int, len(req.Jobs))
+	minSum := 0
+	for i := range req.Jobs {
+		jr := &req.Jobs[i]
+		jc := jobCheck{req: req, i: i, jr: jr, vs: &vs}
+		if prev, dup := seen[jr.ID]; dup {
+			vs.Add(jc.ptr("id"), "job id %q duplicates /jobs/%d", jr.ID, prev)
+		} else {
+			seen[jr.ID] = i
+		}
+		jm := jc.metric(metric)
+		minSum = jc.checkSizes(minSum)
+		w := jc.weight(jm)
+		d := jc.deadline(jm)
+		steps := jc.steps(jm)
+		arr := jc.arrival()
+		in.Jobs = append(in.Jobs, Job{ID: jr.ID, Work: jr.Work, Min: jr.Min, Max: min(jr.Max, req.Slots), Weight: w, Deadline: d, Steps: steps, Arrival: arr, Metric: jm})
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// checkRequest checks the request's fields other than its jobs and returns
+// its metric and aggregate (max by default for makespan, else sum).
+func checkRequest(req *Request, vs *solver.Violations) (Metric, Aggregate) {
 	metric, ok := parseMetric(req.Metric)
 	if !ok {
 		vs.Add("/metric", "unknown metric %q", req.Metric)
@@ -198,108 +227,141 @@ func Build(req *Request) (*Instance, error) {
 	if !finite(req.Start) {
 		vs.Add("/start", "start must be finite")
 	}
-	in := &Instance{S: req.Slots, T0: req.Start, Agg: agg, Metric: metric, Jobs: make([]Job, 0, len(req.Jobs))}
-	seen := make(map[string]int, len(req.Jobs))
-	minSum := 0
-	for i, jr := range req.Jobs {
-		p := func(field string) string { return solver.Ptr("jobs", i, field) }
-		if prev, dup := seen[jr.ID]; dup {
-			vs.Add(p("id"), "job id %q duplicates /jobs/%d", jr.ID, prev)
-		} else {
-			seen[jr.ID] = i
-		}
-		jm := metric
-		if jr.Metric != "" {
-			m, ok := parseMetric(jr.Metric)
-			if !ok {
-				vs.Add(p("metric"), "job %q: unknown metric %q", jr.ID, jr.Metric)
-			}
-			jm = m
-		}
-		if !(jr.Work > 0) || !finite(jr.Work) {
-			vs.Add(p("work"), "job %q: work must be positive and finite", jr.ID)
-		}
-		if jr.Min < 0 {
-			vs.Add(p("min"), "job %q: min must be non-negative", jr.ID)
-		}
-		if jr.Max < 1 {
-			vs.Add(p("max"), "job %q: max must be at least 1", jr.ID)
-		}
-		if jr.Min > jr.Max {
-			vs.Add(p("min"), "job %q: min %d exceeds max %d", jr.ID, jr.Min, jr.Max)
-		}
-		if jr.Min > req.Slots && req.Slots >= 1 {
-			vs.Add(p("min"), "job %q: min %d exceeds the %d slots", jr.ID, jr.Min, req.Slots)
-		}
-		minSum += jr.Min
-		if minSum > req.Slots && minSum-jr.Min <= req.Slots && jr.Min <= req.Slots {
-			vs.Add(p("min"), "job %q: minima of jobs 0..%d sum to %d, above the %d slots", jr.ID, i, minSum, req.Slots)
-		}
-		w := 1.0
-		if jr.Weight != nil {
-			w = *jr.Weight
-			if !(w >= 0) || !finite(w) {
-				vs.Add(p("weight"), "job %q: weight must be non-negative and finite", jr.ID)
-			}
-			if jm == Stretch || jm == Makespan || jm == SLA {
-				vs.Add(p("weight"), "job %q: weights do not apply to metric %s", jr.ID, jm)
-			}
-		}
-		d := 0.0
-		if jr.Deadline != nil {
-			d = *jr.Deadline
-			if !finite(d) {
-				vs.Add(p("deadline"), "job %q: deadline must be finite", jr.ID)
-			}
-			if !jm.needsDeadline() {
-				vs.Add(p("deadline"), "job %q: metric %s takes no deadline", jr.ID, jm)
-			}
-		} else if jm.needsDeadline() {
-			vs.Add(p("deadline"), "job %q: metric %s needs a deadline", jr.ID, jm)
-		}
-		var steps []Step
-		if len(jr.SLA) > 0 && jm != SLA {
-			vs.Add(p("sla"), "job %q: metric %s takes no SLA steps", jr.ID, jm)
-		}
-		if jm == SLA {
-			if len(jr.SLA) == 0 {
-				vs.Add(p("sla"), "job %q: metric sla needs at least one step", jr.ID)
-			}
-			for k, s := range jr.SLA {
-				if !finite(s.Deadline) {
-					vs.Add(solver.Ptr("jobs", i, "sla", k, "deadline"), "job %q: step deadline must be finite", jr.ID)
-				}
-				if !(s.Penalty >= 0) || !finite(s.Penalty) {
-					vs.Add(solver.Ptr("jobs", i, "sla", k, "penalty"), "job %q: step penalty must be non-negative and finite", jr.ID)
-				}
-				steps = append(steps, Step{Deadline: s.Deadline, Penalty: s.Penalty})
-			}
-			sort.SliceStable(steps, func(a, b int) bool { return steps[a].Deadline < steps[b].Deadline })
-			for k := 1; k < len(steps); k++ {
-				if steps[k].Deadline == steps[k-1].Deadline {
-					vs.Add(p("sla"), "job %q: two steps share pseudo-deadline %g", jr.ID, steps[k].Deadline)
-				} else if steps[k].Penalty < steps[k-1].Penalty {
-					vs.Add(p("sla"), "job %q: penalties must not fall as pseudo-deadlines grow (%g at %g after %g at %g)", jr.ID, steps[k].Penalty, steps[k].Deadline, steps[k-1].Penalty, steps[k-1].Deadline)
-				}
-			}
-		}
-		arr := req.Start
-		if jr.Arrival != nil {
-			arr = *jr.Arrival
-			if !finite(arr) || arr > req.Start {
-				vs.Add(p("arrival"), "job %q: arrival must be finite and not after start %g", jr.ID, req.Start)
-			}
-		}
-		mx := jr.Max
-		if mx > req.Slots {
-			mx = req.Slots
-		}
-		in.Jobs = append(in.Jobs, Job{ID: jr.ID, Work: jr.Work, Min: jr.Min, Max: mx, Weight: w, Deadline: d, Steps: steps, Arrival: arr, Metric: jm})
+	return metric, agg
+}
+
+// jobCheck checks job i of a request and reads its fields, adding a
+// violation for each problem.
+type jobCheck struct {
+	req *Request
+	i   int
+	jr  *JobReq
+	vs  *solver.Violations
+}
+
+// ptr points at the job's field.
+func (c jobCheck) ptr(field string) string { return solver.Ptr("jobs", c.i, field) }
+
+// metric is the job's metric, the request's when it names none.
+func (c jobCheck) metric(def Metric) Metric {
+	if c.jr.Metric == "" {
+		return def
 	}
-	if err := vs.Err(); err != nil {
-		return nil, err
+	m, ok := parseMetric(c.jr.Metric)
+	if !ok {
+		c.vs.Add(c.ptr("metric"), "job %q: unknown metric %q", c.jr.ID, c.jr.Metric)
 	}
-	return in, nil
+	return m
+}
+
+// checkSizes checks the job's work, min and max, and that the minima so
+// far (minSum before this job) fit the slots; it returns the new sum,
+// reporting its overflow once, at the job that causes it.
+func (c jobCheck) checkSizes(minSum int) int {
+	jr, slots := c.jr, c.req.Slots
+	if !(jr.Work > 0) || !finite(jr.Work) {
+		c.vs.Add(c.ptr("work"), "job %q: work must be positive and finite", jr.ID)
+	}
+	if jr.Min < 0 {
+		c.vs.Add(c.ptr("min"), "job %q: min must be non-negative", jr.ID)
+	}
+	if jr.Max < 1 {
+		c.vs.Add(c.ptr("max"), "job %q: max must be at least 1", jr.ID)
+	}
+	if jr.Min > jr.Max {
+		c.vs.Add(c.ptr("min"), "job %q: min %d exceeds max %d", jr.ID, jr.Min, jr.Max)
+	}
+	if jr.Min > slots && slots >= 1 {
+		c.vs.Add(c.ptr("min"), "job %q: min %d exceeds the %d slots", jr.ID, jr.Min, slots)
+	}
+	minSum += jr.Min
+	if minSum > slots && minSum-jr.Min <= slots && jr.Min <= slots {
+		c.vs.Add(c.ptr("min"), "job %q: minima of jobs 0..%d sum to %d, above the %d slots", jr.ID, c.i, minSum, slots)
+	}
+	return minSum
+}
+
+// weight is the job's weight, 1 by default; metrics stretch, makespan and
+// sla take none.
+func (c jobCheck) weight(jm Metric) float64 {
+	if c.jr.Weight == nil {
+		return 1
+	}
+	w := *c.jr.Weight
+	if !(w >= 0) || !finite(w) {
+		c.vs.Add(c.ptr("weight"), "job %q: weight must be non-negative and finite", c.jr.ID)
+	}
+	if jm == Stretch || jm == Makespan || jm == SLA {
+		c.vs.Add(c.ptr("weight"), "job %q: weights do not apply to metric %s", c.jr.ID, jm)
+	}
+	return w
+}
+
+// deadline is the job's deadline (0 when none), which its metric must
+// need.
+func (c jobCheck) deadline(jm Metric) float64 {
+	if c.jr.Deadline == nil {
+		if jm.needsDeadline() {
+			c.vs.Add(c.ptr("deadline"), "job %q: metric %s needs a deadline", c.jr.ID, jm)
+		}
+		return 0
+	}
+	d := *c.jr.Deadline
+	if !finite(d) {
+		c.vs.Add(c.ptr("deadline"), "job %q: deadline must be finite", c.jr.ID)
+	}
+	if !jm.needsDeadline() {
+		c.vs.Add(c.ptr("deadline"), "job %q: metric %s takes no deadline", c.jr.ID, jm)
+	}
+	return d
+}
+
+// steps are the job's SLA steps sorted by pseudo-deadline (metric sla
+// only), with distinct pseudo-deadlines and penalties that do not fall.
+func (c jobCheck) steps(jm Metric) []Step {
+	jr := c.jr
+	if len(jr.SLA) > 0 && jm != SLA {
+		c.vs.Add(c.ptr("sla"), "job %q: metric %s takes no SLA steps", jr.ID, jm)
+	}
+	if jm != SLA {
+		return nil
+	}
+	if len(jr.SLA) == 0 {
+		c.vs.Add(c.ptr("sla"), "job %q: metric sla needs at least one step", jr.ID)
+	}
+	var steps []Step
+	for k, s := range jr.SLA {
+		if !finite(s.Deadline) {
+			c.vs.Add(solver.Ptr("jobs", c.i, "sla", k, "deadline"), "job %q: step deadline must be finite", jr.ID)
+		}
+		if !(s.Penalty >= 0) || !finite(s.Penalty) {
+			c.vs.Add(solver.Ptr("jobs", c.i, "sla", k, "penalty"), "job %q: step penalty must be non-negative and finite", jr.ID)
+		}
+		steps = append(steps, Step{Deadline: s.Deadline, Penalty: s.Penalty})
+	}
+	sort.SliceStable(steps, func(a, b int) bool { return steps[a].Deadline < steps[b].Deadline })
+	for k := 1; k < len(steps); k++ {
+		if steps[k].Deadline == steps[k-1].Deadline {
+			c.vs.Add(c.ptr("sla"), "job %q: two steps share pseudo-deadline %g", jr.ID, steps[k].Deadline)
+		} else if steps[k].Penalty < steps[k-1].Penalty {
+			c.vs.Add(c.ptr("sla"), "job %q: penalties must not fall as pseudo-deadlines grow (%g at %g after %g at %g)", jr.ID, steps[k].Penalty, steps[k].Deadline, steps[k-1].Penalty, steps[k-1].Deadline)
+		}
+	}
+	return steps
+}
+
+// arrival is the job's arrival, the request's start by default, which it
+// may not be after.
+func (c jobCheck) arrival() float64 {
+	start := c.req.Start
+	if c.jr.Arrival == nil {
+		return start
+	}
+	arr := *c.jr.Arrival
+	if !finite(arr) || arr > start {
+		c.vs.Add(c.ptr("arrival"), "job %q: arrival must be finite and not after start %g", c.jr.ID, start)
+	}
+	return arr
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

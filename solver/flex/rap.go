@@ -113,83 +113,137 @@ func rapConvexSum(r *rapProblem) []int {
 // It returns the slots handed out (0 when some lower bound is 0: F = +Inf
 // there and the plain greedy handles it).
 func warmStart(r *rapProblem, s []int, left int) int {
-	n := len(r.lo)
-	gmax := 0.0
-	for j := 0; j < n; j++ {
-		if s[j] <= 0 {
-			return 0
-		}
-		if s[j] < r.hi[j] {
-			gmax = math.Max(gmax, r.f(j, s[j])-r.f(j, s[j]+1))
-		}
-	}
-	if !(gmax > 0) || math.IsInf(gmax, 0) {
+	w := warm{r: r, s: s, n: len(r.lo), left: left}
+	gmax, ok := w.maxFirstGain()
+	if !ok {
 		return 0
 	}
-	cnt := func(j int, theta float64) int {
-		// Largest k ≤ hi−lo with gain(lo+k−1) ≥ θ for all increments up to k.
-		a, b := 0, r.hi[j]-s[j]
-		for a < b {
-			m := (a + b + 1) / 2
-			v := s[j] + m - 1
-			if r.f(j, v)-r.f(j, v+1) >= theta {
-				a = m
-			} else {
-				b = m - 1
-			}
-		}
-		return a
+	hi := w.threshold(gmax)
+	ks := make([]int, w.n)
+	used := 0
+	for j := 0; j < w.n; j++ {
+		ks[j] = w.count(j, hi)
+		used += ks[j]
 	}
-	approx := cnt
-	if r.gain != nil {
-		// Closed form for linear penalties: gain(s) = c_j/(s(s+1)), so the
-		// increments with gain ≥ θ are those with s(s+1) ≤ c_j/θ. Used to
-		// locate θ; the final counts are re-checked against f.
-		approx = func(j int, theta float64) int {
-			c := r.gain[j] / theta
-			top := math.Floor((-1 + math.Sqrt(1+4*c)) / 2)
-			k := int(math.Min(top, float64(r.hi[j]))) - s[j] + 1
-			return max(0, min(k, r.hi[j]-s[j]))
+	if excess := used - left; excess > 0 {
+		if excess > w.n {
+			return 0 // the closed form misjudged θ; the plain greedy is exact
 		}
-		exact := cnt
-		cnt = func(j int, theta float64) int {
-			k := approx(j, theta)
-			gain := func(k int) float64 { v := s[j] + k - 1; return r.f(j, v) - r.f(j, v+1) }
-			for k < r.hi[j]-s[j] && gain(k+1) >= theta {
-				k++
-			}
-			for k > 0 && gain(k) < theta {
-				k--
-			}
-			if k > 0 && k < r.hi[j]-s[j] && gain(k) < theta {
-				return exact(j, theta)
-			}
-			return k
+		used -= w.giveBack(ks, excess)
+	}
+	for j := 0; j < w.n; j++ {
+		s[j] += ks[j]
+	}
+	return used
+}
+
+// warm is warmStart's problem: allocation s of n jobs and left slots to
+// hand out.
+type warm struct {
+	r    *rapProblem
+	s    []int
+	n    int
+	left int
+}
+
+// gain is job j's gain from its k-th increment over s[j].
+func (w *warm) gain(j, k int) float64 {
+	v := w.s[j] + k - 1
+	return w.r.f(j, v) - w.r.f(j, v+1)
+}
+
+// maxFirstGain is the largest first-increment gain; false when some job's
+// allocation is 0 or the gain is not positive and finite.
+func (w *warm) maxFirstGain() (float64, bool) {
+	gmax := 0.0
+	for j := 0; j < w.n; j++ {
+		if w.s[j] <= 0 {
+			return 0, false
+		}
+		if w.s[j] < w.r.hi[j] {
+			gmax = math.Max(gmax, w.gain(j, 1))
 		}
 	}
-	count := func(theta float64) int {
-		c := 0
-		for j := 0; j < n; j++ {
-			c += approx(j, theta)
-			if c > left {
-				return c
-			}
+	return gmax, gmax > 0 && !math.IsInf(gmax, 0)
+}
+
+// exactCount is the largest k ≤ hi−s with gain ≥ θ for all increments up
+// to k, by bisection on f.
+func (w *warm) exactCount(j int, theta float64) int {
+	a, b := 0, w.r.hi[j]-w.s[j]
+	for a < b {
+		m := (a + b + 1) / 2
+		if w.gain(j, m) >= theta {
+			a = m
+		} else {
+			b = m - 1
 		}
-		return c
 	}
-	// Bracket θ between the smallest last-increment gain (everything is
-	// handed out) and twice the largest first gain (nothing is), then
-	// bisect geometrically: gains span many orders of magnitude.
+	return a
+}
+
+// approxCount is exactCount, or for linear penalties its closed form:
+// gain(s) = c_j/(s(s+1)), so the increments with gain ≥ θ are those with
+// s(s+1) ≤ c_j/θ. It is used to locate θ.
+func (w *warm) approxCount(j int, theta float64) int {
+	if w.r.gain == nil {
+		return w.exactCount(j, theta)
+	}
+	c := w.r.gain[j] / theta
+	top := math.Floor((-1 + math.Sqrt(1+4*c)) / 2)
+	k := int(math.Min(top, float64(w.r.hi[j]))) - w.s[j] + 1
+	return max(0, min(k, w.r.hi[j]-w.s[j]))
+}
+
+// count is exactCount; for linear penalties, the closed form re-checked
+// against f, with bisection when the gains are not monotone there.
+func (w *warm) count(j int, theta float64) int {
+	if w.r.gain == nil {
+		return w.exactCount(j, theta)
+	}
+	k := w.approxCount(j, theta)
+	room := w.r.hi[j] - w.s[j]
+	for k < room && w.gain(j, k+1) >= theta {
+		k++
+	}
+	for k > 0 && w.gain(j, k) < theta {
+		k--
+	}
+	if k > 0 && k < room && w.gain(j, k) < theta {
+		return w.exactCount(j, theta)
+	}
+	return k
+}
+
+// total is how many increments have gain ≥ θ (by approxCount), stopping
+// once past left.
+func (w *warm) total(theta float64) int {
+	c := 0
+	for j := 0; j < w.n; j++ {
+		c += w.approxCount(j, theta)
+		if c > w.left {
+			return c
+		}
+	}
+	return c
+}
+
+// threshold is θ: bracketed between the smallest last-increment gain
+// (everything is handed out) and twice the largest first gain gmax
+// (nothing is), then bisected geometrically (gains span many orders of
+// magnitude) until the increments above it fit in left with at most n
+// greedy steps to go.
+func (w *warm) threshold(gmax float64) float64 {
 	gmin := math.Inf(1)
-	for j := 0; j < n; j++ {
-		if s[j] < r.hi[j] {
-			if g := r.f(j, r.hi[j]-1) - r.f(j, r.hi[j]); g > 0 {
+	for j := 0; j < w.n; j++ {
+		if w.s[j] < w.r.hi[j] {
+			if g := w.r.f(j, w.r.hi[j]-1) - w.r.f(j, w.r.hi[j]); g > 0 {
 				gmin = math.Min(gmin, g)
 			}
 		}
 	}
-	lo, hi := gmin/2, gmax*2 // count(hi) = 0 ≤ left
-	if !(lo > 0) || math.IsInf(lo, 0) || count(lo) <= left {
+	lo, hi := gmin/2, gmax*2 // total(hi) = 0 ≤ left
+	if !(lo > 0) || math.IsInf(lo, 0) || w.total(lo) <= w.left {
 		lo = 0
 	}
 	for it := 0; it < 200; it++ {
@@ -200,54 +254,43 @@ func warmStart(r *rapProblem, s []int, left int) int {
 		if mid <= lo || mid >= hi {
 			break
 		}
-		c := count(mid)
-		if c <= left {
+		c := w.total(mid)
+		if c <= w.left {
 			hi = mid
-			if c >= left-n {
+			if c >= w.left-w.n {
 				break // at most n greedy steps remain
 			}
 		} else {
 			lo = mid
 		}
 	}
-	ks := make([]int, n)
-	used := 0
+	return hi
+}
+
+// giveBack takes excess increments back from the counts ks and returns how
+// many. The counts come from penalty differences: near θ their float noise
+// (about ulp(F)/gain, 1e-8 relative for F ≈ 10 and a gain of 1e-7) can
+// admit an increment or two per job beyond the budget. It gives back the
+// increments with the smallest last gain, the greedy's order reversed
+// (equal gains: the higher index first), so the counts stay a greedy
+// prefix. Giving up here instead left the greedy a billion single steps
+// for S = 1e9.
+func (w *warm) giveBack(ks []int, excess int) int {
+	n := w.n
+	h := newHeap(n)
 	for j := 0; j < n; j++ {
-		ks[j] = cnt(j, hi)
-		used += ks[j]
-	}
-	if excess := used - left; excess > 0 {
-		if excess > n {
-			return 0 // the closed form misjudged θ; the plain greedy is exact
-		}
-		// The counts come from penalty differences: near θ their float
-		// noise (about ulp(F)/gain, 1e-8 relative for F ≈ 10 and a gain
-		// of 1e-7) can admit an increment or two per job beyond the
-		// budget. Give back the increments with the smallest last gain,
-		// the greedy's order reversed (equal gains: the higher index
-		// first), so the counts stay a greedy prefix. Giving up here
-		// instead left the greedy a billion single steps for S = 1e9.
-		h := newHeap(n)
-		for j := 0; j < n; j++ {
-			if ks[j] > 0 {
-				v := s[j] + ks[j] - 1
-				h.set(j, r.f(j, v)-r.f(j, v+1), n-j)
-			}
-		}
-		for ; excess > 0; excess-- {
-			j, _, _ := h.pop()
-			ks[j]--
-			used--
-			if ks[j] > 0 {
-				v := s[j] + ks[j] - 1
-				h.set(j, r.f(j, v)-r.f(j, v+1), n-j)
-			}
+		if ks[j] > 0 {
+			h.set(j, w.gain(j, ks[j]), n-j)
 		}
 	}
-	for j := 0; j < n; j++ {
-		s[j] += ks[j]
+	for k := 0; k < excess; k++ {
+		j, _, _ := h.pop()
+		ks[j]--
+		if ks[j] > 0 {
+			h.set(j, w.gain(j, ks[j]), n-j)
+		}
 	}
-	return used
+	return excess
 }
 
 // greedyFrom continues the marginal greedy from allocation s with left

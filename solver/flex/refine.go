@@ -63,131 +63,190 @@ type refineResult struct {
 
 // refine solves the fixed-completion-order LP/MILP for order.
 func (in *Instance) refine(ctx context.Context, order []int, backend string) (*refineResult, error) {
-	n := len(in.Jobs)
-	pos := make([]int, n)
-	for k, j := range order {
-		pos[j] = k
+	rm := newRefineModel(in, order)
+	for j := range in.Jobs {
+		rm.addPenalty(j)
 	}
-	m := lp.NewModel()
+	if lo, hi := lp.CoefRange(rm.m); hi > maxCoefRange*lo {
+		return nil, fmt.Errorf("its constraint coefficients span %.3g to %.3g, more than the %g range the LP backend solves reliably", lo, hi, maxCoefRange)
+	}
+	sol, err := solveRefinement(ctx, rm.m, backend)
+	if err != nil {
+		return nil, err
+	}
+	res := &refineResult{proven: sol.Status == lp.Optimal, lpObj: sol.Objective, backend: sol.Backend}
+	res.ivs = rm.intervals(sol)
+	res.comp = completionsOf(in, res.ivs)
+	res.obj = in.Objective(res.comp)
+	return res, nil
+}
+
+// refineModel is the refinement LP/MILP of one completion order: Δ_k
+// (delta[k]) and y_jk (y[j][k], k ≤ pos[j]) with the rows that do not
+// depend on the metric, and z, the minimax variable (−1 for the sum).
+type refineModel struct {
+	in    *Instance
+	m     *lp.Model
+	n     int
+	pos   []int // pos[j] is job j's place in the order
+	delta []int
+	z     int
+	y     [][]int
+	H     float64 // the horizon T0 + Σ_j W_j
+}
+
+// newRefineModel builds the variables Δ and y and the min, max, work,
+// capacity and horizon rows, and z for the minimax aggregate.
+func newRefineModel(in *Instance, order []int) *refineModel {
+	n := len(in.Jobs)
+	rm := &refineModel{in: in, m: lp.NewModel(), n: n, pos: make([]int, n), delta: make([]int, n), y: make([][]int, n)}
+	for k, j := range order {
+		rm.pos[j] = k
+	}
 	totalW := 0.0
 	for _, jb := range in.Jobs {
 		totalW += jb.Work
 	}
-	H := in.T0 + totalW
-	delta := make([]int, n)
+	rm.H = in.T0 + totalW
+	m := rm.m
 	for k := 0; k < n; k++ {
-		delta[k] = m.AddVar(fmt.Sprintf("d%d", k), 0, lp.Inf, 0, false)
+		rm.delta[k] = m.AddVar(fmt.Sprintf("d%d", k), 0, lp.Inf, 0, false)
 	}
-	y := make([][]int, n) // y[j][k], k ≤ pos[j]
 	for j := 0; j < n; j++ {
-		y[j] = make([]int, pos[j]+1)
-		idx := make([]int, 0, pos[j]+1)
-		coef := make([]float64, 0, pos[j]+1)
-		for k := 0; k <= pos[j]; k++ {
-			y[j][k] = m.AddVar(fmt.Sprintf("y%d_%d", j, k), 0, lp.Inf, 0, false)
-			idx = append(idx, y[j][k])
-			coef = append(coef, 1)
-			jb := in.Jobs[j]
-			if jb.Min > 0 {
-				m.AddRow("min", []int{y[j][k], delta[k]}, []float64{1, -float64(jb.Min)}, 0, lp.Inf)
-			}
-			m.AddRow("max", []int{y[j][k], delta[k]}, []float64{1, -float64(jb.Max)}, -lp.Inf, 0)
-		}
-		m.AddRow("work", idx, coef, in.Jobs[j].Work, in.Jobs[j].Work)
+		rm.addWork(j)
 	}
 	for k := 0; k < n; k++ {
-		idx := []int{delta[k]}
-		coef := []float64{-float64(in.S)}
-		for j := 0; j < n; j++ {
-			if pos[j] >= k {
-				idx = append(idx, y[j][k])
-				coef = append(coef, 1)
-			}
-		}
-		m.AddRow("cap", idx, coef, -lp.Inf, 0)
+		rm.addCapacity(k)
 	}
-	m.AddRow("horizon", delta, ones(n), -lp.Inf, H-in.T0)
-	// completionRow returns the Δ indices and coefficients of C_j − T0.
-	completionRow := func(j int, scale float64) ([]int, []float64) {
-		idx := make([]int, 0, pos[j]+2)
-		coef := make([]float64, 0, pos[j]+2)
-		for k := 0; k <= pos[j]; k++ {
-			idx = append(idx, delta[k])
-			coef = append(coef, scale)
-		}
-		return idx, coef
-	}
-	z := -1
+	m.AddRow("horizon", rm.delta, ones(n), -lp.Inf, rm.H-in.T0)
+	rm.z = -1
 	if in.Agg == Max {
-		z = m.AddVar("z", -lp.Inf, lp.Inf, 1, false)
+		rm.z = m.AddVar("z", -lp.Inf, lp.Inf, 1, false)
 	}
-	for j := 0; j < n; j++ {
-		jb := in.Jobs[j]
-		if a, b, ok := in.linear(j); ok {
-			// f_j(C) = a·C + b with C = T0 + Σ Δ.
-			if in.Agg == Sum {
-				for k := 0; k <= pos[j]; k++ {
-					m.Vars[delta[k]].Cost += a
-				}
-				m.ObjOffset += a*in.T0 + b
-			} else {
-				idx, coef := completionRow(j, -a)
-				idx = append(idx, z)
-				coef = append(coef, 1)
-				m.AddRow("zlin", idx, coef, a*in.T0+b, lp.Inf)
-			}
-			continue
+	return rm
+}
+
+// addWork adds job j's y variables, its rate bounds m_j Δ_k ≤ y_jk ≤ M_j Δ_k
+// and its work row Σ_k y_jk = W_j.
+func (rm *refineModel) addWork(j int) {
+	m, jb, pj := rm.m, rm.in.Jobs[j], rm.pos[j]
+	rm.y[j] = make([]int, pj+1)
+	idx := make([]int, 0, pj+1)
+	coef := make([]float64, 0, pj+1)
+	for k := 0; k <= pj; k++ {
+		rm.y[j][k] = m.AddVar(fmt.Sprintf("y%d_%d", j, k), 0, lp.Inf, 0, false)
+		idx = append(idx, rm.y[j][k])
+		coef = append(coef, 1)
+		if jb.Min > 0 {
+			m.AddRow("min", []int{rm.y[j][k], rm.delta[k]}, []float64{1, -float64(jb.Min)}, 0, lp.Inf)
 		}
-		switch jb.Metric {
-		case Tardiness:
-			w := jb.Weight
-			if in.Agg == Sum {
-				tv := m.AddVar(fmt.Sprintf("tau%d", j), 0, lp.Inf, 1, false)
-				idx, coef := completionRow(j, -w)
-				idx = append(idx, tv)
-				coef = append(coef, 1)
-				m.AddRow("tard", idx, coef, w*(in.T0-jb.Deadline), lp.Inf)
-			} else {
-				idx, coef := completionRow(j, -w)
-				idx = append(idx, z)
-				coef = append(coef, 1)
-				m.AddRow("ztard", idx, coef, w*(in.T0-jb.Deadline), lp.Inf)
-				m.AddRow("zpos", []int{z}, []float64{1}, 0, lp.Inf)
-			}
-		case Tardy, SLA:
-			steps := jb.Steps
-			if jb.Metric == Tardy {
-				steps = []Step{{Deadline: jb.Deadline, Penalty: jb.Weight}}
-			}
-			prev := 0.0
-			var zi []int
-			var zc []float64
-			for _, s := range steps {
-				d := s.Penalty - prev
-				prev = s.Penalty
-				if s.Deadline >= H {
-					continue // never missed by a schedule within the horizon
-				}
-				u := m.AddVar(fmt.Sprintf("u%d", j), 0, 1, 0, true)
-				idx, coef := completionRow(j, 1)
-				idx = append(idx, u)
-				coef = append(coef, -(H - s.Deadline))
-				m.AddRow("step", idx, coef, -lp.Inf, s.Deadline-in.T0)
-				if in.Agg == Sum {
-					m.Vars[u].Cost = d
-				} else {
-					zi = append(zi, u)
-					zc = append(zc, -d)
-				}
-			}
-			if in.Agg == Max {
-				m.AddRow("zstep", append(zi, z), append(zc, 1), 0, lp.Inf)
-			}
+		m.AddRow("max", []int{rm.y[j][k], rm.delta[k]}, []float64{1, -float64(jb.Max)}, -lp.Inf, 0)
+	}
+	m.AddRow("work", idx, coef, jb.Work, jb.Work)
+}
+
+// addCapacity adds interval k's row Σ_j y_jk ≤ S Δ_k.
+func (rm *refineModel) addCapacity(k int) {
+	idx := []int{rm.delta[k]}
+	coef := []float64{-float64(rm.in.S)}
+	for j := 0; j < rm.n; j++ {
+		if rm.pos[j] >= k {
+			idx = append(idx, rm.y[j][k])
+			coef = append(coef, 1)
 		}
 	}
-	if lo, hi := lp.CoefRange(m); hi > maxCoefRange*lo {
-		return nil, fmt.Errorf("its constraint coefficients span %.3g to %.3g, more than the %g range the LP backend solves reliably", lo, hi, maxCoefRange)
+	rm.m.AddRow("cap", idx, coef, -lp.Inf, 0)
+}
+
+// completionRow returns the Δ indices of C_j − T0 with coefficient scale,
+// and extra appended with coefficient c.
+func (rm *refineModel) completionRow(j int, scale float64, extra int, c float64) ([]int, []float64) {
+	idx := make([]int, 0, rm.pos[j]+2)
+	coef := make([]float64, 0, rm.pos[j]+2)
+	for k := 0; k <= rm.pos[j]; k++ {
+		idx = append(idx, rm.delta[k])
+		coef = append(coef, scale)
 	}
+	return append(idx, extra), append(coef, c)
+}
+
+// addPenalty adds job j's penalty to the objective (sum) or below z
+// (minimax).
+func (rm *refineModel) addPenalty(j int) {
+	in, m, z := rm.in, rm.m, rm.z
+	if a, b, ok := in.linear(j); ok {
+		// f_j(C) = a·C + b with C = T0 + Σ Δ.
+		if in.Agg == Sum {
+			for k := 0; k <= rm.pos[j]; k++ {
+				m.Vars[rm.delta[k]].Cost += a
+			}
+			m.ObjOffset += a*in.T0 + b
+		} else {
+			idx, coef := rm.completionRow(j, -a, z, 1)
+			m.AddRow("zlin", idx, coef, a*in.T0+b, lp.Inf)
+		}
+		return
+	}
+	switch in.Jobs[j].Metric {
+	case Tardiness:
+		rm.addTardiness(j)
+	case Tardy, SLA:
+		rm.addSteps(j)
+	}
+}
+
+// addTardiness adds τ_j ≥ w(C_j − d_j), τ_j ≥ 0 (for the minimax, on z).
+func (rm *refineModel) addTardiness(j int) {
+	in, m, jb := rm.in, rm.m, rm.in.Jobs[j]
+	w := jb.Weight
+	if in.Agg == Sum {
+		tv := m.AddVar(fmt.Sprintf("tau%d", j), 0, lp.Inf, 1, false)
+		idx, coef := rm.completionRow(j, -w, tv, 1)
+		m.AddRow("tard", idx, coef, w*(in.T0-jb.Deadline), lp.Inf)
+		return
+	}
+	z := rm.z
+	idx, coef := rm.completionRow(j, -w, z, 1)
+	m.AddRow("ztard", idx, coef, w*(in.T0-jb.Deadline), lp.Inf)
+	m.AddRow("zpos", []int{z}, []float64{1}, 0, lp.Inf)
+}
+
+// addSteps adds a binary u per step of a tardy or SLA job, C_j ≤ d + BigM·u
+// with BigM = H − d, whose penalty increment is paid when u is 1.
+func (rm *refineModel) addSteps(j int) {
+	in, m, jb := rm.in, rm.m, rm.in.Jobs[j]
+	steps := jb.Steps
+	if jb.Metric == Tardy {
+		steps = []Step{{Deadline: jb.Deadline, Penalty: jb.Weight}}
+	}
+	prev := 0.0
+	var zi []int
+	var zc []float64
+	for _, s := range steps {
+		d := s.Penalty - prev
+		prev = s.Penalty
+		if s.Deadline >= rm.H {
+			continue // never missed by a schedule within the horizon
+		}
+		u := m.AddVar(fmt.Sprintf("u%d", j), 0, 1, 0, true)
+		idx, coef := rm.completionRow(j, 1, u, -(rm.H - s.Deadline))
+		m.AddRow("step", idx, coef, -lp.Inf, s.Deadline-in.T0)
+		if in.Agg == Sum {
+			m.Vars[u].Cost = d
+		} else {
+			zi = append(zi, u)
+			zc = append(zc, -d)
+		}
+	}
+	if in.Agg == Max {
+		m.AddRow("zstep", append(zi, rm.z), append(zc, 1), 0, lp.Inf)
+	}
+}
+
+// solveRefinement solves m with backend, retrying with the native backend
+// when another returns a solution without values, and returns a solution
+// with every value or the error.
+func solveRefinement(ctx context.Context, m *lp.Model, backend string) (*lp.Solution, error) {
 	sol, err := lp.Solve(ctx, m, lp.Options{Backend: backend})
 	if err != nil {
 		return nil, fmt.Errorf("flex refinement: %w", err)
@@ -198,7 +257,7 @@ func (in *Instance) refine(ctx context.Context, order []int, backend string) (*r
 	if sol.Status != lp.Optimal && sol.Status != lp.Feasible {
 		return nil, fmt.Errorf("flex refinement: LP status %s", sol.Status)
 	}
-	if (sol.Status == lp.Optimal || sol.Status == lp.Feasible) && len(sol.X) != len(m.Vars) && backend != lp.BackendNative {
+	if len(sol.X) != len(m.Vars) && backend != lp.BackendNative {
 		// Seen with coin/cbc on tiny MIPs (status optimal, no values);
 		// the native backend is an independent second method.
 		if alt, err := lp.Solve(ctx, m, lp.Options{Backend: lp.BackendNative}); err == nil {
@@ -211,17 +270,26 @@ func (in *Instance) refine(ctx context.Context, order []int, backend string) (*r
 	if len(sol.X) != len(m.Vars) {
 		return nil, fmt.Errorf("flex refinement: %s returned status %s with %d of %d values", sol.Backend, sol.Status, len(sol.X), len(m.Vars))
 	}
-	res := &refineResult{proven: sol.Status == lp.Optimal, lpObj: sol.Objective, backend: sol.Backend}
+	return sol, nil
+}
+
+// intervals turns the solution's Δ and y into integer-slot intervals: the
+// rates y/Δ, clamped to each job's bounds and snapped to integers within
+// rateSnap, by McNaughton's wrap-around rule; intervals of negligible
+// length are dropped.
+func (rm *refineModel) intervals(sol *lp.Solution) []Interval {
+	in, n := rm.in, rm.n
+	var ivs []Interval
 	t := in.T0
 	yv := make([]float64, n)
 	for k := 0; k < n; k++ {
-		d := math.Max(0, sol.X[delta[k]])
+		d := math.Max(0, sol.X[rm.delta[k]])
 		end := t + d
 		var jobs []int
 		for j := 0; j < n; j++ {
-			if pos[j] >= k {
+			if rm.pos[j] >= k {
 				jobs = append(jobs, j)
-				yv[len(jobs)-1] = math.Max(0, sol.X[y[j][k]])
+				yv[len(jobs)-1] = math.Max(0, sol.X[rm.y[j][k]])
 			}
 		}
 		if d > TimeTol*math.Max(1, math.Abs(end)) {
@@ -234,13 +302,11 @@ func (in *Instance) refine(ctx context.Context, order []int, backend string) (*r
 				}
 				x[i] = r
 			}
-			res.ivs = append(res.ivs, mcnaughton(t, end, jobs, x, in.S)...)
+			ivs = append(ivs, mcnaughton(t, end, jobs, x, in.S)...)
 		}
 		t = end
 	}
-	res.comp = completionsOf(in, res.ivs)
-	res.obj = in.Objective(res.comp)
-	return res, nil
+	return ivs
 }
 
 func ones(n int) []float64 {

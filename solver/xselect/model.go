@@ -2,6 +2,7 @@ package xselect
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -71,103 +72,10 @@ type model struct {
 func build(req *Request) (*model, error) {
 	var vs solver.Violations
 	m := &model{req: req, R: len(req.Resources), N: len(req.Nodes)}
-	dup := func(kind string, names []string) map[string]int {
-		idx := make(map[string]int, len(names))
-		for i, n := range names {
-			if j, ok := idx[n]; ok {
-				vs.Add(solver.Ptr(kind, i, "name"), "duplicate name %q (also at /%s/%d)", n, kind, j)
-				continue
-			}
-			idx[n] = i
-		}
-		return idx
-	}
-	resIdx := map[string]int{}
-	for i, r := range req.Resources {
-		if _, ok := resIdx[r]; ok {
-			vs.Add(solver.Ptr("resources", i), "duplicate resource %q", r)
-		}
-		resIdx[r] = i
-	}
-	m.nodeIdx = dup("nodes", names(req.Nodes, func(n Node) string { return n.Name }))
-	m.shapeIdx = dup("shapes", names(req.Shapes, func(s Shape) string { return s.Name }))
-	m.appIdx = dup("apps", names(req.Apps, func(a App) string { return a.Name }))
-	m.caps = make([][]float64, m.N)
-	m.total = make([]float64, m.R)
-	for i, n := range req.Nodes {
-		if len(n.Capacity) != m.R {
-			vs.Add(solver.Ptr("nodes", i, "capacity"), "has %d entries for %d resources", len(n.Capacity), m.R)
-			continue
-		}
-		if n.Reserved != nil && len(n.Reserved) != m.R {
-			vs.Add(solver.Ptr("nodes", i, "reserved"), "has %d entries for %d resources", len(n.Reserved), m.R)
-			continue
-		}
-		c := slices.Clone(n.Capacity)
-		for r := range c {
-			m.total[r] += n.Capacity[r]
-			if n.Reserved != nil {
-				if n.Reserved[r] > n.Capacity[r] {
-					vs.Add(solver.Ptr("nodes", i, "reserved", r), "reserved %g exceeds capacity %g", n.Reserved[r], n.Capacity[r])
-				}
-				c[r] = math.Max(0, c[r]-n.Reserved[r])
-			}
-		}
-		m.caps[i] = c
-	}
-	for i, s := range req.Shapes {
-		if len(s.Size) != m.R {
-			vs.Add(solver.Ptr("shapes", i, "size"), "has %d entries for %d resources", len(s.Size), m.R)
-		} else if vecpack.SizeSum(s.Size) <= 0 {
-			vs.Add(solver.Ptr("shapes", i, "size"), "shape %q has no positive component", s.Name)
-		} else {
-			for r, x := range s.Size {
-				if x > 0 && m.total[r]/x > maxShapeRatio {
-					vs.Add(solver.Ptr("shapes", i, "size", r), "size %g of %q is below 1/%g of the cluster's total %g: at most %g containers of a shape may fit the cluster in any resource", x, req.Resources[r], maxShapeRatio, m.total[r], maxShapeRatio)
-				}
-			}
-		}
-	}
-	checkPred := func(p *Predicate, ptr ...any) {
-		if p == nil {
-			return
-		}
-		for k, n := range p.Nodes {
-			if _, ok := m.nodeIdx[n]; !ok {
-				vs.Add(solver.Ptr(append(ptr, "nodes", k)...), "unknown node %q", n)
-			}
-		}
-	}
-	for i, s := range req.Shapes {
-		checkPred(s.Require, "shapes", i, "require")
-	}
-	m.gidx = map[[2]int]int{}
-	for a, app := range req.Apps {
-		checkPred(app.Require, "apps", a, "require")
-		keys := make([]string, 0, len(app.Mix))
-		for k := range app.Mix {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var gs []group
-		for _, k := range keys {
-			s, ok := m.shapeIdx[k]
-			if !ok {
-				vs.Add(solver.Ptr("apps", a, "mix", k), "unknown shape %q", k)
-				continue
-			}
-			if app.Mix[k] > 0 {
-				gs = append(gs, group{app: a, shape: s, c: app.Mix[k]})
-			}
-		}
-		// Groups are ordered by app, then by shape index.
-		sort.Slice(gs, func(i, j int) bool { return gs[i].shape < gs[j].shape })
-		for _, g := range gs {
-			m.gidx[[2]int{g.app, g.shape}] = len(m.groups)
-			m.groups = append(m.groups, g)
-		}
-		m.hasGarbo = m.hasGarbo || app.Garbo
-	}
+	m.indexNames(&vs)
+	m.nodeCapacities(&vs)
+	m.checkShapes(&vs)
+	m.makeGroups(&vs)
 	if len(vs) > 0 {
 		return nil, vs.Err()
 	}
@@ -200,6 +108,123 @@ func build(req *Request) (*model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// indexNames indexes the nodes, shapes and applications by name, refusing
+// duplicates and duplicate resources.
+func (m *model) indexNames(vs *solver.Violations) {
+	req := m.req
+	dup := func(kind string, names []string) map[string]int {
+		idx := make(map[string]int, len(names))
+		for i, n := range names {
+			if j, ok := idx[n]; ok {
+				vs.Add(solver.Ptr(kind, i, "name"), "duplicate name %q (also at /%s/%d)", n, kind, j)
+				continue
+			}
+			idx[n] = i
+		}
+		return idx
+	}
+	resIdx := map[string]int{}
+	for i, r := range req.Resources {
+		if _, ok := resIdx[r]; ok {
+			vs.Add(solver.Ptr("resources", i), "duplicate resource %q", r)
+		}
+		resIdx[r] = i
+	}
+	m.nodeIdx = dup("nodes", names(req.Nodes, func(n Node) string { return n.Name }))
+	m.shapeIdx = dup("shapes", names(req.Shapes, func(s Shape) string { return s.Name }))
+	m.appIdx = dup("apps", names(req.Apps, func(a App) string { return a.Name }))
+}
+
+// nodeCapacities sets each node's usable capacity (capacity less
+// reserved) and the cluster total.
+func (m *model) nodeCapacities(vs *solver.Violations) {
+	m.caps = make([][]float64, m.N)
+	m.total = make([]float64, m.R)
+	for i, n := range m.req.Nodes {
+		if len(n.Capacity) != m.R {
+			vs.Add(solver.Ptr("nodes", i, "capacity"), "has %d entries for %d resources", len(n.Capacity), m.R)
+			continue
+		}
+		if n.Reserved != nil && len(n.Reserved) != m.R {
+			vs.Add(solver.Ptr("nodes", i, "reserved"), "has %d entries for %d resources", len(n.Reserved), m.R)
+			continue
+		}
+		c := slices.Clone(n.Capacity)
+		for r := range c {
+			m.total[r] += n.Capacity[r]
+			if n.Reserved != nil {
+				if n.Reserved[r] > n.Capacity[r] {
+					vs.Add(solver.Ptr("nodes", i, "reserved", r), "reserved %g exceeds capacity %g", n.Reserved[r], n.Capacity[r])
+				}
+				c[r] = math.Max(0, c[r]-n.Reserved[r])
+			}
+		}
+		m.caps[i] = c
+	}
+}
+
+// checkShapes checks each shape's size (one positive entry at least, none
+// below 1/maxShapeRatio of the cluster total) and the nodes its predicate
+// names.
+func (m *model) checkShapes(vs *solver.Violations) {
+	req := m.req
+	for i, s := range req.Shapes {
+		if len(s.Size) != m.R {
+			vs.Add(solver.Ptr("shapes", i, "size"), "has %d entries for %d resources", len(s.Size), m.R)
+		} else if vecpack.SizeSum(s.Size) <= 0 {
+			vs.Add(solver.Ptr("shapes", i, "size"), "shape %q has no positive component", s.Name)
+		} else {
+			for r, x := range s.Size {
+				if x > 0 && m.total[r]/x > maxShapeRatio {
+					vs.Add(solver.Ptr("shapes", i, "size", r), "size %g of %q is below 1/%g of the cluster's total %g: at most %g containers of a shape may fit the cluster in any resource", x, req.Resources[r], maxShapeRatio, m.total[r], maxShapeRatio)
+				}
+			}
+		}
+	}
+	for i, s := range req.Shapes {
+		m.checkPredicate(vs, s.Require, "shapes", i, "require")
+	}
+}
+
+// checkPredicate refuses the unknown nodes predicate p names.
+func (m *model) checkPredicate(vs *solver.Violations, p *Predicate, ptr ...any) {
+	if p == nil {
+		return
+	}
+	for k, n := range p.Nodes {
+		if _, ok := m.nodeIdx[n]; !ok {
+			vs.Add(solver.Ptr(append(ptr, "nodes", k)...), "unknown node %q", n)
+		}
+	}
+}
+
+// makeGroups makes a group of each (application, shape) with a positive
+// count in the application's mix, ordered by application, then by shape
+// index, checking the mixes' shapes and the applications' predicates.
+func (m *model) makeGroups(vs *solver.Violations) {
+	m.gidx = map[[2]int]int{}
+	for a, app := range m.req.Apps {
+		m.checkPredicate(vs, app.Require, "apps", a, "require")
+		var gs []group
+		for _, k := range slices.Sorted(maps.Keys(app.Mix)) {
+			s, ok := m.shapeIdx[k]
+			if !ok {
+				vs.Add(solver.Ptr("apps", a, "mix", k), "unknown shape %q", k)
+				continue
+			}
+			if app.Mix[k] > 0 {
+				gs = append(gs, group{app: a, shape: s, c: app.Mix[k]})
+			}
+		}
+		sort.Slice(gs, func(i, j int) bool { return gs[i].shape < gs[j].shape })
+		for _, g := range gs {
+			m.gidx[[2]int{g.app, g.shape}] = len(m.groups)
+			m.groups = append(m.groups, g)
+		}
+		m.hasGarbo = m.hasGarbo || app.Garbo
+	}
 }
 
 func names[T any](xs []T, f func(T) string) []string {

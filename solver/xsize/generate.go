@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 )
 
@@ -18,42 +19,91 @@ import (
 // 1..4: cpu, memory_gb, gpu, disk_gb), k (8), nodes (1: add node types),
 // epsilon (unset), budget_ms (unset).
 func Generate(seed int64, params map[string]string) (any, error) {
-	get := func(name string, def, lo, hi int) (int, error) {
-		s, ok := params[name]
-		if !ok {
-			return def, nil
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil || v < lo || v > hi {
-			return 0, fmt.Errorf("xsize generate: %s must be an integer in [%d, %d], got %q", name, lo, hi, s)
-		}
-		return v, nil
-	}
-	n, err := get("requests", 1000, 1, 1000000)
-	if err != nil {
-		return nil, err
-	}
-	distinct, err := get("distinct", 200, 1, 100000)
-	if err != nil {
-		return nil, err
-	}
-	d, err := get("dims", 2, 1, 4)
-	if err != nil {
-		return nil, err
-	}
-	k, err := get("k", 8, 1, 100000)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := get("nodes", 1, 0, 1)
+	p, err := parseGenParams(params)
 	if err != nil {
 		return nil, err
 	}
 	r := rand.New(rand.NewPCG(uint64(seed), 0x7873697a65))
-	names := []string{"cpu", "memory_gb", "gpu", "disk_gb"}[:d]
-	node := [][]float64{{64, 256, 0, 2000}, {48, 384, 8, 4000}, {32, 1024, 0, 2000}}
-	counts := []float64{800, 100, 100}
-	nodeNames := []string{"standard", "gpu", "highmem"}
+	sizes := drawSizes(r, p.distinct, p.dims)
+	req := map[string]any{"resources": []string{"cpu", "memory_gb", "gpu", "disk_gb"}[:p.dims], "k": p.k}
+	req["totals"] = clusterTotals(p.dims)
+	req["requests"] = sampleRequests(r, sizes, p.requests)
+	if p.nodes == 1 {
+		req["node_types"] = nodeTypes(p.dims)
+	}
+	if err := addOptions(req, params); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// genParams are Generate's integer parameters after parsing.
+type genParams struct {
+	requests, distinct, dims, k, nodes int
+}
+
+// parseGenParams reads Generate's integer parameters, each with its
+// default and range.
+func parseGenParams(params map[string]string) (genParams, error) {
+	var p genParams
+	for _, c := range []struct {
+		name        string
+		def, lo, hi int
+		dst         *int
+	}{
+		{"requests", 1000, 1, 1000000, &p.requests},
+		{"distinct", 200, 1, 100000, &p.distinct},
+		{"dims", 2, 1, 4, &p.dims},
+		{"k", 8, 1, 100000, &p.k},
+		{"nodes", 1, 0, 1, &p.nodes},
+	} {
+		s, ok := params[c.name]
+		if !ok {
+			*c.dst = c.def
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < c.lo || v > c.hi {
+			return p, fmt.Errorf("xsize generate: %s must be an integer in [%d, %d], got %q", c.name, c.lo, c.hi, s)
+		}
+		*c.dst = v
+	}
+	return p, nil
+}
+
+// addOptions copies the optional epsilon and budget_ms parameters into
+// req after checking them.
+func addOptions(req map[string]any, params map[string]string) error {
+	if s, ok := params["epsilon"]; ok {
+		e, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(e >= 1e-4 && e <= 10) {
+			return fmt.Errorf("xsize generate: epsilon must be in [0.0001, 10], got %q", s)
+		}
+		req["epsilon"] = e
+	}
+	if s, ok := params["budget_ms"]; ok {
+		b, err := strconv.Atoi(s)
+		if err != nil || b < 1 {
+			return fmt.Errorf("xsize generate: budget_ms must be a positive integer, got %q", s)
+		}
+		req["budget_ms"] = b
+	}
+	return nil
+}
+
+// The generated cluster: three node types (capacity in cpu, memory_gb,
+// gpu, disk_gb), their counts and names.
+var (
+	genNodes      = [][]float64{{64, 256, 0, 2000}, {48, 384, 8, 4000}, {32, 1024, 0, 2000}}
+	genNodeCounts = []float64{800, 100, 100}
+	genNodeNames  = []string{"standard", "gpu", "highmem"}
+)
+
+// drawSizes draws up to distinct different request sizes of d dimensions
+// (50·distinct tries): CPU on the usual grid, memory a power-of-two ratio
+// per core with 0.25 GB noise, GPUs in one size of ten, disk in 10 GB
+// steps.
+func drawSizes(r *rand.Rand, distinct, d int) [][]float64 {
 	cpus := []float64{0.1, 0.25, 0.5, 1, 2, 4, 8, 16}
 	cpuP := []float64{10, 14, 18, 20, 16, 11, 7, 4}
 	sizes := make([][]float64, 0, distinct)
@@ -80,45 +130,43 @@ func Generate(seed int64, params map[string]string) (any, error) {
 		seen[key] = true
 		sizes = append(sizes, s)
 	}
+	return sizes
+}
+
+// clusterTotals is the generated cluster's capacity in the first d
+// dimensions.
+func clusterTotals(d int) []float64 {
+	totals := make([]float64, d)
+	for t := range genNodes {
+		for i := 0; i < d; i++ {
+			totals[i] += genNodeCounts[t] * genNodes[t][i]
+		}
+	}
+	return totals
+}
+
+// sampleRequests draws n requests from sizes with Zipf-like popularity
+// (size i has weight (i+1)^-0.9).
+func sampleRequests(r *rand.Rand, sizes [][]float64, n int) []map[string]any {
 	pop := make([]float64, len(sizes))
 	for i := range pop {
 		pop[i] = 1 / math.Pow(float64(i+1), 0.9)
 	}
-	req := map[string]any{"resources": names, "k": k}
-	totals := make([]float64, d)
-	for t := range node {
-		for i := 0; i < d; i++ {
-			totals[i] += counts[t] * node[t][i]
-		}
-	}
-	req["totals"] = totals
 	items := make([]map[string]any, n)
 	for j := range items {
 		items[j] = map[string]any{"size": sizes[pick(r, pop)]}
 	}
-	req["requests"] = items
-	if nodes == 1 {
-		var nts []map[string]any
-		for t := range node {
-			nts = append(nts, map[string]any{"name": nodeNames[t], "capacity": node[t][:d]})
-		}
-		req["node_types"] = nts
+	return items
+}
+
+// nodeTypes are the generated cluster's node types in the first d
+// dimensions.
+func nodeTypes(d int) []map[string]any {
+	var nts []map[string]any
+	for t := range genNodes {
+		nts = append(nts, map[string]any{"name": genNodeNames[t], "capacity": slices.Clone(genNodes[t][:d])})
 	}
-	if s, ok := params["epsilon"]; ok {
-		e, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(e >= 1e-4 && e <= 10) {
-			return nil, fmt.Errorf("xsize generate: epsilon must be in [0.0001, 10], got %q", s)
-		}
-		req["epsilon"] = e
-	}
-	if s, ok := params["budget_ms"]; ok {
-		b, err := strconv.Atoi(s)
-		if err != nil || b < 1 {
-			return nil, fmt.Errorf("xsize generate: budget_ms must be a positive integer, got %q", s)
-		}
-		req["budget_ms"] = b
-	}
-	return req, nil
+	return nts
 }
 
 func pick(r *rand.Rand, w []float64) int {

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/xflex/xflex/internal/progress"
@@ -89,6 +90,41 @@ const MaxNormalized = 1e12
 // Build.
 func prepare(req *Request) (*prepared, error) {
 	var vs solver.Violations
+	checkCluster(req, &vs)
+	weights, sizes := requestSizes(req, &vs)
+	if len(vs) > 0 {
+		return nil, vs.Err()
+	}
+	checkMagnitudes(req, sizes, &vs)
+	if len(vs) > 0 {
+		return nil, vs.Err()
+	}
+	if err := checkFitsNodes(req, sizes); err != nil {
+		return nil, err
+	}
+	p := &prepared{req: *req, fit: ptas.FitSum, family: ptas.FamilyAuto}
+	if req.Fit == "max" {
+		p.fit = ptas.FitMax
+	}
+	if req.Rays != "" {
+		p.family = ptas.Family(req.Rays)
+	}
+	p.raw, _, p.index = ptas.Aggregate(sizes, weights)
+	_, dw, _ := ptas.Aggregate(sizes, weights)
+	in := &ptas.Instance{K: req.K, W: dw}
+	for _, s := range p.raw {
+		in.U = append(in.U, normalize(s, req.Totals))
+	}
+	for _, nt := range req.NodeTypes {
+		in.Caps = append(in.Caps, normalize(nt.Capacity, req.Totals))
+	}
+	p.in = in
+	return p, nil
+}
+
+// checkCluster checks the totals (one positive entry per resource), k and
+// the node types' capacity lengths and names.
+func checkCluster(req *Request, vs *solver.Violations) {
 	d := len(req.Resources)
 	if len(req.Totals) != d {
 		vs.Add("/totals", "has %d entries, want one per resource (%d)", len(req.Totals), d)
@@ -111,8 +147,14 @@ func prepare(req *Request) (*prepared, error) {
 		}
 		names[nt.Name] = n
 	}
-	weights := make([]float64, len(req.Requests))
-	sizes := make([][]float64, len(req.Requests))
+}
+
+// requestSizes are the requests' weights (1 by default, positive) and
+// sizes (one finite non-negative entry per resource).
+func requestSizes(req *Request, vs *solver.Violations) (weights []float64, sizes [][]float64) {
+	d := len(req.Resources)
+	weights = make([]float64, len(req.Requests))
+	sizes = make([][]float64, len(req.Requests))
 	for j, r := range req.Requests {
 		weights[j] = 1
 		if r.Weight != nil {
@@ -132,13 +174,15 @@ func prepare(req *Request) (*prepared, error) {
 		}
 		sizes[j] = r.Size
 	}
-	if len(vs) > 0 {
-		return nil, vs.Err()
-	}
-	// Normalized sizes (size over the cluster total) feed cost sums
-	// weighted by up to 1e15 per request: bound them so every cost stays
-	// finite rather than overflowing to +Inf (a tiny total such as 1e-300
-	// made a size of 1 normalize to 1e300 and the weighted cost to +Inf).
+	return weights, sizes
+}
+
+// checkMagnitudes bounds sizes and capacities by MaxNormalized times the
+// totals. Normalized sizes (size over the cluster total) feed cost sums
+// weighted by up to 1e15 per request: bound them so every cost stays
+// finite rather than overflowing to +Inf (a tiny total such as 1e-300 made
+// a size of 1 normalize to 1e300 and the weighted cost to +Inf).
+func checkMagnitudes(req *Request, sizes [][]float64, vs *solver.Violations) {
 	for j, s := range sizes {
 		for i, x := range s {
 			if x/req.Totals[i] > MaxNormalized {
@@ -153,44 +197,25 @@ func prepare(req *Request) (*prepared, error) {
 			}
 		}
 	}
+}
+
+// checkFitsNodes makes the request infeasible when, with node types
+// given, some request fits none of them.
+func checkFitsNodes(req *Request, sizes [][]float64) error {
+	if len(req.NodeTypes) == 0 {
+		return nil
+	}
+	var vs solver.Violations
+	for j, s := range sizes {
+		fits := slices.ContainsFunc(req.NodeTypes, func(nt NodeType) bool { return ptas.Fits(s, nt.Capacity) })
+		if !fits {
+			vs.Add(solver.Ptr("requests", j, "size"), "request %s is larger than every node type", describe(req.Requests[j], j))
+		}
+	}
 	if len(vs) > 0 {
-		return nil, vs.Err()
+		return solver.Infeasible(fmt.Sprintf("%d request(s) fit no node type", len(vs)), vs...)
 	}
-	if len(req.NodeTypes) > 0 {
-		for j, s := range sizes {
-			ok := false
-			for _, nt := range req.NodeTypes {
-				if ptas.Fits(s, nt.Capacity) {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				vs.Add(solver.Ptr("requests", j, "size"), "request %s is larger than every node type", describe(req.Requests[j], j))
-			}
-		}
-		if len(vs) > 0 {
-			return nil, solver.Infeasible(fmt.Sprintf("%d request(s) fit no node type", len(vs)), vs...)
-		}
-	}
-	p := &prepared{req: *req, fit: ptas.FitSum, family: ptas.FamilyAuto}
-	if req.Fit == "max" {
-		p.fit = ptas.FitMax
-	}
-	if req.Rays != "" {
-		p.family = ptas.Family(req.Rays)
-	}
-	p.raw, _, p.index = ptas.Aggregate(sizes, weights)
-	_, dw, _ := ptas.Aggregate(sizes, weights)
-	in := &ptas.Instance{K: req.K, W: dw}
-	for _, s := range p.raw {
-		in.U = append(in.U, normalize(s, req.Totals))
-	}
-	for _, nt := range req.NodeTypes {
-		in.Caps = append(in.Caps, normalize(nt.Capacity, req.Totals))
-	}
-	p.in = in
-	return p, nil
+	return nil
 }
 
 // Instance decodes and validates a request body (already schema-valid) and

@@ -151,119 +151,126 @@ type Instance struct {
 // Build validates req and turns it into an Instance. Errors are
 // *solver.Error with JSON pointers.
 func Build(req *Request) (*Instance, error) {
-	var vs solver.Violations
-	cl := tetris.NewCluster(req.Machines, &vs)
-	in := &Instance{Req: req, Resources: cl.Resources, Machines: cl.Machines, Total: cl.Total}
-	d := len(in.Resources)
-	vec := func(m map[string]float64, ptr ...any) []float64 {
-		v, bad := cl.Vector(m)
-		for _, r := range bad {
-			vs.Add(solver.Ptr(append(ptr, r)...), "resource %q is not provided by any machine", r)
-		}
-		return v
-	}
+	b := &assignBuilder{req: req, jidx: map[string]int{}, stages: map[[2]string]stageInfo{}, given: map[int]bool{}}
+	b.cl = tetris.NewCluster(req.Machines, &b.vs)
+	in := &Instance{Req: req, Resources: b.cl.Resources, Machines: b.cl.Machines, Total: b.cl.Total}
+	b.in = in
 	ro := Roles{}
 	if req.Roles != nil {
 		ro = *req.Roles
 	}
-	in.Roles = cl.IORoles(ro.DiskRead, ro.NetIn, ro.NetOut)
-	in.Order = heartbeat(req, cl.ByName, &vs)
+	in.Roles = b.cl.IORoles(ro.DiskRead, ro.NetIn, ro.NetOut)
+	in.Order = heartbeat(req, b.cl.ByName, &b.vs)
 	in.Offered = slices.Clone(in.Order) // non-nil: ExplainOn reads nil as every machine
 	if in.Offered == nil {
 		in.Offered = []int{}
 	}
 	slices.Sort(in.Offered)
-	in.Knobs = req.Knobs.Resolve(&vs)
-
-	// Jobs.
-	jidx := map[string]int{}
-	type stageInfo struct{ tasks, finished int }
-	stages := map[[2]string]stageInfo{}
-	given := map[int]bool{}
-	addJob := func(id string) int {
-		j := len(in.Jobs)
-		jidx[id] = j
-		in.JobIDs = append(in.JobIDs, id)
-		in.Jobs = append(in.Jobs, tetris.Job{Alloc: make([]float64, d), Weight: 1})
-		return j
+	in.Knobs = req.Knobs.Resolve(&b.vs)
+	for i := range req.Jobs {
+		b.addJobReq(i, &req.Jobs[i])
 	}
-	for i, jr := range req.Jobs {
-		if _, dup := jidx[jr.ID]; dup {
-			vs.Add(solver.Ptr("jobs", i, "id"), "duplicate job id %q", jr.ID)
+	b.addTasks()
+	if err := b.vs.Err(); err != nil {
+		return nil, err
+	}
+	if err := in.resolveEpsilon(); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// assignBuilder is Build's state: the instance so far, the violations
+// found, and the indices tasks refer to.
+type assignBuilder struct {
+	req    *Request
+	in     *Instance
+	vs     solver.Violations
+	cl     *tetris.Cluster
+	jidx   map[string]int // job id to job index
+	stages map[[2]string]stageInfo
+	given  map[int]bool // jobs whose remaining work the request gives
+}
+
+// stageInfo is a stage's task counts, for the barrier knob.
+type stageInfo struct{ tasks, finished int }
+
+// vec is amounts as a resource vector, with a violation at ptr for each
+// resource no machine provides.
+func (b *assignBuilder) vec(amounts map[string]float64, ptr ...any) []float64 {
+	v, bad := b.cl.Vector(amounts)
+	for _, r := range bad {
+		b.vs.Add(solver.Ptr(append(ptr, r)...), "resource %q is not provided by any machine", r)
+	}
+	return v
+}
+
+// addJob adds a job with id, no allocation and weight 1.
+func (b *assignBuilder) addJob(id string) int {
+	in := b.in
+	j := len(in.Jobs)
+	b.jidx[id] = j
+	in.JobIDs = append(in.JobIDs, id)
+	in.Jobs = append(in.Jobs, tetris.Job{Alloc: make([]float64, len(in.Resources)), Weight: 1})
+	return j
+}
+
+// addJobReq adds job i of the request with its allocation, weight,
+// remaining work and stages.
+func (b *assignBuilder) addJobReq(i int, jr *JobReq) {
+	if _, dup := b.jidx[jr.ID]; dup {
+		b.vs.Add(solver.Ptr("jobs", i, "id"), "duplicate job id %q", jr.ID)
+		return
+	}
+	j := b.addJob(jr.ID)
+	job := &b.in.Jobs[j]
+	if jr.Allocation != nil {
+		job.Alloc = b.vec(jr.Allocation, "jobs", i, "allocation")
+	}
+	if jr.Weight != nil {
+		job.Weight = *jr.Weight
+	}
+	if jr.RemainingWork != nil {
+		job.Work = *jr.RemainingWork
+		b.given[j] = true
+	}
+	for s, st := range jr.Stages {
+		key := [2]string{jr.ID, st.Name}
+		if _, dup := b.stages[key]; dup {
+			b.vs.Add(solver.Ptr("jobs", i, "stages", s, "name"), "duplicate stage %q in job %q", st.Name, jr.ID)
 			continue
 		}
-		j := addJob(jr.ID)
-		if jr.Allocation != nil {
-			in.Jobs[j].Alloc = vec(jr.Allocation, "jobs", i, "allocation")
+		if st.Finished > st.Tasks {
+			b.vs.Add(solver.Ptr("jobs", i, "stages", s, "finished"), "finished %d exceeds tasks %d", st.Finished, st.Tasks)
 		}
-		if jr.Weight != nil {
-			in.Jobs[j].Weight = *jr.Weight
-		}
-		if jr.RemainingWork != nil {
-			in.Jobs[j].Work = *jr.RemainingWork
-			given[j] = true
-		}
-		for s, st := range jr.Stages {
-			key := [2]string{jr.ID, st.Name}
-			if _, dup := stages[key]; dup {
-				vs.Add(solver.Ptr("jobs", i, "stages", s, "name"), "duplicate stage %q in job %q", st.Name, jr.ID)
-				continue
-			}
-			if st.Finished > st.Tasks {
-				vs.Add(solver.Ptr("jobs", i, "stages", s, "finished"), "finished %d exceeds tasks %d", st.Finished, st.Tasks)
-			}
-			stages[key] = stageInfo{st.Tasks, st.Finished}
-		}
+		b.stages[key] = stageInfo{st.Tasks, st.Finished}
 	}
-	// Tasks, grouped by (job, stage, demand, input rates).
+}
+
+// addTasks adds the tasks, grouped by (job, stage, demand, input rates),
+// adding each task's work to its job unless the request gives the job's
+// remaining work; a task of an unlisted job adds the job.
+func (b *assignBuilder) addTasks() {
+	in := b.in
 	norm := tetris.NormCap(in.Machines)
-	tidx := make(map[string]int, len(req.Tasks))
+	tidx := make(map[string]int, len(b.req.Tasks))
 	gidx := map[string]int{}
 	var keyBuf []byte
-	for i, t := range req.Tasks {
+	for i := range b.req.Tasks {
+		t := &b.req.Tasks[i]
 		if _, dup := tidx[t.ID]; dup {
-			vs.Add(solver.Ptr("tasks", i, "id"), "duplicate task id %q", t.ID)
+			b.vs.Add(solver.Ptr("tasks", i, "id"), "duplicate task id %q", t.ID)
 			continue
 		}
 		tidx[t.ID] = i
-		j, ok := jidx[t.Job]
+		j, ok := b.jidx[t.Job]
 		if !ok {
-			j = addJob(t.Job)
+			j = b.addJob(t.Job)
 		}
-		dem := vec(t.Demand, "tasks", i, "demand")
-		var inputs []tetris.Input
-		var rates []float64
-		for k, ip := range t.Inputs {
-			m, ok := cl.ByName[ip.Machine]
-			if !ok {
-				vs.Add(solver.Ptr("tasks", i, "inputs", k, "machine"), "unknown machine %q", ip.Machine)
-				continue
-			}
-			if ip.Rate > 0 {
-				for _, rl := range []struct {
-					k    int
-					name string
-				}{{in.Roles.DiskRead, "disk_read"}, {in.Roles.NetIn, "net_in"}, {in.Roles.NetOut, "net_out"}} {
-					if rl.k < 0 {
-						vs.Add(solver.Ptr("tasks", i, "inputs", k, "rate"), "input bandwidth needs the %s resource (roles/%s), which no machine provides", rl.name, rl.name)
-					}
-				}
-			}
-			inputs = append(inputs, tetris.Input{Machine: m, Rate: ip.Rate})
-			rates = append(rates, ip.Rate)
-		}
-		dur := 1.0
-		if t.Duration != nil {
-			dur = *t.Duration
-		}
-		if !given[j] {
-			w := tetris.TaskWork(dem, dur, norm)
-			for _, ip := range inputs {
-				if in.Roles.DiskRead >= 0 && norm[in.Roles.DiskRead] > 0 {
-					w += ip.Rate / norm[in.Roles.DiskRead] * dur
-				}
-			}
-			in.Jobs[j].Work += w
+		dem := b.vec(t.Demand, "tasks", i, "demand")
+		inputs, rates := b.inputs(i, t)
+		if !b.given[j] {
+			in.Jobs[j].Work += b.taskWork(t, dem, inputs, norm)
 		}
 		sort.Float64s(rates)
 		keyBuf = groupKey(keyBuf[:0], j, t.Stage, dem, rates, len(inputs) > 0)
@@ -271,7 +278,7 @@ func Build(req *Request) (*Instance, error) {
 		if !ok {
 			gi = len(in.Groups)
 			gidx[string(keyBuf)] = gi
-			st := stages[[2]string{t.Job, t.Stage}]
+			st := b.stages[[2]string{t.Job, t.Stage}]
 			in.Groups = append(in.Groups, &tetris.Group{Job: j, Demand: dem, Promoted: in.Knobs.Promoted(st.finished, st.tasks)})
 			in.Tasks = append(in.Tasks, nil)
 		}
@@ -282,22 +289,70 @@ func Build(req *Request) (*Instance, error) {
 		}
 		in.Tasks[gi] = append(in.Tasks[gi], i)
 	}
-	if err := vs.Err(); err != nil {
-		return nil, err
+}
+
+// inputs are task i's inputs on known machines and their rates; a positive
+// rate needs every I/O role's resource.
+func (b *assignBuilder) inputs(i int, t *TaskReq) ([]tetris.Input, []float64) {
+	var inputs []tetris.Input
+	var rates []float64
+	roles := b.in.Roles
+	for k, ip := range t.Inputs {
+		m, ok := b.cl.ByName[ip.Machine]
+		if !ok {
+			b.vs.Add(solver.Ptr("tasks", i, "inputs", k, "machine"), "unknown machine %q", ip.Machine)
+			continue
+		}
+		if ip.Rate > 0 {
+			for _, rl := range []struct {
+				k    int
+				name string
+			}{{roles.DiskRead, "disk_read"}, {roles.NetIn, "net_in"}, {roles.NetOut, "net_out"}} {
+				if rl.k < 0 {
+					b.vs.Add(solver.Ptr("tasks", i, "inputs", k, "rate"), "input bandwidth needs the %s resource (roles/%s), which no machine provides", rl.name, rl.name)
+				}
+			}
+		}
+		inputs = append(inputs, tetris.Input{Machine: m, Rate: ip.Rate})
+		rates = append(rates, ip.Rate)
 	}
+	return inputs, rates
+}
+
+// taskWork is the task's work: its demand over normalised capacity norm
+// for its duration (1 by default), plus its input reads.
+func (b *assignBuilder) taskWork(t *TaskReq, dem []float64, inputs []tetris.Input, norm []float64) float64 {
+	dur := 1.0
+	if t.Duration != nil {
+		dur = *t.Duration
+	}
+	w := tetris.TaskWork(dem, dur, norm)
+	dr := b.in.Roles.DiskRead
+	for _, ip := range inputs {
+		if dr >= 0 && norm[dr] > 0 {
+			w += ip.Rate / norm[dr] * dur
+		}
+	}
+	return w
+}
+
+// resolveEpsilon sets the automatic ε, refusing one that overflows: only
+// the automatic ε can (a given one is at most 1e15 and remaining work is
+// finite): ā/p̄ overflows when the demands and durations span too many
+// orders of magnitude.
+func (in *Instance) resolveEpsilon() error {
 	in.Knobs.Epsilon = in.Knobs.EpsilonFor(in.Machines, in.Groups, in.Jobs, nil)
 	maxWork := 0.0
 	for _, j := range in.Jobs {
 		maxWork = max(maxWork, j.Work)
 	}
-	if e := in.Knobs.Epsilon; math.IsInf(e, 0) || math.IsNaN(e) || math.IsInf(e*maxWork, 0) {
-		// Only the automatic ε can get here (a given one is at most 1e15
-		// and remaining work is finite): ā/p̄ overflows when the demands
-		// and durations span too many orders of magnitude.
-		vs.Add("/knobs", "the automatic epsilon ā/p̄ overflows (%g, largest remaining work %g): give knobs.epsilon", e, maxWork)
-		return nil, vs.Err()
+	e := in.Knobs.Epsilon
+	if !math.IsInf(e, 0) && !math.IsNaN(e) && !math.IsInf(e*maxWork, 0) {
+		return nil
 	}
-	return in, nil
+	var vs solver.Violations
+	vs.Add("/knobs", "the automatic epsilon ā/p̄ overflows (%g, largest remaining work %g): give knobs.epsilon", e, maxWork)
+	return vs.Err()
 }
 
 // heartbeat is the fill order: the heartbeat's machines, or every machine
@@ -366,9 +421,29 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 	}
 	// On a budget overrun the placements made so far are still valid (each
 	// fitted when made); the rest are reported unplaced.
+	res := &Result{Unplaced: []Unplaced{}}
+	next := in.assignments(res, ps)
+	ups := in.unplacedTasks(ctx, res, next)
+	res.Summary.Unplaced = len(ups)
+	if m := in.Req.MaxUnplaced; m != nil && *m < len(ups) {
+		ups = ups[:*m]
+	}
+	res.Unplaced = in.unplacedOut(ups)
+	res.Machines = in.machinesFree()
+	res.Knobs = KnobsOut{Fairness: in.Knobs.Fairness, Barrier: in.Knobs.Barrier, Epsilon: in.Knobs.Epsilon,
+		EpsilonAuto: in.Knobs.EpsilonAuto, RemotePenalty: in.Knobs.RemotePenalty}
+	res.Summary.Placed = len(res.Assignments)
+	res.Summary.Complete = err == nil
+	res.Summary.Groups = len(in.Groups)
+	return res, nil
+}
+
+// assignments writes the placements as res's assignments and counts the
+// remote and promoted ones. It returns, per anonymous group, how many of
+// its tasks were handed out (they go in request order).
+func (in *Instance) assignments(res *Result, ps []tetris.Placement) []int {
 	req := in.Req
-	res := &Result{Assignments: make([]Assignment, 0, len(ps)), Unplaced: []Unplaced{}}
-	// Anonymous groups hand out their tasks in request order.
+	res.Assignments = make([]Assignment, 0, len(ps))
 	next := make([]int, len(in.Groups))
 	for _, p := range ps {
 		g := in.Groups[p.Group]
@@ -391,14 +466,23 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 			res.Summary.Promoted++
 		}
 	}
-	// Explaining costs a pass over the machines per group; groups the
-	// budget leaves unexplained get unexplainedReason.
+	return next
+}
+
+// unplacedTask is a task left unplaced: its request index, its group and
+// why.
+type unplacedTask struct {
+	ti, g int
+	r     *tetris.Reason
+}
+
+// unplacedTasks lists the unplaced tasks in request order, each with its
+// group's reason, counting in res the groups left unexplained. Explaining
+// costs a pass over the machines per group; groups the budget leaves
+// unexplained get unexplainedReason.
+func (in *Instance) unplacedTasks(ctx context.Context, res *Result, next []int) []unplacedTask {
 	reasons := tetris.ExplainOn(ctx, in.Machines, in.Offered, in.Groups, in.Config())
-	type up struct {
-		ti, g int
-		r     *tetris.Reason
-	}
-	var ups []up
+	var ups []unplacedTask
 	for gi, g := range in.Groups {
 		if g.Count == 0 {
 			continue
@@ -414,27 +498,27 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 		}
 		if g.Members == nil {
 			for _, ti := range in.Tasks[gi][next[gi]:] {
-				ups = append(ups, up{ti, gi, reason(0)})
+				ups = append(ups, unplacedTask{ti, gi, reason(0)})
 			}
 			continue
 		}
 		for mi := range g.Members {
 			if !g.Members[mi].Placed() {
-				ups = append(ups, up{in.Tasks[gi][mi], gi, reason(mi)})
+				ups = append(ups, unplacedTask{in.Tasks[gi][mi], gi, reason(mi)})
 			}
 		}
 	}
 	sort.Slice(ups, func(a, b int) bool { return ups[a].ti < ups[b].ti })
-	res.Summary.Unplaced = len(ups)
-	if req.MaxUnplaced != nil && *req.MaxUnplaced < len(ups) {
-		ups = ups[:*req.MaxUnplaced]
-	}
-	// One blocked map per group: every task of a group shares it. The
-	// tasks of an anonymous group share one reason too, formatted once
-	// (they differ only in the task id).
+	return ups
+}
+
+// unplacedOut formats the unplaced tasks. One blocked map per group: every
+// task of a group shares it. The tasks of an anonymous group share one
+// reason too, formatted once (they differ only in the task id).
+func (in *Instance) unplacedOut(ups []unplacedTask) []Unplaced {
 	blocked := make([]map[string]int, len(in.Groups))
 	done := map[*tetris.Reason]Unplaced{}
-	res.Unplaced = make([]Unplaced, 0, len(ups))
+	out := make([]Unplaced, 0, len(ups))
 	for _, u := range ups {
 		if blocked[u.g] == nil {
 			blocked[u.g] = map[string]int{}
@@ -445,7 +529,7 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 			}
 		}
 		if in.Groups[u.g].Members != nil {
-			res.Unplaced = append(res.Unplaced, in.unplaced(u.ti, in.Groups[u.g].Job, u.r, blocked[u.g]))
+			out = append(out, in.unplaced(u.ti, in.Groups[u.g].Job, u.r, blocked[u.g]))
 			continue
 		}
 		x, ok := done[u.r]
@@ -453,22 +537,23 @@ func (in *Instance) Run(ctx context.Context) (*Result, error) {
 			x = in.unplaced(u.ti, in.Groups[u.g].Job, u.r, blocked[u.g])
 			done[u.r] = x
 		}
-		x.Task = req.Tasks[u.ti].ID
-		res.Unplaced = append(res.Unplaced, x)
+		x.Task = in.Req.Tasks[u.ti].ID
+		out = append(out, x)
 	}
+	return out
+}
+
+// machinesFree is every machine's free capacity after the round.
+func (in *Instance) machinesFree() []MachineFree {
+	var out []MachineFree
 	for i, m := range in.Machines {
 		f := map[string]float64{}
 		for k, r := range in.Resources {
 			f[r] = m.Free[k]
 		}
-		res.Machines = append(res.Machines, MachineFree{Name: req.Machines[i].Name, Free: f})
+		out = append(out, MachineFree{Name: in.Req.Machines[i].Name, Free: f})
 	}
-	res.Knobs = KnobsOut{Fairness: in.Knobs.Fairness, Barrier: in.Knobs.Barrier, Epsilon: in.Knobs.Epsilon,
-		EpsilonAuto: in.Knobs.EpsilonAuto, RemotePenalty: in.Knobs.RemotePenalty}
-	res.Summary.Placed = len(res.Assignments)
-	res.Summary.Complete = err == nil
-	res.Summary.Groups = len(in.Groups)
-	return res, nil
+	return out
 }
 
 // unexplainedReason stands for the reason of a group ExplainOn had no
