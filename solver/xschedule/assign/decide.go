@@ -2,7 +2,6 @@ package assign
 
 import (
 	"context"
-	"math"
 	"slices"
 )
 
@@ -48,6 +47,7 @@ func (m *Model) decide(ctx context.Context) (*round, bool) {
 	m.cache = cache{eligStamp: make([]int, n), pairStamp: make([]int, n), elig: make([]bool, n),
 		debt: make([]float64, n), slope: make([]float64, n)}
 	m.completeNotices(rd)
+	m.buildClasses()
 	order := make([]int, len(m.asks))
 	for i := range order {
 		order[i] = i
@@ -102,8 +102,8 @@ func (m *Model) serve(a *ask, rd *round) {
 // pick runs the request type's steps in order and returns the first
 // step's best container.
 func (m *Model) pick(a *ask) (choice, bool) {
-	own := func(c *cont) bool { return c.owner == a.app }
-	others := func(c *cont) bool { return c.owner != a.app && !m.apps[c.owner].garbo }
+	own := func(o int) bool { return o == a.app }
+	others := func(o int) bool { return o != a.app && !m.apps[o].garbo }
 	steps := []func() (choice, bool){
 		func() (choice, bool) { return m.best(a, own, false, "") },
 		func() (choice, bool) { return m.best(a, others, true, "") },
@@ -130,27 +130,11 @@ func (m *Model) pick(a *ask) (choice, bool) {
 	return choice{}, false
 }
 
-// best scans the containers in scope: free ones (preempt "") or in-use
-// ones whose user may be preempted, keeping the highest score. Ties go to
-// the lower container index; among preemption candidates first to the
-// lower preemption priority (the paper examines them in that order).
-func (m *Model) best(a *ask, scope func(*cont) bool, ttl bool, preempt string) (choice, bool) {
-	bestC, found := choice{c: -1, score: math.Inf(-1)}, false
-	m.cache.pairNow++
-	for i := range m.conts {
-		c := &m.conts[i]
-		if c.notice != nil || !m.available(a, c, preempt) || !scope(c) || !m.matches(a, c) {
-			continue
-		}
-		s := a.norm / c.norm
-		if ttl {
-			s += m.ttlTerm(a.app, c)
-		}
-		if !found || s > bestC.score || (preempt != "" && s == bestC.score && c.prio < m.conts[bestC.c].prio) {
-			bestC, found = choice{c: i, score: s, preempt: preempt}, true
-		}
-	}
-	return bestC, found
+// best is the step's choice: the best candidate among the classes in
+// scope (free ones when preempt is "", else in use by an application
+// that may be preempted).
+func (m *Model) best(a *ask, scope func(owner int) bool, ttl bool, preempt string) (choice, bool) {
+	return m.bestIn(a, m.rank(a, scope, ttl), preempt)
 }
 
 // available says whether c may serve a now: free when not preempting;
@@ -181,32 +165,20 @@ func (m *Model) eligible(u, r int) bool {
 	return d > 0 && d >= m.bound(u, r)
 }
 
-// matches is the elimination step: locality, every dimension at least the
-// request's, aggregate normalised size at most fitness times the request's.
-func (m *Model) matches(a *ask, c *cont) bool {
-	if a.host >= 0 && c.node != a.host {
-		return false
-	}
-	if a.rack != "" && m.nodes[c.node].rack != a.rack {
-		return false
-	}
-	return fitsDims(c.size, a.size) && c.norm <= m.settings.fitness*a.norm*(1+fitTol)
-}
-
 // ttlTerm is the weighted TTL projection of r borrowing c:
 // (Δ − newShareProjection)/newSlopeProjection, clipped to [0, horizon]
 // (a slope that does not grow the debt never reaches the bound: horizon).
-func (m *Model) ttlTerm(r int, c *cont) float64 {
+func (m *Model) ttlTerm(r, owner int, charge float64) float64 {
 	st, k := m.settings, &m.cache
-	if k.pairStamp[c.owner] != k.pairNow {
-		k.pairStamp[c.owner] = k.pairNow
-		k.debt[c.owner], k.slope[c.owner] = m.debt(r, c.owner), m.slopeOf(r, c.owner)
+	if k.pairStamp[owner] != k.pairNow {
+		k.pairStamp[owner] = k.pairNow
+		k.debt[owner], k.slope[owner] = m.debt(r, owner), m.slopeOf(r, owner)
 	}
-	share := k.debt[c.owner]
-	slope := k.slope[c.owner] + c.charge
+	share := k.debt[owner]
+	slope := k.slope[owner] + charge
 	ttl := st.ttlHorizon
 	if slope > 0 {
-		ttl = min(max((m.bound(r, c.owner)-share)/slope, 0), st.ttlHorizon)
+		ttl = min(max((m.bound(r, owner)-share)/slope, 0), st.ttlHorizon)
 	}
 	return st.ttlWeight * ttl / st.ttlHorizon
 }
@@ -250,31 +222,29 @@ func (m *Model) diagnose(a *ask) string {
 		return ReasonGarbo
 	}
 	ownOnly := garbo || a.typ == OwnedOnly
-	fit, located, inUse := false, false, false
-	for i := range m.conts {
-		c := &m.conts[i]
-		mine := c.owner == a.app
-		if (ownOnly && !mine) || (a.typ == NonOwned && mine) || (!mine && m.apps[c.owner].garbo) {
-			continue
-		}
-		if !fitsDims(c.size, a.size) || c.norm > m.settings.fitness*a.norm*(1+fitTol) {
-			continue
-		}
-		fit = true
-		if (a.host >= 0 && c.node != a.host) || (a.rack != "" && m.nodes[c.node].rack != a.rack) {
-			continue
-		}
-		located = true
-		inUse = inUse || (c.notice == nil && c.user >= 0 && c.user != a.app)
+	scope := func(o int) bool {
+		mine := o == a.app
+		return !((ownOnly && !mine) || (a.typ == NonOwned && mine) || (!mine && m.apps[o].garbo))
 	}
-	switch {
-	case !fit:
+	rk := m.rank(a, scope, false)
+	if len(rk) == 0 {
 		return ReasonNoFit
-	case !located:
-		return ReasonLocal
-	case inUse:
-		return ReasonBound
-	default:
-		return ReasonBusy
 	}
+	located := false
+	for _, r := range rk {
+		for _, i := range m.classes[r.class].members {
+			c := &m.conts[i]
+			if !m.located(a, c) {
+				continue
+			}
+			located = true
+			if c.notice == nil && c.user >= 0 && c.user != a.app {
+				return ReasonBound
+			}
+		}
+	}
+	if !located {
+		return ReasonLocal
+	}
+	return ReasonBusy
 }

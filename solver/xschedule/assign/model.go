@@ -29,6 +29,10 @@ type Model struct {
 	// initial state).
 	pairs map[[2]int]*pairCtx
 	cache cache
+	// classes group the containers by owner and size (classes.go);
+	// rankBuf is rank's reused buffer.
+	classes []class
+	rankBuf []ranked
 }
 
 // cache holds per-application values a scan reuses, valid while their
