@@ -75,12 +75,16 @@ func readCluster(req *Request, vs *solver.Violations) cluster {
 		return cluster{resources: req.Resources, nodeList: req.Nodes, conts: req.Containers, nodes: "/nodes",
 			ptr: func(i int, f string) string { return solver.Ptr("containers", i, f) }}
 	}
-	return placementCluster(req.Placement)
+	return placementCluster(req.Placement, vs)
 }
+
+// maxContainers caps a placement's expanded containers, as the schema
+// caps an explicit list.
+const maxContainers = 1000000
 
 // placementCluster turns an X-Select request and result into containers
 // "node/k" with the shape's size and the application as owner.
-func placementCluster(p *Placement) cluster {
+func placementCluster(p *Placement, vs *solver.Violations) cluster {
 	shapes := map[string][]float64{}
 	for _, s := range p.Request.Shapes {
 		shapes[s.Name] = s.Size
@@ -96,6 +100,10 @@ func placementCluster(p *Placement) cluster {
 			count := int64(1)
 			if c.Count != nil {
 				count = *c.Count
+			}
+			if int64(len(cl.conts))+count > maxContainers {
+				vs.Add(solver.Ptr("placement", "result", "nodes", ni, "containers", ci), "more than %d containers", maxContainers)
+				return cl
 			}
 			for range count {
 				cl.conts = append(cl.conts, Container{ID: fmt.Sprintf("%s/%d", n.Name, k), Node: n.Name, Size: shapes[c.Shape], Owner: c.App})
@@ -174,7 +182,8 @@ func nodePtr(cl cluster, i int, f string) string {
 }
 
 func (m *Model) readContainers(cl cluster, nodeIdx, appIdx map[string]int, totals, prices []float64, vs *solver.Violations) {
-	seen := map[string]int{}
+	seen := make(map[string]int, len(cl.conts))
+	m.conts = make([]cont, 0, len(cl.conts))
 	for i, c := range cl.conts {
 		if j, dup := seen[c.ID]; dup {
 			vs.Add(cl.ptr(i, "id"), "duplicate container id %q (also container %d)", c.ID, j)

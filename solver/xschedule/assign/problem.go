@@ -76,6 +76,9 @@ func Problem() solver.Problem {
 		Generate:       Generate,
 		Build:          Build,
 		Solve:          solve,
+		// Build on the second core while the body is validated: at
+		// 10,000 containers it is a third of the round's time.
+		PreBuild: true,
 	}.Problem()
 }
 
