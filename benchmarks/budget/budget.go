@@ -65,6 +65,7 @@ func Cases(scale string) []Case {
 			{"xsize", "10,000 requests", map[string]string{"requests": "10000"}},
 			{"tetris/assign", "1,000 tasks", map[string]string{"tasks": "1000", "machines": "100"}},
 			{"tetris/simulate", "20 jobs", map[string]string{"jobs": "20", "machines": "20", "size": "0.1"}},
+			{"xschedule/assign", "1,000 containers", map[string]string{"nodes": "250", "requests": "100"}},
 		}
 	}
 	return []Case{
@@ -80,6 +81,7 @@ func Cases(scale string) []Case {
 		{"tetris/assign", "80,000 tasks", map[string]string{"tasks": "80000", "machines": "10000", "jobs": "100"}},
 		{"tetris/simulate", "100 jobs × 250 machines", map[string]string{"jobs": "100", "machines": "250", "size": "1"}},
 		{"tetris/simulate", "1,600 jobs × 10,000 machines (1.9M tasks)", map[string]string{"jobs": "1600", "machines": "10000", "size": "1"}},
+		{"xschedule/assign", "10,000 containers × 1,000 requests", map[string]string{"nodes": "2500", "apps": "20", "requests": "1000"}},
 	}
 }
 

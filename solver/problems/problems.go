@@ -10,6 +10,7 @@ import (
 	"github.com/xflex/xflex/solver/flex"
 	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
 	tetrissimulate "github.com/xflex/xflex/solver/tetris/simulate"
+	xscheduleassign "github.com/xflex/xflex/solver/xschedule/assign"
 	"github.com/xflex/xflex/solver/xselect"
 	"github.com/xflex/xflex/solver/xsize"
 )
@@ -25,5 +26,6 @@ func All() []solver.Problem {
 		xselect.Problem(),
 		tetrisassign.Problem(),
 		tetrissimulate.Problem(),
+		xscheduleassign.Problem(),
 	}
 }

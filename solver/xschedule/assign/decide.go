@@ -1,0 +1,250 @@
+package assign
+
+import (
+	"context"
+	"slices"
+)
+
+// Grant kinds and notice kinds (wire names).
+const (
+	KindOwned     = "owned"     // a free container of the requester
+	KindBorrowed  = "borrowed"  // a free container of another application
+	KindPreempted = "preempted" // taken from its user after a preemption
+	KindReclaim   = "reclaim"   // preemption of the first kind: the requester's own container back
+	KindTakeover  = "takeover"  // preemption of the second kind: another's container from a debtor
+)
+
+// Pending reasons (wire names).
+const (
+	ReasonNoFit   = "no_fit"            // no container of the request's type fits its size and fitness
+	ReasonLocal   = "locality"          // fitting ones exist, none on the requested rack or host
+	ReasonBound   = "bound_not_reached" // fitting ones are in use, no user is in debt beyond the bound
+	ReasonBusy    = "busy"              // fitting ones are in use by the requester or under notice
+	ReasonGarbo   = "garbo"             // a Garbo application asked for others' containers
+	ReasonTimeout = "timeout"           // the budget ran out before the request was examined
+)
+
+// choice is a candidate container for one grant.
+type choice struct {
+	c       int
+	score   float64
+	preempt string // "", KindReclaim or KindTakeover
+}
+
+// round is one decision round's output as it is built.
+type round struct {
+	grants  []Grant
+	notices []NoticeOut
+	pending []Pending
+}
+
+// decide runs one round: due notices complete, then the requests in
+// priority order (highest first, ties by request order) each take up to
+// their count of containers.
+func (m *Model) decide(ctx context.Context) (*round, bool) {
+	rd := &round{}
+	n := len(m.apps)
+	m.cache = cache{eligStamp: make([]int, n), pairStamp: make([]int, n), elig: make([]bool, n),
+		debt: make([]float64, n), slope: make([]float64, n)}
+	m.completeNotices(rd)
+	m.buildClasses()
+	order := make([]int, len(m.asks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return m.asks[b].prio - m.asks[a].prio })
+	for at, i := range order {
+		if ctx.Err() != nil {
+			for _, j := range order[at:] {
+				a := &m.asks[j]
+				rd.pending = append(rd.pending, Pending{Request: a.id, App: m.apps[a.app].name, Remaining: a.count, Reason: ReasonTimeout})
+			}
+			return rd, false
+		}
+		m.serve(&m.asks[i], rd)
+	}
+	return rd, true
+}
+
+// completeNotices hands over every container under notice whose deadline
+// has come or whose user released it: the kill after the grace period.
+func (m *Model) completeNotices(rd *round) {
+	for i := range m.conts {
+		c := &m.conts[i]
+		if c.notice == nil || (c.user >= 0 && c.notice.deadline > m.now) {
+			continue
+		}
+		nt := c.notice
+		from := ""
+		if c.user >= 0 {
+			from = m.apps[c.user].name
+		}
+		c.notice = nil
+		m.setUser(c, nt.app)
+		c.prio = nt.prio
+		rd.grants = append(rd.grants, m.grant(nt.request, nt.app, i, KindPreempted, from))
+	}
+}
+
+// serve grants a up to its count, one container at a time.
+func (m *Model) serve(a *ask, rd *round) {
+	m.cache.eligNow++
+	for k := range a.count {
+		ch, ok := m.pick(a)
+		if !ok {
+			rd.pending = append(rd.pending, Pending{Request: a.id, App: m.apps[a.app].name, Remaining: a.count - k, Reason: m.diagnose(a)})
+			return
+		}
+		m.apply(a, ch, rd)
+	}
+}
+
+// pick runs the request type's steps in order and returns the first
+// step's best container.
+func (m *Model) pick(a *ask) (choice, bool) {
+	own := func(o int) bool { return o == a.app }
+	others := func(o int) bool { return o != a.app && !m.apps[o].garbo }
+	steps := []func() (choice, bool){
+		func() (choice, bool) { return m.best(a, own, false, "") },
+		func() (choice, bool) { return m.best(a, others, true, "") },
+		func() (choice, bool) { return m.best(a, own, false, KindReclaim) },
+		func() (choice, bool) { return m.best(a, others, true, KindTakeover) },
+	}
+	var use []int
+	switch {
+	case a.typ == OwnedOnly || m.apps[a.app].garbo:
+		use = []int{0, 2}
+	case a.typ == NonOwned:
+		use = []int{1, 3}
+	default:
+		use = []int{0, 1, 2, 3}
+	}
+	if m.apps[a.app].garbo && a.typ == NonOwned {
+		return choice{}, false
+	}
+	for _, s := range use {
+		if ch, ok := steps[s](); ok {
+			return ch, true
+		}
+	}
+	return choice{}, false
+}
+
+// best is the step's choice: the best candidate among the classes in
+// scope (free ones when preempt is "", else in use by an application
+// that may be preempted).
+func (m *Model) best(a *ask, scope func(owner int) bool, ttl bool, preempt string) (choice, bool) {
+	return m.bestIn(a, m.rank(a, scope, ttl), preempt)
+}
+
+// available says whether c may serve a now: free when not preempting;
+// when preempting, used by another application that may be preempted.
+func (m *Model) available(a *ask, c *cont, preempt string) bool {
+	if preempt == "" {
+		return c.user < 0
+	}
+	return c.user >= 0 && c.user != a.app && !c.fresh && m.eligibleCached(c.user, a.app)
+}
+
+// eligibleCached is eligible(u, r) for the current ask's requester r.
+func (m *Model) eligibleCached(u, r int) bool {
+	k := &m.cache
+	if k.eligStamp[u] != k.eligNow {
+		k.eligStamp[u], k.elig[u] = k.eligNow, m.eligible(u, r)
+	}
+	return k.elig[u]
+}
+
+// eligible: the user u may be preempted by r when u's newShareProjection
+// toward r (its debt) is positive and at least Δ_ur.
+func (m *Model) eligible(u, r int) bool {
+	if m.apps[u].garbo || m.apps[r].garbo {
+		return false
+	}
+	d := m.debt(u, r)
+	return d > 0 && d >= m.bound(u, r)
+}
+
+// ttlTerm is the weighted TTL projection of r borrowing c:
+// (Δ − newShareProjection)/newSlopeProjection, clipped to [0, horizon]
+// (a slope that does not grow the debt never reaches the bound: horizon).
+func (m *Model) ttlTerm(r, owner int, charge float64) float64 {
+	st, k := m.settings, &m.cache
+	if k.pairStamp[owner] != k.pairNow {
+		k.pairStamp[owner] = k.pairNow
+		k.debt[owner], k.slope[owner] = m.debt(r, owner), m.slopeOf(r, owner)
+	}
+	share := k.debt[owner]
+	slope := k.slope[owner] + charge
+	ttl := st.ttlHorizon
+	if slope > 0 {
+		ttl = min(max((m.bound(r, owner)-share)/slope, 0), st.ttlHorizon)
+	}
+	return st.ttlWeight * ttl / st.ttlHorizon
+}
+
+// apply grants the chosen container, or sends its user a notice.
+func (m *Model) apply(a *ask, ch choice, rd *round) {
+	c := &m.conts[ch.c]
+	switch {
+	case ch.preempt == "":
+		kind := KindOwned
+		if c.owner != a.app {
+			kind = KindBorrowed
+		}
+		m.setUser(c, a.app)
+		c.prio = a.pprio
+		rd.grants = append(rd.grants, m.grant(a.id, a.app, ch.c, kind, ""))
+	case m.settings.grace == 0:
+		from := m.apps[c.user].name
+		m.setUser(c, a.app)
+		c.prio = a.pprio
+		rd.grants = append(rd.grants, m.grant(a.id, a.app, ch.c, KindPreempted, from))
+	default:
+		c.notice = &notice{app: a.app, request: a.id, deadline: m.now + m.settings.grace, prio: a.pprio}
+		rd.notices = append(rd.notices, NoticeOut{Container: c.id, Node: m.nodes[c.node].name, Owner: m.apps[c.owner].name,
+			User: m.apps[c.user].name, App: m.apps[a.app].name, Request: a.id, Deadline: c.notice.deadline, Kind: ch.preempt,
+			PreemptionPriority: a.pprio})
+	}
+}
+
+func (m *Model) grant(req string, app, ci int, kind, from string) Grant {
+	c := &m.conts[ci]
+	return Grant{Request: req, App: m.apps[app].name, Container: c.id, Node: m.nodes[c.node].name,
+		Owner: m.apps[c.owner].name, Kind: kind, From: from, PreemptionPriority: c.prio}
+}
+
+// diagnose says why a is left (partly) pending, looking at the
+// containers its type could ever use.
+func (m *Model) diagnose(a *ask) string {
+	garbo := m.apps[a.app].garbo
+	if garbo && a.typ == NonOwned {
+		return ReasonGarbo
+	}
+	ownOnly := garbo || a.typ == OwnedOnly
+	scope := func(o int) bool {
+		mine := o == a.app
+		return !((ownOnly && !mine) || (a.typ == NonOwned && mine) || (!mine && m.apps[o].garbo))
+	}
+	rk := m.rank(a, scope, false)
+	if len(rk) == 0 {
+		return ReasonNoFit
+	}
+	located := false
+	for _, r := range rk {
+		for _, i := range m.classes[r.class].members {
+			c := &m.conts[i]
+			if !m.located(a, c) {
+				continue
+			}
+			located = true
+			if c.notice == nil && c.user >= 0 && c.user != a.app {
+				return ReasonBound
+			}
+		}
+	}
+	if !located {
+		return ReasonLocal
+	}
+	return ReasonBusy
+}
