@@ -432,23 +432,7 @@ func (l *lineLog) nth(msg string, n int) string {
 // cleanup.
 func startServeLogged(t *testing.T, args ...string) *loggedServe {
 	t.Helper()
-	cmd := exec.Command(buildXflex(t), append([]string{"serve"}, args...)...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() && stderr.Len() > 0 {
-			t.Logf("xflex stderr:\n%s", stderr.String())
-		}
-	})
+	cmd, stdout, stderr := launchServe(t, buildXflex(t), args...)
 	s := &loggedServe{cmd: cmd, log: &lineLog{}}
 	addr := make(chan string, 1)
 	go func() {

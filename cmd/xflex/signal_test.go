@@ -272,23 +272,7 @@ func buildXflex(t *testing.T) string {
 // running.
 func startXflex(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() && stderr.Len() > 0 {
-			t.Logf("xflex stderr:\n%s", stderr.String())
-		}
-	})
+	cmd, stdout, stderr := launchServe(t, bin, args...)
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		var line struct {
@@ -302,4 +286,29 @@ func startXflex(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
 	}
 	t.Fatalf("xflex serve did not start: %s", stderr.String())
 	return nil, ""
+}
+
+// launchServe starts `BIN serve args...` with its stdout piped and its
+// stderr buffered; the process is killed at cleanup, and its stderr goes
+// to the test log if the test failed.
+func launchServe(t *testing.T, bin string, args ...string) (*exec.Cmd, io.ReadCloser, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := new(bytes.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() && stderr.Len() > 0 {
+			t.Logf("xflex stderr:\n%s", stderr.String())
+		}
+	})
+	return cmd, stdout, stderr
 }
