@@ -107,7 +107,7 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	// Auth runs inside deadlines, so a refused request cannot hold its
 	// connection by trickling a body the server must read past.
 	r.Use(requestID, accessLog(log), recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
-		authenticate(cfg.Auth, basePolicy.withProblems(names)))
+		authenticate(cfg.Auth, basePolicy.withProblems(names)), compression())
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
