@@ -1,15 +1,18 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xflex/xflex/solver"
 )
@@ -175,5 +178,36 @@ func TestGzipResponseOnlyWhenAsked(t *testing.T) {
 		if !strings.Contains(rec.Header().Get("Vary"), "Accept-Encoding") {
 			t.Errorf("Vary %q lacks Accept-Encoding", rec.Header().Get("Vary"))
 		}
+	}
+}
+
+// TestTricklingGzipClientIsCutOff: a gzip body that stalls mid-stream
+// still gets 408 after ReadBodyTimeout (the read deadline's timeout
+// reaches refuse through the decompressor), and the connection closes.
+func TestTricklingGzipClientIsCutOff(t *testing.T) {
+	h := newHarness(t, Config{ReadBodyTimeout: 100 * time.Millisecond})
+	srv := httptest.NewServer(h.srv.Handler())
+	defer srv.Close()
+	part := gzipped(t, []byte(`{"mode":"ok","n":7}`))[:15]
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second)) // bounds the test
+	head := "POST /v1/selftest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+		"Content-Encoding: gzip\r\nContent-Length: 1000\r\n\r\n"
+	if _, err := io.WriteString(conn, head+string(part)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("status %d, want 408", resp.StatusCode)
+	}
+	if _, err := io.Copy(io.Discard, conn); err != nil {
+		t.Fatalf("connection not closed: %v", err)
 	}
 }
