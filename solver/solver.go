@@ -220,6 +220,14 @@ type SolveFunc func(ctx context.Context, raw json.RawMessage, opts Options) (any
 // problem-specific string parameters (e.g. "users": "100").
 type GenerateFunc func(seed int64, params map[string]string) (any, error)
 
+// GenParam declares one parameter a GenerateFunc reads: its name, its
+// default as the CLI would spell it, and a one-line meaning. `xflex gen
+// PROBLEM --help` prints the list, and `xflex gen` refuses any parameter
+// not in it, so a typo never silently falls back to a default.
+type GenParam struct {
+	Name, Default, Help string
+}
+
 // Problem describes one solvable problem.
 type Problem struct {
 	// Name is the CLI name and the URL path under /v1/ (e.g. "cmmf",
@@ -235,6 +243,8 @@ type Problem struct {
 	Summary  string
 	Solve    SolveFunc
 	Generate GenerateFunc
+	// GenParams are the parameters Generate reads (see GenParam).
+	GenParams []GenParam
 	// Decode, when set, turns a request body into the value Solve then
 	// finds in Options.Decoded. The Runner runs it on a second core while
 	// it parses, validates and hashes the body, so it sees bytes that are

@@ -17,14 +17,15 @@ import (
 // sees it, so Build checks only semantics (unknown or duplicate names,
 // contradictions) and returns Violations{...}.Err() with JSON pointers.
 type Typed[Req, In any] struct {
-	// Name, CLIName, RequestSchema, ResponseSchema, Summary and Generate
-	// are Problem's.
+	// Name, CLIName, RequestSchema, ResponseSchema, Summary, Generate and
+	// GenParams are Problem's.
 	Name           string
 	CLIName        string
 	RequestSchema  string
 	ResponseSchema string
 	Summary        string
 	Generate       GenerateFunc
+	GenParams      []GenParam
 	// Build checks a decoded request and builds its instance.
 	Build func(req *Req) (In, error)
 	// Solve solves a built request. It returns the wire result (a
@@ -60,6 +61,7 @@ func (t Typed[Req, In]) Problem() Problem {
 		ResponseSchema: t.ResponseSchema,
 		Summary:        t.Summary,
 		Generate:       t.Generate,
+		GenParams:      t.GenParams,
 		Decode:         t.predecode,
 		Solve:          t.solve,
 	}

@@ -46,7 +46,7 @@ usage:
   xflex token new TENANT [--scopes solve,jobs,admin] [--auth-file PATH]   make a token and its auth-file line
   xflex solve PROBLEM FILE|-        solve a request (same JSON as POST /v1/PROBLEM)
   xflex jobs submit|status|wait|result|cancel|list ...   asynchronous jobs on a server (xflex jobs help)
-  xflex gen PROBLEM --seed N [--PARAM VALUE ...]
+  xflex gen PROBLEM [--seed N] [--PARAM VALUE ...]   random instance (xflex gen PROBLEM --help lists the parameters)
   xflex bench PROBLEM [--scale small|full]
   xflex problems
   xflex version

@@ -148,3 +148,46 @@ func TestParseParams(t *testing.T) {
 		}
 	}
 }
+
+// TestGenParams checks every generator's declared parameter table: `gen
+// PROBLEM --help` lists it (exit 0), an undeclared parameter is refused
+// naming it and the known ones (exit 2), and passing a parameter its
+// declared default gives the same instance as leaving it out.
+func TestGenParams(t *testing.T) {
+	for _, p := range problems.All() {
+		if len(p.GenParams) == 0 {
+			t.Errorf("%s declares no generator parameters", p.Command())
+			continue
+		}
+		help, _, code := runCLI(t, "gen", p.Command(), "--help")
+		if code != 0 {
+			t.Errorf("gen %s --help: exit %d", p.Command(), code)
+		}
+		_, stderr, code := runCLI(t, "gen", p.Command(), "--seed", "3", "--foo", "1")
+		if code != 2 || !strings.Contains(stderr, "--foo") || !strings.Contains(stderr, p.GenParams[0].Name) {
+			t.Errorf("gen %s --foo 1: exit %d, %q", p.Command(), code, stderr)
+		}
+		base, _, _ := runCLI(t, "gen", p.Command(), "--seed", "3")
+		for _, g := range p.GenParams {
+			if !strings.Contains(help, "--"+g.Name+" ") || !strings.Contains(help, "["+g.Default+"]") {
+				t.Errorf("gen %s --help does not list %s [%s]:\n%s", p.Command(), g.Name, g.Default, help)
+			}
+			checkGenDefault(t, p, g, base)
+		}
+	}
+}
+
+// checkGenDefault checks that --NAME DEFAULT changes nothing; a default
+// that is a description rather than a value ("unset", "10·slots", "per
+// metric") must be refused instead.
+func checkGenDefault(t *testing.T, p solver.Problem, g solver.GenParam, base string) {
+	t.Helper()
+	out, stderr, code := runCLI(t, "gen", p.Command(), "--seed", "3", "--"+g.Name, g.Default)
+	descriptive := g.Default == "unset" || strings.ContainsAny(g.Default, "· ")
+	switch {
+	case code == 0 && out != base:
+		t.Errorf("gen %s --%s %s: not the default instance", p.Command(), g.Name, g.Default)
+	case code != 0 && !descriptive:
+		t.Errorf("gen %s --%s %s: exit %d: %s", p.Command(), g.Name, g.Default, code, stderr)
+	}
+}

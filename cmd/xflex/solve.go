@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,10 +102,13 @@ func parseParams(args []string) (map[string]string, error) {
 	return out, nil
 }
 
+const genUsage = "usage: xflex gen PROBLEM [--seed N] [--PARAM VALUE ...]   (xflex gen PROBLEM --help lists the parameters)\n"
+
+// cmdGen prints a random instance of a problem; `--help` or `-h` after
+// the problem lists its parameters instead.
 func cmdGen(args []string, stdout, stderr io.Writer) int {
-	if len(args) < 1 {
-		fmt.Fprint(stderr, "usage: xflex gen PROBLEM --seed N [--PARAM VALUE ...]\n")
-		return 2
+	if len(args) < 1 || isHelp(args[0]) || args[0] == "help" {
+		return usageExit(genUsage, len(args) > 0, stdout, stderr)
 	}
 	runner, err := newRunner(0)
 	if err != nil {
@@ -116,19 +120,14 @@ func cmdGen(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "xflex: no generator for %q\n", args[0])
 		return 2
 	}
-	params, err := parseParams(args[1:])
-	if err != nil {
-		fmt.Fprintf(stderr, "xflex gen: %v\n", err)
-		return 2
+	if slices.ContainsFunc(args[1:], isHelp) {
+		printGenParams(stdout, p)
+		return 0
 	}
-	var seed int64 = 1
-	if s, ok := params["seed"]; ok {
-		seed, err = strconv.ParseInt(s, 10, 64)
-		if err != nil || seed < 0 {
-			fmt.Fprintf(stderr, "xflex gen: --seed wants a non-negative integer, got %q\n", s)
-			return 2
-		}
-		delete(params, "seed")
+	seed, params, err := genArgs(p, args[1:])
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex gen %s: %v\n", p.Command(), err)
+		return 2
 	}
 	inst, err := p.Generate(seed, params)
 	if err != nil {
@@ -142,6 +141,62 @@ func cmdGen(args []string, stdout, stderr io.Writer) int {
 	}
 	_, _ = stdout.Write(append(b, '\n'))
 	return 0
+}
+
+// genArgs reads the seed (default 1) and the generator parameters from
+// args, refusing any parameter p does not declare.
+func genArgs(p solver.Problem, args []string) (int64, map[string]string, error) {
+	params, err := parseParams(args)
+	if err != nil {
+		return 0, nil, err
+	}
+	var seed int64 = 1
+	if s, ok := params["seed"]; ok {
+		seed, err = strconv.ParseInt(s, 10, 64)
+		if err != nil || seed < 0 {
+			return 0, nil, fmt.Errorf("--seed wants a non-negative integer, got %q", s)
+		}
+		delete(params, "seed")
+	}
+	for k := range params {
+		if !slices.ContainsFunc(p.GenParams, func(g solver.GenParam) bool { return g.Name == k }) {
+			return 0, nil, fmt.Errorf("unknown parameter --%s (known: %s)", k, genParamNames(p))
+		}
+	}
+	return seed, params, nil
+}
+
+// genParamNames is the comma-separated list of p's generator parameters.
+func genParamNames(p solver.Problem) string {
+	names := []string{"seed"}
+	for _, g := range p.GenParams {
+		names = append(names, g.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// printGenParams writes the usage of `xflex gen` for p: every parameter
+// with its default and meaning.
+func printGenParams(w io.Writer, p solver.Problem) {
+	fmt.Fprintf(w, "usage: xflex gen %s [--seed N] [--PARAM VALUE ...]\n\nparameters (default in brackets):\n", p.Command())
+	fmt.Fprintf(w, "  --%-12s %s [1]\n", "seed", "random seed, a non-negative integer")
+	for _, g := range p.GenParams {
+		fmt.Fprintf(w, "  --%-12s %s [%s]\n", g.Name, g.Help, g.Default)
+	}
+}
+
+// isHelp reports whether the argument a asks for help.
+func isHelp(a string) bool { return a == "--help" || a == "-h" }
+
+// usageExit prints text: on stdout with exit 0 when help was asked for,
+// on stderr with exit 2 for a usage error.
+func usageExit(text string, asked bool, stdout, stderr io.Writer) int {
+	if asked {
+		fmt.Fprint(stdout, text)
+		return 0
+	}
+	fmt.Fprint(stderr, text)
+	return 2
 }
 
 func cmdProblems(stdout, stderr io.Writer) int {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/xflex/xflex/solver"
 )
 
 // Google-like instances after Sharma et al. (SoCC 2011) as used in the
@@ -168,4 +170,16 @@ func GenerateRequest(seed int64, p GenParams) *Request {
 	div := p.Divisible
 	req.Divisible = &div
 	return req
+}
+
+// genParamTable declares Generate's parameters for `xflex gen --help`
+// and the check for unknown ones.
+var genParamTable = []solver.GenParam{
+	{Name: "users", Default: "100", Help: "number of users"},
+	{Name: "types", Default: "20", Help: "number of machine types"},
+	{Name: "machines", Default: "20·users", Help: "number of machines"},
+	{Name: "weighted", Default: "false", Help: "weights drawn from {1,2,3,4} instead of all 1"},
+	{Name: "capped", Default: "0", Help: "fraction of users with a finite demand"},
+	{Name: "divisible", Default: "true", Help: "the request's divisible flag"},
+	{Name: "individual", Default: "false", Help: "list machines one by one instead of as types"},
 }

@@ -47,6 +47,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "cmmf.response.json",
 		Summary:        "Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).",
 		Generate:       Generate,
+		GenParams:      genParamTable,
 		Build:          Build,
 		Solve:          solve,
 		PreBuild:       true,

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/xflex/xflex/solver"
 )
 
 // Generate builds a random instance. Parameters (all optional):
@@ -175,4 +177,16 @@ func drawFramework(rng *rand.Rand, n int, p genParams, names [][]string) Framewo
 		}
 	}
 	return f
+}
+
+// genParamTable declares Generate's parameters for `xflex gen --help`
+// and the check for unknown ones.
+var genParamTable = []solver.GenParam{
+	{Name: "frameworks", Default: "20", Help: "number of frameworks"},
+	{Name: "servers", Default: "100", Help: "number of server copies"},
+	{Name: "types", Default: "5", Help: "number of server types (at most servers)"},
+	{Name: "resources", Default: "2", Help: "number of resources (cpu, mem, then r3...)"},
+	{Name: "restricted", Default: "0.2", Help: "fraction of frameworks with a random allowed-server subset"},
+	{Name: "expand", Default: "false", Help: "one server entry per copy instead of types with counts"},
+	{Name: "policy", Default: "mmf", Help: "the request's policy"},
 }

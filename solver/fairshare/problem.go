@@ -17,6 +17,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "fairshare.response.json",
 		Summary:        "Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers",
 		Generate:       Generate,
+		GenParams:      genParamTable,
 		Build:          build,
 		Solve:          solve,
 		PreBuild:       true,

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/xflex/xflex/solver"
 )
 
 // Generate builds an instance of the paper's simulation study (Sect. 4.1):
@@ -232,3 +234,19 @@ func generate(seed int64, p genParams) (*Request, error) {
 
 // round6 keeps generated numbers short and exactly reproducible in JSON.
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// genParamTable declares Generate's parameters for `xflex gen --help`
+// and the check for unknown ones.
+var genParamTable = []solver.GenParam{
+	{Name: "jobs", Default: "10", Help: "number of jobs"},
+	{Name: "slots", Default: "100", Help: "S, the number of slots"},
+	{Name: "small", Default: "0.8", Help: "fraction of small jobs"},
+	{Name: "slack", Default: "0.75", Help: "target fraction of slots not covered by minima"},
+	{Name: "total_work", Default: "10·slots", Help: "total work, in slot-seconds"},
+	{Name: "task", Default: "1", Help: "work per task (M_j = min(S, ceil(work_j/task)))"},
+	{Name: "metric", Default: "weighted_response_time", Help: "the metric"},
+	{Name: "objective", Default: "per metric", Help: "sum or max"},
+	{Name: "weights", Default: "unit", Help: "unit (all 1) or uniform on (0,1)"},
+	{Name: "steps", Default: "3", Help: "SLA steps per job (metric sla)"},
+	{Name: "exact", Default: "false", Help: "ask for the exact search"},
+}

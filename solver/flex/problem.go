@@ -14,6 +14,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "flex.response.json",
 		Summary:        "Flex: malleable slot schedules (MPS over RAP, metric-specific and searched orderings, LP refinement) for response time, stretch, makespan, tardiness, lateness, tardy jobs and SLA costs",
 		Generate:       Generate,
+		GenParams:      genParamTable,
 		Build:          Build,
 		PreBuild:       true,
 		Solve:          solve,

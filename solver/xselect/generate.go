@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/xflex/xflex/solver"
 )
 
 // GenParams are Generate's knobs (all optional, as strings in params).
@@ -281,4 +283,20 @@ func (g *generator) drawExlocate() {
 		}
 		g.req.Exlocate = append(g.req.Exlocate, [2]Ref{g.ref(a), g.ref(b)})
 	}
+}
+
+// genParamTable declares Generate's parameters for `xflex gen --help`
+// and the check for unknown ones.
+var genParamTable = []solver.GenParam{
+	{Name: "nodes", Default: "100", Help: "number of nodes"},
+	{Name: "resources", Default: "2", Help: "resources, 1..4: cpu, mem, disk, net"},
+	{Name: "apps", Default: "10", Help: "number of applications"},
+	{Name: "shapes", Default: "6", Help: "number of container shapes"},
+	{Name: "types", Default: "3", Help: "number of node types"},
+	{Name: "garbo", Default: "0", Help: "number of Garbo applications (at most apps)"},
+	{Name: "colocate", Default: "0", Help: "number of colocate pairs"},
+	{Name: "exlocate", Default: "0", Help: "number of exlocate pairs"},
+	{Name: "require", Default: "0", Help: "fraction of applications with a node predicate"},
+	{Name: "reserved", Default: "0", Help: "fraction of each node reserved"},
+	{Name: "max_count", Default: "20", Help: "largest mix count"},
 }

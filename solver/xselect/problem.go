@@ -39,6 +39,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "xselect.response.json",
 		Summary:        "X-Select: pack owned containers into nodes, maximizing the share multiplier λ",
 		Generate:       Generate,
+		GenParams:      genParamTable,
 		Build:          build,
 		Solve:          solve,
 	}.Problem()

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/xflex/xflex/solver"
 )
 
 // Generate builds a request profile like a real cluster's CPU/memory
@@ -182,4 +184,16 @@ func pick(r *rand.Rand, w []float64) int {
 		x -= v
 	}
 	return len(w) - 1
+}
+
+// genParamTable declares Generate's parameters for `xflex gen --help`
+// and the check for unknown ones.
+var genParamTable = []solver.GenParam{
+	{Name: "requests", Default: "1000", Help: "number of sampled requests"},
+	{Name: "distinct", Default: "200", Help: "number of distinct sizes"},
+	{Name: "dims", Default: "2", Help: "resources, 1..4: cpu, memory_gb, gpu, disk_gb"},
+	{Name: "k", Default: "8", Help: "number of sizes to choose"},
+	{Name: "nodes", Default: "1", Help: "1: add node types, 0: none"},
+	{Name: "epsilon", Default: "unset", Help: "the request's epsilon"},
+	{Name: "budget_ms", Default: "unset", Help: "the request's budget_ms"},
 }

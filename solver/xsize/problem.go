@@ -15,6 +15,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "xsize.response.json",
 		Summary:        "X-Size: choose K container shapes from a weighted request profile (anytime PTAS over rays with a (1+ε) guarantee, CBC p-median, exact max-fit DP)",
 		Generate:       Generate,
+		GenParams:      genParamTable,
 		Build:          prepare,
 		Solve:          solve,
 	}.Problem()

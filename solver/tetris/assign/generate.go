@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/tetris/workload"
 )
 
@@ -73,4 +74,14 @@ func GenerateRequest(rng *rand.Rand, machines, tasks, jobs int, busy, locality f
 		}
 	}
 	return req
+}
+
+// genParamTable declares Generate's parameters for `xflex gen --help`
+// and the check for unknown ones.
+var genParamTable = []solver.GenParam{
+	{Name: "machines", Default: "20", Help: "number of machines"},
+	{Name: "tasks", Default: "200", Help: "number of pending tasks"},
+	{Name: "jobs", Default: "10", Help: "number of jobs"},
+	{Name: "busy", Default: "0.5", Help: "mean fraction of each resource already in use"},
+	{Name: "locality", Default: "1", Help: "fraction of map tasks whose input block lives on a machine"},
 }

@@ -16,6 +16,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "tetris-assign.response.json",
 		Summary:        "Tetris: one multi-resource packing round (alignment, SRTF, fairness and barrier knobs)",
 		Generate:       Generate,
+		GenParams:      genParamTable,
 		Decode:         decode,
 		Build:          Build,
 		PreBuild:       true,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/tetris/workload"
 )
 
@@ -66,4 +67,15 @@ func GenerateRequest(rng *rand.Rand, jobs, machines int, size, horizon float64, 
 		req.Jobs = append(req.Jobs, jr)
 	}
 	return req
+}
+
+// genParamTable declares Generate's parameters for `xflex gen --help`
+// and the check for unknown ones.
+var genParamTable = []solver.GenParam{
+	{Name: "jobs", Default: "10", Help: "number of jobs"},
+	{Name: "machines", Default: "10", Help: "number of machines"},
+	{Name: "size", Default: "0.05", Help: "task-count scale (1 = the paper's classes)"},
+	{Name: "horizon", Default: "3600", Help: "arrival window in seconds"},
+	{Name: "locality", Default: "0", Help: "1: map tasks read their block through input_rate"},
+	{Name: "policy", Default: "tetris", Help: "the request's policy"},
 }

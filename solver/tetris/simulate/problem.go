@@ -11,6 +11,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "tetris-simulate.response.json",
 		Summary:        "Tetris what-if simulator: DAG jobs on a cluster under tetris, drf, slot-fair, capacity or tetris-cpu-mem",
 		Generate:       Generate,
+		GenParams:      genParamTable,
 		Build:          Build,
 		Solve:          solve,
 	}.Problem()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/xflex/xflex/solver"
 )
 
 // GenParams are Generate's knobs (all optional, as strings in params).
@@ -214,4 +216,20 @@ func askSize(req *Request, rng *rand.Rand) []float64 {
 		out[r] = max(1, float64(int(x*(0.5+rng.Float64()/2))))
 	}
 	return out
+}
+
+// genParamTable declares Generate's parameters for `xflex gen --help`
+// and the check for unknown ones.
+var genParamTable = []solver.GenParam{
+	{Name: "nodes", Default: "20", Help: "number of nodes, 4 per rack"},
+	{Name: "apps", Default: "4", Help: "number of applications"},
+	{Name: "garbo", Default: "0", Help: "of which Garbo (at most apps)"},
+	{Name: "per_node", Default: "4", Help: "containers per node"},
+	{Name: "requests", Default: "10", Help: "pending requests"},
+	{Name: "max_count", Default: "3", Help: "largest request count"},
+	{Name: "busy", Default: "0.6", Help: "fraction of containers in use"},
+	{Name: "borrowed", Default: "0.3", Help: "fraction of those used by another application"},
+	{Name: "bound", Default: "0.05", Help: "largest sharing bound"},
+	{Name: "grace", Default: "30", Help: "grace period"},
+	{Name: "locality", Default: "0.2", Help: "fraction of requests with a rack or host"},
 }

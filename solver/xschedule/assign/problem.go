@@ -74,6 +74,7 @@ func Problem() solver.Problem {
 		ResponseSchema: "xschedule-assign.response.json",
 		Summary:        "X-Schedule: one decision round over owned containers with sharing bounds and preemption",
 		Generate:       Generate,
+		GenParams:      genParamTable,
 		Build:          Build,
 		Solve:          solve,
 		// Build on the second core while the body is validated: at
