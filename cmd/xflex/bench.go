@@ -12,13 +12,13 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	scale := fs.String("scale", "small", "small (seconds) or full (the issue's sizes)")
-	if len(args) < 1 {
-		fmt.Fprintf(stderr, "usage: xflex bench PROBLEM [--scale small|full]\nproblems: %s\n", strings.Join(benchNames(), ", "))
-		return 2
+	if len(args) < 1 || isHelp(args[0]) {
+		text := fmt.Sprintf("usage: xflex bench PROBLEM [--scale small|full]\nproblems: %s\n", strings.Join(benchNames(), ", "))
+		return usageExit(text, len(args) > 0, stdout, stderr)
 	}
 	name := args[0]
 	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+		return flagExit(err)
 	}
 	if *scale != "small" && *scale != "full" {
 		fmt.Fprintf(stderr, "xflex bench: --scale must be small or full\n")

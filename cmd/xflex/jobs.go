@@ -76,7 +76,7 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	// Flags may come before or after the arguments (`jobs wait ID --timeout 1m`).
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		return 2
+		return flagExit(err)
 	}
 	c.server = strings.TrimRight(c.server, "/")
 	if c.token == "" {

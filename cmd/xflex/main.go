@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "bench":
 		return cmdBench(ctx, args[1:], stdout, stderr)
 	case "problems":
-		return cmdProblems(stdout, stderr)
+		return cmdProblems(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		return cmdVersion(stdout)
 	case "help", "-h", "--help":

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -189,5 +190,22 @@ func checkGenDefault(t *testing.T, p solver.Problem, g solver.GenParam, base str
 		t.Errorf("gen %s --%s %s: not the default instance", p.Command(), g.Name, g.Default)
 	case code != 0 && !descriptive:
 		t.Errorf("gen %s --%s %s: exit %d: %s", p.Command(), g.Name, g.Default, code, stderr)
+	}
+}
+
+// TestHelpEverywhere checks that --help and -h exit 0 with a usage text
+// for the command and every subcommand.
+func TestHelpEverywhere(t *testing.T) {
+	cmds := [][]string{{}, {"serve"}, {"solve"}, {"gen"}, {"gen", "cmmf"}, {"bench"}, {"bench", "cmmf"},
+		{"jobs"}, {"jobs", "submit"}, {"jobs", "status"}, {"jobs", "wait"}, {"jobs", "result"},
+		{"jobs", "cancel"}, {"jobs", "list"}, {"token"}, {"token", "new"}, {"problems"}}
+	for _, cmd := range cmds {
+		for _, h := range []string{"--help", "-h"} {
+			args := append(slices.Clone(cmd), h)
+			out, errOut, code := runCLI(t, args...)
+			if code != 0 || !strings.Contains(strings.ToLower(out+errOut), "usage") {
+				t.Errorf("xflex %v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+			}
+		}
 	}
 }

@@ -82,7 +82,7 @@ func httpServer(c serveConfig, h http.Handler) *http.Server {
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, err := parseServe(args, stderr)
 	if err != nil {
-		return 2
+		return flagExit(err)
 	}
 	var out io.Writer = stdout
 	if c.logFormat == "console" {

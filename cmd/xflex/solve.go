@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,10 +27,11 @@ func newRunner(maxBudget time.Duration) (*solver.Runner, error) {
 	return solver.NewRunner(problems.All(), maxBudget)
 }
 
+const solveUsage = "usage: xflex solve PROBLEM FILE|-   solve a request (same JSON as POST /v1/PROBLEM), print the response\n"
+
 func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 2 {
-		fmt.Fprint(stderr, "usage: xflex solve PROBLEM FILE|-\n")
-		return 2
+	if len(args) != 2 || slices.ContainsFunc(args, isHelp) {
+		return usageExit(solveUsage, slices.ContainsFunc(args, isHelp), stdout, stderr)
 	}
 	runner, err := newRunner(0)
 	if err != nil {
@@ -188,6 +190,15 @@ func printGenParams(w io.Writer, p solver.Problem) {
 // isHelp reports whether the argument a asks for help.
 func isHelp(a string) bool { return a == "--help" || a == "-h" }
 
+// flagExit is the exit status for a failed flag parse: 0 when the flags
+// asked for help (the flag package has printed the usage), 2 otherwise.
+func flagExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
 // usageExit prints text: on stdout with exit 0 when help was asked for,
 // on stderr with exit 2 for a usage error.
 func usageExit(text string, asked bool, stdout, stderr io.Writer) int {
@@ -199,7 +210,12 @@ func usageExit(text string, asked bool, stdout, stderr io.Writer) int {
 	return 2
 }
 
-func cmdProblems(stdout, stderr io.Writer) int {
+// cmdProblems lists the problems; any argument is a usage error, except
+// --help.
+func cmdProblems(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		return usageExit("usage: xflex problems   list the problems, their URLs and summaries\n", isHelp(args[0]), stdout, stderr)
+	}
 	runner, err := newRunner(0)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)

@@ -22,8 +22,7 @@ The token is shown once: the file stores only its hash.
 // cmdToken runs `xflex token new`.
 func cmdToken(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "new" {
-		fmt.Fprint(stderr, tokenUsage)
-		return 2
+		return usageExit(tokenUsage, len(args) > 0 && (isHelp(args[0]) || args[0] == "help"), stdout, stderr)
 	}
 	fset := flag.NewFlagSet("token new", flag.ContinueOnError)
 	fset.SetOutput(stderr)
@@ -31,7 +30,7 @@ func cmdToken(args []string, stdout, stderr io.Writer) int {
 	authFile := fset.String("auth-file", "", "append the line to this auth file and print only the token")
 	rest, err := parseInterleaved(fset, args[1:])
 	if err != nil {
-		return 2
+		return flagExit(err)
 	}
 	if len(rest) != 1 {
 		fmt.Fprint(stderr, tokenUsage)
