@@ -3,7 +3,7 @@
 //	xflex serve [--addr HOST:PORT] [flags]   run the HTTP API
 //	xflex token new TENANT [--scopes LIST]   make a token and its auth-file line
 //	xflex solve PROBLEM FILE|-               solve one request, print the response JSON
-//	xflex gen PROBLEM --seed N [--k v ...]   print a random instance
+//	xflex gen PROBLEM --seed N [--k v ...]   print a random instance (--help: the parameters)
 //	xflex bench PROBLEM [--scale small|full] print the quality and speed table
 //	xflex problems                           list the problems
 //	xflex version                            print version information
