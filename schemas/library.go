@@ -117,26 +117,61 @@ func escapePointer(s string) string {
 
 // additionalPrefix and additionalSuffix frame the library's message for
 // properties an object may not have: "additionalProperties 'b', 'a' not
-// allowed", names in map order.
+// allowed", names in map order, reported at the object.
 const (
 	additionalPrefix = "additionalProperties "
 	additionalSuffix = " not allowed"
 )
 
-// stableMessage returns msg with the property names of an
-// additionalProperties message sorted, so the same request always gets the
-// same text; other messages are returned unchanged.
-func stableMessage(msg string) string {
+// leafViolations turns one library leaf error at ptr into violations. An
+// additionalProperties error becomes one violation per unknown property,
+// each at the property's own pointer (ptr/name) with its name alone in the
+// message: the client learns which field to remove, and the library's map
+// order no longer shows (sortViolations orders them). Other messages are
+// kept as they are at ptr.
+func leafViolations(ptr, msg string) []Violation {
+	names, ok := unknownProperties(msg)
+	if !ok {
+		return []Violation{{Pointer: ptr, Message: msg}}
+	}
+	out := make([]Violation, len(names))
+	for i, n := range names {
+		out[i] = Violation{Pointer: ptr + "/" + escapePointer(n.name), Message: additionalPrefix + n.quoted + additionalSuffix}
+	}
+	return out
+}
+
+// quotedName is a property name as it is and as the library quoted it.
+type quotedName struct{ name, quoted string }
+
+// unknownProperties parses the names out of an additionalProperties
+// message; ok is false for any other message.
+func unknownProperties(msg string) (names []quotedName, ok bool) {
 	if !strings.HasPrefix(msg, additionalPrefix) || !strings.HasSuffix(msg, additionalSuffix) {
-		return msg
+		return nil, false
 	}
-	list := msg[len(additionalPrefix) : len(msg)-len(additionalSuffix)]
-	names, ok := splitQuoted(list)
-	if !ok || len(names) < 2 {
-		return msg
+	tokens, ok := splitQuoted(msg[len(additionalPrefix) : len(msg)-len(additionalSuffix)])
+	if !ok || len(tokens) == 0 {
+		return nil, false
 	}
-	slices.Sort(names)
-	return additionalPrefix + strings.Join(names, ", ") + additionalSuffix
+	for _, tok := range tokens {
+		name, ok := unquoteName(tok)
+		if !ok {
+			return nil, false
+		}
+		names = append(names, quotedName{name: name, quoted: tok})
+	}
+	return names, true
+}
+
+// unquoteName inverts the library's quote: a Go %q string whose \" became "
+// and whose ' became \', between single quotes.
+func unquoteName(tok string) (string, bool) {
+	inner := tok[1 : len(tok)-1]
+	inner = strings.ReplaceAll(inner, `\'`, `'`)
+	inner = strings.ReplaceAll(inner, `"`, `\"`)
+	name, err := strconv.Unquote(`"` + inner + `"`)
+	return name, err == nil
 }
 
 // splitQuoted splits "'a', 'b\'c'" (the library's quote joined by ", ")

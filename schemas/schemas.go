@@ -182,7 +182,7 @@ func libraryViolations(sch *jsonschema.Schema, doc any) []Violation {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, Violation{Pointer: e.InstanceLocation, Message: stableMessage(e.Message)})
+			out = append(out, leafViolations(e.InstanceLocation, e.Message)...)
 			return
 		}
 		for _, c := range e.Causes {
