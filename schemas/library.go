@@ -3,9 +3,13 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // This file adapts behaviours of the validation library that would
@@ -202,4 +206,80 @@ func splitQuoted(s string) (tokens []string, ok bool) {
 		}
 	}
 	return tokens, true
+}
+
+// boundMessage matches the library's messages for the four bound keywords:
+// "must be >= 1e-06 but found -1" (minimum), "must be > 0 but found -1"
+// (exclusiveMinimum), and <=, < for the maxima.
+var boundMessage = regexp.MustCompile(`^must be (>=|>|<=|<) (\S+) but found `)
+
+// bound is a parsed bound violation: its side, value and exclusiveness.
+type bound struct {
+	lower, exclusive bool
+	value            float64
+}
+
+// parseBound parses a bound violation's message; ok is false for others.
+func parseBound(msg string) (b bound, ok bool) {
+	m := boundMessage.FindStringSubmatch(msg)
+	if m == nil {
+		return bound{}, false
+	}
+	v, err := strconv.ParseFloat(m[2], 64)
+	if err != nil {
+		return bound{}, false
+	}
+	return bound{lower: m[1][0] == '>', exclusive: len(m[1]) == 1, value: v}, true
+}
+
+// tighter reports whether a excludes more than b (same side).
+func (a bound) tighter(b bound) bool {
+	if a.value != b.value {
+		return (a.value > b.value) == a.lower
+	}
+	return a.exclusive && !b.exclusive
+}
+
+// boundSet keeps, of the bound violations one schema object reports at
+// one pointer on one side, only the tightest: a value under both
+// "exclusiveMinimum": 0 and "minimum": 1e-6 broke one rule (how low the
+// field may go), and two messages for it read as two mistakes (issue 20:
+// "a weight of -1 gives two"). The one kept states the real limit. Bounds
+// of different schema objects (oneOf branches) are separate rules and are
+// all kept.
+type boundSet map[boundKey]int
+
+// boundKey identifies a rule: the instance, the schema object holding the
+// bound keywords, and the side.
+type boundKey struct {
+	ptr, schema string
+	lower       bool
+}
+
+// merge records the leaf error e in out when it is a bound violation (and
+// reports true): appended if it is the first for its rule, replacing the
+// earlier one if tighter, dropped otherwise. Other errors are left to the
+// caller (false).
+func (bs boundSet) merge(out *[]Violation, e *jsonschema.ValidationError) bool {
+	b, ok := parseBound(e.Message)
+	if !ok {
+		return false
+	}
+	k := boundKey{e.InstanceLocation, path.Dir(e.KeywordLocation), b.lower}
+	v := Violation{Pointer: e.InstanceLocation, Message: e.Message}
+	j, seen := bs[k]
+	switch {
+	case !seen:
+		bs[k] = len(*out)
+		*out = append(*out, v)
+	case b.tighter(mustParseBound((*out)[j].Message)):
+		(*out)[j] = v
+	}
+	return true
+}
+
+// mustParseBound parses a message merge already parsed.
+func mustParseBound(msg string) bound {
+	b, _ := parseBound(msg)
+	return b
 }

@@ -97,3 +97,34 @@ func TestLeafViolations(t *testing.T) {
 		}
 	}
 }
+
+// A value past two bounds on one side broke one rule: it gets one
+// violation, the tightest bound's (issue 20: "a weight of -1 gives two").
+// Bounds in different oneOf branches are different rules and all stay.
+func TestOneViolationPerBound(t *testing.T) {
+	const schema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://xflex.dev/schemas/bounds.json",
+	 "type":"object","properties":{
+	  "w":{"type":"number","exclusiveMinimum":0.5,"minimum":1,"maximum":10,"exclusiveMaximum":10},
+	  "e":{"type":"number","exclusiveMinimum":2,"minimum":2},
+	  "o":{"oneOf":[{"type":"number","minimum":0},{"type":"number","minimum":5}]}}}`
+	set, err := LoadWith(map[string][]byte{"bounds.json": []byte(schema)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		body string
+		want []Violation
+	}{
+		{`{"w":-1}`, []Violation{{"/w", "must be >= 1 but found -1"}}},
+		{`{"w":11}`, []Violation{{"/w", "must be < 10 but found 11"}}},
+		{`{"e":0}`, []Violation{{"/e", "must be > 2 but found 0"}}},
+		{`{"o":-1}`, []Violation{{"/o", "must be >= 0 but found -1"}, {"/o", "must be >= 5 but found -1"}}},
+	}
+	for _, c := range cases {
+		for _, got := range [][]Violation{set.Validate("bounds.json", mustDecode(t, c.body)), set.validateLibrary("bounds.json", mustDecode(t, c.body))} {
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s: %+v, want %+v", c.body, got, c.want)
+			}
+		}
+	}
+}
