@@ -146,7 +146,7 @@ func TestSolveStatuses(t *testing.T) {
 		{"too large", "application/json", `{"mode":"ok","n":1` + strings.Repeat(" ", 2000) + `}`, 413, nil},
 		{"schema: negative", "application/json", `{"mode":"ok","n":-1}`, 422, []string{"/n"}},
 		{"schema: two violations", "application/json", `{"mode":"nope","n":1.5}`, 422, []string{"/mode", "/n"}},
-		{"schema: unknown field", "application/json", `{"mode":"ok","extra":1}`, 422, []string{""}},
+		{"schema: unknown field", "application/json", `{"mode":"ok","extra":1}`, 422, []string{"/extra"}},
 		{"schema: budget zero", "application/json", `{"mode":"ok","budget_ms":0}`, 422, []string{"/budget_ms"}},
 		{"semantic", "application/json", `{"mode":"invalid","n":7}`, 422, []string{"/n"}},
 		{"infeasible", "application/json", `{"mode":"infeasible"}`, 422, nil},
