@@ -112,6 +112,7 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", strings.Join(allowedMethods(s.router, r.URL.Path), ", "))
 		SimpleProblem(w, r, http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed",
 			r.Method+" is not allowed on "+r.URL.Path)
 	})
@@ -126,6 +127,24 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	}
 	s.router = r
 	return s
+}
+
+// routeMethods are the methods a 405's Allow header may list.
+var routeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+	http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
+// allowedMethods lists the methods routes serves on path, for the Allow
+// header RFC 9110 requires on a 405. chi hands its list only to its own
+// default handler, so it is recomputed here; asking the router at request
+// time also covers routes mounted after New (the jobs API).
+func allowedMethods(routes chi.Routes, path string) []string {
+	var out []string
+	for _, m := range routeMethods {
+		if routes.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Handler returns the root handler.

@@ -146,7 +146,7 @@ func TestSolveStatuses(t *testing.T) {
 		{"too large", "application/json", `{"mode":"ok","n":1` + strings.Repeat(" ", 2000) + `}`, 413, nil},
 		{"schema: negative", "application/json", `{"mode":"ok","n":-1}`, 422, []string{"/n"}},
 		{"schema: two violations", "application/json", `{"mode":"nope","n":1.5}`, 422, []string{"/mode", "/n"}},
-		{"schema: unknown field", "application/json", `{"mode":"ok","extra":1}`, 422, []string{""}},
+		{"schema: unknown field", "application/json", `{"mode":"ok","extra":1}`, 422, []string{"/extra"}},
 		{"schema: budget zero", "application/json", `{"mode":"ok","budget_ms":0}`, 422, []string{"/budget_ms"}},
 		{"semantic", "application/json", `{"mode":"invalid","n":7}`, 422, []string{"/n"}},
 		{"infeasible", "application/json", `{"mode":"infeasible"}`, 422, nil},
@@ -322,8 +322,13 @@ func TestInfoEndpoints(t *testing.T) {
 	if rec := get("/nope"); rec.Code != 404 {
 		t.Errorf("unknown route: %d", rec.Code)
 	}
-	if rec := get("/v1/selftest"); rec.Code != 405 {
-		t.Errorf("GET on a solve route: %d", rec.Code)
+	if rec := get("/v1/selftest"); rec.Code != 405 || rec.Header().Get("Allow") != "POST" {
+		t.Errorf("GET on a solve route: %d, Allow %q", rec.Code, rec.Header().Get("Allow"))
+	} else if p := decodeProblem(t, rec); p.Type != TypeBase+"method_not_allowed" {
+		t.Errorf("405 problem type %q", p.Type)
+	}
+	if rec := post(t, h.srv.Handler(), "/healthz", "application/json", "{}"); rec.Code != 405 || rec.Header().Get("Allow") != "GET" {
+		t.Errorf("POST on /healthz: %d, Allow %q", rec.Code, rec.Header().Get("Allow"))
 	}
 	var list struct {
 		Schemas []struct{ Name string } `json:"schemas"`

@@ -128,8 +128,8 @@ func TestProgressAndCancel(t *testing.T) {
 		if err := json.Unmarshal(res.body, &resp); err != nil {
 			t.Fatal(err)
 		}
-		if resp.Meta.Status != solver.StatusTimeout || resp.Meta.Objective == nil || *resp.Meta.Objective >= 4 {
-			t.Errorf("cancelled solve kept %+v, want status timeout with a partial objective", resp.Meta)
+		if resp.Meta.Status != solver.StatusCancelled || resp.Meta.Objective == nil || *resp.Meta.Objective >= 4 {
+			t.Errorf("cancelled solve kept %+v, want status cancelled with a partial objective", resp.Meta)
 		}
 		if r := h.do("DELETE", "/v1/jobs/"+id, nil); r.status != http.StatusOK {
 			t.Errorf("second cancel: %d, want 200", r.status)
@@ -477,8 +477,8 @@ func TestScenarioCancel(t *testing.T) {
 		if err := json.Unmarshal(r.body, &c); err != nil || len(c.Rows) != 2 {
 			t.Fatalf("cancelled scenario result %d %s", r.status, r.body)
 		}
-		if c.Rows[0].Status != string(solver.StatusTimeout) {
-			t.Errorf("base row of a cancelled scenario: %+v (want the best answer, status timeout)", c.Rows[0])
+		if c.Rows[0].Status != string(solver.StatusCancelled) {
+			t.Errorf("base row of a cancelled scenario: %+v (want the best answer, status cancelled)", c.Rows[0])
 		}
 	})
 }

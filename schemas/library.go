@@ -3,9 +3,13 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // This file adapts behaviours of the validation library that would
@@ -117,26 +121,61 @@ func escapePointer(s string) string {
 
 // additionalPrefix and additionalSuffix frame the library's message for
 // properties an object may not have: "additionalProperties 'b', 'a' not
-// allowed", names in map order.
+// allowed", names in map order, reported at the object.
 const (
 	additionalPrefix = "additionalProperties "
 	additionalSuffix = " not allowed"
 )
 
-// stableMessage returns msg with the property names of an
-// additionalProperties message sorted, so the same request always gets the
-// same text; other messages are returned unchanged.
-func stableMessage(msg string) string {
+// leafViolations turns one library leaf error at ptr into violations. An
+// additionalProperties error becomes one violation per unknown property,
+// each at the property's own pointer (ptr/name) with its name alone in the
+// message: the client learns which field to remove, and the library's map
+// order no longer shows (sortViolations orders them). Other messages are
+// kept as they are at ptr.
+func leafViolations(ptr, msg string) []Violation {
+	names, ok := unknownProperties(msg)
+	if !ok {
+		return []Violation{{Pointer: ptr, Message: msg}}
+	}
+	out := make([]Violation, len(names))
+	for i, n := range names {
+		out[i] = Violation{Pointer: ptr + "/" + escapePointer(n.name), Message: additionalPrefix + n.quoted + additionalSuffix}
+	}
+	return out
+}
+
+// quotedName is a property name as it is and as the library quoted it.
+type quotedName struct{ name, quoted string }
+
+// unknownProperties parses the names out of an additionalProperties
+// message; ok is false for any other message.
+func unknownProperties(msg string) (names []quotedName, ok bool) {
 	if !strings.HasPrefix(msg, additionalPrefix) || !strings.HasSuffix(msg, additionalSuffix) {
-		return msg
+		return nil, false
 	}
-	list := msg[len(additionalPrefix) : len(msg)-len(additionalSuffix)]
-	names, ok := splitQuoted(list)
-	if !ok || len(names) < 2 {
-		return msg
+	tokens, ok := splitQuoted(msg[len(additionalPrefix) : len(msg)-len(additionalSuffix)])
+	if !ok || len(tokens) == 0 {
+		return nil, false
 	}
-	slices.Sort(names)
-	return additionalPrefix + strings.Join(names, ", ") + additionalSuffix
+	for _, tok := range tokens {
+		name, ok := unquoteName(tok)
+		if !ok {
+			return nil, false
+		}
+		names = append(names, quotedName{name: name, quoted: tok})
+	}
+	return names, true
+}
+
+// unquoteName inverts the library's quote: a Go %q string whose \" became "
+// and whose ' became \', between single quotes.
+func unquoteName(tok string) (string, bool) {
+	inner := tok[1 : len(tok)-1]
+	inner = strings.ReplaceAll(inner, `\'`, `'`)
+	inner = strings.ReplaceAll(inner, `"`, `\"`)
+	name, err := strconv.Unquote(`"` + inner + `"`)
+	return name, err == nil
 }
 
 // splitQuoted splits "'a', 'b\'c'" (the library's quote joined by ", ")
@@ -167,4 +206,80 @@ func splitQuoted(s string) (tokens []string, ok bool) {
 		}
 	}
 	return tokens, true
+}
+
+// boundMessage matches the library's messages for the four bound keywords:
+// "must be >= 1e-06 but found -1" (minimum), "must be > 0 but found -1"
+// (exclusiveMinimum), and <=, < for the maxima.
+var boundMessage = regexp.MustCompile(`^must be (>=|>|<=|<) (\S+) but found `)
+
+// bound is a parsed bound violation: its side, value and exclusiveness.
+type bound struct {
+	lower, exclusive bool
+	value            float64
+}
+
+// parseBound parses a bound violation's message; ok is false for others.
+func parseBound(msg string) (b bound, ok bool) {
+	m := boundMessage.FindStringSubmatch(msg)
+	if m == nil {
+		return bound{}, false
+	}
+	v, err := strconv.ParseFloat(m[2], 64)
+	if err != nil {
+		return bound{}, false
+	}
+	return bound{lower: m[1][0] == '>', exclusive: len(m[1]) == 1, value: v}, true
+}
+
+// tighter reports whether a excludes more than b (same side).
+func (a bound) tighter(b bound) bool {
+	if a.value != b.value {
+		return (a.value > b.value) == a.lower
+	}
+	return a.exclusive && !b.exclusive
+}
+
+// boundSet keeps, of the bound violations one schema object reports at
+// one pointer on one side, only the tightest: a value under both
+// "exclusiveMinimum": 0 and "minimum": 1e-6 broke one rule (how low the
+// field may go), and two messages for it read as two mistakes (issue 20:
+// "a weight of -1 gives two"). The one kept states the real limit. Bounds
+// of different schema objects (oneOf branches) are separate rules and are
+// all kept.
+type boundSet map[boundKey]int
+
+// boundKey identifies a rule: the instance, the schema object holding the
+// bound keywords, and the side.
+type boundKey struct {
+	ptr, schema string
+	lower       bool
+}
+
+// merge records the leaf error e in out when it is a bound violation (and
+// reports true): appended if it is the first for its rule, replacing the
+// earlier one if tighter, dropped otherwise. Other errors are left to the
+// caller (false).
+func (bs boundSet) merge(out *[]Violation, e *jsonschema.ValidationError) bool {
+	b, ok := parseBound(e.Message)
+	if !ok {
+		return false
+	}
+	k := boundKey{e.InstanceLocation, path.Dir(e.KeywordLocation), b.lower}
+	v := Violation{Pointer: e.InstanceLocation, Message: e.Message}
+	j, seen := bs[k]
+	switch {
+	case !seen:
+		bs[k] = len(*out)
+		*out = append(*out, v)
+	case b.tighter(mustParseBound((*out)[j].Message)):
+		(*out)[j] = v
+	}
+	return true
+}
+
+// mustParseBound parses a message merge already parsed.
+func mustParseBound(msg string) bound {
+	b, _ := parseBound(msg)
+	return b
 }

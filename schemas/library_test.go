@@ -1,9 +1,8 @@
 package schemas
 
 import (
-	"bytes"
-	"encoding/json"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,41 +54,77 @@ func TestLibraryPanicRecovered(t *testing.T) {
 	}
 }
 
-// The names in an additionalProperties message are sorted: the library
-// lists them in map order, so the same request got different texts.
-func TestAdditionalPropertiesMessageStable(t *testing.T) {
+// Each property an additionalProperties:false object does not allow is a
+// violation at its own pointer (issue 20), in a stable order: the library
+// lists them in map order at the object.
+func TestUnknownPropertiesPointAtThemselves(t *testing.T) {
 	set, err := Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := `{"machines":[{"name":"m","capacity":{"cpu":1}}],"tasks":[],"zz":1,"aa":2,"m'm":3,"b\\c":4}`
-	var first []byte
+	body := `{"machines":[{"name":"m","capacity":{"cpu":1},"bogus":0}],"tasks":[],"zz":1,"aa":2,"m'm":3,"b\\c":4,"x/\"~y":5}`
+	want := []Violation{
+		{Pointer: "/aa", Message: `additionalProperties 'aa' not allowed`},
+		{Pointer: `/b\c`, Message: `additionalProperties 'b\\c' not allowed`},
+		{Pointer: "/m'm", Message: `additionalProperties 'm\'m' not allowed`},
+		{Pointer: "/machines/0/bogus", Message: `additionalProperties 'bogus' not allowed`},
+		{Pointer: `/x~1"~0y`, Message: `additionalProperties 'x/"~y' not allowed`},
+		{Pointer: "/zz", Message: `additionalProperties 'zz' not allowed`},
+	}
 	for i := 0; i < 50; i++ {
-		vs := set.Validate("tetris-assign.request.json", mustDecode(t, body))
-		got, _ := json.Marshal(vs)
-		if i == 0 {
-			first = got
-			if len(vs) != 1 || vs[0].Message != `additionalProperties 'aa', 'b\\c', 'm\'m', 'zz' not allowed` {
-				t.Fatalf("%+v", vs)
-			}
-		} else if !bytes.Equal(got, first) {
-			t.Fatalf("run %d: %s, first %s", i, got, first)
+		got := set.Validate("tetris-assign.request.json", mustDecode(t, body))
+		if !slices.Equal(got, want) {
+			t.Fatalf("run %d:\n got %+v\nwant %+v", i, got, want)
 		}
 	}
 }
 
-func TestStableMessage(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{`additionalProperties 'b', 'a' not allowed`, `additionalProperties 'a', 'b' not allowed`},
-		{`additionalProperties 'x\', \'y', 'a' not allowed`, `additionalProperties 'a', 'x\', \'y' not allowed`},
-		{`additionalProperties 'a' not allowed`, `additionalProperties 'a' not allowed`},
-		{`additionalProperties garbage not allowed`, `additionalProperties garbage not allowed`},
-		{`additionalProperties 'a', 'b not allowed`, `additionalProperties 'a', 'b not allowed`},
-		{`minimum: got 1, want 2`, `minimum: got 1, want 2`},
+func TestLeafViolations(t *testing.T) {
+	cases := []struct {
+		ptr, msg string
+		want     []Violation
+	}{
+		{"", `additionalProperties 'b', 'a' not allowed`, []Violation{{"/b", `additionalProperties 'b' not allowed`}, {"/a", `additionalProperties 'a' not allowed`}}},
+		{"/t/0", `additionalProperties 'x\', \'y' not allowed`, []Violation{{"/t/0/x', 'y", `additionalProperties 'x\', \'y' not allowed`}}},
+		{"/q", `additionalProperties 'a\tb', 'c\\' not allowed`, []Violation{{"/q/a\tb", `additionalProperties 'a\tb' not allowed`}, {`/q/c\`, `additionalProperties 'c\\' not allowed`}}},
+		{"", `additionalProperties garbage not allowed`, []Violation{{"", `additionalProperties garbage not allowed`}}},
+		{"", `additionalProperties 'a', 'b not allowed`, []Violation{{"", `additionalProperties 'a', 'b not allowed`}}},
+		{"/n", `minimum: got 1, want 2`, []Violation{{"/n", `minimum: got 1, want 2`}}},
 	}
 	for _, c := range cases {
-		if got := stableMessage(c.in); got != c.want {
-			t.Errorf("stableMessage(%q) = %q, want %q", c.in, got, c.want)
+		if got := leafViolations(c.ptr, c.msg); !slices.Equal(got, c.want) {
+			t.Errorf("leafViolations(%q, %q) = %+v, want %+v", c.ptr, c.msg, got, c.want)
+		}
+	}
+}
+
+// A value past two bounds on one side broke one rule: it gets one
+// violation, the tightest bound's (issue 20: "a weight of -1 gives two").
+// Bounds in different oneOf branches are different rules and all stay.
+func TestOneViolationPerBound(t *testing.T) {
+	const schema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://xflex.dev/schemas/bounds.json",
+	 "type":"object","properties":{
+	  "w":{"type":"number","exclusiveMinimum":0.5,"minimum":1,"maximum":10,"exclusiveMaximum":10},
+	  "e":{"type":"number","exclusiveMinimum":2,"minimum":2},
+	  "o":{"oneOf":[{"type":"number","minimum":0},{"type":"number","minimum":5}]}}}`
+	set, err := LoadWith(map[string][]byte{"bounds.json": []byte(schema)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		body string
+		want []Violation
+	}{
+		{`{"w":-1}`, []Violation{{"/w", "must be >= 1 but found -1"}}},
+		{`{"w":11}`, []Violation{{"/w", "must be < 10 but found 11"}}},
+		{`{"e":0}`, []Violation{{"/e", "must be > 2 but found 0"}}},
+		{`{"o":-1}`, []Violation{{"/o", "must be >= 0 but found -1"}, {"/o", "must be >= 5 but found -1"}}},
+	}
+	for _, c := range cases {
+		for _, got := range [][]Violation{set.Validate("bounds.json", mustDecode(t, c.body)), set.validateLibrary("bounds.json", mustDecode(t, c.body))} {
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s: %+v, want %+v", c.body, got, c.want)
+			}
 		}
 	}
 }

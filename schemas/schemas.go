@@ -179,10 +179,13 @@ func libraryViolations(sch *jsonschema.Schema, doc any) []Violation {
 		return []Violation{{Pointer: "", Message: err.Error()}}
 	}
 	var out []Violation
+	bounds := boundSet{}
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, Violation{Pointer: e.InstanceLocation, Message: stableMessage(e.Message)})
+			if !bounds.merge(&out, e) {
+				out = append(out, leafViolations(e.InstanceLocation, e.Message)...)
+			}
 			return
 		}
 		for _, c := range e.Causes {

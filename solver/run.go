@@ -209,6 +209,7 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 	meta.Seed = opts.Seed
 	meta.Notes = append(meta.Notes, settings.Notes...)
 	settle(&meta)
+	markCancelled(sctx, &meta)
 	resp := &Response{Result: result, Meta: meta}
 	if err := resp.encode(start); err != nil {
 		return nil, &Error{Kind: KindInternal, Detail: "encode result: " + err.Error(), Err: err}
@@ -314,6 +315,18 @@ func settle(m *Meta) {
 		return
 	}
 	m.Gap = finitePtr(gap)
+}
+
+// markCancelled relabels a best-so-far answer whose solve the caller
+// cancelled (sctx, the solve's context, ended by its parent's cancel
+// before the budget's deadline): the solver saw its context end and said
+// timeout, but the budget did not run out. A deadline passing first, the
+// budget's or the caller's, is a timeout and stays one; an answer the
+// solver completed keeps its status.
+func markCancelled(sctx context.Context, m *Meta) {
+	if m.Status == StatusTimeout && errors.Is(sctx.Err(), context.Canceled) {
+		m.Status = StatusCancelled
+	}
 }
 
 // arrivalKey keys the request's arrival time in a context.

@@ -14,7 +14,7 @@ import (
 
 const toySchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://xflex.dev/schemas/toy.request.json",
  "type":"object","additionalProperties":false,
- "properties":{"x":{"type":"number"},"panic":{"type":"boolean"},"slow":{"type":"boolean"},
+ "properties":{"x":{"type":"number"},"panic":{"type":"boolean"},"slow":{"type":"boolean"},"best":{"type":"boolean"},
   "budget_ms":{"$ref":"common.json#/$defs/budget_ms"},"seed":{"$ref":"common.json#/$defs/seed"}}}`
 
 func toyRunner(t testing.TB) *Runner {
@@ -29,6 +29,7 @@ func toyRunner(t testing.TB) *Runner {
 				X        float64 `json:"x"`
 				Panic    bool    `json:"panic"`
 				Slow     bool    `json:"slow"`
+				Best     bool    `json:"best"`
 				BudgetMS int64   `json:"budget_ms"`
 				Seed     int64   `json:"seed"`
 			}
@@ -43,6 +44,10 @@ func toyRunner(t testing.TB) *Runner {
 				return nil, Meta{}, ctx.Err()
 			}
 			m := Meta{Status: StatusOptimal, Solver: "toy"}
+			if req.Best {
+				<-ctx.Done()
+				m.Status = StatusTimeout
+			}
 			m.SetObjective(req.X)
 			return req.X, m, nil
 		}}
@@ -201,5 +206,33 @@ func TestSettings(t *testing.T) {
 	}
 	if s, err := r.SettingsOf([]byte(`{`)); err == nil || s.Budget != time.Second || s.Seed != 0 {
 		t.Errorf("malformed body: %+v, %v; want the default (capped) and an error", s, err)
+	}
+}
+
+// A best-so-far answer reads cancelled when the caller cancelled the solve
+// (a DELETEd job) and timeout when a deadline, the budget's or the
+// caller's, ended it (issue 20).
+func TestRunnerCancelledIsNotTimeout(t *testing.T) {
+	r := toyRunner(t)
+	run := func(ctx context.Context, body string) Status {
+		t.Helper()
+		resp, err := r.Run(ctx, "toy", []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Meta.Status
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if got := run(ctx, `{"best": true, "x": 1}`); got != StatusCancelled {
+		t.Errorf("cancelled solve: status %s, want cancelled", got)
+	}
+	if got := run(context.Background(), `{"best": true, "x": 1, "budget_ms": 20}`); got != StatusTimeout {
+		t.Errorf("budget ran out: status %s, want timeout", got)
+	}
+	dctx, dcancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer dcancel()
+	if got := run(dctx, `{"best": true, "x": 1}`); got != StatusTimeout {
+		t.Errorf("caller's deadline passed: status %s, want timeout", got)
 	}
 }

@@ -39,6 +39,9 @@ const (
 	StatusTimeout Status = "timeout"
 	// StatusInfeasible: the instance has no valid solution.
 	StatusInfeasible Status = "infeasible"
+	// StatusCancelled: the caller stopped the solve before its budget ran
+	// out (a cancelled job); the result is the best found so far.
+	StatusCancelled Status = "cancelled"
 )
 
 // Meta is the metadata block of every response.

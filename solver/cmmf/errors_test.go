@@ -29,7 +29,7 @@ func TestBadInput(t *testing.T) {
 		{"tiny weight", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a","weight":1e-300}]}`, solver.KindSchema, []string{"/users/0/weight"}},
 		{"negative weight", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a","weight":-2}]}`, solver.KindSchema, []string{"/users/0/weight"}},
 		{"negative count", `{"machine_types":[{"name":"t","count":-1}],"users":[{"name":"a"}]}`, solver.KindSchema, []string{"/machine_types/0/count"}},
-		{"unknown field", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a"}],"fairness":"drf"}`, solver.KindSchema, []string{""}},
+		{"unknown field", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a"}],"fairness":"drf"}`, solver.KindSchema, []string{"/fairness"}},
 		{"no users", `{"machine_types":[{"name":"t","count":1}],"users":[]}`, solver.KindSchema, []string{"/users"}},
 		{"bad op", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a","require":[{"attr":"x","op":"like","value":1}]}]}`, solver.KindSchema, []string{"/users/0/require/0/op"}},
 		{"in needs array", `{"machine_types":[{"name":"t","count":1}],"users":[{"name":"a","require":[{"attr":"x","op":"in","value":1}]}]}`, solver.KindSchema, []string{"/users/0/require/0/value"}},

@@ -429,7 +429,7 @@ func TestBadInput(t *testing.T) {
 		{"weight on stretch", `{"slots":4,"metric":"stretch","jobs":[{"id":"a","work":1,"max":2,"weight":2}]}`, "/jobs/0/weight", solver.KindInvalid},
 		{"makespan sum", `{"slots":4,"metric":"makespan","objective":"sum","jobs":[{"id":"a","work":1,"max":2}]}`, "/objective", solver.KindInvalid},
 		{"arrival after start", `{"slots":4,"metric":"weighted_response_time","start":5,"jobs":[{"id":"a","work":1,"max":2,"arrival":6}]}`, "/jobs/0/arrival", solver.KindInvalid},
-		{"unknown field", `{"slots":4,"metric":"weighted_response_time","jobs":[{"id":"a","work":1,"max":2,"colour":1}]}`, "/jobs/0", solver.KindSchema},
+		{"unknown field", `{"slots":4,"metric":"weighted_response_time","jobs":[{"id":"a","work":1,"max":2,"colour":1}]}`, "/jobs/0/colour", solver.KindSchema},
 		{"NaN-like", `{"slots":4,"metric":"weighted_response_time","jobs":[{"id":"a","work":"NaN","max":2}]}`, "/jobs/0/work", solver.KindSchema},
 	}
 	for _, c := range cases {

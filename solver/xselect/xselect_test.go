@@ -694,7 +694,7 @@ func TestErrors(t *testing.T) {
 		{"negative capacity", func(m map[string]any) {
 			m["nodes"].([]any)[0].(map[string]any)["capacity"] = []any{-1, 2}
 		}, solver.KindSchema, "/nodes/0/capacity/0", ""},
-		{"unknown field", func(m map[string]any) { m["bogus"] = 1 }, solver.KindSchema, "", ""},
+		{"unknown field", func(m map[string]any) { m["bogus"] = 1 }, solver.KindSchema, "/bogus", ""},
 		{"exact on a large instance", func(m map[string]any) {
 			var nodes []any
 			for i := range 40000 {

@@ -323,7 +323,7 @@ func TestBadInput(t *testing.T) {
 		{"free above capacity", `{"machines":[{"name":"m","capacity":{"cpu":1},"free":{"cpu":2}}],"tasks":[]}`, solver.KindInvalid, "/machines/0/free/cpu"},
 		{"finished above tasks", `{"machines":[{"name":"m","capacity":{"cpu":1}}],"tasks":[],"jobs":[{"id":"a","stages":[{"name":"s","tasks":1,"finished":2}]}]}`, solver.KindInvalid, "/jobs/0/stages/0/finished"},
 		{"fairness above 1", `{"machines":[{"name":"m","capacity":{"cpu":1}}],"tasks":[],"knobs":{"fairness":2}}`, solver.KindSchema, "/knobs/fairness"},
-		{"NaN-free unknown field", `{"machines":[{"name":"m","capacity":{"cpu":1}}],"tasks":[],"bogus":1}`, solver.KindSchema, ""},
+		{"NaN-free unknown field", `{"machines":[{"name":"m","capacity":{"cpu":1}}],"tasks":[],"bogus":1}`, solver.KindSchema, "/bogus"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { tetristest.ExpectViolation(t, Problem(), c.body, c.kind, c.ptr) })
