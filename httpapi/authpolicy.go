@@ -41,6 +41,7 @@ var basePolicy = policy{
 	{"/v1/problems", anyToken},
 	{"/v1/schemas", anyToken},
 	{"/v1/schemas/*", anyToken},
+	{"/v1/openapi.json", anyToken}, // like the schemas it is built from
 	{"/v1/jobs", access{scope: ScopeJobs}},
 	{"/v1/jobs/*", access{scope: ScopeJobs}},
 }

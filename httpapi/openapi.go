@@ -1,0 +1,266 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/xflex/xflex/schemas"
+	"github.com/xflex/xflex/solver"
+)
+
+// The OpenAPI 3.1 document served at GET /v1/openapi.json is built from
+// the embedded JSON Schemas, never from copies of them: every schema file
+// becomes one component (its file name without ".json") and each of its
+// $defs one more (FILE.DEF), with every $ref rewritten to point at those
+// components, so the document is self-contained and any OpenAPI tool can
+// read it without fetching https://xflex.dev/schemas/. The operations come
+// from the table in openapi_ops.go, kept to the routes the server really
+// serves (the jobs routes only when a job store is mounted), and each
+// one's security from the auth policy (authpolicy.go).
+
+// openAPIVersion is the OpenAPI version the document follows; 3.1 uses
+// JSON Schema 2020-12, the embedded schemas' dialect, unchanged.
+const openAPIVersion = "3.1.0"
+
+// componentPrefix is where a rewritten $ref points.
+const componentPrefix = "#/components/schemas/"
+
+// OpenAPI returns the OpenAPI document of the server's routes as they are
+// when it is first asked (after the jobs routes are mounted), built once.
+func (s *Server) OpenAPI() ([]byte, error) {
+	s.openapiOnce.Do(func() { s.openapiDoc, s.openapiErr = s.buildOpenAPI() })
+	return s.openapiDoc, s.openapiErr
+}
+
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
+	b, err := s.OpenAPI()
+	if err != nil {
+		s.WriteError(w, r, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err})
+		return
+	}
+	writeBody(w, http.StatusOK, b)
+}
+
+// buildOpenAPI assembles the document: info, the served operations and
+// the components.
+func (s *Server) buildOpenAPI() ([]byte, error) {
+	comps, err := schemaComponents(s.runner.Schemas())
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]any{}
+	for _, op := range s.operations() {
+		if !servesRoute(s.router, op.method, op.path) {
+			continue
+		}
+		item, _ := paths[op.path].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[op.path] = item
+		}
+		item[strings.ToLower(op.method)] = op.object(s.policy.access(op.path))
+	}
+	doc := map[string]any{
+		"openapi":           openAPIVersion,
+		"jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+		"info":              openAPIInfo(),
+		"tags":              openAPITags,
+		"paths":             paths,
+		"components": map[string]any{
+			"schemas":         comps,
+			"responses":       problemResponses(),
+			"securitySchemes": map[string]any{"bearer": bearerScheme},
+		},
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode the OpenAPI document: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// routeParam matches a route's {name} parameters.
+var routeParam = regexp.MustCompile(`\{[^}]*\}`)
+
+// servesRoute reports whether routes has a handler for method on the
+// route pattern path (parameters filled with "x").
+func servesRoute(routes chi.Routes, method, path string) bool {
+	return routes.Match(chi.NewRouteContext(), method, routeParam.ReplaceAllString(path, "x"))
+}
+
+func openAPIInfo() map[string]any {
+	return map[string]any{
+		"title":   "xflex",
+		"version": solver.Version,
+		"summary": "Offline optimization and packing problems behind cluster schedulers",
+		"description": "Every problem is POST /v1/{problem} with a JSON body (its request schema) answering " +
+			"{\"result\": ..., \"meta\": ...} (its response schema); asynchronous jobs run the same solves. " +
+			"Errors are RFC 9457 application/problem+json documents (components/schemas/common.problem) " +
+			"whose `errors` locate each violation by JSON pointer. A method a path does not serve gets 405 " +
+			"with an Allow header; a path the server does not serve gets 404. With an auth file, every " +
+			"operation but the open ones needs `Authorization: Bearer TOKEN` (401 without a known token) " +
+			"and the scope its security requirement names (403 without it). Request bodies may be sent " +
+			"with Content-Encoding: gzip, and responses of 1 KB or more are gzipped for clients that send " +
+			"Accept-Encoding: gzip.",
+		"license": map[string]any{"name": "Proprietary"},
+	}
+}
+
+// openAPITags group the operations.
+var openAPITags = []map[string]any{
+	{"name": "problems", "description": "Synchronous solves: POST /v1/{problem}."},
+	{"name": "jobs", "description": "Asynchronous solves and what-if scenarios."},
+	{"name": "schemas", "description": "The JSON Schemas of every request and response, and this document."},
+	{"name": "operations", "description": "Health, readiness and version, for probes and operators."},
+}
+
+// bearerScheme is the auth file's tokens (see `xflex token new`).
+var bearerScheme = map[string]any{
+	"type": "http", "scheme": "bearer",
+	"description": "A token from the server's auth file, when it has one (without one every request is the " +
+		"local tenant with every scope). The requirement's list names the scope an operation needs: " +
+		"solve, jobs or admin (admin has access to every tenant's jobs).",
+}
+
+// schemaComponents converts every embedded schema file into components
+// (see the comment at the top of this file).
+func schemaComponents(set *schemas.Set) (map[string]any, error) {
+	out := map[string]any{}
+	for _, file := range set.Names() {
+		raw, _ := set.Raw(file)
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // keep every bound as written
+		var root map[string]any
+		if err := dec.Decode(&root); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", file, err)
+		}
+		if err := rewriteRefs(root, file); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", file, err)
+		}
+		name := componentName(file)
+		defs, _ := root["$defs"].(map[string]any)
+		for def, sch := range defs {
+			out[name+"."+def] = sch
+		}
+		delete(root, "$defs")
+		delete(root, "$schema")
+		delete(root, "$id")
+		out[name] = root
+	}
+	return out, nil
+}
+
+// componentName is a schema file's component: its name without ".json".
+func componentName(file string) string { return strings.TrimSuffix(file, ".json") }
+
+// SchemaRef is the document's $ref to a schema file's component.
+func SchemaRef(file string) map[string]any {
+	return map[string]any{"$ref": componentPrefix + componentName(file)}
+}
+
+// DefRef is the document's $ref to one of a schema file's $defs.
+func DefRef(file, def string) map[string]any {
+	return map[string]any{"$ref": componentPrefix + componentName(file) + "." + def}
+}
+
+// rewriteRefs rewrites, in place, every $ref under node of the schema
+// file named file to a component reference.
+func rewriteRefs(node any, file string) error {
+	switch n := node.(type) {
+	case map[string]any:
+		for k, v := range n {
+			if ref, ok := v.(string); ok && k == "$ref" {
+				to, err := componentRef(ref, file)
+				if err != nil {
+					return err
+				}
+				n[k] = to
+				continue
+			}
+			if err := rewriteRefs(v, file); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, v := range n {
+			if err := rewriteRefs(v, file); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// componentRef maps a $ref of the schema file named file ("#/$defs/D",
+// "OTHER.json", "OTHER.json#/$defs/D", or either with the full base URL)
+// to its component. Other fragments have no component and are an error,
+// so a schema that starts using one fails the OpenAPI test at once.
+func componentRef(ref, file string) (string, error) {
+	target, frag, _ := strings.Cut(strings.TrimPrefix(ref, schemas.BaseURL), "#")
+	if target == "" {
+		target = file
+	}
+	name := componentPrefix + componentName(target)
+	switch def, isDef := strings.CutPrefix(frag, "/$defs/"); {
+	case frag == "":
+		return name, nil
+	case isDef && !strings.Contains(def, "/"):
+		return name + "." + def, nil
+	}
+	return "", fmt.Errorf("$ref %q: only whole files and their $defs can be referenced", ref)
+}
+
+// problemStatuses are the problem+json answers the operations refer to
+// (components/responses/ problemN), with what each means here.
+var problemStatuses = map[int]string{
+	400: "Malformed JSON, an unreadable body or a malformed header (type .../malformed).",
+	401: "The server has an auth file and the request carries no known Bearer token (WWW-Authenticate says which).",
+	403: "The token lacks the scope the operation needs.",
+	404: "No such problem, schema, job or variant (another tenant's job is not found either).",
+	405: "The path does not serve this method; the Allow header lists the methods it does.",
+	406: "The Accept header names no media type this operation can produce (application/json, and image/svg+xml where a picture is offered).",
+	408: "The body did not arrive within the server's --read-body-timeout.",
+	409: "The job is in a state that does not allow this (not finished yet, already finished, or cancelled before any answer).",
+	413: "The body (decompressed) exceeds --max-body, or a scenario's stored inputs exceed their limit.",
+	415: "The body is not JSON (Content-Type application/json or application/*+json) or its Content-Encoding is not gzip.",
+	422: "The request does not match its schema (errors lists each violation by JSON pointer), is semantically " +
+		"invalid (unknown or duplicate names, contradictions), is infeasible (type .../infeasible: no valid " +
+		"solution exists; meta.status never says infeasible) or ran out of budget before any answer (type .../budget_exhausted).",
+	429: "A job quota of the tenant is reached; retry after the seconds in Retry-After.",
+	500: "The server failed; request_id locates its log entry.",
+	503: "The memory for requests in flight, or then a solve slot, stayed taken for --queue-wait; retry after the seconds in Retry-After.",
+}
+
+// problemResponses are components/responses: one problem+json answer per
+// status in problemStatuses.
+func problemResponses() map[string]any {
+	out := map[string]any{}
+	for code, desc := range problemStatuses {
+		resp := map[string]any{
+			"description": desc,
+			"content":     map[string]any{"application/problem+json": map[string]any{"schema": DefRef("common.json", "problem")}},
+		}
+		if code == 429 || code == 503 {
+			resp["headers"] = map[string]any{"Retry-After": retryAfterHeader}
+		}
+		out["problem"+strconv.Itoa(code)] = resp
+	}
+	return out
+}
+
+var retryAfterHeader = map[string]any{
+	"description": "Seconds to wait before retrying.",
+	"schema":      map[string]any{"type": "integer", "minimum": 0},
+}
+
+// problemRef refers to the problem+json answer with status code.
+func problemRef(code int) map[string]any {
+	return map[string]any{"$ref": "#/components/responses/problem" + strconv.Itoa(code)}
+}
