@@ -87,6 +87,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	raw := servedDocument(t, api)
 	doc := loadDocument(t, raw)
 	checkRefs(t, raw)
+	checkExamples(t, doc)
 
 	want := map[string]bool{}
 	err := chi.Walk(api.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
@@ -112,6 +113,55 @@ func TestOpenAPIDocument(t *testing.T) {
 	if len(want) < 20 {
 		t.Errorf("walked only %d routes", len(want))
 	}
+}
+
+// checkExamples validates every schema's examples and default against the
+// schema itself, with kin-openapi's JSON Schema 2020-12 validator: its
+// document validation checks OpenAPI 3.0's example but not 3.1's
+// examples keyword.
+func checkExamples(t *testing.T, doc *openapi3.T) {
+	t.Helper()
+	seen := map[*openapi3.Schema]bool{}
+	n := 0
+	var walk func(ref *openapi3.SchemaRef)
+	walk = func(ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		values := s.Examples
+		if s.Default != nil {
+			values = append(values, s.Default)
+		}
+		for _, v := range values {
+			n++
+			if err := s.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+				t.Errorf("example or default %v of %q does not match its schema: %v", v, s.Description, err)
+			}
+		}
+		for _, c := range subschemas(s) {
+			walk(c)
+		}
+	}
+	for _, ref := range doc.Components.Schemas {
+		walk(ref)
+	}
+	if n == 0 {
+		t.Error("no schema has examples or a default")
+	}
+}
+
+// subschemas are the schemas directly inside s.
+func subschemas(s *openapi3.Schema) []*openapi3.SchemaRef {
+	out := []*openapi3.SchemaRef{s.Items, s.AdditionalProperties.Schema, s.Not, s.If, s.Then, s.Else, s.PropertyNames}
+	for _, p := range s.Properties {
+		out = append(out, p)
+	}
+	for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf, s.AllOf, s.PrefixItems} {
+		out = append(out, list...)
+	}
+	return out
 }
 
 // checkRefs checks that every "$ref" in the document names a component
