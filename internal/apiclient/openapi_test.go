@@ -263,4 +263,3 @@ func TestClientFresh(t *testing.T) {
 		t.Fatalf("%s is stale: the OpenAPI document changed; run go test ./internal/apiclient -run TestClientFresh -update", genFile)
 	}
 }
-
