@@ -19,25 +19,79 @@ import (
 
 // Defines values for CommonMetaStatus.
 const (
-	Cancelled  CommonMetaStatus = "cancelled"
-	Feasible   CommonMetaStatus = "feasible"
-	Infeasible CommonMetaStatus = "infeasible"
-	Optimal    CommonMetaStatus = "optimal"
-	Timeout    CommonMetaStatus = "timeout"
+	CommonMetaStatusCancelled  CommonMetaStatus = "cancelled"
+	CommonMetaStatusFeasible   CommonMetaStatus = "feasible"
+	CommonMetaStatusInfeasible CommonMetaStatus = "infeasible"
+	CommonMetaStatusOptimal    CommonMetaStatus = "optimal"
+	CommonMetaStatusTimeout    CommonMetaStatus = "timeout"
 )
 
 // Valid indicates whether the value is a known member of the CommonMetaStatus enum.
 func (e CommonMetaStatus) Valid() bool {
 	switch e {
-	case Cancelled:
+	case CommonMetaStatusCancelled:
 		return true
-	case Feasible:
+	case CommonMetaStatusFeasible:
 		return true
-	case Infeasible:
+	case CommonMetaStatusInfeasible:
 		return true
-	case Optimal:
+	case CommonMetaStatusOptimal:
 		return true
-	case Timeout:
+	case CommonMetaStatusTimeout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JobsJobState.
+const (
+	JobsJobStateCancelled JobsJobState = "cancelled"
+	JobsJobStateFailed    JobsJobState = "failed"
+	JobsJobStateQueued    JobsJobState = "queued"
+	JobsJobStateRunning   JobsJobState = "running"
+	JobsJobStateSucceeded JobsJobState = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the JobsJobState enum.
+func (e JobsJobState) Valid() bool {
+	switch e {
+	case JobsJobStateCancelled:
+		return true
+	case JobsJobStateFailed:
+		return true
+	case JobsJobStateQueued:
+		return true
+	case JobsJobStateRunning:
+		return true
+	case JobsJobStateSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JobsJobVariantsState.
+const (
+	JobsJobVariantsStateCancelled JobsJobVariantsState = "cancelled"
+	JobsJobVariantsStateFailed    JobsJobVariantsState = "failed"
+	JobsJobVariantsStateQueued    JobsJobVariantsState = "queued"
+	JobsJobVariantsStateRunning   JobsJobVariantsState = "running"
+	JobsJobVariantsStateSucceeded JobsJobVariantsState = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the JobsJobVariantsState enum.
+func (e JobsJobVariantsState) Valid() bool {
+	switch e {
+	case JobsJobVariantsStateCancelled:
+		return true
+	case JobsJobVariantsStateFailed:
+		return true
+	case JobsJobVariantsStateQueued:
+		return true
+	case JobsJobVariantsStateRunning:
+		return true
+	case JobsJobVariantsStateSucceeded:
 		return true
 	default:
 		return false
@@ -123,21 +177,34 @@ type CmmfRequestScalar2 = bool
 // CmmfResponse defines model for cmmf.response.
 type CmmfResponse struct {
 	// Meta How the result was obtained: every response's meta, the same for every problem.
-	Meta   CommonMeta `json:"meta"`
+	Meta CommonMeta `json:"meta"`
+
+	// Result The constrained max-min fair allocation, how progressive filling reached it, and the Choosy and independent baselines.
 	Result struct {
 		// Assignment Integer allocations of individual machines: machine name to user name (unallocated machines are omitted).
 		Assignment *map[string]string `json:"assignment,omitempty"`
-		Choosy     struct {
+
+		// Choosy Choosy, the paper's online scheduler (§6), run on an empty cluster with machines freed in a seeded order, for comparison.
+		Choosy struct {
 			// Rmse Root mean square error between the ascending-sorted per-user fractions of the cluster under Choosy and under CMMF (the paper's metric).
 			Rmse float64 `json:"rmse"`
 
 			// Skipped Why Choosy was not simulated (clusters of more than 5,000,000 machines); users is then empty.
-			Skipped *string            `json:"skipped,omitempty"`
-			Users   CmmfResponseTotals `json:"users"`
+			Skipped *string `json:"skipped,omitempty"`
+
+			// Users Each user's total under Choosy (whole machines), in request order.
+			Users CmmfResponseTotals `json:"users"`
 		} `json:"choosy"`
-		Divisible   *bool `json:"divisible,omitempty"`
+
+		// Divisible Machines were shared fractionally (the request's divisible, default true).
+		Divisible *bool `json:"divisible,omitempty"`
+
+		// Independent The independent allocation (§4.1): every machine split equally among the users that can use it, regardless of weights and demands.
 		Independent struct {
-			Rmse  *float64           `json:"rmse,omitempty"`
+			// Rmse Root mean square error between the ascending-sorted per-user fractions of the cluster under it and under CMMF.
+			Rmse *float64 `json:"rmse,omitempty"`
+
+			// Users Each user's total under it, in request order.
 			Users CmmfResponseTotals `json:"users"`
 		} `json:"independent"`
 
@@ -149,27 +216,39 @@ type CmmfResponse struct {
 
 		// Rounds Progressive filling, by ascending level (a weighted share total/weight): the users that froze there. Divisible: every frozen user's share equals the level. Whole machines: users stopped by contention froze when the next machine in greedy order (the one that no longer fit, at this share) failed, and hold shares within one machine of the level; users that got every machine they can use or want froze at their own share. With current, the replan may trade machines among users of equal weight whose totals differ by one (all such allocations are equally fair); a user traded onto or off its demand then reports its own share. capped lists the users stopped by their demand.
 		Rounds []struct {
+			// Capped Of those, the users stopped by their demand.
 			Capped *[]string `json:"capped,omitempty"`
-			Frozen []string  `json:"frozen"`
-			Level  float64   `json:"level"`
+
+			// Frozen The users that froze at this level.
+			Frozen []string `json:"frozen"`
+
+			// Level The weighted share (total/weight) at which these users froze.
+			Level float64 `json:"level"`
 		} `json:"rounds"`
 
 		// Users The CMMF allocation, in request order.
 		Users []struct {
 			// Allocation Amount per machine type (machine_types requests) or per machine (machines requests; fractions of one machine when divisible).
 			Allocation map[string]float64 `json:"allocation"`
-			Name       string             `json:"name"`
+
+			// Name The user.
+			Name string `json:"name"`
 
 			// Share total / weight, the quantity CMMF maximises lexicographically.
 			Share *float64 `json:"share,omitempty"`
-			Total float64  `json:"total"`
+
+			// Total Machines it gets in all (fractions when divisible).
+			Total float64 `json:"total"`
 		} `json:"users"`
 	} `json:"result"`
 }
 
-// CmmfResponseTotals defines model for cmmf.response.totals.
+// CmmfResponseTotals Per-user totals, in request order.
 type CmmfResponseTotals = []struct {
-	Name  string  `json:"name"`
+	// Name The user.
+	Name string `json:"name"`
+
+	// Total Machines it gets.
 	Total float64 `json:"total"`
 }
 
@@ -358,42 +437,95 @@ type FairshareRequest struct {
 // FairshareResponse defines model for fairshare.response.
 type FairshareResponse struct {
 	// Meta How the result was obtained: every response's meta, the same for every problem.
-	Meta   CommonMeta              `json:"meta"`
+	Meta CommonMeta `json:"meta"`
+
+	// Result One policy's allocation of tasks to frameworks on the servers.
 	Result FairshareResponseResult `json:"result"`
 }
 
-// FairshareResponseCounts defines model for fairshare.response.counts.
+// FairshareResponseCounts Tasks per server name (servers with none omitted).
 type FairshareResponseCounts map[string]float64
 
-// FairshareResponseResult defines model for fairshare.response.result.
+// FairshareResponseResult One policy's allocation of tasks to frameworks on the servers.
 type FairshareResponseResult struct {
-	Bound      *float64                   `json:"bound,omitempty"`
-	Compare    *[]FairshareResponseResult `json:"compare,omitempty"`
-	Criterion  interface{}                `json:"criterion,omitempty"`
-	Efficiency float64                    `json:"efficiency"`
-	ElapsedMs  *float64                   `json:"elapsed_ms,omitempty"`
+	// Bound This policy's proven bound (exact policies), as meta.bound.
+	Bound *float64 `json:"bound,omitempty"`
+
+	// Compare Every policy's result on the same input (the request's compare).
+	Compare *[]FairshareResponseResult `json:"compare,omitempty"`
+
+	// Criterion The fairness criterion U_n mmf, pf and efficiency used (tasks, drf, psdsf, generic); absent for progressive filling.
+	Criterion interface{} `json:"criterion,omitempty"`
+
+	// Efficiency Eq. 10: Σ_n φ_n x_n (weighted tasks).
+	Efficiency float64 `json:"efficiency"`
+
+	// ElapsedMs Milliseconds this policy's solve took (in compare entries, each policy's own). Deprecated: read meta.elapsed_ms; kept because wire names are a contract. Like meta.elapsed_ms, the one field that differs between runs.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	ElapsedMs *float64 `json:"elapsed_ms,omitempty"`
+
+	// Frameworks Every framework's allocation, in request order.
 	Frameworks []struct {
-		ByServer     FairshareResponseCounts  `json:"by_server"`
+		// ByServer x_{n,i}: its tasks per server.
+		ByServer FairshareResponseCounts `json:"by_server"`
+
+		// MeanByServer Mean of x_{n,i} over the seeded trials (trials > 1).
 		MeanByServer *FairshareResponseCounts `json:"mean_by_server,omitempty"`
-		MeanTotal    *float64                 `json:"mean_total,omitempty"`
-		Name         string                   `json:"name"`
-		SdByServer   *FairshareResponseCounts `json:"sd_by_server,omitempty"`
-		SdTotal      *float64                 `json:"sd_total,omitempty"`
-		Share        float64                  `json:"share"`
-		Total        float64                  `json:"total"`
+
+		// MeanTotal Mean of x_n over the trials (trials > 1).
+		MeanTotal *float64 `json:"mean_total,omitempty"`
+
+		// Name The framework.
+		Name string `json:"name"`
+
+		// SdByServer Sample standard deviation of x_{n,i} over the trials (trials > 1).
+		SdByServer *FairshareResponseCounts `json:"sd_by_server,omitempty"`
+
+		// SdTotal Sample standard deviation of x_n over the trials (trials > 1).
+		SdTotal *float64 `json:"sd_total,omitempty"`
+
+		// Share U_n: the criterion value the policy equalises (mmf and pf: the chosen criterion; progressive filling: the policy's own where it is server independent, else x_n/φ_n).
+		Share float64 `json:"share"`
+
+		// Total x_n: its tasks over every server.
+		Total float64 `json:"total"`
 	} `json:"frameworks"`
-	Gap             *float64             `json:"gap,omitempty"`
-	Integer         bool                 `json:"integer"`
-	MeanTotalTasks  *float64             `json:"mean_total_tasks,omitempty"`
-	Objective       *float64             `json:"objective,omitempty"`
-	PfObjective     *float64             `json:"pf_objective"`
-	Policy          interface{}          `json:"policy"`
-	SdTotalTasks    *float64             `json:"sd_total_tasks,omitempty"`
-	ServerSelection interface{}          `json:"server_selection,omitempty"`
-	Status          interface{}          `json:"status,omitempty"`
-	TotalTasks      float64              `json:"total_tasks"`
-	Trials          *int64               `json:"trials,omitempty"`
-	Unused          map[string][]float64 `json:"unused"`
+
+	// Gap |objective − bound| / max(|objective|, |bound|, 1e-9), as meta.gap.
+	Gap *float64 `json:"gap,omitempty"`
+
+	// Integer Whole tasks (progressive filling always; exact policies when the request asked).
+	Integer bool `json:"integer"`
+
+	// MeanTotalTasks Mean of total_tasks over the trials.
+	MeanTotalTasks *float64 `json:"mean_total_tasks,omitempty"`
+
+	// Objective This policy's meta.objective, repeated so compare entries keep it: maximised (mmf: the smallest U_n; pf: the α-fair objective; the others: efficiency).
+	Objective *float64 `json:"objective,omitempty"`
+
+	// PfObjective Eq. 8 with the request's α (default 1): Σ_n φ_n g_α(x_n); null when some framework gets nothing and α ≥ 1 (the objective is −∞).
+	PfObjective *float64 `json:"pf_objective"`
+
+	// Policy The policy: mmf and pf (exact max-min and α-fair optima), efficiency (most tasks), or progressive filling drf, tsf, psdsf, rpsdsf, bfdrf.
+	Policy interface{} `json:"policy"`
+
+	// SdTotalTasks Sample standard deviation of total_tasks over the trials.
+	SdTotalTasks *float64 `json:"sd_total_tasks,omitempty"`
+
+	// ServerSelection Progressive filling's server choice: rrr (randomized round robin, seeded) or joint; absent for the exact policies and bfdrf (always best fit).
+	ServerSelection interface{} `json:"server_selection,omitempty"`
+
+	// Status This policy's status, as meta.status (optimal, feasible, timeout).
+	Status interface{} `json:"status,omitempty"`
+
+	// TotalTasks Σ_n x_n: tasks placed in all.
+	TotalTasks float64 `json:"total_tasks"`
+
+	// Trials Seeded repetitions run (randomized policies, trials > 1).
+	Trials *int64 `json:"trials,omitempty"`
+
+	// Unused Capacity left per server name, one entry per resource in request order, summed over a server type's copies, in each resource's own units.
+	Unused map[string][]float64 `json:"unused"`
 }
 
 // FlexRequest Jobs sharing S slots; Flex returns a malleable schedule (intervals of integer slot allocations) optimising the metric, plus the FIFO and Fair baselines.
@@ -466,36 +598,68 @@ type FlexRequestMetric = interface{}
 // FlexResponse defines model for flex.response.
 type FlexResponse struct {
 	// Meta How the result was obtained: every response's meta, the same for every problem.
-	Meta   CommonMeta `json:"meta"`
+	Meta CommonMeta `json:"meta"`
+
+	// Result The malleable schedule (MPS from the winning ordering), its completions and penalties, and the FIFO and Fair baselines.
 	Result struct {
+		// Aggregate sum: the objective adds the jobs' penalties (minisum); max: it is their maximum (minimax).
 		Aggregate interface{} `json:"aggregate,omitempty"`
+
+		// Baselines The same instance scheduled by FIFO and by Fair, for comparison.
 		Baselines struct {
-			// Fair A baseline's objective and its ratio to flex's; a baseline skipped because the deadline had (nearly) passed before the first answer has skipped true and no objective.
+			// Fair Fair: the Hadoop Fair Scheduler's allocation: every active job gets its minimum, the rest of the slots is water-filled up to the maxima, recomputed at each completion.
 			Fair FlexResponseBaseline `json:"fair"`
 
-			// Fifo A baseline's objective and its ratio to flex's; a baseline skipped because the deadline had (nearly) passed before the first answer has skipped true and no objective.
+			// Fifo FIFO: jobs served in arrival order (ties by request order).
 			Fifo FlexResponseBaseline `json:"fifo"`
 		} `json:"baselines"`
+
+		// Candidates Every ordering tried, with its value.
 		Candidates *[]struct {
+			// Objective Its schedule's value, in the objective's unit.
 			Objective float64 `json:"objective"`
-			Source    string  `json:"source"`
+
+			// Source Where its ordering came from (as ordering_source).
+			Source string `json:"source"`
 		} `json:"candidates,omitempty"`
+
+		// Intervals The schedule: consecutive intervals during which each job holds a fixed number of slots (at most the request's listing limit).
 		Intervals []struct {
-			End   float64          `json:"end"`
+			// End Its end.
+			End float64 `json:"end"`
+
+			// Slots Slots per job id during the interval (jobs without slots omitted); they sum to at most the request's slots.
 			Slots map[string]int64 `json:"slots"`
-			Start float64          `json:"start"`
+
+			// Start Its start, on the request's clock (the unit of start, arrivals and deadlines).
+			Start float64 `json:"start"`
 		} `json:"intervals"`
+
+		// IntervalsTruncated The interval list was cut at the listing limit (jobs and objective still cover the whole schedule).
 		IntervalsTruncated *bool `json:"intervals_truncated,omitempty"`
-		Jobs               []struct {
+
+		// Jobs Every job's outcome, in request order.
+		Jobs []struct {
+			// Completion When it completes, on the request's clock.
 			Completion float64 `json:"completion"`
-			Id         string  `json:"id"`
-			Penalty    float64 `json:"penalty"`
+
+			// Id The job.
+			Id string `json:"id"`
+
+			// Penalty Its penalty under its metric (weighted where the metric is).
+			Penalty float64 `json:"penalty"`
 		} `json:"jobs"`
+
+		// Metric The request's cluster-wide metric (weighted_response_time, stretch, makespan, tardy, tardiness, lateness, sla); a job's own metric overrides it for that job.
 		Metric *string `json:"metric,omitempty"`
 
 		// MpsOptimal The exact search proved no MPS ordering does better.
-		MpsOptimal *bool   `json:"mps_optimal,omitempty"`
-		Objective  float64 `json:"objective"`
+		MpsOptimal *bool `json:"mps_optimal,omitempty"`
+
+		// Objective The schedule's value: the metric summed (minisum) or maxed (minimax) over jobs, in the metric's unit (time for response time, tardiness and lateness, a ratio for stretch, a count for tardy, the SLA's cost); minimised, as meta.objective.
+		//
+		// Examples: 42
+		Objective float64 `json:"objective"`
 
 		// Optimal The schedule is a proven optimum of the integer-slot malleable problem.
 		Optimal *bool `json:"optimal,omitempty"`
@@ -504,17 +668,24 @@ type FlexResponse struct {
 		Ordering []string `json:"ordering"`
 
 		// OrderingSource Which candidate won: rap, smith, shortest_alone, arrival, edd, moore_hodgson, lawler, local_search, exact_mps, fair, lp_refinement, lp_exhaustive.
-		OrderingSource string  `json:"ordering_source"`
-		RapMethod      *string `json:"rap_method,omitempty"`
+		OrderingSource string `json:"ordering_source"`
+
+		// RapMethod How the RAP allocation behind the rap ordering was solved (e.g. greedy-fallback), or skipped when the first answer came before it.
+		RapMethod *string `json:"rap_method,omitempty"`
 	} `json:"result"`
 }
 
 // FlexResponseBaseline A baseline's objective and its ratio to flex's; a baseline skipped because the deadline had (nearly) passed before the first answer has skipped true and no objective.
 type FlexResponseBaseline struct {
+	// Objective Its value, in the objective's unit (absent when skipped).
 	Objective *float64 `json:"objective,omitempty"`
-	Ratio     *float64 `json:"ratio,omitempty"`
-	Skipped   *bool    `json:"skipped,omitempty"`
-	union     json.RawMessage
+
+	// Ratio objective / flex's objective, when both are positive (above 1: flex does better).
+	Ratio *float64 `json:"ratio,omitempty"`
+
+	// Skipped The deadline had (nearly) passed before the first answer and this baseline cost more than the answer itself.
+	Skipped *bool `json:"skipped,omitempty"`
+	union   json.RawMessage
 }
 
 // FlexResponseBaseline0 defines model for FlexResponseBaseline.0.
@@ -527,55 +698,109 @@ type FlexResponseBaseline1 struct {
 
 // JobsJob defines model for jobs.job.
 type JobsJob struct {
-	Attempts        *int64 `json:"attempts,omitempty"`
-	CancelRequested *bool  `json:"cancel_requested,omitempty"`
+	// Attempts Times a worker started it (above 1 after a worker was lost and the job requeued).
+	Attempts *int64 `json:"attempts,omitempty"`
+
+	// CancelRequested DELETE was called while it was running; it stops at the solver's next check and keeps its best answer.
+	CancelRequested *bool `json:"cancel_requested,omitempty"`
 
 	// Client the tenant (before tenants: the X-Client-Id); kept for compatibility
-	Client    *string   `json:"client,omitempty"`
+	Client *string `json:"client,omitempty"`
+
+	// CreatedAt When it was submitted (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at"`
-	Error     *struct {
-		Detail *string        `json:"detail,omitempty"`
-		Errors *[]interface{} `json:"errors,omitempty"`
-		Status int64          `json:"status"`
-		Title  string         `json:"title"`
-		Type   string         `json:"type"`
-	} `json:"error"`
-	ExpiresAt  *time.Time         `json:"expires_at,omitempty"`
-	FinishedAt *time.Time         `json:"finished_at"`
-	Id         string             `json:"id"`
-	Kind       interface{}        `json:"kind,omitempty"`
-	Links      *map[string]string `json:"links,omitempty"`
-	Problem    string             `json:"problem"`
-	Progress   struct {
-		Bound         *float64 `json:"bound"`
-		BudgetUsed    *float64 `json:"budget_used,omitempty"`
-		Fraction      *float64 `json:"fraction"`
-		Message       *string  `json:"message,omitempty"`
-		Objective     *float64 `json:"objective"`
-		Phase         string   `json:"phase"`
-		VariantsDone  *int64   `json:"variants_done,omitempty"`
-		VariantsTotal *int64   `json:"variants_total,omitempty"`
+
+	// Error Why it failed (the problem document its solve answered, e.g. a 422 for an infeasible instance); null otherwise.
+	Error *CommonProblem `json:"error"`
+
+	// ExpiresAt When a finished job and its result are removed (finished_at plus the server's retention, 24 h by default).
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+
+	// FinishedAt When it reached succeeded, failed or cancelled; null before.
+	FinishedAt *time.Time `json:"finished_at"`
+
+	// Id The job's id.
+	Id string `json:"id"`
+
+	// Kind solve: one input; scenario: a base input and patched variants, answered with a comparison.
+	Kind interface{} `json:"kind,omitempty"`
+
+	// Links Related URLs: self (this job) and result (its answer).
+	Links *map[string]string `json:"links,omitempty"`
+
+	// Problem The problem it solves (its API name, e.g. tetris/assign).
+	Problem string `json:"problem"`
+
+	// Progress What the solver last reported.
+	Progress struct {
+		// Bound The proven bound so far; null when unknown.
+		Bound *float64 `json:"bound"`
+
+		// BudgetUsed Fraction of the solve budget elapsed, 0 to 1: a worst-case estimate of the remaining time when fraction is unknown.
+		BudgetUsed *float64 `json:"budget_used,omitempty"`
+
+		// Fraction Fraction of the work done, 0 to 1, where the solver knows it; null otherwise.
+		Fraction *float64 `json:"fraction"`
+
+		// Message A short remark from the solver.
+		Message *string `json:"message,omitempty"`
+
+		// Objective The best objective so far (anytime solvers), in meta.objective's units; null when unknown.
+		Objective *float64 `json:"objective"`
+
+		// Phase The stage: queued, solving, done, cancelled, failed, requeued, or a solver's own stage (e.g. bisection).
+		//
+		// Examples: solving
+		Phase string `json:"phase"`
+
+		// VariantsDone A scenario's finished variants.
+		VariantsDone *int64 `json:"variants_done,omitempty"`
+
+		// VariantsTotal A scenario's variants, the base included.
+		VariantsTotal *int64 `json:"variants_total,omitempty"`
 	} `json:"progress"`
+
+	// StartedAt When a worker started it; null while queued.
 	StartedAt *time.Time `json:"started_at"`
 
-	// State cancelled: DELETE stopped the job; a solve cancelled while running keeps its best answer as its result, whose meta.status is cancelled (timeout means the budget ran out)
-	State interface{} `json:"state"`
+	// State queued: waiting for a worker; running; succeeded: its result is stored; failed: its error says why; cancelled: DELETE stopped the job; a solve cancelled while running keeps its best answer as its result, whose meta.status is cancelled (timeout means the budget ran out).
+	State JobsJobState `json:"state"`
 
 	// Tenant the tenant the job belongs to (local without auth)
-	Tenant   *string `json:"tenant,omitempty"`
+	Tenant *string `json:"tenant,omitempty"`
+
+	// Variants A scenario's variants (base first), with their state (GET /v1/jobs/{id} only, not in the list).
 	Variants *[]struct {
-		Name     string                 `json:"name"`
+		// Name Its name (base is the unpatched input).
+		Name string `json:"name"`
+
+		// Progress What its solver last reported (as the job's progress).
 		Progress map[string]interface{} `json:"progress"`
-		Result   *string                `json:"result,omitempty"`
-		State    string                 `json:"state"`
+
+		// Result URL of its answer.
+		Result *string `json:"result,omitempty"`
+
+		// State Its state, as the job's.
+		State JobsJobVariantsState `json:"state"`
 	} `json:"variants,omitempty"`
 }
 
+// JobsJobState queued: waiting for a worker; running; succeeded: its result is stored; failed: its error says why; cancelled: DELETE stopped the job; a solve cancelled while running keeps its best answer as its result, whose meta.status is cancelled (timeout means the budget ran out).
+type JobsJobState string
+
+// JobsJobVariantsState Its state, as the job's.
+type JobsJobVariantsState string
+
 // JobsList defines model for jobs.list.
 type JobsList struct {
-	Jobs       []JobsJob `json:"jobs"`
-	Next       *string   `json:"next,omitempty"`
-	NextCursor *string   `json:"next_cursor,omitempty"`
+	// Jobs The jobs of this page, newest first (without variants).
+	Jobs []JobsJob `json:"jobs"`
+
+	// Next The URL of the next page (this query with cursor set); absent on the last page.
+	Next *string `json:"next,omitempty"`
+
+	// NextCursor Pass as cursor for the next page; absent on the last page.
+	NextCursor *string `json:"next_cursor,omitempty"`
 }
 
 // JobsSubmit A job solves `input` as POST /v1/{problem} would. With `variants`, it is a scenario: the base input and each variant (the base with an RFC 7396 JSON Merge Patch applied) are solved, and the result is a side-by-side comparison.
@@ -584,11 +809,14 @@ type JobsSubmit struct {
 	Input map[string]interface{} `json:"input"`
 
 	// Problem Problem name as in /v1/problems (API name, e.g. "tetris/assign", or CLI name).
-	Problem  string `json:"problem"`
+	Problem string `json:"problem"`
+
+	// Variants What-if variants: each is the base input with a merge patch applied, solved and compared with the base.
 	Variants *[]struct {
+		// Description Free text shown in the comparison.
 		Description *string `json:"description,omitempty"`
 
-		// Name An identifier: 1 to 128 printable characters.
+		// Name Its name, unique in the job (base is the unpatched input).
 		Name CommonName `json:"name"`
 
 		// Patch JSON Merge Patch (RFC 7396) applied to the base input.
@@ -710,34 +938,131 @@ type TetrisAssignRequestVector map[string]CommonNonneg
 // TetrisAssignResponse defines model for tetris-assign.response.
 type TetrisAssignResponse struct {
 	// Meta How the result was obtained: every response's meta, the same for every problem.
-	Meta   CommonMeta `json:"meta"`
+	Meta CommonMeta `json:"meta"`
+
+	// Result One scheduling round: every machine in heartbeat order filled with pending tasks by Tetris's score.
 	Result struct {
-		// Assignments In the order made.
+		// Assignments The placements, in the order made.
 		Assignments []struct {
+			// Alignment The alignment score: the dot product of the task's demand and the machine's free resources, both normalised by the machine's capacity (remote_penalty off when it reads remotely).
 			Alignment float64 `json:"alignment"`
-			Job       string  `json:"job"`
-			Machine   string  `json:"machine"`
-			Promoted  bool    `json:"promoted"`
-			Rank      int64   `json:"rank"`
-			Remote    bool    `json:"remote"`
-			Score     float64 `json:"score"`
-			Share     float64 `json:"share"`
-			Task      string  `json:"task"`
+
+			// Job Its job.
+			Job string `json:"job"`
+
+			// Machine The machine it was placed on.
+			Machine string `json:"machine"`
+
+			// Promoted The barrier knob preferred it (its stage is at least b finished).
+			Promoted bool `json:"promoted"`
+
+			// Rank Its job's place among the jobs able to use the machine, by dominant share (0 = furthest below its share).
+			Rank int64 `json:"rank"`
+
+			// Remote It reads its input from another machine.
+			Remote bool `json:"remote"`
+
+			// Score The score that chose it: alignment + ε·(remaining-work term), the barrier preference first.
+			Score float64 `json:"score"`
+
+			// Share Its job's dominant share before the placement (fraction of the cluster, 0 to 1).
+			Share float64 `json:"share"`
+
+			// Task The task's id.
+			Task string `json:"task"`
 		} `json:"assignments"`
-		Knobs    map[string]interface{}   `json:"knobs"`
-		Machines []map[string]interface{} `json:"machines"`
-		Summary  map[string]interface{}   `json:"summary"`
+
+		// Knobs The knobs the round used, defaults and ε resolved.
+		Knobs struct {
+			// Barrier b used: tasks of a stage with at least b of its tasks finished are preferred (default 0.9; 1 is off).
+			Barrier float64 `json:"barrier"`
+
+			// Epsilon ε used: the weight of remaining work against alignment in the score (the request's, or m·ā/p̄ when computed).
+			Epsilon float64 `json:"epsilon"`
+
+			// EpsilonAuto True when epsilon was computed (m·ā/p̄) rather than given.
+			EpsilonAuto bool `json:"epsilon_auto"`
+
+			// Fairness f used: only the first ⌈(1−f)·|J|⌉ jobs by dominant share may receive a machine (default 0.25).
+			Fairness float64 `json:"fairness"`
+
+			// RemotePenalty Fraction of the alignment score a remote-read placement loses (default 0.1).
+			RemotePenalty float64 `json:"remote_penalty"`
+		} `json:"knobs"`
+
+		// Machines Every machine's free resources after the round.
+		Machines []struct {
+			// Free Its free resources after the round, by resource name, in each resource's own units.
+			Free map[string]float64 `json:"free"`
+
+			// Name The machine, in request order.
+			Name string `json:"name"`
+		} `json:"machines"`
+
+		// Summary Counts of the round's outcome.
+		Summary struct {
+			// Complete False when the budget ran out before every machine was visited (meta.status is then timeout).
+			Complete bool `json:"complete"`
+
+			// Groups Groups of identical pending tasks (same job, stage, demand and inputs) the round worked with.
+			Groups int64 `json:"groups"`
+
+			// Placed Tasks placed this round (meta.objective, maximised).
+			Placed int64 `json:"placed"`
+
+			// Promoted Placements that the barrier knob promoted.
+			Promoted int64 `json:"promoted"`
+
+			// Remote Placements that read their input remotely.
+			Remote int64 `json:"remote"`
+
+			// Unplaced Tasks left pending (all of them, even when max_unplaced lists fewer).
+			Unplaced int64 `json:"unplaced"`
+		} `json:"summary"`
+
+		// Unplaced The tasks left pending, each with why (at most max_unplaced, in request order).
 		Unplaced []struct {
-			Blocked    map[string]int64         `json:"blocked"`
-			Free       float64                  `json:"free"`
-			Job        string                   `json:"job"`
-			Machine    string                   `json:"machine"`
-			Need       float64                  `json:"need"`
-			Reason     string                   `json:"reason"`
-			Remote     bool                     `json:"remote"`
-			Resource   string                   `json:"resource"`
-			Shortfalls []map[string]interface{} `json:"shortfalls"`
-			Task       string                   `json:"task"`
+			// Blocked Per resource, on how many of the offered machines it is short for this task.
+			Blocked map[string]int64 `json:"blocked"`
+
+			// Free How much of it is free there, in the resource's own units.
+			Free float64 `json:"free"`
+
+			// Job Its job.
+			Job string `json:"job"`
+
+			// Machine Where that resource is short (empty when no machine was examined).
+			Machine string `json:"machine"`
+
+			// Need How much of that resource the task needs there, in the resource's own units.
+			Need float64 `json:"need"`
+
+			// Reason The explanation in words, e.g. "needs 4 cpu on m1, 2 free (closest placement); cpu short on 3 of 3 machines".
+			Reason string `json:"reason"`
+
+			// Remote The closest placement reads the input remotely.
+			Remote bool `json:"remote"`
+
+			// Resource The resource most short at the closest placement (empty when none: see reason).
+			Resource string `json:"resource"`
+
+			// Shortfalls Every resource short at the closest placement.
+			Shortfalls []struct {
+				// Free How much of it is free there, in the resource's own units (may be negative after an over-commitment in the request).
+				Free float64 `json:"free"`
+
+				// Machine The machine where it is short (the task's machine, or an input machine for a remote read).
+				Machine string `json:"machine"`
+
+				// Need How much of it the task needs there, in the resource's own units.
+				Need float64 `json:"need"`
+
+				// Resource The resource short.
+				Resource string `json:"resource"`
+			} `json:"shortfalls"`
+
+			// Task The task's id.
+			Task string `json:"task"`
 		} `json:"unplaced"`
 	} `json:"result"`
 }
@@ -858,39 +1183,119 @@ type TetrisSimulateRequestVector map[string]CommonNonneg
 // TetrisSimulateResponse defines model for tetris-simulate.response.
 type TetrisSimulateResponse struct {
 	// Meta How the result was obtained: every response's meta, the same for every problem.
-	Meta   CommonMeta `json:"meta"`
+	Meta CommonMeta `json:"meta"`
+
+	// Result The simulated run of the trace under the policy, with the fair policy's run for comparison.
 	Result struct {
 		// AvgCompletion Mean job completion time (finish − arrival).
-		AvgCompletion  float64                 `json:"avg_completion"`
-		AvgFinish      *float64                `json:"avg_finish,omitempty"`
-		AvgUtilization map[string]float64      `json:"avg_utilization"`
-		Complete       bool                    `json:"complete"`
-		Fair           *map[string]interface{} `json:"fair,omitempty"`
-		Jobs           []struct {
+		AvgCompletion float64 `json:"avg_completion"`
+
+		// AvgFinish Mean absolute finish time of the finished jobs, on the trace's clock.
+		AvgFinish *float64 `json:"avg_finish,omitempty"`
+
+		// AvgUtilization Per resource: the fraction of capacity·time used over the whole run.
+		AvgUtilization map[string]float64 `json:"avg_utilization"`
+
+		// Complete Every job finished (false when the budget ran out first: meta.status timeout, the unfinished jobs listed).
+		Complete bool `json:"complete"`
+
+		// Fair The same trace run under the fair policy (fair_policy), compared with this run; absent when fair_policy is none or the budget ran out during that run.
+		Fair *struct {
+			// AvgCompletion Its mean job completion time (finish − arrival), in the trace's time unit.
+			AvgCompletion float64 `json:"avg_completion"`
+
+			// AvgCompletionReduction (its avg_completion − this avg_completion) / its avg_completion.
+			AvgCompletionReduction float64 `json:"avg_completion_reduction"`
+
+			// AvgSlowdown Mean slowdown of the slowed jobs (0 when none).
+			AvgSlowdown float64 `json:"avg_slowdown"`
+
+			// Makespan Its makespan, in the trace's time unit.
+			Makespan float64 `json:"makespan"`
+
+			// MakespanReduction (its makespan − this makespan) / its makespan: positive when this policy finishes sooner.
+			MakespanReduction float64 `json:"makespan_reduction"`
+
+			// MaxSlowdown The largest slowdown.
+			MaxSlowdown float64 `json:"max_slowdown"`
+
+			// Policy The reference policy (fair_policy; default drf).
+			Policy string `json:"policy"`
+
+			// SlowedFraction Fraction of jobs slower than under it (slowdown above a small tolerance).
+			SlowedFraction float64 `json:"slowed_fraction"`
+		} `json:"fair,omitempty"`
+
+		// Jobs The finished jobs, in request order.
+		Jobs []struct {
+			// Arrival Its arrival time, on the trace's clock.
 			Arrival float64 `json:"arrival"`
 
 			// Completion Absolute finish time.
-			Completion   float64  `json:"completion"`
-			Duration     float64  `json:"duration"`
+			Completion float64 `json:"completion"`
+
+			// Duration completion − arrival, in the trace's time unit.
+			Duration float64 `json:"duration"`
+
+			// FairDuration Its duration under the fair policy (absent without that run).
 			FairDuration *float64 `json:"fair_duration,omitempty"`
-			Id           string   `json:"id"`
+
+			// Id The job.
+			Id string `json:"id"`
 
 			// Slowdown duration / fair_duration − 1.
 			Slowdown *float64 `json:"slowdown,omitempty"`
+
+			// Stages When each of its stages finished (its barrier lifted), in request order.
+			Stages *[]struct {
+				// Finish Its finish time, on the trace's clock.
+				Finish float64 `json:"finish"`
+
+				// Name The stage.
+				Name string `json:"name"`
+			} `json:"stages,omitempty"`
 		} `json:"jobs"`
-		Makespan           float64 `json:"makespan"`
+
+		// Makespan The last job's finish time, on the trace's clock (meta.objective, minimised).
+		Makespan float64 `json:"makespan"`
+
+		// MakespanLowerBound A lower bound on any schedule's makespan: the largest of every job's arrival plus its critical path and every resource's Σ demand·duration / Σ capacity after the first arrival (meta.bound).
 		MakespanLowerBound float64 `json:"makespan_lower_bound"`
 
 		// Overallocation Per resource: fraction of machine-time during which the resource was demanded beyond capacity.
-		Overallocation map[string]float64     `json:"overallocation"`
-		Policy         string                 `json:"policy"`
-		Tasks          map[string]interface{} `json:"tasks"`
-		Unfinished     []string               `json:"unfinished"`
-		Utilization    []struct {
+		Overallocation map[string]float64 `json:"overallocation"`
+
+		// Policy The policy simulated (tetris, tetris-cpu-mem, drf, slot-fair, capacity).
+		Policy string `json:"policy"`
+
+		// Tasks Task statistics.
+		Tasks struct {
+			// AvgStretch Mean over tasks of actual / nominal duration (1 without over-allocation).
+			AvgStretch float64 `json:"avg_stretch"`
+
+			// Count Tasks run.
+			Count int64 `json:"count"`
+
+			// MaxStretch The largest task stretch.
+			MaxStretch float64 `json:"max_stretch"`
+		} `json:"tasks"`
+
+		// Unfinished Jobs that had not finished when the budget ran out.
+		Unfinished []string `json:"unfinished"`
+
+		// Utilization Utilization over time, in between bins/2 and 2·bins consecutive bins.
+		Utilization []struct {
+			// Demanded Per resource: the mean fraction of cluster capacity tasks asked for over the bin (above 1 when over-allocated).
 			Demanded map[string]float64 `json:"demanded"`
-			End      float64            `json:"end"`
-			Start    float64            `json:"start"`
-			Used     map[string]float64 `json:"used"`
+
+			// End The bin's end.
+			End float64 `json:"end"`
+
+			// Start The bin's start, on the trace's clock.
+			Start float64 `json:"start"`
+
+			// Used Per resource: the mean fraction of cluster capacity tasks got over the bin (at most 1).
+			Used map[string]float64 `json:"used"`
 		} `json:"utilization"`
 	} `json:"result"`
 }
@@ -1116,43 +1521,104 @@ type XscheduleAssignRequestXselectResult struct {
 // XscheduleAssignResponse defines model for xschedule-assign.response.
 type XscheduleAssignResponse struct {
 	// Meta How the result was obtained: every response's meta, the same for every problem.
-	Meta   CommonMeta `json:"meta"`
+	Meta CommonMeta `json:"meta"`
+
+	// Result One X-Schedule decision round at time now: grants, preemption notices, the requests left waiting and the pair contexts after it.
 	Result struct {
+		// Grants Containers given this round: free ones, and preempted ones whose notice came due (or at once with grace_period 0), in the order given.
 		Grants []struct {
-			App                string      `json:"app"`
-			Container          string      `json:"container"`
-			From               *string     `json:"from,omitempty"`
-			Kind               interface{} `json:"kind"`
-			Node               string      `json:"node"`
-			Owner              string      `json:"owner"`
-			PreemptionPriority int64       `json:"preemption_priority"`
-			Request            string      `json:"request"`
+			// App The application that asked.
+			App string `json:"app"`
+
+			// Container The container given.
+			Container string `json:"container"`
+
+			// From The application preempted (kind preempted).
+			From *string `json:"from,omitempty"`
+
+			// Kind owned: a free container of the requester; borrowed: a free container of another application; preempted: taken from its user after a preemption.
+			Kind interface{} `json:"kind"`
+
+			// Node Its node.
+			Node string `json:"node"`
+
+			// Owner The application that owns it.
+			Owner string `json:"owner"`
+
+			// PreemptionPriority The request's preemption priority, now the container's: lower is preempted first among equal scores.
+			PreemptionPriority int64 `json:"preemption_priority"`
+
+			// Request The request served.
+			Request string `json:"request"`
 		} `json:"grants"`
+
+		// Notices Preemptions started this round.
 		Notices []struct {
-			App                string      `json:"app"`
-			Container          string      `json:"container"`
-			Deadline           float64     `json:"deadline"`
-			Kind               interface{} `json:"kind"`
-			Node               string      `json:"node"`
-			Owner              string      `json:"owner"`
-			PreemptionPriority int64       `json:"preemption_priority"`
-			Request            string      `json:"request"`
-			User               string      `json:"user"`
+			// App The application it goes to.
+			App string `json:"app"`
+
+			// Container The container to release.
+			Container string `json:"container"`
+
+			// Deadline now + grace_period, on the request's clock (now's unit).
+			Deadline float64 `json:"deadline"`
+
+			// Kind reclaim: preemption of the first kind, the requester's own container back from a borrower; takeover: the second kind, another's container from a user in debt to the requester.
+			Kind interface{} `json:"kind"`
+
+			// Node Its node.
+			Node string `json:"node"`
+
+			// Owner The application that owns it.
+			Owner string `json:"owner"`
+
+			// PreemptionPriority The request's preemption priority.
+			PreemptionPriority int64 `json:"preemption_priority"`
+
+			// Request The request it serves.
+			Request string `json:"request"`
+
+			// User The application using it now, which must release it.
+			User string `json:"user"`
 		} `json:"notices"`
+
+		// Pairs The pair contexts after the round: every pair given or touched, a before b in application order.
 		Pairs []struct {
-			A            string  `json:"a"`
-			B            string  `json:"b"`
-			Bound        float64 `json:"bound"`
+			// A The first application (in application order).
+			A string `json:"a"`
+
+			// B The second application.
+			B string `json:"b"`
+
+			// Bound The pair's bound Δ_ab = min(δ_ab, δ_ba), in currency.
+			Bound float64 `json:"bound"`
+
+			// LastCalcTime When last_share was computed (now, once the round touched the pair).
 			LastCalcTime float64 `json:"last_calc_time"`
-			LastShare    float64 `json:"last_share"`
-			LastSlope    float64 `json:"last_slope"`
-			ShareNow     float64 `json:"share_now"`
+
+			// LastShare How far b is in debt to a at last_calc_time, in currency (charge rate × time; negative: a is in debt to b).
+			LastShare float64 `json:"last_share"`
+
+			// LastSlope Charge rates of a's containers used by b less those of b's used by a, in currency per unit time.
+			LastSlope float64 `json:"last_slope"`
+
+			// ShareNow last_share extrapolated to now: last_share + last_slope·(now − last_calc_time).
+			ShareNow float64 `json:"share_now"`
 		} `json:"pairs"`
+
+		// Pending Every request not wholly served, with the reason.
 		Pending []struct {
-			App       string      `json:"app"`
-			Reason    interface{} `json:"reason"`
-			Remaining int64       `json:"remaining"`
-			Request   string      `json:"request"`
+			// App Its application.
+			App string `json:"app"`
+
+			// Reason no_fit: no container of its type fits its size and fitness; locality: fitting ones exist, none on the requested rack or host; bound_not_reached: fitting ones are in use and no user is in debt beyond the bound; busy: fitting ones are in use by the requester or under notice; garbo: a Garbo application asked for others' containers; timeout: the budget ran out before it was examined.
+			Reason interface{} `json:"reason"`
+
+			// Remaining Containers it still needs.
+			Remaining int64 `json:"remaining"`
+
+			// Request The request.
+			Request string `json:"request"`
 		} `json:"pending"`
 	} `json:"result"`
 }
@@ -1276,60 +1742,129 @@ type XselectRequestRef1 struct {
 // XselectResponse defines model for xselect.response.
 type XselectResponse struct {
 	// Meta How the result was obtained: every response's meta, the same for every problem.
-	Meta   CommonMeta `json:"meta"`
+	Meta CommonMeta `json:"meta"`
+
+	// Result The packing of containers into nodes that maximises λ, with the bound that proves how close it is.
 	Result struct {
+		// Apps Every application's outcome, in request order.
 		Apps []struct {
-			Containers int64             `json:"containers"`
-			Name       string            `json:"name"`
-			Placed     *map[string]int64 `json:"placed,omitempty"`
-			Required   *map[string]int64 `json:"required,omitempty"`
+			// Containers Containers it holds.
+			Containers int64 `json:"containers"`
+
+			// Name The application.
+			Name string `json:"name"`
+
+			// Placed Per shape: what the packing gives it.
+			Placed *map[string]int64 `json:"placed,omitempty"`
+
+			// Required Per shape: ceil(lambda·c), what λ requires it to hold.
+			Required *map[string]int64 `json:"required,omitempty"`
 
 			// Share Sum over its containers of sum_r size_r / cluster capacity_r.
 			Share float64 `json:"share"`
 		} `json:"apps"`
+
+		// Changes What an incremental replan changed relative to current.
 		Changes *struct {
-			Changed           int64    `json:"changed"`
-			ChangedNodes      []string `json:"changed_nodes"`
-			ContainersMoved   int64    `json:"containers_moved"`
-			ContainersRemoved int64    `json:"containers_removed"`
-			MaxChanged        int64    `json:"max_changed"`
-			PreviousLambda    *float64 `json:"previous_lambda,omitempty"`
+			// Changed How many nodes changed.
+			Changed int64 `json:"changed"`
+
+			// ChangedNodes Nodes whose containers differ from current.
+			ChangedNodes []string `json:"changed_nodes"`
+
+			// ContainersMoved Containers placed on another node than in current.
+			ContainersMoved int64 `json:"containers_moved"`
+
+			// ContainersRemoved Containers of current no longer placed.
+			ContainersRemoved int64 `json:"containers_removed"`
+
+			// MaxChanged The request's cap on changed nodes.
+			MaxChanged int64 `json:"max_changed"`
+
+			// PreviousLambda λ of current, before the replan.
+			PreviousLambda *float64 `json:"previous_lambda,omitempty"`
 		} `json:"changes,omitempty"`
+
+		// Containers Containers placed in all.
 		Containers int64 `json:"containers"`
 
-		// Gap (upper_bound - lambda) / upper_bound.
+		// Gap (upper_bound − lambda) / upper_bound, 0 to 1; meta.gap uses xflex's common definition |lambda − upper_bound| / max(|lambda|, |upper_bound|, 1e-9), the same number when upper_bound is positive.
 		Gap float64 `json:"gap"`
 
-		// Lambda Attained multiplier: every application holds at least ceil(lambda*c) containers of each shape it asked c of.
+		// Lambda Attained multiplier (meta.objective, maximised): every application holds at least ceil(lambda·c) containers of each shape it asked c of.
+		//
+		// Examples: 0.75
 		Lambda float64 `json:"lambda"`
 
 		// LambdaFraction lambda as an exact fraction k/c.
-		LambdaFraction string   `json:"lambda_fraction"`
-		LpBound        *float64 `json:"lp_bound,omitempty"`
-		Nodes          []struct {
-			Changed    *bool `json:"changed,omitempty"`
+		LambdaFraction string `json:"lambda_fraction"`
+
+		// LpBound λ of the plain LP relaxation (or the fallback bound when the LP fails), before the rounded-count tightening that gives upper_bound.
+		LpBound *float64 `json:"lp_bound,omitempty"`
+
+		// Nodes Every node with its containers, in request order.
+		Nodes []struct {
+			// Changed Its containers differ from current (incremental replans).
+			Changed *bool `json:"changed,omitempty"`
+
+			// Containers The containers placed on it.
 			Containers []struct {
-				App   string `json:"app"`
+				// App The application it belongs to.
+				App string `json:"app"`
+
+				// Shape Its shape.
 				Shape string `json:"shape"`
 			} `json:"containers"`
-			Name        string     `json:"name"`
+
+			// Name The node.
+			Name string `json:"name"`
+
+			// Utilization Used fraction of the node's capacity per resource, in request resource order.
 			Utilization *[]float64 `json:"utilization,omitempty"`
 		} `json:"nodes"`
+
+		// Resources Cluster-wide figures per resource, in request order.
 		Resources []struct {
-			Capacity         float64  `json:"capacity"`
-			Name             string   `json:"name"`
-			Reserved         *float64 `json:"reserved,omitempty"`
-			Stranded         float64  `json:"stranded"`
+			// Capacity Total capacity over the nodes, in the resource's own units.
+			Capacity float64 `json:"capacity"`
+
+			// Name The resource.
+			Name string `json:"name"`
+
+			// Reserved Capacity reserved on the nodes (not for containers), in its units.
+			Reserved *float64 `json:"reserved,omitempty"`
+
+			// Stranded Free capacity on nodes where no required container can be added any more (by size, placement or conflict rules), in its units.
+			Stranded float64 `json:"stranded"`
+
+			// StrandedFraction stranded / capacity.
 			StrandedFraction *float64 `json:"stranded_fraction,omitempty"`
-			Used             float64  `json:"used"`
-			Utilization      float64  `json:"utilization"`
+
+			// Used What the containers use, in its units.
+			Used float64 `json:"used"`
+
+			// Utilization used / capacity.
+			Utilization float64 `json:"utilization"`
 		} `json:"resources"`
-		Score  *string `json:"score,omitempty"`
+
+		// Score The packing rule behind the answer: the greedy score, with what guided or improved it (e.g. ffd_sum, ffd_sum+lp-guided, configuration-lp+alignment).
+		//
+		// Examples: ffd_sum
+		Score *string `json:"score,omitempty"`
+
+		// Search How λ was searched.
 		Search struct {
-			Complete    bool        `json:"complete"`
-			Method      interface{} `json:"method"`
-			OracleCalls int64       `json:"oracle_calls"`
-			RejectedAt  *float64    `json:"rejected_at,omitempty"`
+			// Complete Every breakpoint between λ and the bound was decided.
+			Complete bool `json:"complete"`
+
+			// Method heuristic: greedy packing plus local search at each breakpoint; exact: a complete search decided them.
+			Method interface{} `json:"method"`
+
+			// OracleCalls Packings tried.
+			OracleCalls int64 `json:"oracle_calls"`
+
+			// RejectedAt The smallest λ the packer could not pack (heuristic: not a proof that none exists).
+			RejectedAt *float64 `json:"rejected_at,omitempty"`
 		} `json:"search"`
 
 		// UpperBound Proven upper bound on lambda (largest breakpoint under the LP relaxation).
@@ -1386,53 +1921,97 @@ type XsizeRequest struct {
 // XsizeResponse defines model for xsize.response.
 type XsizeResponse struct {
 	// Meta How the result was obtained: every response's meta, the same for every problem.
-	Meta   CommonMeta `json:"meta"`
+	Meta CommonMeta `json:"meta"`
+
+	// Result The K container shapes chosen for the weighted profile of requests, each request's cheapest fitting shape, and the proven guarantee.
 	Result struct {
 		// Assignment Index into shapes of each request's cheapest fitting shape, in request order.
 		Assignment []int64 `json:"assignment"`
-		Baselines  *struct {
-			Kmeans   *XsizeResponseBaseline `json:"kmeans,omitempty"`
+
+		// Baselines What a planner would otherwise pick, for comparison (absent when skipped).
+		Baselines *struct {
+			// Kmeans Shapes from k-means clustering (rounded up to cover their clusters).
+			Kmeans *XsizeResponseBaseline `json:"kmeans,omitempty"`
+
+			// Quantile Shapes at quantiles of each resource.
 			Quantile *XsizeResponseBaseline `json:"quantile,omitempty"`
 		} `json:"baselines,omitempty"`
 
-		// Cost Σ weight · normalized size of the assigned shape.
-		Cost             float64 `json:"cost"`
-		DistinctRequests *int64  `json:"distinct_requests,omitempty"`
+		// Cost Σ weight · normalized size of the assigned shape (meta.objective, minimised).
+		//
+		// Examples: 12.5
+		Cost float64 `json:"cost"`
+
+		// DistinctRequests Distinct request sizes after merging equal ones.
+		DistinctRequests *int64 `json:"distinct_requests,omitempty"`
 
 		// Epsilon Guarantee reached: cost ≤ (1+epsilon)·optimum, proven as cost/lower_bound − 1; at most ρ−1 of any direction set whose ray-restricted problem was solved exactly.
-		Epsilon       float64     `json:"epsilon"`
-		EpsilonTarget *float64    `json:"epsilon_target,omitempty"`
-		Fit           interface{} `json:"fit,omitempty"`
+		Epsilon float64 `json:"epsilon"`
+
+		// EpsilonTarget The request's epsilon target (absent when none was asked).
+		EpsilonTarget *float64 `json:"epsilon_target,omitempty"`
+
+		// Fit How a shape's cost is measured: sum or max of its normalized coordinates.
+		Fit interface{} `json:"fit,omitempty"`
 
 		// Levels One entry per refinement level of the anytime loop.
 		Levels *[]struct {
-			Candidates int64   `json:"candidates"`
-			Cost       float64 `json:"cost"`
-			Exact      bool    `json:"exact"`
-			Family     string  `json:"family"`
-			Method     *string `json:"method,omitempty"`
-			Param      *int64  `json:"param,omitempty"`
-			RayBound   float64 `json:"ray_bound"`
-			RayValue   float64 `json:"ray_value"`
-			Rays       int64   `json:"rays"`
-			Rho        float64 `json:"rho"`
+			// Candidates Candidate shapes the level considered.
+			Candidates int64 `json:"candidates"`
+
+			// Cost The true cost of the level's shapes after tightening.
+			Cost float64 `json:"cost"`
+
+			// Exact ray_value meets ray_bound: the level was solved exactly.
+			Exact bool `json:"exact"`
+
+			// Family Its direction family.
+			Family string `json:"family"`
+
+			// Method How the level was solved (e.g. dp, ls+lagrange, mip/coin/cbc).
+			Method *string `json:"method,omitempty"`
+
+			// Param The family's refinement parameter (finer directions as it grows).
+			Param *int64 `json:"param,omitempty"`
+
+			// RayBound A proven lower bound on the ray-restricted optimum.
+			RayBound float64 `json:"ray_bound"`
+
+			// RayValue The best ray-restricted solution's cost.
+			RayValue float64 `json:"ray_value"`
+
+			// Rays Directions at this level.
+			Rays int64 `json:"rays"`
+
+			// Rho Its ρ: the worst ratio a ray-restricted shape can lose (cost ≤ ρ·optimum when the level is solved exactly).
+			Rho float64 `json:"rho"`
 		} `json:"levels,omitempty"`
 
-		// LowerBound Proven lower bound on the optimal cost.
+		// LowerBound Proven lower bound on the optimal cost (meta.bound).
 		LowerBound float64 `json:"lower_bound"`
-		Method     *string `json:"method,omitempty"`
-		Optimal    *bool   `json:"optimal,omitempty"`
-		Rays       *string `json:"rays,omitempty"`
+
+		// Method The algorithm behind the answer (e.g. exact, maxfit-dp, lattice/ls+lagrange, or baseline/NAME when a baseline's shapes were cheaper).
+		Method *string `json:"method,omitempty"`
+
+		// Optimal The cost is proven optimal (it meets lower_bound).
+		Optimal *bool `json:"optimal,omitempty"`
+
+		// Rays The direction family used: mix, angle or lattice (auto resolved).
+		Rays *string `json:"rays,omitempty"`
 
 		// Reached epsilon ≤ epsilon_target (true when no target was asked).
 		Reached *bool `json:"reached,omitempty"`
 
 		// Rho ρ of the finest direction set solved exactly (absent when none was).
-		Rho    *float64 `json:"rho,omitempty"`
+		Rho *float64 `json:"rho,omitempty"`
+
+		// Shapes The chosen shapes (at most K).
 		Shapes []struct {
 			// NodeTypes Node types the shape fits (when node types were given).
-			NodeTypes      *[]string `json:"node_types,omitempty"`
-			NormalizedSize *float64  `json:"normalized_size,omitempty"`
+			NodeTypes *[]string `json:"node_types,omitempty"`
+
+			// NormalizedSize Its cost: the sum (fit sum) or max (fit max) of its coordinates, each divided by the resource's normaliser.
+			NormalizedSize *float64 `json:"normalized_size,omitempty"`
 
 			// Requests Number of requests it serves.
 			Requests *int64 `json:"requests,omitempty"`
@@ -1449,16 +2028,19 @@ type XsizeResponse struct {
 	} `json:"result"`
 }
 
-// XsizeResponseBaseline defines model for xsize.response.baseline.
+// XsizeResponseBaseline One baseline's outcome.
 type XsizeResponseBaseline struct {
+	// Cost Its cost, in the units of result.cost.
 	Cost float64 `json:"cost"`
 
 	// FitsNodes Every baseline shape fits a node type.
 	FitsNodes *bool `json:"fits_nodes,omitempty"`
 
 	// Ratio cost / the PTAS's cost (before a cheaper valid baseline is adopted as the answer).
-	Ratio  *float64 `json:"ratio,omitempty"`
-	Shapes int64    `json:"shapes"`
+	Ratio *float64 `json:"ratio,omitempty"`
+
+	// Shapes Shapes it uses.
+	Shapes int64 `json:"shapes"`
 }
 
 // Problem400 An RFC 9457 problem document (Content-Type application/problem+json): every error answer.
