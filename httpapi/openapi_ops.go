@@ -62,7 +62,7 @@ func (s *Server) operations() []operation {
 	for _, p := range s.runner.Problems() {
 		ops = append(ops, solveOperation(p))
 	}
-	return append(ops, jobOperations...)
+	return append(ops, jobOperations(s.runner.Problems())...)
 }
 
 // solveProblems are the answers of POST /v1/{problem} besides 200.

@@ -696,6 +696,63 @@ type FlexResponseBaseline1 struct {
 	Skipped interface{} `json:"skipped"`
 }
 
+// JobsComparison defines model for jobs.comparison.
+type JobsComparison struct {
+	// Base The name of the unpatched input's row (base).
+	Base string `json:"base"`
+
+	// Columns The figures rows may carry, in display order: the meta figures, then the numeric fields found in the results.
+	Columns []string `json:"columns"`
+
+	// Problem The problem solved.
+	Problem string `json:"problem"`
+
+	// Rows One row per variant, base first.
+	Rows []struct {
+		// Bound Its meta.bound.
+		Bound *float64 `json:"bound,omitempty"`
+
+		// Changed What differs from the base's result (allocations, assignments, ...), as JSON pointers into the result.
+		Changed *struct {
+			// Count How many pointers differ (always complete).
+			Count int64 `json:"count"`
+
+			// Paths The pointers (the first ones when truncated).
+			Paths []string `json:"paths"`
+
+			// Truncated paths lists only the first of count.
+			Truncated *bool `json:"truncated,omitempty"`
+		} `json:"changed,omitempty"`
+
+		// Delta Each figure (and the objective) minus the base's.
+		Delta *map[string]float64 `json:"delta,omitempty"`
+
+		// Description Its description from the submission.
+		Description *string `json:"description,omitempty"`
+
+		// Error Why the variant failed (its problem document).
+		Error *CommonProblem `json:"error,omitempty"`
+
+		// Figures The numeric fields of its result at depth one or two outside arrays (e.g. lambda, summary.makespan), by dotted name.
+		Figures *map[string]float64 `json:"figures,omitempty"`
+
+		// Gap Its meta.gap.
+		Gap *float64 `json:"gap,omitempty"`
+
+		// Objective Its meta.objective.
+		Objective *float64 `json:"objective,omitempty"`
+
+		// State Its job state.
+		State interface{} `json:"state"`
+
+		// Status Its meta.status.
+		Status *string `json:"status,omitempty"`
+
+		// Variant The variant.
+		Variant string `json:"variant"`
+	} `json:"rows"`
+}
+
 // JobsJob defines model for jobs.job.
 type JobsJob struct {
 	// Attempts Times a worker started it (above 1 after a worker was lost and the job requeued).
@@ -2118,6 +2175,16 @@ type SubmitJobParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// GetJobResult200JSONResponseBody defines parameters for GetJobResult.
+type GetJobResult200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetVariantResult200JSONResponseBody defines parameters for GetVariantResult.
+type GetVariantResult200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // SolveCmmfJSONRequestBody defines body for SolveCmmf for application/json ContentType.
 type SolveCmmfJSONRequestBody = CmmfRequest
 
@@ -2539,6 +2606,468 @@ func (t XselectRequestRef) MarshalJSON() ([]byte, error) {
 }
 
 func (t *XselectRequestRef) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCmmfResponse returns the union data inside the GetJobResult200JSONResponseBody as a CmmfResponse
+func (t GetJobResult200JSONResponseBody) AsCmmfResponse() (CmmfResponse, error) {
+	var body CmmfResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCmmfResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided CmmfResponse
+func (t *GetJobResult200JSONResponseBody) FromCmmfResponse(v CmmfResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCmmfResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided CmmfResponse
+func (t *GetJobResult200JSONResponseBody) MergeCmmfResponse(v CmmfResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsFlexResponse returns the union data inside the GetJobResult200JSONResponseBody as a FlexResponse
+func (t GetJobResult200JSONResponseBody) AsFlexResponse() (FlexResponse, error) {
+	var body FlexResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFlexResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided FlexResponse
+func (t *GetJobResult200JSONResponseBody) FromFlexResponse(v FlexResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFlexResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided FlexResponse
+func (t *GetJobResult200JSONResponseBody) MergeFlexResponse(v FlexResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsFairshareResponse returns the union data inside the GetJobResult200JSONResponseBody as a FairshareResponse
+func (t GetJobResult200JSONResponseBody) AsFairshareResponse() (FairshareResponse, error) {
+	var body FairshareResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFairshareResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided FairshareResponse
+func (t *GetJobResult200JSONResponseBody) FromFairshareResponse(v FairshareResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFairshareResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided FairshareResponse
+func (t *GetJobResult200JSONResponseBody) MergeFairshareResponse(v FairshareResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsXsizeResponse returns the union data inside the GetJobResult200JSONResponseBody as a XsizeResponse
+func (t GetJobResult200JSONResponseBody) AsXsizeResponse() (XsizeResponse, error) {
+	var body XsizeResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXsizeResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided XsizeResponse
+func (t *GetJobResult200JSONResponseBody) FromXsizeResponse(v XsizeResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXsizeResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided XsizeResponse
+func (t *GetJobResult200JSONResponseBody) MergeXsizeResponse(v XsizeResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsXselectResponse returns the union data inside the GetJobResult200JSONResponseBody as a XselectResponse
+func (t GetJobResult200JSONResponseBody) AsXselectResponse() (XselectResponse, error) {
+	var body XselectResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXselectResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided XselectResponse
+func (t *GetJobResult200JSONResponseBody) FromXselectResponse(v XselectResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXselectResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided XselectResponse
+func (t *GetJobResult200JSONResponseBody) MergeXselectResponse(v XselectResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTetrisAssignResponse returns the union data inside the GetJobResult200JSONResponseBody as a TetrisAssignResponse
+func (t GetJobResult200JSONResponseBody) AsTetrisAssignResponse() (TetrisAssignResponse, error) {
+	var body TetrisAssignResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTetrisAssignResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided TetrisAssignResponse
+func (t *GetJobResult200JSONResponseBody) FromTetrisAssignResponse(v TetrisAssignResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTetrisAssignResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided TetrisAssignResponse
+func (t *GetJobResult200JSONResponseBody) MergeTetrisAssignResponse(v TetrisAssignResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTetrisSimulateResponse returns the union data inside the GetJobResult200JSONResponseBody as a TetrisSimulateResponse
+func (t GetJobResult200JSONResponseBody) AsTetrisSimulateResponse() (TetrisSimulateResponse, error) {
+	var body TetrisSimulateResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTetrisSimulateResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided TetrisSimulateResponse
+func (t *GetJobResult200JSONResponseBody) FromTetrisSimulateResponse(v TetrisSimulateResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTetrisSimulateResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided TetrisSimulateResponse
+func (t *GetJobResult200JSONResponseBody) MergeTetrisSimulateResponse(v TetrisSimulateResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsXscheduleAssignResponse returns the union data inside the GetJobResult200JSONResponseBody as a XscheduleAssignResponse
+func (t GetJobResult200JSONResponseBody) AsXscheduleAssignResponse() (XscheduleAssignResponse, error) {
+	var body XscheduleAssignResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXscheduleAssignResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided XscheduleAssignResponse
+func (t *GetJobResult200JSONResponseBody) FromXscheduleAssignResponse(v XscheduleAssignResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXscheduleAssignResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided XscheduleAssignResponse
+func (t *GetJobResult200JSONResponseBody) MergeXscheduleAssignResponse(v XscheduleAssignResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJobsComparison returns the union data inside the GetJobResult200JSONResponseBody as a JobsComparison
+func (t GetJobResult200JSONResponseBody) AsJobsComparison() (JobsComparison, error) {
+	var body JobsComparison
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJobsComparison overwrites any union data inside the GetJobResult200JSONResponseBody as the provided JobsComparison
+func (t *GetJobResult200JSONResponseBody) FromJobsComparison(v JobsComparison) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJobsComparison performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided JobsComparison
+func (t *GetJobResult200JSONResponseBody) MergeJobsComparison(v JobsComparison) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetJobResult200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetJobResult200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCmmfResponse returns the union data inside the GetVariantResult200JSONResponseBody as a CmmfResponse
+func (t GetVariantResult200JSONResponseBody) AsCmmfResponse() (CmmfResponse, error) {
+	var body CmmfResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCmmfResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided CmmfResponse
+func (t *GetVariantResult200JSONResponseBody) FromCmmfResponse(v CmmfResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCmmfResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided CmmfResponse
+func (t *GetVariantResult200JSONResponseBody) MergeCmmfResponse(v CmmfResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsFlexResponse returns the union data inside the GetVariantResult200JSONResponseBody as a FlexResponse
+func (t GetVariantResult200JSONResponseBody) AsFlexResponse() (FlexResponse, error) {
+	var body FlexResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFlexResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided FlexResponse
+func (t *GetVariantResult200JSONResponseBody) FromFlexResponse(v FlexResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFlexResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided FlexResponse
+func (t *GetVariantResult200JSONResponseBody) MergeFlexResponse(v FlexResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsFairshareResponse returns the union data inside the GetVariantResult200JSONResponseBody as a FairshareResponse
+func (t GetVariantResult200JSONResponseBody) AsFairshareResponse() (FairshareResponse, error) {
+	var body FairshareResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFairshareResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided FairshareResponse
+func (t *GetVariantResult200JSONResponseBody) FromFairshareResponse(v FairshareResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFairshareResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided FairshareResponse
+func (t *GetVariantResult200JSONResponseBody) MergeFairshareResponse(v FairshareResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsXsizeResponse returns the union data inside the GetVariantResult200JSONResponseBody as a XsizeResponse
+func (t GetVariantResult200JSONResponseBody) AsXsizeResponse() (XsizeResponse, error) {
+	var body XsizeResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXsizeResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided XsizeResponse
+func (t *GetVariantResult200JSONResponseBody) FromXsizeResponse(v XsizeResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXsizeResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided XsizeResponse
+func (t *GetVariantResult200JSONResponseBody) MergeXsizeResponse(v XsizeResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsXselectResponse returns the union data inside the GetVariantResult200JSONResponseBody as a XselectResponse
+func (t GetVariantResult200JSONResponseBody) AsXselectResponse() (XselectResponse, error) {
+	var body XselectResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXselectResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided XselectResponse
+func (t *GetVariantResult200JSONResponseBody) FromXselectResponse(v XselectResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXselectResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided XselectResponse
+func (t *GetVariantResult200JSONResponseBody) MergeXselectResponse(v XselectResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTetrisAssignResponse returns the union data inside the GetVariantResult200JSONResponseBody as a TetrisAssignResponse
+func (t GetVariantResult200JSONResponseBody) AsTetrisAssignResponse() (TetrisAssignResponse, error) {
+	var body TetrisAssignResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTetrisAssignResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided TetrisAssignResponse
+func (t *GetVariantResult200JSONResponseBody) FromTetrisAssignResponse(v TetrisAssignResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTetrisAssignResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided TetrisAssignResponse
+func (t *GetVariantResult200JSONResponseBody) MergeTetrisAssignResponse(v TetrisAssignResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTetrisSimulateResponse returns the union data inside the GetVariantResult200JSONResponseBody as a TetrisSimulateResponse
+func (t GetVariantResult200JSONResponseBody) AsTetrisSimulateResponse() (TetrisSimulateResponse, error) {
+	var body TetrisSimulateResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTetrisSimulateResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided TetrisSimulateResponse
+func (t *GetVariantResult200JSONResponseBody) FromTetrisSimulateResponse(v TetrisSimulateResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTetrisSimulateResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided TetrisSimulateResponse
+func (t *GetVariantResult200JSONResponseBody) MergeTetrisSimulateResponse(v TetrisSimulateResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsXscheduleAssignResponse returns the union data inside the GetVariantResult200JSONResponseBody as a XscheduleAssignResponse
+func (t GetVariantResult200JSONResponseBody) AsXscheduleAssignResponse() (XscheduleAssignResponse, error) {
+	var body XscheduleAssignResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXscheduleAssignResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided XscheduleAssignResponse
+func (t *GetVariantResult200JSONResponseBody) FromXscheduleAssignResponse(v XscheduleAssignResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXscheduleAssignResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided XscheduleAssignResponse
+func (t *GetVariantResult200JSONResponseBody) MergeXscheduleAssignResponse(v XscheduleAssignResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetVariantResult200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetVariantResult200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -5377,7 +5906,7 @@ type GetJobResultResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *map[string]interface{}
+	JSON200 *GetJobResult200JSONResponseBody
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem401
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -5397,7 +5926,7 @@ type GetJobResultResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetJobResultResponse) GetJSON200() *map[string]interface{} {
+func (r GetJobResultResponse) GetJSON200() *GetJobResult200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -5474,7 +6003,7 @@ type GetVariantResultResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *map[string]interface{}
+	JSON200 *GetVariantResult200JSONResponseBody
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem401
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -5492,7 +6021,7 @@ type GetVariantResultResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetVariantResultResponse) GetJSON200() *map[string]interface{} {
+func (r GetVariantResultResponse) GetJSON200() *GetVariantResult200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -7635,7 +8164,7 @@ func ParseGetJobResultResponse(rsp *http.Response) (*GetJobResultResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest map[string]interface{}
+		var dest GetJobResult200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -7726,7 +8255,7 @@ func ParseGetVariantResultResponse(rsp *http.Response) (*GetVariantResultRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest map[string]interface{}
+		var dest GetVariantResult200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/problems"
@@ -120,4 +121,47 @@ func metaOf[T any](v *T, get func(*T) CommonMeta) *CommonMeta {
 	}
 	m := get(v)
 	return &m
+}
+
+// TestClientRunsAJob: the generated client submits the cmmf example as a
+// job, polls it until it finishes and reads its answer through the typed
+// union of the result endpoint.
+func TestClientRunsAJob(t *testing.T) {
+	ts := httptest.NewServer(newServer(t).Handler())
+	defer ts.Close()
+	c, err := NewClientWithResponses(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "cmmf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var input map[string]any
+	if err := json.Unmarshal(raw, &input); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sub, err := c.SubmitJobWithResponse(ctx, &SubmitJobParams{}, JobsSubmit{Problem: "cmmf", Input: input})
+	if err != nil || sub.JSON202 == nil {
+		t.Fatalf("submit: %v %s", err, sub.Body)
+	}
+	id := sub.JSON202.Id
+	state := sub.JSON202.State
+	for deadline := time.Now().Add(30 * time.Second); state != JobsJobStateSucceeded && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		got, err := c.GetJobWithResponse(ctx, id)
+		if err != nil || got.JSON200 == nil {
+			t.Fatalf("get: %v %s", err, got.Body)
+		}
+		state = got.JSON200.State
+	}
+	res, err := c.GetJobResultWithResponse(ctx, id)
+	if err != nil || res.JSON200 == nil {
+		t.Fatalf("result of job %s (%s): %v %s", id, state, err, res.Body)
+	}
+	answer, err := res.JSON200.AsCmmfResponse()
+	if err != nil || answer.Meta.InputSha256 != canonicalHash(t, raw) || len(answer.Result.Users) == 0 {
+		t.Errorf("the job's answer: %v %+v", err, answer.Meta)
+	}
 }
