@@ -33,7 +33,8 @@ const openAPIVersion = "3.1.0"
 const componentPrefix = "#/components/schemas/"
 
 // OpenAPI returns the OpenAPI document of the server's routes as they are
-// when it is first asked (after the jobs routes are mounted), built once.
+// when it is first asked, built once: `xflex serve` asks at start-up,
+// once the jobs routes are mounted, and refuses to start on an error.
 func (s *Server) OpenAPI() ([]byte, error) {
 	s.openapiOnce.Do(func() { s.openapiDoc, s.openapiErr = s.buildOpenAPI() })
 	return s.openapiDoc, s.openapiErr
@@ -109,7 +110,6 @@ func openAPIInfo() map[string]any {
 			"and the scope its security requirement names (403 without it). Request bodies may be sent " +
 			"with Content-Encoding: gzip, and responses of 1 KB or more are gzipped for clients that send " +
 			"Accept-Encoding: gzip.",
-		"license": map[string]any{"name": "Proprietary"},
 	}
 }
 
