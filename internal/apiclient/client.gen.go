@@ -1001,7 +1001,7 @@ type TetrisAssignResponse struct {
 	Result struct {
 		// Assignments The placements, in the order made.
 		Assignments []struct {
-			// Alignment The alignment score: the dot product of the task's demand and the machine's free resources, both normalised by the machine's capacity (remote_penalty off when it reads remotely).
+			// Alignment The alignment a: the dot product of the task's demand and the machine's free resources, both normalised by the machine's capacity.
 			Alignment float64 `json:"alignment"`
 
 			// Job Its job.
@@ -1019,7 +1019,7 @@ type TetrisAssignResponse struct {
 			// Remote It reads its input from another machine.
 			Remote bool `json:"remote"`
 
-			// Score The score that chose it: alignment + ε·(remaining-work term), the barrier preference first.
+			// Score The score that ranked it: a·(1 − remote_penalty when it reads remotely) − ε·p, p its job's remaining work (less remaining work goes first); among the jobs the fairness knob admits, barrier-promoted tasks come before all others.
 			Score float64 `json:"score"`
 
 			// Share Its job's dominant share before the placement (fraction of the cluster, 0 to 1).
@@ -1061,7 +1061,7 @@ type TetrisAssignResponse struct {
 			// Complete False when the budget ran out before every machine was visited (meta.status is then timeout).
 			Complete bool `json:"complete"`
 
-			// Groups Groups of identical pending tasks (same job, stage, demand and inputs) the round worked with.
+			// Groups Groups of interchangeable pending tasks (same job, stage, demand and input rates) the round worked with.
 			Groups int64 `json:"groups"`
 
 			// Placed Tasks placed this round (meta.objective, maximised).
@@ -1917,7 +1917,7 @@ type XselectResponse struct {
 			// Method heuristic: greedy packing plus local search at each breakpoint; exact: a complete search decided them.
 			Method interface{} `json:"method"`
 
-			// OracleCalls Packings tried.
+			// OracleCalls Times the search asked its oracle whether a count vector packs (greedy rules plus local search, or a CBC MIP for exact).
 			OracleCalls int64 `json:"oracle_calls"`
 
 			// RejectedAt The smallest λ the packer could not pack (heuristic: not a proof that none exists).
@@ -1987,10 +1987,10 @@ type XsizeResponse struct {
 
 		// Baselines What a planner would otherwise pick, for comparison (absent when skipped).
 		Baselines *struct {
-			// Kmeans Shapes from k-means clustering (rounded up to cover their clusters).
+			// Kmeans Weighted k-means centroids (seeded k-means++, Lloyd's iterations), each rounded up to cover its cluster, ignoring node types.
 			Kmeans *XsizeResponseBaseline `json:"kmeans,omitempty"`
 
-			// Quantile Shapes at quantiles of each resource.
+			// Quantile Shapes at the weighted k/K-quantiles of each resource (the K-th the componentwise maximum), ignoring node types, in normalized units.
 			Quantile *XsizeResponseBaseline `json:"quantile,omitempty"`
 		} `json:"baselines,omitempty"`
 
@@ -2067,7 +2067,7 @@ type XsizeResponse struct {
 			// NodeTypes Node types the shape fits (when node types were given).
 			NodeTypes *[]string `json:"node_types,omitempty"`
 
-			// NormalizedSize Its cost: the sum (fit sum) or max (fit max) of its coordinates, each divided by the resource's normaliser.
+			// NormalizedSize Its cost per unit weight: the sum (fit sum) or max (fit max) of its coordinates, each divided by that resource's cluster total.
 			NormalizedSize *float64 `json:"normalized_size,omitempty"`
 
 			// Requests Number of requests it serves.
