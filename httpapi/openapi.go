@@ -46,7 +46,9 @@ func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
 		s.WriteError(w, r, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err})
 		return
 	}
-	writeBody(w, http.StatusOK, b)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	_, _ = w.Write(b)
 }
 
 // buildOpenAPI assembles the document: info, the served operations and

@@ -60,7 +60,7 @@ func (op operation) object(need access) map[string]any {
 func (s *Server) operations() []operation {
 	ops := append([]operation{}, serviceOperations...)
 	for _, p := range s.runner.Problems() {
-		ops = append(ops, solveOperation(p))
+		ops = append(ops, solveOperation(p), exampleOperation(p))
 	}
 	return append(ops, jobOperations(s.runner.Problems())...)
 }
@@ -88,11 +88,21 @@ func solveOperation(p solver.Problem) operation {
 	}
 }
 
+// exampleOperation is GET /v1/examples/{problem}, the problem's example
+// request, listed once a server serves it.
+func exampleOperation(p solver.Problem) operation {
+	return operation{
+		method: "GET", path: "/v1/examples/" + p.Name, id: "example" + camel(p.Command()), tag: "problems",
+		summary: "An example request for POST /v1/" + p.Name,
+		ok:      map[int]map[string]any{200: jsonAnswer("The example (examples/"+p.Command()+".json).", SchemaRef(p.RequestSchema))},
+	}
+}
+
 // svgContent is the picture a solve or a job's result answers for
 // Accept: image/svg+xml.
 var svgContent = map[string]any{"schema": map[string]any{
 	"type":        "string",
-	"description": "A complete SVG document drawing the answer (with a viewBox, <title> and <desc>); deterministic for a given request and seed.",
+	"description": "A complete SVG document drawing the answer (with a viewBox, <title> and <desc>); deterministic for a given request and seed. A problem that draws no picture answers 406.",
 }}
 
 // camel turns "tetris-assign" into "TetrisAssign".
@@ -128,7 +138,8 @@ func object(desc string, required []string, props map[string]any) map[string]any
 // prop is a described property of the given type.
 func prop(typ, desc string) map[string]any { return map[string]any{"type": typ, "description": desc} }
 
-// serviceOperations are the routes New adds besides the problems.
+// serviceOperations are the routes New adds besides the problems (and
+// /metrics, listed once a server serves it).
 var serviceOperations = []operation{
 	{method: "GET", path: "/healthz", id: "healthz", tag: "operations", summary: "Liveness: the process answers",
 		ok: map[int]map[string]any{200: jsonAnswer("Alive.", object("Liveness.", []string{"status"},
@@ -150,6 +161,9 @@ var serviceOperations = []operation{
 				"go":          prop("string", "The Go release that built the binary."),
 				"lp_backends": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "LP/MIP backends this binary has (cbc, native)."},
 			}))}},
+	{method: "GET", path: "/metrics", id: "metrics", tag: "operations", summary: "Prometheus metrics of this server",
+		ok: map[int]map[string]any{200: {"description": "The Prometheus text exposition.",
+			"content": map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}}}},
 	{method: "GET", path: "/v1/problems", id: "listProblems", tag: "problems", summary: "The problems this server solves",
 		ok: map[int]map[string]any{200: jsonAnswer("Every problem, in the server's order.", problemList)}},
 	{method: "GET", path: "/v1/schemas", id: "listSchemas", tag: "schemas", summary: "The JSON Schemas",
