@@ -200,23 +200,30 @@ func rewriteRefs(node any, file string) error {
 	return nil
 }
 
-// componentRef maps a $ref of the schema file named file ("#/$defs/D",
-// "OTHER.json", "OTHER.json#/$defs/D", or either with the full base URL)
-// to its component. Other fragments have no component and are an error,
-// so a schema that starts using one fails the OpenAPI test at once.
+// componentRef maps a $ref of the schema file named file to its
+// component: "OTHER.json" (or "#") to the file's component,
+// "OTHER.json#/$defs/D/..." to D's component (FILE.D) and any other JSON
+// pointer "OTHER.json#/properties/..." to the same place inside the file's
+// component, with or without the base URL. An anchor (a fragment that is
+// no pointer) has no such place and is an error, so a schema that starts
+// using one fails the OpenAPI test at once.
 func componentRef(ref, file string) (string, error) {
 	target, frag, _ := strings.Cut(strings.TrimPrefix(ref, schemas.BaseURL), "#")
 	if target == "" {
 		target = file
 	}
 	name := componentPrefix + componentName(target)
-	switch def, isDef := strings.CutPrefix(frag, "/$defs/"); {
-	case frag == "":
-		return name, nil
-	case isDef && !strings.Contains(def, "/"):
-		return name + "." + def, nil
+	if def, ok := strings.CutPrefix(frag, "/$defs/"); ok {
+		def, rest, _ := strings.Cut(def, "/")
+		if rest != "" {
+			rest = "/" + rest
+		}
+		return name + "." + def + rest, nil
 	}
-	return "", fmt.Errorf("$ref %q: only whole files and their $defs can be referenced", ref)
+	if frag == "" || strings.HasPrefix(frag, "/") && frag != "/$defs" {
+		return name + frag, nil
+	}
+	return "", fmt.Errorf("$ref %q: only JSON pointers can be referenced, not anchors", ref)
 }
 
 // problemStatuses are the problem+json answers the operations refer to

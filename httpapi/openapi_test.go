@@ -60,9 +60,10 @@ func TestOpenAPIServedRoutesOnly(t *testing.T) {
 	}
 }
 
-// TestComponentRef: the $ref forms the schemas use map to components;
-// any other fragment is refused, so a schema starting to use one fails
-// the document's build instead of producing a dangling reference.
+// TestComponentRef: the $ref forms the schemas use map to components or
+// to places inside them; an anchor is refused, so a schema starting to
+// use one fails the document's build instead of producing a dangling
+// reference.
 func TestComponentRef(t *testing.T) {
 	for _, c := range []struct{ ref, want string }{
 		{"#/$defs/vector", "#/components/schemas/tetris-assign.request.vector"},
@@ -70,12 +71,15 @@ func TestComponentRef(t *testing.T) {
 		{"jobs.job.json", "#/components/schemas/jobs.job"},
 		{"https://xflex.dev/schemas/common.json#/$defs/meta", "#/components/schemas/common.meta"},
 		{"#", "#/components/schemas/tetris-assign.request"},
+		{"common.json#/$defs/meta/properties/status", "#/components/schemas/common.meta/properties/status"},
+		{"xschedule-assign.request.json#/properties/apps", "#/components/schemas/xschedule-assign.request/properties/apps"},
+		{"#/properties/jobs/items", "#/components/schemas/tetris-assign.request/properties/jobs/items"},
 	} {
 		if got, err := componentRef(c.ref, "tetris-assign.request.json"); err != nil || got != c.want {
 			t.Errorf("%s: %q, %v; want %q", c.ref, got, err, c.want)
 		}
 	}
-	for _, ref := range []string{"#/properties/x", "common.json#/$defs/meta/properties/status", "#/$defs"} {
+	for _, ref := range []string{"#anchor", "common.json#meta", "#/$defs"} {
 		if got, err := componentRef(ref, "x.json"); err == nil {
 			t.Errorf("%s: %q, want an error", ref, got)
 		}

@@ -53,7 +53,8 @@ func servedDocument(t *testing.T, api *httpapi.Server) []byte {
 	rec := httptest.NewRecorder()
 	api.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/openapi.json", nil))
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
-		t.Fatalf("GET /v1/openapi.json: %d %s: %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+		_, err := api.OpenAPI()
+		t.Fatalf("GET /v1/openapi.json: %d %s (%v): %s", rec.Code, rec.Header().Get("Content-Type"), err, rec.Body)
 	}
 	return rec.Body.Bytes()
 }
