@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -132,9 +133,14 @@ var bearerScheme = map[string]any{
 }
 
 // schemaComponents converts every embedded schema file into components
-// (see the comment at the top of this file).
+// (see the comment at the top of this file). A $ref into a schema below
+// the top of a file or of one of its $defs ("OTHER.json#/properties/apps")
+// moves that schema into a component of its own, named after its path
+// (OTHER.properties.apps), and leaves a $ref to it in its place, since
+// code generators resolve references to components only.
 func schemaComponents(set *schemas.Set) (map[string]any, error) {
-	out := map[string]any{}
+	roots := map[string]map[string]any{}
+	nested := map[refTarget]bool{}
 	for _, file := range set.Names() {
 		raw, _ := set.Raw(file)
 		dec := json.NewDecoder(bytes.NewReader(raw))
@@ -143,9 +149,16 @@ func schemaComponents(set *schemas.Set) (map[string]any, error) {
 		if err := dec.Decode(&root); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", file, err)
 		}
-		if err := rewriteRefs(root, file); err != nil {
+		if err := rewriteRefs(root, file, nested); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", file, err)
 		}
+		roots[file] = root
+	}
+	out := map[string]any{}
+	if err := hoist(roots, nested, out); err != nil {
+		return nil, err
+	}
+	for file, root := range roots {
 		name := componentName(file)
 		defs, _ := root["$defs"].(map[string]any)
 		for def, sch := range defs {
@@ -157,6 +170,70 @@ func schemaComponents(set *schemas.Set) (map[string]any, error) {
 		out[name] = root
 	}
 	return out, nil
+}
+
+// refTarget is a schema some $ref points at below the top of its file or
+// of one of its $defs: the file and the JSON pointer.
+type refTarget struct{ file, ptr string }
+
+// hoist moves every nested target into out under its component name,
+// leaving a $ref in its place; deeper targets go first, so a target inside
+// another moves out of it before the outer one moves.
+func hoist(roots map[string]map[string]any, nested map[refTarget]bool, out map[string]any) error {
+	targets := make([]refTarget, 0, len(nested))
+	for t := range nested {
+		targets = append(targets, t)
+	}
+	sort.Slice(targets, func(i, j int) bool {
+		a, b := targets[i], targets[j]
+		if len(a.ptr) != len(b.ptr) {
+			return len(a.ptr) > len(b.ptr)
+		}
+		return a.file+a.ptr < b.file+b.ptr
+	})
+	for _, t := range targets {
+		name, _ := nestedName(t.file, t.ptr)
+		parent, key, err := parentOf(roots[t.file], t.ptr)
+		if err != nil {
+			return fmt.Errorf("schema %s: $ref to #%s: %w", t.file, t.ptr, err)
+		}
+		ref := map[string]any{"$ref": componentPrefix + name}
+		switch p := parent.(type) {
+		case map[string]any:
+			out[name], p[key] = p[key], ref
+		case []any:
+			i, _ := strconv.Atoi(key)
+			out[name], p[i] = p[i], ref
+		}
+	}
+	return nil
+}
+
+// parentOf returns the object or array holding the node at ptr in root,
+// and the node's key (an index for an array).
+func parentOf(root map[string]any, ptr string) (any, string, error) {
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	var node any = root
+	for i, tok := range toks {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		var next any
+		switch n := node.(type) {
+		case map[string]any:
+			next = n[tok]
+		case []any:
+			if k, err := strconv.Atoi(tok); err == nil && k >= 0 && k < len(n) {
+				next = n[k]
+			}
+		}
+		if next == nil {
+			return nil, "", fmt.Errorf("nothing at %q", tok)
+		}
+		if i == len(toks)-1 {
+			return node, tok, nil
+		}
+		node = next
+	}
+	return nil, "", fmt.Errorf("empty pointer")
 }
 
 // componentName is a schema file's component: its name without ".json".
@@ -173,26 +250,30 @@ func DefRef(file, def string) map[string]any {
 }
 
 // rewriteRefs rewrites, in place, every $ref under node of the schema
-// file named file to a component reference.
-func rewriteRefs(node any, file string) error {
+// file named file to a component reference, adding the nested schemas
+// they point at to nested.
+func rewriteRefs(node any, file string, nested map[refTarget]bool) error {
 	switch n := node.(type) {
 	case map[string]any:
 		for k, v := range n {
 			if ref, ok := v.(string); ok && k == "$ref" {
-				to, err := componentRef(ref, file)
+				to, t, err := componentRef(ref, file)
 				if err != nil {
 					return err
+				}
+				if t != nil {
+					nested[*t] = true
 				}
 				n[k] = to
 				continue
 			}
-			if err := rewriteRefs(v, file); err != nil {
+			if err := rewriteRefs(v, file, nested); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for _, v := range n {
-			if err := rewriteRefs(v, file); err != nil {
+			if err := rewriteRefs(v, file, nested); err != nil {
 				return err
 			}
 		}
@@ -200,30 +281,49 @@ func rewriteRefs(node any, file string) error {
 	return nil
 }
 
-// componentRef maps a $ref of the schema file named file to its
-// component: "OTHER.json" (or "#") to the file's component,
-// "OTHER.json#/$defs/D/..." to D's component (FILE.D) and any other JSON
-// pointer "OTHER.json#/properties/..." to the same place inside the file's
-// component, with or without the base URL. An anchor (a fragment that is
-// no pointer) has no such place and is an error, so a schema that starts
-// using one fails the OpenAPI test at once.
-func componentRef(ref, file string) (string, error) {
+// componentRef maps a $ref of the schema file named file, with or without
+// the base URL, to its component: "OTHER.json" (or "#") to the file's,
+// "OTHER.json#/$defs/D" to D's (OTHER.D), and any deeper JSON pointer to
+// the component its target becomes (see nestedName), which it returns
+// too. An anchor (a fragment that is no pointer) is an error, so a schema
+// that starts using one fails the OpenAPI test at once.
+func componentRef(ref, file string) (string, *refTarget, error) {
 	target, frag, _ := strings.Cut(strings.TrimPrefix(ref, schemas.BaseURL), "#")
 	if target == "" {
 		target = file
 	}
 	name := componentPrefix + componentName(target)
-	if def, ok := strings.CutPrefix(frag, "/$defs/"); ok {
-		def, rest, _ := strings.Cut(def, "/")
-		if rest != "" {
-			rest = "/" + rest
-		}
-		return name + "." + def + rest, nil
+	if frag == "" {
+		return name, nil, nil
 	}
-	if frag == "" || strings.HasPrefix(frag, "/") && frag != "/$defs" {
-		return name + frag, nil
+	if def, ok := strings.CutPrefix(frag, "/$defs/"); ok && !strings.Contains(def, "/") {
+		return name + "." + def, nil, nil
 	}
-	return "", fmt.Errorf("$ref %q: only JSON pointers can be referenced, not anchors", ref)
+	nn, err := nestedName(target, frag)
+	if err != nil {
+		return "", nil, fmt.Errorf("$ref %q: %w", ref, err)
+	}
+	return componentPrefix + nn, &refTarget{file: target, ptr: frag}, nil
+}
+
+// componentKey is what OpenAPI allows in a component's name.
+var componentKey = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+
+// nestedName is the component of the schema at JSON pointer ptr of file:
+// the file's component and the pointer's tokens joined by dots, a leading
+// /$defs/ left out (xschedule-assign.request.properties.apps,
+// common.meta.properties.status).
+func nestedName(file, ptr string) (string, error) {
+	path, ok := strings.CutPrefix(ptr, "/")
+	if !ok || path == "$defs" {
+		return "", fmt.Errorf("only JSON pointers to schemas can be referenced, not anchors")
+	}
+	path = strings.TrimPrefix(path, "$defs/")
+	name := componentName(file) + "." + strings.ReplaceAll(path, "/", ".")
+	if !componentKey.MatchString(name) {
+		return "", fmt.Errorf("the pointer makes no component name (%q)", name)
+	}
+	return name, nil
 }
 
 // problemStatuses are the problem+json answers the operations refer to

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/xflex/xflex/schemas"
 )
 
 // TestOpenAPIServedRoutesOnly: without a job store the document has no
@@ -60,8 +62,8 @@ func TestOpenAPIServedRoutesOnly(t *testing.T) {
 	}
 }
 
-// TestComponentRef: the $ref forms the schemas use map to components or
-// to places inside them; an anchor is refused, so a schema starting to
+// TestComponentRef: the $ref forms the schemas use map to components (a
+// nested target to the component it becomes); an anchor is refused, so a schema starting to
 // use one fails the document's build instead of producing a dangling
 // reference.
 func TestComponentRef(t *testing.T) {
@@ -71,17 +73,44 @@ func TestComponentRef(t *testing.T) {
 		{"jobs.job.json", "#/components/schemas/jobs.job"},
 		{"https://xflex.dev/schemas/common.json#/$defs/meta", "#/components/schemas/common.meta"},
 		{"#", "#/components/schemas/tetris-assign.request"},
-		{"common.json#/$defs/meta/properties/status", "#/components/schemas/common.meta/properties/status"},
-		{"xschedule-assign.request.json#/properties/apps", "#/components/schemas/xschedule-assign.request/properties/apps"},
-		{"#/properties/jobs/items", "#/components/schemas/tetris-assign.request/properties/jobs/items"},
+		{"common.json#/$defs/meta/properties/status", "#/components/schemas/common.meta.properties.status"},
+		{"xschedule-assign.request.json#/properties/apps", "#/components/schemas/xschedule-assign.request.properties.apps"},
+		{"#/properties/jobs/items", "#/components/schemas/tetris-assign.request.properties.jobs.items"},
 	} {
-		if got, err := componentRef(c.ref, "tetris-assign.request.json"); err != nil || got != c.want {
+		if got, _, err := componentRef(c.ref, "tetris-assign.request.json"); err != nil || got != c.want {
 			t.Errorf("%s: %q, %v; want %q", c.ref, got, err, c.want)
 		}
 	}
 	for _, ref := range []string{"#anchor", "common.json#meta", "#/$defs"} {
-		if got, err := componentRef(ref, "x.json"); err == nil {
+		if got, _, err := componentRef(ref, "x.json"); err == nil {
 			t.Errorf("%s: %q, want an error", ref, got)
 		}
+	}
+}
+
+// TestSchemaComponentsHoist: a $ref to a schema nested in another file
+// (and one nested inside that) makes each a component, with a $ref left
+// where it was, so every reference names a component.
+func TestSchemaComponentsHoist(t *testing.T) {
+	set, err := schemas.LoadWith(map[string][]byte{
+		"a.json": []byte(`{"$id": "https://xflex.dev/schemas/a.json", "type": "object", "properties": {
+			"x": {"type": "object", "properties": {"y": {"type": "integer"}}}}}`),
+		"b.json": []byte(`{"$id": "https://xflex.dev/schemas/b.json", "type": "object", "properties": {
+			"p": {"$ref": "a.json#/properties/x"}, "q": {"$ref": "a.json#/properties/x/properties/y"}}}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	comps, err := schemaComponents(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"a": comps["a"], "x": comps["a.properties.x"], "y": comps["a.properties.x.properties.y"], "b": comps["b"]})
+	want := `{"a":{"properties":{"x":{"$ref":"#/components/schemas/a.properties.x"}},"type":"object"},` +
+		`"b":{"properties":{"p":{"$ref":"#/components/schemas/a.properties.x"},"q":{"$ref":"#/components/schemas/a.properties.x.properties.y"}},"type":"object"},` +
+		`"x":{"properties":{"y":{"$ref":"#/components/schemas/a.properties.x.properties.y"}},"type":"object"},` +
+		`"y":{"type":"integer"}}`
+	if string(b) != want {
+		t.Errorf("components\n%s\nwant\n%s", b, want)
 	}
 }
