@@ -19,14 +19,21 @@ var docExamples = filepath.Join("..", "..", "docs", "examples")
 // examples/PROBLEM.json answers, indented, with meta.elapsed_ms (and
 // fairshare's deprecated result.elapsed_ms) zeroed, so the documented
 // answers stay current; -update rewrites them. Every file there answers a
-// problem's example.
+// problem's example, and the README there links every one.
 func TestDocExamples(t *testing.T) {
 	r, err := solver.NewRunner(problems.All(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	readme, err := os.ReadFile(filepath.Join(docExamples, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]bool{}
 	for _, p := range r.Problems() {
+		if !bytes.Contains(readme, []byte("("+p.Command()+".response.json)")) {
+			t.Errorf("docs/examples/README.md does not link %s.response.json: add the problem's row", p.Command())
+		}
 		raw, err := os.ReadFile(filepath.Join("..", "..", "examples", p.Command()+".json"))
 		if err != nil {
 			t.Fatal(err)
