@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -8,7 +9,8 @@ import (
 )
 
 // operation is one route of the OpenAPI document. A route added to the
-// server gets a row here (TestOpenAPICoversEveryRoute walks the router).
+// server gets a row here (TestOpenAPIDocument in internal/apiclient walks
+// the full server's router to check).
 type operation struct {
 	method, path                  string
 	id, tag, summary, description string
@@ -25,7 +27,7 @@ func (op operation) object(need access) map[string]any {
 	for code, resp := range op.ok {
 		responses[strconv.Itoa(code)] = resp
 	}
-	problems := op.problems
+	problems := slices.Clone(op.problems)
 	security := []any{}
 	if !need.open {
 		scopes := []string{}
