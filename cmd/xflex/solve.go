@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/problems"
 )
@@ -27,9 +28,12 @@ func newRunner(maxBudget time.Duration) (*solver.Runner, error) {
 	return solver.NewRunner(problems.All(), maxBudget)
 }
 
-const solveUsage = "usage: xflex solve PROBLEM FILE|-   solve a request (same JSON as POST /v1/PROBLEM), print the response\n"
+const solveUsage = "usage: xflex solve [--quiet] PROBLEM FILE|-   solve a request (same JSON as POST /v1/PROBLEM), print the response\n" +
+	"  a progress bar (elapsed, time left in the budget) is drawn on stderr when it is a terminal, unless --quiet\n"
 
 func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	quiet := slices.ContainsFunc(args, func(a string) bool { return a == "--quiet" || a == "-q" })
+	args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--quiet" || a == "-q" })
 	if len(args) != 2 || slices.ContainsFunc(args, isHelp) {
 		return usageExit(solveUsage, slices.ContainsFunc(args, isHelp), stdout, stderr)
 	}
@@ -65,7 +69,7 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		_, _ = stdout.Write(httpapi.FromError(e, instance, "").Encode())
 		return 1
 	}
-	resp, err := runner.Run(ctx, p.Name, body)
+	resp, err := solveShowing(ctx, runner, p.Name, body, newDisplay(stderr, quiet, false))
 	if err != nil {
 		var xe *solver.Error
 		if !errors.As(err, &xe) {
@@ -81,6 +85,48 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	_, _ = stdout.Write(resp.Wire)
 	return 0
 }
+
+// solveShowing runs the solve, showing its progress on d: the solver's
+// reports, the time elapsed and the time left in the request's budget.
+func solveShowing(ctx context.Context, runner *solver.Runner, name string, body []byte, d display) (*solver.Response, error) {
+	if d == (nopDisplay{}) {
+		return runner.Run(ctx, name, body)
+	}
+	settings, _ := runner.SettingsOf(body) // a bad body fails in Run
+	rep := &progress.Reporter{}
+	type answer struct {
+		resp *solver.Response
+		err  error
+	}
+	done := make(chan answer, 1)
+	status := solveStatus{State: "solving", Started: time.Now(), Budget: settings.Budget}
+	go func() {
+		resp, err := runner.Run(progress.WithReporter(ctx, rep), name, body)
+		done <- answer{resp, err}
+	}()
+	tick := time.NewTicker(solveRedraw)
+	defer tick.Stop()
+	for {
+		select {
+		case a := <-done:
+			status.Done, status.Elapsed, status.State = true, time.Since(status.Started), "failed"
+			if a.err == nil {
+				status.OK, status.State = true, string(a.resp.Meta.Status)
+				status.Progress.Objective, status.Progress.Bound = a.resp.Meta.Objective, a.resp.Meta.Bound
+			}
+			d.finish(status)
+			return a.resp, a.err
+		case <-tick.C:
+			status.Progress, _ = rep.Take()
+			status.Progress.BudgetUsed = progress.F(min(float64(time.Since(status.Started))/float64(settings.Budget), 1))
+			d.update(status)
+		}
+	}
+}
+
+// solveRedraw is how often `xflex solve` redraws its bar: often enough
+// for the elapsed time to tick smoothly, rarely enough to cost nothing.
+const solveRedraw = 100 * time.Millisecond
 
 // parseParams reads --key value and --key=value pairs.
 func parseParams(args []string) (map[string]string, error) {
