@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +24,7 @@ import (
 	"github.com/xflex/xflex/httpapi"
 	"github.com/xflex/xflex/jobs"
 	"github.com/xflex/xflex/jobs/jobtest"
+	"github.com/xflex/xflex/solver"
 )
 
 // jobsServer starts the HTTP API with jobs on a SQLite store in a temp dir,
@@ -205,20 +210,7 @@ func TestJobsMatchSolveForEveryProblem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
-	stop, err := jobs.Setup(context.Background(), jobs.Config{
-		Store: "sqlite:" + filepath.Join(t.TempDir(), "jobs.db"), PollInterval: 20 * time.Millisecond,
-	}, runner, api, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(api.Handler())
-	defer func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = stop(ctx)
-	}()
+	srv := problemsJobsServer(t, runner)
 	for _, p := range runner.Problems() {
 		example := examplePath(p)
 		if _, err := os.Stat(example); err != nil {
@@ -280,6 +272,87 @@ func TestJobsMatchSolveForEveryProblem(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// problemsJobsServer starts the HTTP API with jobs on a SQLite store in a
+// temp dir, serving runner's problems.
+func problemsJobsServer(t *testing.T, runner *solver.Runner) *httptest.Server {
+	t.Helper()
+	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
+	stop, err := jobs.Setup(context.Background(), jobs.Config{
+		Store: "sqlite:" + filepath.Join(t.TempDir(), "jobs.db"), PollInterval: 20 * time.Millisecond,
+	}, runner, api, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stop(ctx)
+	})
+	return srv
+}
+
+// TestScenarioExample submits examples/scenario.json, the README's
+// scenario, as the whole body it is, and prints its comparison.
+func TestScenarioExample(t *testing.T) {
+	runner, err := newRunner(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := problemsJobsServer(t, runner)
+	example := filepath.Join("..", "..", "examples", "scenario.json")
+	out, errs, code := jobsCLI(t, "", "submit", "--server", srv.URL, "--wait", "--table", "--interval", "20ms", example)
+	if code != 0 {
+		t.Fatalf("jobs submit --wait --table %s: exit %d: %s %s", example, code, out, errs)
+	}
+	header := strings.Fields(strings.SplitN(out, "\n", 2)[0])
+	if !slices.Equal(header[len(header)-3:], []string{"base", "more-big-nodes", "double-web"}) || !strings.Contains(out, "lambda") {
+		t.Errorf("comparison of the scenario example:\n%s", out)
+	}
+}
+
+// TestJobsSubmitLargeFile: a request over 2 MB (past what a shell passes as
+// one argument, so past `--data "...$(cat FILE)..."`) is submitted from its
+// file, read once into a buffer of its size and sent without a copy, and
+// its job solves all of it.
+func TestJobsSubmitLargeFile(t *testing.T) {
+	const nodes = 70000
+	var b strings.Builder
+	b.WriteString(`{"ms":0,"value":2,"nodes":[`)
+	for i := range nodes {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"name":"node-%06d","cap":%d}`, i, i%4)
+	}
+	b.WriteString("]}")
+	in := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() <= 2<<20 {
+		t.Fatalf("request of %d bytes, want over 2 MiB", b.Len())
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	body, code := buildSubmission("test/sleep", in, "", nil, io.Discard)
+	runtime.ReadMemStats(&after)
+	if code != 0 || body.size() != int64(b.Len())+int64(len(`{"problem":"test/sleep","input":}`)) {
+		t.Fatalf("submission of %d bytes (exit %d) for a %d-byte input", body.size(), code, b.Len())
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(b.Len())*5/4 {
+		t.Errorf("building the submission allocated %d bytes for a %d-byte input: it holds it more than once", alloc, b.Len())
+	}
+	out, errs, code := jobsCLI(t, "", "submit", "--server", jobsServer(t), "--wait", "--result", "--interval", "20ms", "test/sleep", in)
+	var resp struct {
+		Result jobtest.Result `json:"result"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &resp) != nil || len(resp.Result.Assign) != nodes {
+		t.Fatalf("jobs submit of %d bytes: exit %d, %d nodes solved: %.200s %s", b.Len(), code, len(resp.Result.Assign), out, errs)
 	}
 }
 
