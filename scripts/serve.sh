@@ -8,5 +8,15 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH="/usr/local/go/bin:$PATH"; fi
 mkdir -p bin
+# Say what the silent steps are doing: the first build downloads the Go
+# modules and compiles them, with cgo for CLP/CBC, which takes a minute or
+# more; later builds reuse Go's cache and take seconds.
+if [ -x bin/xflex ]; then
+  echo "serve: building bin/xflex..." >&2
+else
+  echo "serve: building bin/xflex (the first build downloads and compiles the dependencies: a minute or more)..." >&2
+fi
+start=$SECONDS
 go build -trimpath -o bin/xflex ./cmd/xflex
+echo "serve: built in $((SECONDS - start)) s; starting xflex serve $*" >&2
 exec ./bin/xflex serve "$@"
