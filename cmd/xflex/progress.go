@@ -268,13 +268,15 @@ func (d *barDisplay) text(st decor.Statistics) string {
 	return runewidth.Truncate(t, room, "…")
 }
 
-// set stores s, keeping an earlier budget estimate when s has none (the
-// share of the budget used stops at 1).
+// set stores s with the smallest budget estimate seen: a job's budget is
+// estimated from a budget_used the server computed up to one heartbeat
+// earlier, so every estimate is at least the budget and the smallest is
+// the closest (and the share used stops at 1, giving none).
 func (d *barDisplay) set(s solveStatus) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if s.Budget == 0 && !s.Done {
-		s.Budget = d.status.Budget
+	if b := d.status.Budget; b > 0 && !s.Done && (s.Budget == 0 || s.Budget > b) {
+		s.Budget = b
 	}
 	d.status = s
 }

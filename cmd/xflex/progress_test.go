@@ -139,10 +139,14 @@ func TestBarShowsBudget(t *testing.T) {
 	start := time.Now().Add(-2 * time.Second)
 	d.update(solveStatus{State: "running", Progress: jobs.Progress{Phase: "solving", BudgetUsed: progress.F(0.4)}, Started: start, Budget: 5 * time.Second})
 	term.waitFrames(t, 1)
+	// A later, staler estimate (7 s) does not replace the closer one.
+	d.update(solveStatus{State: "running", Progress: jobs.Progress{Phase: "solving", BudgetUsed: progress.F(0.3)}, Started: start, Budget: 7 * time.Second})
+	term.waitFrames(t, 2)
 	d.finish(solveStatus{State: "failed", Done: true, Started: start, Elapsed: 3 * time.Second})
 	rows, all := term.rows()
-	if len(rows) < 2 || !strings.Contains(rows[0], "40%") || !strings.Contains(rows[0], "2s, 3s left  running solving") {
-		t.Errorf("running frame %q, want 40%% and \"2s, 3s left\" (of 5 s)", all)
+	if len(rows) < 3 || !strings.Contains(rows[0], "40%") || !strings.Contains(rows[0], "2s, 3s left  running solving") ||
+		!strings.Contains(rows[1], "2s, 3s left") {
+		t.Errorf("running frames %q, want 40%% and \"2s, 3s left\" (of 5 s) twice", all)
 	}
 	if last := rows[len(rows)-1]; !strings.Contains(last, "3s  failed") || strings.Contains(last, "left") {
 		t.Errorf("final frame %q, want the elapsed time and no time left", last)
