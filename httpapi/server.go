@@ -61,6 +61,9 @@ type Config struct {
 	// path but the open ones (authpolicy.go). Nil: no tokens, every request
 	// is the local principal (the server must then listen on loopback).
 	Auth *Auth
+	// CORSOrigins are the origins browsers may call the API from
+	// (`--cors-origin`); none (the default): no CORS headers at all.
+	CORSOrigins []string
 }
 
 func (c Config) withDefaults() Config {
@@ -106,8 +109,10 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	}
 	// Auth runs inside deadlines, so a refused request cannot hold its
 	// connection by trickling a body the server must read past.
-	r.Use(requestID, accessLog(log), recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
-		authenticate(cfg.Auth, basePolicy.withProblems(names)), compression())
+	// CORS answers preflights before auth too: a browser sends them
+	// without the token.
+	r.Use(requestID, traceContext, accessLog(log), recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
+		allowCORS(cfg.CORSOrigins), authenticate(cfg.Auth, basePolicy.withProblems(names)), compression())
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
@@ -358,7 +363,7 @@ func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request) {
 // WriteError writes a solver error as a problem document.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, e *solver.Error) {
 	if e.Kind == solver.KindInternal {
-		s.log.Error().Str("request_id", RequestID(r.Context())).Err(e).Msg("solve failed")
+		logIDs(s.log.Error(), r.Context()).Err(e).Msg("solve failed")
 	}
 	WriteProblem(w, FromError(e, r.URL.Path, RequestID(r.Context())))
 }
