@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/rs/zerolog"
 
 	"github.com/xflex/xflex/solver"
@@ -96,12 +97,14 @@ type Server struct {
 	adm      *admission
 	draining atomic.Bool
 	router   chi.Router
+	metrics  *metrics
 }
 
 // New builds the server and its routes.
 func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, runner: runner, log: log, adm: newAdmission(cfg)}
+	s.metrics = newMetrics(s.adm)
 	r := chi.NewRouter()
 	var names []string
 	for _, p := range runner.Problems() {
@@ -111,7 +114,7 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	// connection by trickling a body the server must read past.
 	// CORS answers preflights before auth too: a browser sends them
 	// without the token.
-	r.Use(requestID, traceContext, accessLog(log), recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
+	r.Use(requestID, traceContext, accessLog(log), s.metrics.instrument, recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
 		allowCORS(cfg.CORSOrigins), authenticate(cfg.Auth, basePolicy.withProblems(names)), compression())
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
@@ -124,6 +127,7 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
 	r.Get("/version", s.version)
+	r.Method(http.MethodGet, "/metrics", s.serveMetrics())
 	r.Get("/v1/problems", s.listProblems)
 	r.Get("/v1/schemas", s.listSchemas)
 	r.Get("/v1/schemas/{name}", s.getSchema)
@@ -284,6 +288,7 @@ func (s *Server) AdmitBody(w http.ResponseWriter, r *http.Request) (body []byte,
 	}
 	body, err = s.readBody(w, r, t)
 	if err == nil {
+		t.holdBody(len(body))
 		err = t.takeSlot(r.Context())
 	}
 	if err != nil {
@@ -371,20 +376,30 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, e *solver.Er
 func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		arrival := time.Now()
-		body, done, ok := s.AdmitBody(w, r)
-		if !ok {
-			return
-		}
-		defer done()
-		resp, err := s.runner.Run(solver.WithArrival(r.Context(), arrival), p.Name, body)
-		if err != nil {
-			var xe *solver.Error
-			if !errors.As(err, &xe) {
-				xe = &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
-			}
-			s.WriteError(w, r, xe)
-			return
-		}
-		writeBody(w, http.StatusOK, resp.Wire)
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		resp, ran := s.solve(ww, r, p, arrival)
+		s.metrics.observeSolve(p.Name, ww.Status(), resp, ran, time.Since(arrival))
 	}
+}
+
+// solve admits and solves one request to p and writes the answer. It
+// returns the response (nil when an error document was written) and
+// whether the request reached the solver, for the metrics.
+func (s *Server) solve(w http.ResponseWriter, r *http.Request, p solver.Problem, arrival time.Time) (*solver.Response, bool) {
+	body, done, ok := s.AdmitBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	defer done()
+	resp, err := s.runner.Run(solver.WithArrival(r.Context(), arrival), p.Name, body)
+	if err != nil {
+		var xe *solver.Error
+		if !errors.As(err, &xe) {
+			xe = &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
+		}
+		s.WriteError(w, r, xe)
+		return nil, true
+	}
+	writeBody(w, http.StatusOK, resp.Wire)
+	return resp, true
 }
