@@ -83,9 +83,11 @@ type handlers struct {
 	api *httpapi.Server
 }
 
-// Mount adds the job routes to the API server's router.
+// Mount adds the job routes to the API server's router and the job
+// metrics to its registry.
 func (s *Service) Mount(api *httpapi.Server) {
 	h := &handlers{svc: s, api: api}
+	api.Metrics().MustRegister(s.metrics)
 	api.Router().Group(func(r chi.Router) {
 		r.Use(privateHeaders)
 		r.Post("/v1/jobs", h.submit)

@@ -173,6 +173,8 @@ type Service struct {
 
 	// maxStoredBytes overrides maxScenarioBytes (tests).
 	maxStoredBytes int
+
+	metrics *metrics
 }
 
 // runningJob lets a DELETE on this replica stop a solve at once.
@@ -317,6 +319,7 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 		}
 		return fmt.Errorf("job %s interrupted: %w", id, ctx.Err())
 	}
+	s.metrics.observeRun(rec.Problem, runErr, userCancelled, time.Since(start))
 	return s.recordOutcome(dctx, rec, attempt, resp, runErr, last, userCancelled)
 }
 
@@ -870,6 +873,7 @@ func (s *Service) rescue(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.metrics.rescues.Add(float64(len(rescued)))
 	for _, r := range rescued {
 		s.log.Warn().Str("job", r.ID).Int("attempts", r.Attempts).Dur("heartbeat_timeout", s.cfg.HeartbeatTimeout).
 			Msg("running job lost its worker (no heartbeat): requeued")
