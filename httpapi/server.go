@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -96,6 +97,8 @@ type Server struct {
 	log      zerolog.Logger
 	adm      *admission
 	draining atomic.Bool
+	drain    chan struct{} // closed by SetDraining
+	drainSet sync.Once
 	router   chi.Router
 	metrics  *metrics
 }
@@ -103,7 +106,7 @@ type Server struct {
 // New builds the server and its routes.
 func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, runner: runner, log: log, adm: newAdmission(cfg)}
+	s := &Server{cfg: cfg, runner: runner, log: log, adm: newAdmission(cfg), drain: make(chan struct{})}
 	s.metrics = newMetrics(s.adm)
 	r := chi.NewRouter()
 	var names []string
@@ -165,7 +168,15 @@ func (s *Server) Router() chi.Router { return s.router }
 
 // SetDraining makes /readyz answer 503, so load balancers stop sending new
 // work while in-flight solves finish.
-func (s *Server) SetDraining() { s.draining.Store(true) }
+func (s *Server) SetDraining() {
+	s.draining.Store(true)
+	s.drainSet.Do(func() { close(s.drain) })
+}
+
+// Draining returns a channel closed once the server starts draining, so
+// a request that waits (GET /v1/jobs/{id}?wait=) answers at once and
+// does not hold up the shutdown.
+func (s *Server) Draining() <-chan struct{} { return s.drain }
 
 // WriteJSON writes v as a JSON body with a trailing newline. v must be
 // encodable (the service's own documents); solve responses are written

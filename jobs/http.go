@@ -315,12 +315,23 @@ func schemaError(name, prefix string, vs []schemas.Violation) *solver.Error {
 	return &solver.Error{Kind: solver.KindSchema, Detail: "request does not match schema " + name, Violations: out}
 }
 
+// get is GET /v1/jobs/{id}; with ?wait=DURATION it answers once the
+// job's state changes, or when the wait (at most MaxWait) ends, with the
+// job as it then is (wait.go).
 func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
+	wait, werr := parseWait(r.URL.Query().Get("wait"))
+	if werr != nil {
+		h.api.WriteError(w, r, solver.Invalid("/query/wait", "%v", werr))
+		return
+	}
 	rec, err := h.svc.st.get(r.Context(), id)
 	if errors.Is(err, errNotFound) || (err == nil && (rec.ParentID != "" || !visible(r, rec))) {
 		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id+" (finished jobs are removed after their retention)")
 		return
+	}
+	if err == nil {
+		rec, err = h.svc.awaitChange(r.Context(), rec, wait, h.api.Draining())
 	}
 	if err != nil {
 		h.internal(w, r, err)

@@ -175,6 +175,9 @@ type Service struct {
 	maxStoredBytes int
 
 	metrics *metrics
+	// changed wakes the GET ?wait= requests when this replica changes a
+	// job's state (wait.go).
+	changed changes
 }
 
 // runningJob lets a DELETE on this replica stop a solve at once.
@@ -259,6 +262,9 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 		return err
 	}); err != nil {
 		return err
+	}
+	if attempt != 0 {
+		s.changed.notify() // running now
 	}
 	if attempt == 0 {
 		if cur, err := s.st.get(ctx, id); err == nil && cur.State != StateQueued {
@@ -441,8 +447,11 @@ func (s *Service) finish(ctx context.Context, rec record, attempt int, st State,
 	}); err != nil {
 		return err
 	}
+	s.changed.notify()
 	if rec.ParentID != "" {
-		return s.finalizeScenario(ctx, rec.ParentID)
+		err := s.finalizeScenario(ctx, rec.ParentID)
+		s.changed.notify() // the scenario may have finished too
+		return err
 	}
 	return nil
 }
@@ -771,6 +780,7 @@ func (s *Service) cancel(ctx context.Context, id string) (record, error) {
 	if err != nil {
 		return record{}, err
 	}
+	s.changed.notify() // queued jobs are cancelled now
 	for _, rid := range riverIDs {
 		// Best effort: a worker that already fetched the job sees the
 		// cancelled row and returns without solving.
@@ -874,6 +884,9 @@ func (s *Service) rescue(ctx context.Context) error {
 		return err
 	}
 	s.metrics.rescues.Add(float64(len(rescued)))
+	if len(rescued) > 0 {
+		s.changed.notify()
+	}
 	for _, r := range rescued {
 		s.log.Warn().Str("job", r.ID).Int("attempts", r.Attempts).Dur("heartbeat_timeout", s.cfg.HeartbeatTimeout).
 			Msg("running job lost its worker (no heartbeat): requeued")
