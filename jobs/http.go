@@ -418,10 +418,17 @@ func (h *handlers) variantResult(w http.ResponseWriter, r *http.Request) {
 
 // writeResult answers with exactly the body the synchronous endpoint
 // returns: the response on success (and for a cancelled solve that kept
-// its best answer), the problem document on failure.
+// its best answer), the problem document on failure. With
+// ?partial=true a job still running answers its best answer so far
+// (writePartial); a finished job answers as without it.
 // Stored bytes that fail their checksum are never served: the job is
 // marked failed and its error (500, corrupt_store) is the answer.
 func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec record) {
+	wantPartial, err := parsePartial(r.URL.Query().Get("partial"))
+	if err != nil {
+		h.api.WriteError(w, r, solver.Invalid("/query/partial", "%v", err))
+		return
+	}
 	if rec.Corrupt != "" {
 		rec = h.svc.quarantine(r.Context(), rec, rec.Corrupt)
 	}
@@ -438,6 +445,10 @@ func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec recor
 		body = b
 	}
 	w.Header().Set("X-Job-State", string(rec.State))
+	if !rec.State.Terminal() && wantPartial {
+		h.writePartial(w, r, rec)
+		return
+	}
 	if !rec.State.Terminal() {
 		w.Header().Set("Retry-After", "1")
 		httpapi.SimpleProblem(w, r, http.StatusConflict, "not_finished", "Job not finished",

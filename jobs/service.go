@@ -187,6 +187,8 @@ type runningJob struct {
 	// lost is set when the job was rescued from under this worker (its
 	// heartbeat stalled): the solve is stopped and its outcome dropped.
 	lost atomic.Bool
+	// partial encodes the solver's incumbents (partial.go).
+	partial *partialEncoder
 }
 
 // solveArgs is the River job: the id of the xflex_job row to solve.
@@ -294,7 +296,8 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rj := &runningJob{cancel: cancel}
+	start := time.Now()
+	rj := &runningJob{cancel: cancel, partial: &partialEncoder{runner: s.runner, input: input, start: start}}
 	s.mu.Lock()
 	s.running[id] = rj
 	s.mu.Unlock()
@@ -305,7 +308,6 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 	}()
 	rep := &progress.Reporter{}
 	jctx = progress.WithReporter(jctx, rep)
-	start := time.Now()
 	stopMonitor := s.monitor(jctx, id, attempt, rj, rep, start, budget)
 
 	resp, runErr := s.runner.Run(jctx, rec.Problem, input)
@@ -413,6 +415,9 @@ func (s *Service) monitor(ctx context.Context, id string, attempt int, rj *runni
 				rj.lost.Store(true)
 				rj.cancel()
 				return
+			}
+			if inc, changed := rep.TakeIncumbent(); changed {
+				s.storePartial(ctx, id, attempt, rj.partial, inc)
 			}
 		}
 	}()
