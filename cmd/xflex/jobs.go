@@ -26,7 +26,7 @@ const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running
                                                      queue a solve (or, with --variants, a scenario)
   submit [--wait] FILE|-                             queue a whole POST /v1/jobs body, e.g. examples/scenario.json
   status ID                                          print the job
-  wait [--timeout DUR] ID                            wait with a progress bar on stderr, print the job
+  wait [--timeout DUR] ID                            wait (GET ?wait=) with a progress bar on stderr, print the job
   result [--table] ID                                print the result (the body POST /v1/PROBLEM returns)
   cancel ID                                          cancel a queued or running job
   list [--state S] [--problem P] [--limit N] [--cursor C]
@@ -516,13 +516,28 @@ func (c *jobsClient) wait(ctx context.Context, id string, timeout, interval time
 	return body, code
 }
 
-// poll is wait's loop; it finishes d before it returns.
+// quietWait is the ?wait= of a wait that shows no progress: the server
+// answers when the job's state changes, so one request covers up to this
+// long (the server cuts waits to 60 s; the client's timeout is 60 s).
+const quietWait = 30 * time.Second
+
+// poll is wait's loop; it finishes d before it returns. Each GET asks the
+// server to hold its answer until the job's state changes (?wait=): for
+// the poll interval while d shows progress, which the answer then
+// carries, and for quietWait when d shows nothing. A server that answers
+// at once (one from before ?wait=) is polled every interval as before.
 func (c *jobsClient) poll(ctx context.Context, id string, interval time.Duration, d display, msgs io.Writer) ([]byte, int) {
 	var last solveStatus
 	defer func() { d.finish(last) }()
+	hold := interval
+	if d == (nopDisplay{}) {
+		hold = quietWait
+	}
+	path := "/v1/jobs/" + url.PathEscape(id) + "?wait=" + hold.String()
 	var body []byte
 	for {
-		status, b, code := c.do(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id), nil, msgs)
+		sent := time.Now()
+		status, b, code := c.do(ctx, http.MethodGet, path, nil, msgs)
 		switch {
 		case code != 0 && ctx.Err() != nil:
 			fmt.Fprintf(msgs, "xflex: gave up waiting for job %s: %v\n", id, ctx.Err())
@@ -547,7 +562,7 @@ func (c *jobsClient) poll(ctx context.Context, id string, interval time.Duration
 		case <-ctx.Done():
 			fmt.Fprintf(msgs, "xflex: gave up waiting for job %s: %v\n", id, ctx.Err())
 			return body, 1
-		case <-time.After(interval):
+		case <-time.After(interval - time.Since(sent)):
 		}
 	}
 }

@@ -458,3 +458,57 @@ func waitJob(t *testing.T, addr, id string, limit time.Duration, cond func(jobs.
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestJobsWaitHoldsRequests: jobs wait asks the server to hold each GET
+// until the job's state changes (?wait=): the poll interval while it shows
+// progress, 30 s with --quiet, so a quiet wait on a 300 ms job takes a
+// request per change of state rather than one per interval.
+func TestJobsWaitHoldsRequests(t *testing.T) {
+	target, err := url.Parse(jobsServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	var waits []string
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			mu.Lock()
+			waits = append(waits, r.URL.Query().Get("wait"))
+			mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	for _, c := range []struct {
+		quiet    bool
+		wait     string
+		maxPolls int
+	}{{true, "30s", 4}, {false, "20ms", 0}} {
+		out, _, _ := jobsCLI(t, `{"ms":300,"value":1}`, "submit", "--server", front.URL, "test/sleep", "-")
+		var j jobs.Job
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatalf("submit: %s (%v)", out, err)
+		}
+		mu.Lock()
+		waits = nil
+		mu.Unlock()
+		args := []string{"wait", "--server", front.URL, "--interval", "20ms", j.ID}
+		if c.quiet {
+			args = append(args, "--quiet")
+		}
+		if out, errs, code := jobsCLI(t, "", args...); code != 0 {
+			t.Fatalf("wait: exit %d: %s %s", code, out, errs)
+		}
+		mu.Lock()
+		for _, w := range waits {
+			if w != c.wait {
+				t.Errorf("quiet %v: a GET asked ?wait=%q, want %q", c.quiet, w, c.wait)
+			}
+		}
+		if c.maxPolls > 0 && len(waits) > c.maxPolls {
+			t.Errorf("quiet wait on a 300 ms job took %d requests, want at most %d (one per change of state)", len(waits), c.maxPolls)
+		}
+		mu.Unlock()
+	}
+}
