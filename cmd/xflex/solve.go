@@ -109,12 +109,7 @@ func solveShowing(ctx context.Context, runner *solver.Runner, name string, body 
 	for {
 		select {
 		case a := <-done:
-			status.Done, status.Elapsed, status.State = true, time.Since(status.Started), "failed"
-			if a.err == nil {
-				status.OK, status.State = true, string(a.resp.Meta.Status)
-				status.Progress.Objective, status.Progress.Bound = a.resp.Meta.Objective, a.resp.Meta.Bound
-			}
-			d.finish(status)
+			d.finish(solvedStatus(status.Started, a.resp, a.err))
 			return a.resp, a.err
 		case <-tick.C:
 			status.Progress, _ = rep.Take()
@@ -122,6 +117,18 @@ func solveShowing(ctx context.Context, runner *solver.Runner, name string, body 
 			d.update(status)
 		}
 	}
+}
+
+// solvedStatus is the final status of a solve started at start: the
+// answer's meta.status, objective and bound (not the solver's last phase,
+// which is over), or "failed".
+func solvedStatus(start time.Time, resp *solver.Response, err error) solveStatus {
+	s := solveStatus{State: "failed", Started: start, Elapsed: time.Since(start), Done: true}
+	if err == nil {
+		s.OK, s.State = true, string(resp.Meta.Status)
+		s.Progress.Objective, s.Progress.Bound = resp.Meta.Objective, resp.Meta.Bound
+	}
+	return s
 }
 
 // solveRedraw is how often `xflex solve` redraws its bar: often enough
