@@ -225,6 +225,9 @@ type barDisplay struct {
 	p       *mpb.Progress
 	bar     *mpb.Bar
 	refresh chan any
+	// stopped is closed when mpb shuts down, after finish or on its own
+	// when writing to the terminal failed; refresh is then not read.
+	stopped chan any
 
 	mu     sync.Mutex
 	status solveStatus
@@ -236,8 +239,9 @@ const barTotal = 1000
 // newBarDisplay starts a bar on w. A w that implements mpb.ConsoleWriter
 // is used as the terminal (its width included), else mpb's writer for w.
 func newBarDisplay(w io.Writer) *barDisplay {
-	d := &barDisplay{refresh: make(chan any)}
-	opts := []mpb.ContainerOption{mpb.WithOutput(w), mpb.WithWidth(barMaxWidth), mpb.WithManualRefresh(d.refresh)}
+	d := &barDisplay{refresh: make(chan any), stopped: make(chan any)}
+	opts := []mpb.ContainerOption{mpb.WithOutput(w), mpb.WithWidth(barMaxWidth), mpb.WithManualRefresh(d.refresh),
+		mpb.WithShutdownNotifier(d.stopped), mpb.WithDebugOutput(io.Discard)}
 	if cw, ok := w.(mpb.ConsoleWriter); ok {
 		opts = append(opts, mpb.WithConsoleWriter(cw))
 	}
@@ -285,7 +289,10 @@ func (d *barDisplay) update(s solveStatus) {
 	d.set(s)
 	f, _ := s.fraction()
 	d.bar.SetCurrent(int64(f * barTotal * 0.999)) // below the total: the bar completes in finish
-	d.refresh <- time.Now()
+	select {
+	case d.refresh <- time.Now():
+	case <-d.stopped:
+	}
 }
 
 // finish draws the final status and waits until mpb has written it: a

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -21,7 +22,8 @@ import (
 // tables: an mpb.ConsoleWriter that keeps every frame mpb flushes, and a
 // writer that says it is a terminal (isTerminal).
 type fakeTerminal struct {
-	width int
+	width  int
+	broken bool
 
 	mu     sync.Mutex
 	buf    bytes.Buffer
@@ -42,7 +44,15 @@ func (f *fakeTerminal) ReadFrom(r io.Reader) (int64, error) {
 
 func (f *fakeTerminal) IsTerminal() bool               { return true }
 func (f *fakeTerminal) GetTermSize() (int, int, error) { return f.width, 24, nil }
-func (f *fakeTerminal) Flush(lines int) error          { f.cut(); return nil }
+
+// Flush ends a frame; it fails once broken is set (a closed terminal).
+func (f *fakeTerminal) Flush(lines int) error {
+	f.cut()
+	if f.broken {
+		return errors.New("write /dev/pts/0: input/output error")
+	}
+	return nil
+}
 
 // waitFrames waits until n frames were flushed: mpb renders on its own
 // goroutine, so a test that wants a frame per status waits for each.
@@ -224,5 +234,28 @@ func TestSolveBar(t *testing.T) {
 	}
 	if _, all := quiet.rows(); all != "" {
 		t.Errorf("solve --quiet drew %q", all)
+	}
+}
+
+// TestBarOnBrokenTerminal: when writing to the terminal fails, mpb stops
+// rendering; the display's updates and finish return all the same, so a
+// wait or a solve never hangs on its progress bar.
+func TestBarOnBrokenTerminal(t *testing.T) {
+	d := newDisplay(&fakeTerminal{width: 60, broken: true}, false, true)
+	statuses := longStatuses(time.Now())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 3 {
+			for _, s := range statuses[:len(statuses)-1] {
+				d.update(s)
+			}
+		}
+		d.finish(statuses[len(statuses)-1])
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("updates block once the terminal fails")
 	}
 }
