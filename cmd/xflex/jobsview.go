@@ -16,8 +16,9 @@ import (
 // scripts); an aligned table on a terminal. Tables use text/tabwriter from
 // the standard library: plain aligned columns (as kubectl and docker print
 // them) need nothing more, and github.com/olekukonko/tablewriter (v1.1.5),
-// whose borders and cell wrapping we do not want, would add eight modules
-// to the build.
+// whose borders and cell wrapping we do not want, would add six modules to
+// the build (itself, olekukonko/cat, errors and ll, fatih/color and
+// clipperhouse/displaywidth).
 
 // wantJSON reports whether output to stdout is JSON.
 func wantJSON(stdout io.Writer, asked bool) bool { return asked || !isTerminal(stdout) }
