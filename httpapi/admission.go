@@ -84,6 +84,7 @@ type admission struct {
 	mu        sync.Mutex
 	holdEWMA  time.Duration // moving average of how long a slot is held
 	inflight  int64         // bytes reserved now
+	bodies    int64         // bytes of bodies read and held now
 	burst     int64         // bytes reserved since memory was last returned
 	lastFree  time.Time
 	freeOSMem func()           // debug.FreeOSMemory; tests count calls
@@ -107,6 +108,7 @@ type ticket struct {
 	tenant   string    // whose share the memory and slot count in
 	deadline time.Time // end of the wait for memory
 	reserved int64     // memory held
+	body     int64     // bytes of body read and held (holdBody)
 	slot     bool      // a solve slot is held
 	start    time.Time // when the slot was taken
 }
@@ -167,6 +169,23 @@ func (t *ticket) reserve(ctx context.Context, bodyBytes int64) error {
 	return nil
 }
 
+// holdBody counts the ticket's body, n bytes read, as held until release
+// (the xflex_inflight_body_bytes gauge).
+func (t *ticket) holdBody(n int) {
+	t.body = int64(n)
+	t.a.mu.Lock()
+	t.a.bodies += t.body
+	t.a.mu.Unlock()
+}
+
+// inflightBytes returns the bytes of bodies held and the memory reserved
+// by the requests in flight.
+func (a *admission) inflightBytes() (bodies, reserved int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bodies, a.inflight
+}
+
 // satMul is a*b for non-negative a and b, saturating at MaxInt64.
 func satMul(a, b int64) int64 {
 	if b != 0 && a > math.MaxInt64/b {
@@ -194,6 +213,7 @@ func (t *ticket) release() {
 		}
 	}
 	a.inflight -= t.reserved
+	a.bodies -= t.body
 	if a.inflight == 0 && a.burst >= a.budget/2 && a.now().Sub(a.lastFree) >= freeInterval {
 		a.burst, a.lastFree = 0, a.now()
 		go a.freeOSMem()

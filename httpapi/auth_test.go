@@ -120,7 +120,8 @@ func TestAuthStatuses(t *testing.T) {
 
 		{"GET", "/metrics", "", 401, ""},
 		{"GET", "/metrics", jobs, 403, ScopeAdmin},
-		{"GET", "/metrics", admin, 404, ""},
+		{"GET", "/metrics", solve, 403, ScopeAdmin},
+		{"GET", "/metrics", admin, 200, ""},
 
 		{"GET", "/v1/nope", "", 401, ""},
 		{"GET", "/admin", "", 401, ""},

@@ -55,7 +55,9 @@ func noteTenant(ctx context.Context, tenant string) {
 }
 
 // accessLog writes one zerolog line per request with id, method, path,
-// status, bytes, duration and, when a token authenticated it, the tenant.
+// status, bytes, duration, the caller's trace (trace_id and parent_id of a
+// valid traceparent, see traceContext) and, when a token authenticated
+// it, the tenant.
 func accessLog(log zerolog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -71,7 +73,7 @@ func accessLog(log zerolog.Logger) func(http.Handler) http.Handler {
 			if status >= 500 {
 				ev = log.Error()
 			}
-			ev.Str("request_id", RequestID(r.Context())).
+			logIDs(ev, r.Context()).
 				Str("method", r.Method).
 				Str("path", r.URL.Path).
 				Int("status", status).
@@ -96,7 +98,7 @@ func recoverer(log zerolog.Logger) func(http.Handler) http.Handler {
 					if v == http.ErrAbortHandler {
 						panic(v)
 					}
-					log.Error().Str("request_id", RequestID(r.Context())).
+					logIDs(log.Error(), r.Context()).
 						Str("panic", fmt.Sprint(v)).Bytes("stack", debug.Stack()).Msg("panic")
 					SimpleProblem(w, r, http.StatusInternalServerError, "internal", "Internal error",
 						"the server hit a bug; the request id locates the server log entry")

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/rs/zerolog"
 
 	"github.com/xflex/xflex/solver"
@@ -63,6 +64,9 @@ type Config struct {
 	// path but the open ones (authpolicy.go). Nil: no tokens, every request
 	// is the local principal (the server must then listen on loopback).
 	Auth *Auth
+	// CORSOrigins are the origins browsers may call the API from
+	// (`--cors-origin`); none (the default): no CORS headers at all.
+	CORSOrigins []string
 }
 
 func (c Config) withDefaults() Config {
@@ -94,10 +98,13 @@ type Server struct {
 	log      zerolog.Logger
 	adm      *admission
 	draining atomic.Bool
+	drain    chan struct{} // closed by SetDraining
+	drainSet sync.Once
 	router   chi.Router
 	// policy is what each path needs with an auth file (authpolicy.go);
 	// the OpenAPI document states it as each operation's security.
-	policy policy
+	policy  policy
+	metrics *metrics
 
 	openapiOnce sync.Once
 	openapiDoc  []byte
@@ -107,7 +114,8 @@ type Server struct {
 // New builds the server and its routes.
 func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, runner: runner, log: log, adm: newAdmission(cfg)}
+	s := &Server{cfg: cfg, runner: runner, log: log, adm: newAdmission(cfg), drain: make(chan struct{})}
+	s.metrics = newMetrics(s.adm)
 	r := chi.NewRouter()
 	var names []string
 	for _, p := range runner.Problems() {
@@ -116,8 +124,10 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	s.policy = basePolicy.withProblems(names)
 	// Auth runs inside deadlines, so a refused request cannot hold its
 	// connection by trickling a body the server must read past.
-	r.Use(requestID, accessLog(log), recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
-		authenticate(cfg.Auth, s.policy), compression())
+	// CORS answers preflights before auth too: a browser sends them
+	// without the token.
+	r.Use(requestID, traceContext, accessLog(log), s.metrics.instrument, recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
+		allowCORS(cfg.CORSOrigins), authenticate(cfg.Auth, s.policy), compression())
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
@@ -129,6 +139,7 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
 	r.Get("/version", s.version)
+	r.Method(http.MethodGet, "/metrics", s.serveMetrics())
 	r.Get("/v1/problems", s.listProblems)
 	r.Get("/v1/schemas", s.listSchemas)
 	r.Get("/v1/schemas/{name}", s.getSchema)
@@ -167,7 +178,15 @@ func (s *Server) Router() chi.Router { return s.router }
 
 // SetDraining makes /readyz answer 503, so load balancers stop sending new
 // work while in-flight solves finish.
-func (s *Server) SetDraining() { s.draining.Store(true) }
+func (s *Server) SetDraining() {
+	s.draining.Store(true)
+	s.drainSet.Do(func() { close(s.drain) })
+}
+
+// Draining returns a channel closed once the server starts draining, so
+// a request that waits (GET /v1/jobs/{id}?wait=) answers at once and
+// does not hold up the shutdown.
+func (s *Server) Draining() <-chan struct{} { return s.drain }
 
 // WriteJSON writes v as a JSON body with a trailing newline. v must be
 // encodable (the service's own documents); solve responses are written
@@ -282,6 +301,7 @@ func (s *Server) AdmitBody(w http.ResponseWriter, r *http.Request) (body []byte,
 	}
 	body, err = s.readBody(w, r, t)
 	if err == nil {
+		t.holdBody(len(body))
 		err = t.takeSlot(r.Context())
 	}
 	if err != nil {
@@ -361,7 +381,7 @@ func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request) {
 // WriteError writes a solver error as a problem document.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, e *solver.Error) {
 	if e.Kind == solver.KindInternal {
-		s.log.Error().Str("request_id", RequestID(r.Context())).Err(e).Msg("solve failed")
+		logIDs(s.log.Error(), r.Context()).Err(e).Msg("solve failed")
 	}
 	WriteProblem(w, FromError(e, r.URL.Path, RequestID(r.Context())))
 }
@@ -380,29 +400,40 @@ func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 			NotAcceptable(w, r, offers)
 			return
 		}
-		body, done, ok := s.AdmitBody(w, r)
-		if !ok {
-			return
-		}
-		defer done()
-		resp, err := s.runner.Run(solver.WithArrival(r.Context(), arrival), p.Name, body)
-		out := []byte(nil)
-		if err == nil {
-			out = resp.Wire
-			if media == MediaSVG {
-				out, err = s.runner.Picture(p.Name, body, resp.Wire)
-			}
-		}
-		if err != nil {
-			var xe *solver.Error
-			if !errors.As(err, &xe) {
-				xe = &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
-			}
-			s.WriteError(w, r, xe)
-			return
-		}
-		WriteMedia(w, http.StatusOK, media, out)
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		resp, ran := s.solve(ww, r, p, media, arrival)
+		s.metrics.observeSolve(p.Name, ww.Status(), resp, ran, time.Since(arrival))
 	}
+}
+
+// solve admits and solves one request to p and writes the answer in the
+// negotiated media. It returns the response (nil when an error document
+// was written) and whether the request reached the solver, for the
+// metrics.
+func (s *Server) solve(w http.ResponseWriter, r *http.Request, p solver.Problem, media string, arrival time.Time) (*solver.Response, bool) {
+	body, done, ok := s.AdmitBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	defer done()
+	resp, err := s.runner.Run(solver.WithArrival(r.Context(), arrival), p.Name, body)
+	out := []byte(nil)
+	if err == nil {
+		out = resp.Wire
+		if media == MediaSVG {
+			out, err = s.runner.Picture(p.Name, body, resp.Wire)
+		}
+	}
+	if err != nil {
+		var xe *solver.Error
+		if !errors.As(err, &xe) {
+			xe = &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
+		}
+		s.WriteError(w, r, xe)
+		return nil, true
+	}
+	WriteMedia(w, http.StatusOK, media, out)
+	return resp, true
 }
 
 // WriteMedia writes an encoded body of the given media type (a JSON

@@ -54,6 +54,12 @@ type harness struct {
 
 func newHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
+	return newLoggingHarness(t, cfg, zerolog.Nop())
+}
+
+// newLoggingHarness is newHarness with the server logging to log.
+func newLoggingHarness(t *testing.T, cfg Config, log zerolog.Logger) *harness {
+	t.Helper()
 	h := &harness{started: make(chan struct{}, 16), release: make(chan struct{}), canceled: make(chan struct{}, 16)}
 	p := solver.Problem{
 		Name: "selftest", RequestSchema: "selftest.request.json", ResponseSchema: "selftest.request.json",
@@ -96,7 +102,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.srv = New(cfg, runner, zerolog.Nop())
+	h.srv = New(cfg, runner, log)
 	return h
 }
 

@@ -51,6 +51,7 @@ type harness struct {
 	t    testing.TB
 	svc  *Service
 	srv  *httptest.Server
+	api  *httpapi.Server
 	logs *syncBuffer // the service's log
 }
 
@@ -96,7 +97,7 @@ func newHarnessWith(t testing.TB, store string, cfg Config, runner *solver.Runne
 			t.Logf("stop: %v", err)
 		}
 	})
-	return &harness{t: t, svc: svc, srv: srv, logs: logs}
+	return &harness{t: t, svc: svc, srv: srv, api: api, logs: logs}
 }
 
 // The test-only headers testPrincipal reads: the tenant a request acts

@@ -83,9 +83,11 @@ type handlers struct {
 	api *httpapi.Server
 }
 
-// Mount adds the job routes to the API server's router.
+// Mount adds the job routes to the API server's router and the job
+// metrics to its registry.
 func (s *Service) Mount(api *httpapi.Server) {
 	h := &handlers{svc: s, api: api}
+	api.Metrics().MustRegister(s.metrics)
 	api.Router().Group(func(r chi.Router) {
 		r.Use(privateHeaders)
 		r.Post("/v1/jobs", h.submit)
@@ -313,12 +315,23 @@ func schemaError(name, prefix string, vs []schemas.Violation) *solver.Error {
 	return &solver.Error{Kind: solver.KindSchema, Detail: "request does not match schema " + name, Violations: out}
 }
 
+// get is GET /v1/jobs/{id}; with ?wait=DURATION it answers once the
+// job's state changes, or when the wait (at most MaxWait) ends, with the
+// job as it then is (wait.go).
 func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
+	wait, werr := parseWait(r.URL.Query().Get("wait"))
+	if werr != nil {
+		h.api.WriteError(w, r, solver.Invalid("/query/wait", "%v", werr))
+		return
+	}
 	rec, err := h.svc.st.get(r.Context(), id)
 	if errors.Is(err, errNotFound) || (err == nil && (rec.ParentID != "" || !visible(r, rec))) {
 		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id+" (finished jobs are removed after their retention)")
 		return
+	}
+	if err == nil {
+		rec, err = h.svc.awaitChange(r.Context(), rec, wait, h.api.Draining())
 	}
 	if err != nil {
 		h.internal(w, r, err)
@@ -410,10 +423,17 @@ func (h *handlers) variantResult(w http.ResponseWriter, r *http.Request) {
 // writeResult answers with exactly the body the synchronous endpoint
 // returns: the response on success (and for a cancelled solve that kept
 // its best answer) as JSON or, when media is SVG, its picture; the
-// problem document on failure.
+// problem document on failure. With ?partial=true a job still running
+// answers its best answer so far (writePartial, JSON); a finished job
+// answers as without it.
 // Stored bytes that fail their checksum are never served: the job is
 // marked failed and its error (500, corrupt_store) is the answer.
 func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec record, media string) {
+	wantPartial, err := parsePartial(r.URL.Query().Get("partial"))
+	if err != nil {
+		h.api.WriteError(w, r, solver.Invalid("/query/partial", "%v", err))
+		return
+	}
 	if rec.Corrupt != "" {
 		rec = h.svc.quarantine(r.Context(), rec, rec.Corrupt)
 	}
@@ -430,6 +450,10 @@ func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec recor
 		body = b
 	}
 	w.Header().Set("X-Job-State", string(rec.State))
+	if !rec.State.Terminal() && wantPartial {
+		h.writePartial(w, r, rec)
+		return
+	}
 	if !rec.State.Terminal() {
 		w.Header().Set("Retry-After", "1")
 		httpapi.SimpleProblem(w, r, http.StatusConflict, "not_finished", "Job not finished",

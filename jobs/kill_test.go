@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/rs/zerolog"
 )
 
@@ -329,6 +330,9 @@ func TestRescuedWorkerDropsItsAttempt(t *testing.T) {
 		c.cfg.HeartbeatTimeout = -time.Hour
 		if err := c.rescue(context.Background()); err != nil {
 			t.Fatal(err)
+		}
+		if n := testutil.ToFloat64(c.metrics.rescues); n != 1 {
+			t.Errorf("xflex_job_rescues_total %v, want 1", n)
 		}
 		j := a.waitTerminal(id)
 		if j.State != StateSucceeded || j.Attempts != 2 {

@@ -173,6 +173,11 @@ type Service struct {
 
 	// maxStoredBytes overrides maxScenarioBytes (tests).
 	maxStoredBytes int
+
+	metrics *metrics
+	// changed wakes the GET ?wait= requests when this replica changes a
+	// job's state (wait.go).
+	changed changes
 }
 
 // runningJob lets a DELETE on this replica stop a solve at once.
@@ -182,6 +187,8 @@ type runningJob struct {
 	// lost is set when the job was rescued from under this worker (its
 	// heartbeat stalled): the solve is stopped and its outcome dropped.
 	lost atomic.Bool
+	// partial encodes the solver's incumbents (partial.go).
+	partial *partialEncoder
 }
 
 // solveArgs is the River job: the id of the xflex_job row to solve.
@@ -258,6 +265,9 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 	}); err != nil {
 		return err
 	}
+	if attempt != 0 {
+		s.changed.notify() // running now
+	}
 	if attempt == 0 {
 		if cur, err := s.st.get(ctx, id); err == nil && cur.State != StateQueued {
 			return nil // finished, or run by a live worker
@@ -286,7 +296,8 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rj := &runningJob{cancel: cancel}
+	start := time.Now()
+	rj := &runningJob{cancel: cancel, partial: &partialEncoder{runner: s.runner, input: input, start: start}}
 	s.mu.Lock()
 	s.running[id] = rj
 	s.mu.Unlock()
@@ -297,7 +308,6 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 	}()
 	rep := &progress.Reporter{}
 	jctx = progress.WithReporter(jctx, rep)
-	start := time.Now()
 	stopMonitor := s.monitor(jctx, id, attempt, rj, rep, start, budget)
 
 	resp, runErr := s.runner.Run(jctx, rec.Problem, input)
@@ -317,6 +327,7 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 		}
 		return fmt.Errorf("job %s interrupted: %w", id, ctx.Err())
 	}
+	s.metrics.observeRun(rec.Problem, runErr, userCancelled, time.Since(start))
 	return s.recordOutcome(dctx, rec, attempt, resp, runErr, last, userCancelled)
 }
 
@@ -405,6 +416,9 @@ func (s *Service) monitor(ctx context.Context, id string, attempt int, rj *runni
 				rj.cancel()
 				return
 			}
+			if inc, changed := rep.TakeIncumbent(); changed {
+				s.storePartial(ctx, id, attempt, rj.partial, inc)
+			}
 		}
 	}()
 	return func() {
@@ -438,8 +452,11 @@ func (s *Service) finish(ctx context.Context, rec record, attempt int, st State,
 	}); err != nil {
 		return err
 	}
+	s.changed.notify()
 	if rec.ParentID != "" {
-		return s.finalizeScenario(ctx, rec.ParentID)
+		err := s.finalizeScenario(ctx, rec.ParentID)
+		s.changed.notify() // the scenario may have finished too
+		return err
 	}
 	return nil
 }
@@ -768,6 +785,7 @@ func (s *Service) cancel(ctx context.Context, id string) (record, error) {
 	if err != nil {
 		return record{}, err
 	}
+	s.changed.notify() // queued jobs are cancelled now
 	for _, rid := range riverIDs {
 		// Best effort: a worker that already fetched the job sees the
 		// cancelled row and returns without solving.
@@ -869,6 +887,10 @@ func (s *Service) rescue(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	s.metrics.rescues.Add(float64(len(rescued)))
+	if len(rescued) > 0 {
+		s.changed.notify()
 	}
 	for _, r := range rescued {
 		s.log.Warn().Str("job", r.ID).Int("attempts", r.Attempts).Dur("heartbeat_timeout", s.cfg.HeartbeatTimeout).

@@ -141,6 +141,10 @@ func (d dialect) addedColumns() [][2]string {
 		// quotas count per tenant. Jobs stored before tenants existed, or
 		// written by an older replica during an upgrade, are local's.
 		{"tenant", "TEXT NOT NULL DEFAULT '" + httpapi.LocalTenant + "'"},
+		// partial is a running solve's best answer so far (partial.go),
+		// with its checksum; cleared when the job finishes.
+		{"partial", d.blob()},
+		{"partial_sha256", d.blob()},
 	}
 }
 
@@ -726,7 +730,8 @@ func (s *store) finishTx(ctx context.Context, tx *sql.Tx, id string, attempt int
 		args = append(args, attempt)
 	}
 	r, err := tx.ExecContext(ctx, s.d.rebind(`UPDATE xflex_job
-		SET state = ?, progress = ?, result = ?, result_sha256 = ?, error = ?, error_sha256 = ?, finished_at = ?, expires_at = ?
+		SET state = ?, progress = ?, result = ?, result_sha256 = ?, error = ?, error_sha256 = ?, finished_at = ?, expires_at = ?,
+			partial = NULL, partial_sha256 = NULL
 		WHERE id = ? AND `+claim), args...)
 	if err != nil {
 		return false, fmt.Errorf("finish job %s: %w", id, err)

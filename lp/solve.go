@@ -64,7 +64,9 @@ func Solve(ctx context.Context, m *Model, opts Options) (*Solution, error) {
 	if lo, hi := CoefRange(m); b.Name() == BackendCoin && m != nil && m.IsMIP() && hi > MaxCoinMIPSpread*lo {
 		// CBC would abort the whole process (see MaxCoinMIPSpread).
 		b = nativeBackend{}
+		spreadGuard.Add(1)
 	}
+	countCall(b.Name())
 	sol, err := b.Solve(ctx, m, opts)
 	if err == nil && (sol.Status == Optimal || sol.Status == Feasible) && len(sol.X) != len(m.Vars) {
 		sol = &Solution{Status: Failed, Objective: math.NaN(), Bound: math.NaN(), Backend: sol.Backend}

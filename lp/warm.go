@@ -142,6 +142,7 @@ func (inc *Incremental) Solve(ctx context.Context) (*Solution, error) {
 			}
 			if sol, ok := inc.warm.solve(ctx, inc.m, cols, inc.opts); ok {
 				inc.warmAnswers++
+				countCall(BackendCoin) // the only warm engine (newWarmCoin)
 				return sol, nil
 			}
 		}

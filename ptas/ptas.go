@@ -44,6 +44,19 @@ type Options struct {
 	// solved exactly by Exact instead (0 means DefaultExactLimit, negative
 	// disables it).
 	ExactLimit int
+	// OnStep, when set, is called after each step of the anytime loop
+	// (the cover, each level, the grid joins) with the result so far,
+	// from Solve's goroutine, so a caller can offer it as the incumbent of
+	// a running job. It must not keep res or its slices: Solve goes on
+	// changing them.
+	OnStep func(res *Result)
+}
+
+// step hands the result so far to OnStep.
+func (o Options) step(res *Result) {
+	if o.OnStep != nil {
+		o.OnStep(res)
+	}
 }
 
 // DefaultExactLimit is the size up to which Solve answers with Exact: its
@@ -265,6 +278,7 @@ func Solve(ctx context.Context, in *Instance, opts Options) (*Result, error) {
 	res.Shapes, res.Assign, res.Cost = Tighten(in, coverShapes(in, cover), cost)
 	res.Method = "cover"
 	report(ctx, res, "cover", 0)
+	opts.step(res)
 	if solveExact(ctx, in, cost, opts, res) {
 		return res, nil
 	}
@@ -386,6 +400,7 @@ func (s *refinement) run() error {
 		}
 		fraction := float64(li+1) / float64(len(schedule))
 		report(s.ctx, s.res, fmt.Sprintf("level ε=%g", eps), fraction)
+		s.opts.step(s.res)
 		if s.done() {
 			break
 		}
@@ -443,6 +458,7 @@ func (s *refinement) tryJoins(fraction float64) (bool, error) {
 		return true, err
 	}
 	report(s.ctx, s.res, "grid joins", fraction)
+	s.opts.step(s.res)
 	return s.done(), nil
 }
 

@@ -32,10 +32,38 @@ if ! command -v go >/dev/null 2>&1; then
   fi
 fi
 
+# How long to wait for another install (a second shell, unattended-upgrades
+# on a fresh machine) to release apt's or dpkg's lock, in seconds.
+lock_wait=600
+
+# apt_get runs apt-get as root; when another process holds apt's or dpkg's
+# lock it says so and retries every 3 s for up to $lock_wait s instead of
+# failing at once. A loop rather than apt's -o DPkg::Lock::Timeout, which
+# covers dpkg's lock only: `apt-get update` still fails at once on the
+# package lists' lock (apt 2.6.1, measured).
+apt_get() {
+  local err deadline=$((SECONDS + lock_wait)) said=0
+  err=$(mktemp)
+  until $SUDO env LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get "$@" 2>"$err"; do
+    if ! grep -q "Could not get lock" "$err" || [ "$SECONDS" -ge "$deadline" ]; then
+      cat "$err" >&2
+      rm -f "$err"
+      return 1
+    fi
+    if [ "$said" = 0 ]; then
+      echo "install-deps: waiting for another package install to finish ($(grep -m1 -o 'Could not get lock.*' "$err"); up to $((lock_wait / 60)) min)" >&2
+      said=1
+    fi
+    sleep 3
+  done
+  cat "$err" >&2
+  rm -f "$err"
+}
+
 if [ "${#need_apt[@]}" -gt 0 ]; then
   echo "install-deps: installing ${need_apt[*]}" >&2
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  apt_get update -qq
+  apt_get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
 if ! pkg-config --exists cbc clp; then

@@ -300,7 +300,7 @@ func TestPolicyCoversEveryRoute(t *testing.T) {
 	defer func() { _ = stop(context.Background()) }()
 
 	want := map[string]string{ // METHOD route -> open, any (token), or the scope
-		"GET /healthz": "open", "GET /readyz": "open", "GET /version": "open",
+		"GET /healthz": "open", "GET /readyz": "open", "GET /version": "open", "GET /metrics": "admin",
 		"GET /v1/problems": "any", "GET /v1/schemas": "any", "GET /v1/schemas/{name}": "any",
 		"GET /v1/openapi.json": "any",
 		"POST /v1/jobs":        "jobs", "GET /v1/jobs": "jobs", "GET /v1/jobs/{id}": "jobs", "DELETE /v1/jobs/{id}": "jobs",

@@ -24,8 +24,9 @@ import (
 const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running xflex serve)
   submit [--variants FILE] [--wait] [--idempotency-key K] PROBLEM FILE|-
                                                      queue a solve (or, with --variants, a scenario)
+  submit [--wait] FILE|-                             queue a whole POST /v1/jobs body, e.g. examples/scenario.json
   status ID                                          print the job
-  wait [--timeout DUR] ID                            wait with a progress bar on stderr, print the job
+  wait [--timeout DUR] ID                            wait (GET ?wait=) with a progress bar on stderr, print the job
   result [--table] ID                                print the result (the body POST /v1/PROBLEM returns)
   cancel ID                                          cancel a queued or running job
   list [--state S] [--problem P] [--limit N] [--cursor C]
@@ -33,10 +34,19 @@ flags of every command:
   --server URL   the xflex server (default $XFLEX_SERVER or http://127.0.0.1:8080)
   --client ID    sent as X-Client-Id (informational: jobs and limits are the token's tenant's)
   --token TOKEN  sent as Authorization: Bearer (default $XFLEX_TOKEN; xflex token new)
-submit sends an Idempotency-Key (random unless --idempotency-key is given) and
-retries, with that key, a submission whose answer was lost (connection error,
-502, 503 or 504) up to 5 times with backoff: the server answers a retry of a
-submission it already took with the same job.
+--json (submit, status, wait, cancel, list) prints the server's JSON even on a terminal.
+submit, status, wait, cancel and list print a job (or a page of jobs) as a table
+on a terminal and as the server's JSON when stdout is a pipe or a file, or with
+--json. wait and submit --wait print the job once it has ended, as status does;
+with --result they print its result instead, with --table a scenario's
+comparison table. Both draw a progress bar on stderr when it is a terminal (a
+line per change of state elsewhere; nothing with --quiet).
+submit reads FILE itself (up to 16 MiB; no need for $(cat FILE)), holds it once
+and sends it inside the request without copying it. It sends an Idempotency-Key
+(random unless --idempotency-key is given) and retries, with that key, a
+submission whose answer was lost (connection error, 502, 503 or 504) up to 5
+times with backoff: the server answers a retry of a submission it already took
+with the same job.
 --variants FILE holds a JSON array [{"name": ..., "patch": {...}}] of RFC 7396
 merge patches on the input, or an object {"NAME": PATCH, ...} (sorted by name).
 Exit status: 0 success, 1 the job or request failed, 2 usage, 3 server unreachable.
@@ -100,7 +110,8 @@ type jobsOptions struct {
 	sub                      string
 	variants, state, problem string
 	cursor                   string
-	wait, table              bool
+	wait, table, result      bool
+	json, quiet              bool
 	timeout, interval        time.Duration
 	limit                    int
 }
@@ -111,14 +122,16 @@ func (o *jobsOptions) register(fs *flag.FlagSet, c *jobsClient) bool {
 	case "submit":
 		fs.StringVar(&o.variants, "variants", "", "JSON file of named merge-patch variants")
 		fs.StringVar(&c.key, "idempotency-key", "", "Idempotency-Key of the submission (default: random)")
-		fs.BoolVar(&o.wait, "wait", false, "wait for the job and print its result")
+		fs.BoolVar(&o.wait, "wait", false, "wait for the job and print it")
 		fs.DurationVar(&o.interval, "interval", 250*time.Millisecond, "poll interval while waiting")
-		fs.BoolVar(&o.table, "table", false, "with --wait on a scenario: print the comparison as a table")
+		o.registerWaitOutput(fs)
 	case "wait":
 		fs.DurationVar(&o.timeout, "timeout", 0, "give up after this long (0: never)")
 		fs.DurationVar(&o.interval, "interval", 250*time.Millisecond, "poll interval")
+		o.registerWaitOutput(fs)
 	case "result":
 		fs.BoolVar(&o.table, "table", false, "print a scenario's comparison as a table")
+		return true
 	case "list":
 		fs.StringVar(&o.state, "state", "", "comma-separated states")
 		fs.StringVar(&o.problem, "problem", "", "problem name")
@@ -128,17 +141,32 @@ func (o *jobsOptions) register(fs *flag.FlagSet, c *jobsClient) bool {
 	default:
 		return false
 	}
+	fs.BoolVar(&o.json, "json", false, "print the server's JSON even on a terminal")
 	return true
 }
 
-// submitCommand runs `xflex jobs submit PROBLEM FILE|-`, with --wait
-// waiting for the job and printing its result.
+// registerWaitOutput adds the flags of what waiting prints.
+func (o *jobsOptions) registerWaitOutput(fs *flag.FlagSet) {
+	fs.BoolVar(&o.result, "result", false, "once the job ended, print its result instead of the job")
+	fs.BoolVar(&o.table, "table", false, "once a scenario ended, print its comparison as a table")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+}
+
+// submitCommand runs `xflex jobs submit PROBLEM FILE|-` (or `submit
+// FILE|-` with a whole submission), with --wait waiting for the job.
 func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(rest) != 2 {
-		fmt.Fprint(stderr, "usage: xflex jobs submit [--variants FILE] [--wait] PROBLEM FILE|-\n")
+	var body payload
+	var code int
+	switch {
+	case len(rest) == 2:
+		body, code = buildSubmission(rest[0], rest[1], o.variants, stdin, stderr)
+	case len(rest) == 1 && o.variants == "":
+		body, code = readSubmission(rest[0], stdin, stderr)
+	default:
+		fmt.Fprint(stderr, "usage: xflex jobs submit [--variants FILE] [--wait] PROBLEM FILE|-\n"+
+			"       xflex jobs submit [--wait] FILE|-   (FILE: a whole POST /v1/jobs body)\n")
 		return 2
 	}
-	body, code := buildSubmission(rest[0], rest[1], o.variants, stdin, stderr)
 	if code != 0 {
 		return code
 	}
@@ -155,7 +183,7 @@ func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []s
 		return 1
 	}
 	if !o.wait {
-		stdout.Write(resp)
+		writeJob(stdout, resp, !wantJSON(stdout, o.json), time.Now())
 		return 0
 	}
 	var j jobs.Job
@@ -163,10 +191,22 @@ func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []s
 		fmt.Fprintf(stderr, "xflex: decode job: %v\n", err)
 		return 1
 	}
-	if _, code := c.wait(ctx, j.ID, 0, o.interval, stderr); code == 3 || code == 2 {
+	return c.waitCommand(ctx, o, j.ID, stdout, stderr)
+}
+
+// waitCommand waits for a job to end and prints it (or, with --result or
+// --table, its result): what `jobs wait` and `jobs submit --wait` print.
+func (c *jobsClient) waitCommand(ctx context.Context, o *jobsOptions, id string, stdout, stderr io.Writer) int {
+	body, code := c.wait(ctx, id, o.timeout, o.interval, newDisplay(stderr, o.quiet, true), stderr)
+	if code == 2 || code == 3 || body == nil {
 		return code
 	}
-	return c.result(ctx, j.ID, o.table, stdout, stderr)
+	var j jobs.Job
+	if (o.result || o.table) && json.Unmarshal(body, &j) == nil && j.State.Terminal() {
+		return c.result(ctx, id, o.table, stdout, stderr)
+	}
+	writeJob(stdout, body, !wantJSON(stdout, o.json), time.Now())
+	return code
 }
 
 // jobCommand runs the subcommands on one job: status, cancel, result and
@@ -175,17 +215,13 @@ func (c *jobsClient) jobCommand(ctx context.Context, o *jobsOptions, id string, 
 	path := "/v1/jobs/" + url.PathEscape(id)
 	switch o.sub {
 	case "status":
-		return c.print(ctx, http.MethodGet, path, stdout, stderr)
+		return c.show(ctx, http.MethodGet, path, o, writeJob, stdout, stderr)
 	case "cancel":
-		return c.print(ctx, http.MethodDelete, path, stdout, stderr)
+		return c.show(ctx, http.MethodDelete, path, o, writeJob, stdout, stderr)
 	case "result":
 		return c.result(ctx, id, o.table, stdout, stderr)
 	case "wait":
-		body, code := c.wait(ctx, id, o.timeout, o.interval, stderr)
-		if body != nil {
-			stdout.Write(body)
-		}
-		return code
+		return c.waitCommand(ctx, o, id, stdout, stderr)
 	}
 	return 2
 }
@@ -210,11 +246,50 @@ func (c *jobsClient) listCommand(ctx context.Context, o *jobsOptions, rest []str
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	return c.print(ctx, http.MethodGet, path, stdout, stderr)
+	return c.show(ctx, http.MethodGet, path, o, writeJobList, stdout, stderr)
 }
 
-// buildSubmission reads the input (and variants) into a POST /v1/jobs body.
-func buildSubmission(problem, file, variantsFile string, stdin io.Reader, stderr io.Writer) ([]byte, int) {
+// buildSubmission reads the input (and variants) into a POST /v1/jobs
+// body: the input's bytes as read, between an envelope's head and tail.
+func buildSubmission(problem, file, variantsFile string, stdin io.Reader, stderr io.Writer) (payload, int) {
+	input, code := readJSON(file, stdin, stderr)
+	if code != 0 {
+		return nil, code
+	}
+	head, err := json.Marshal(problem)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: %v\n", err)
+		return nil, 2
+	}
+	head = append(append([]byte(`{"problem":`), head...), `,"input":`...)
+	tail := []byte("}")
+	if variantsFile != "" {
+		raw, err := os.ReadFile(variantsFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "xflex: %v\n", err)
+			return nil, 2
+		}
+		vs, err := parseVariants(raw)
+		if err == nil {
+			tail, err = json.Marshal(vs)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "xflex: %s: %v\n", variantsFile, err)
+			return nil, 2
+		}
+		tail = append(append([]byte(`,"variants":`), tail...), '}')
+	}
+	return payload{head, input, tail}, 0
+}
+
+// readSubmission reads a whole POST /v1/jobs body from file ("-": stdin).
+func readSubmission(file string, stdin io.Reader, stderr io.Writer) (payload, int) {
+	body, code := readJSON(file, stdin, stderr)
+	return payload{body}, code
+}
+
+// readJSON reads file ("-": stdin), refusing one that is not JSON.
+func readJSON(file string, stdin io.Reader, stderr io.Writer) ([]byte, int) {
 	input, err := readInput(file, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
@@ -224,26 +299,28 @@ func buildSubmission(problem, file, variantsFile string, stdin io.Reader, stderr
 		fmt.Fprintf(stderr, "xflex: %s is not valid JSON\n", file)
 		return nil, 2
 	}
-	sub := map[string]any{"problem": problem, "input": json.RawMessage(input)}
-	if variantsFile != "" {
-		raw, err := os.ReadFile(variantsFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "xflex: %v\n", err)
-			return nil, 2
-		}
-		vs, err := parseVariants(raw)
-		if err != nil {
-			fmt.Fprintf(stderr, "xflex: %s: %v\n", variantsFile, err)
-			return nil, 2
-		}
-		sub["variants"] = vs
+	return input, 0
+}
+
+// payload is a request body in parts, sent one after the other: a
+// submission's input is sent from the buffer it was read into, never
+// copied into a second one.
+type payload [][]byte
+
+func (p payload) reader() io.Reader {
+	rs := make([]io.Reader, len(p))
+	for i, b := range p {
+		rs[i] = bytes.NewReader(b)
 	}
-	b, err := json.Marshal(sub)
-	if err != nil {
-		fmt.Fprintf(stderr, "xflex: %v\n", err)
-		return nil, 2
+	return io.MultiReader(rs...)
+}
+
+func (p payload) size() int64 {
+	var n int64
+	for _, b := range p {
+		n += int64(len(b))
 	}
-	return b, 0
+	return n
 }
 
 // parseVariants accepts [{"name","patch",...}] or {"NAME": PATCH} (sorted
@@ -268,24 +345,31 @@ func parseVariants(raw []byte) ([]jobs.Variant, error) {
 	return list, nil
 }
 
+// readInput reads file ("-": stdin) up to cliMaxBody bytes. A regular
+// file is read into a buffer of its size, so it is held once.
 func readInput(file string, stdin io.Reader) ([]byte, error) {
 	var r io.Reader = stdin
+	size := 0
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= cliMaxBody {
+			size = int(fi.Size())
+		}
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(r, cliMaxBody+1))
-	if err != nil {
+	var buf bytes.Buffer
+	buf.Grow(size + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(r, cliMaxBody+1)); err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	if len(b) > cliMaxBody {
+	if buf.Len() > cliMaxBody {
 		return nil, fmt.Errorf("%s exceeds %d bytes", file, cliMaxBody)
 	}
-	return b, nil
+	return buf.Bytes(), nil
 }
 
 // newIdempotencyKey returns a random key (128 bits, hex).
@@ -307,7 +391,7 @@ const (
 // answer was lost: the connection failed or a proxy answered 502, 503 or
 // 504. The server returns the job a lost answer was for, so a retry never
 // queues a second one.
-func (c *jobsClient) submit(ctx context.Context, body []byte, stderr io.Writer) (int, []byte, int) {
+func (c *jobsClient) submit(ctx context.Context, body payload, stderr io.Writer) (int, []byte, int) {
 	wait := submitBackoff
 	for attempt := 1; ; attempt++ {
 		status, resp, code := c.do(ctx, http.MethodPost, "/v1/jobs", body, stderr)
@@ -335,10 +419,10 @@ func lostReason(status, code int) string {
 }
 
 // do sends one request; code is 3 when the server cannot be reached.
-func (c *jobsClient) do(ctx context.Context, method, path string, body []byte, stderr io.Writer) (int, []byte, int) {
+func (c *jobsClient) do(ctx context.Context, method, path string, body payload, stderr io.Writer) (int, []byte, int) {
 	var rd io.Reader
 	if body != nil {
-		rd = bytes.NewReader(body)
+		rd = body.reader()
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.server+path, rd)
 	if err != nil {
@@ -346,6 +430,7 @@ func (c *jobsClient) do(ctx context.Context, method, path string, body []byte, s
 		return 0, nil, 2
 	}
 	if body != nil {
+		req.ContentLength = body.size()
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.key != "" && method == http.MethodPost {
@@ -371,16 +456,20 @@ func (c *jobsClient) do(ctx context.Context, method, path string, body []byte, s
 	return resp.StatusCode, b, 0
 }
 
-// print sends a request and prints the body; exit 1 on an HTTP error.
-func (c *jobsClient) print(ctx context.Context, method, path string, stdout, stderr io.Writer) int {
+// show sends a request and prints the answer with write (a job or a list:
+// the server's JSON or a table, see wantJSON); an error document is
+// printed as sent, with exit 1.
+func (c *jobsClient) show(ctx context.Context, method, path string, o *jobsOptions,
+	write func(w io.Writer, body []byte, table bool, now time.Time), stdout, stderr io.Writer) int {
 	status, body, code := c.do(ctx, method, path, nil, stderr)
 	if code != 0 {
 		return code
 	}
-	stdout.Write(body)
 	if status >= 400 {
+		stdout.Write(body)
 		return 1
 	}
+	write(stdout, body, !wantJSON(stdout, o.json), time.Now())
 	return 0
 }
 
@@ -408,9 +497,11 @@ func (c *jobsClient) result(ctx context.Context, id string, table bool, stdout, 
 	return 0
 }
 
-// wait polls a job until it is terminal, drawing a progress bar on stderr,
-// and returns the final job body: exit 0 if it succeeded, 1 otherwise.
-func (c *jobsClient) wait(ctx context.Context, id string, timeout, interval time.Duration, stderr io.Writer) ([]byte, int) {
+// wait polls a job until it is terminal, showing its progress on d, and
+// returns the final job body: exit 0 if it succeeded, 1 otherwise (also
+// when it gave up after timeout, with the last body). Its messages reach
+// stderr after d has finished, below the bar rather than over it.
+func (c *jobsClient) wait(ctx context.Context, id string, timeout, interval time.Duration, d display, stderr io.Writer) ([]byte, int) {
 	if interval <= 0 {
 		interval = 250 * time.Millisecond
 	}
@@ -419,121 +510,67 @@ func (c *jobsClient) wait(ctx context.Context, id string, timeout, interval time
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	bar := newProgressBar(stderr)
-	defer bar.finish()
+	var msgs bytes.Buffer
+	body, code := c.poll(ctx, id, interval, d, &msgs)
+	_, _ = msgs.WriteTo(stderr)
+	return body, code
+}
+
+// quietWait is the ?wait= of a wait that shows no progress: the server
+// answers when the job's state changes, so one request covers up to this
+// long (the server cuts waits to 60 s; the client's timeout is 60 s).
+const quietWait = 30 * time.Second
+
+// poll is wait's loop; it finishes d before it returns. Each GET asks the
+// server to hold its answer until the job's state changes (?wait=): for
+// the poll interval while d shows progress, which the answer then
+// carries, and for quietWait when d shows nothing. A server that answers
+// at once (one from before ?wait=) is polled every interval as before.
+func (c *jobsClient) poll(ctx context.Context, id string, interval time.Duration, d display, msgs io.Writer) ([]byte, int) {
+	var last solveStatus
+	defer func() { d.finish(last) }()
+	hold := interval
+	if d == (nopDisplay{}) {
+		hold = quietWait
+	}
+	path := "/v1/jobs/" + url.PathEscape(id) + "?wait=" + hold.String()
+	var body []byte
 	for {
-		status, body, code := c.do(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id), nil, stderr)
-		if code != 0 {
-			if ctx.Err() != nil {
-				fmt.Fprintf(stderr, "xflex: gave up waiting for job %s: %v\n", id, ctx.Err())
-				return nil, 1
-			}
-			return nil, code
-		}
-		if status != http.StatusOK {
+		sent := time.Now()
+		status, b, code := c.do(ctx, http.MethodGet, path, nil, msgs)
+		switch {
+		case code != 0 && ctx.Err() != nil:
+			fmt.Fprintf(msgs, "xflex: gave up waiting for job %s: %v\n", id, ctx.Err())
 			return body, 1
+		case code != 0:
+			return nil, code
+		case status != http.StatusOK:
+			return b, 1
 		}
+		body = b
 		var j jobs.Job
 		if err := json.Unmarshal(body, &j); err != nil {
-			fmt.Fprintf(stderr, "xflex: decode job: %v\n", err)
+			fmt.Fprintf(msgs, "xflex: decode job: %v\n", err)
 			return body, 1
 		}
-		bar.draw(j)
-		if j.State.Terminal() {
-			if j.State == jobs.StateSucceeded {
-				return body, 0
-			}
-			return body, 1
+		last = jobStatus(j, time.Now())
+		if last.Done {
+			return body, exitCode(last.OK)
 		}
+		d.update(last)
 		select {
 		case <-ctx.Done():
-			bar.finish()
-			fmt.Fprintf(stderr, "xflex: gave up waiting for job %s: %v\n", id, ctx.Err())
+			fmt.Fprintf(msgs, "xflex: gave up waiting for job %s: %v\n", id, ctx.Err())
 			return body, 1
-		case <-time.After(interval):
+		case <-time.After(interval - time.Since(sent)):
 		}
 	}
 }
 
-// progressBar draws one updating line on a terminal; elsewhere (logs, CI)
-// it prints a line only when the state or phase changes.
-type progressBar struct {
-	w     io.Writer
-	tty   bool
-	last  string
-	drawn bool
-}
-
-func newProgressBar(w io.Writer) *progressBar {
-	tty := false
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
+// exitCode is 0 for success, 1 for failure.
+func exitCode(ok bool) int {
+	if ok {
+		return 0
 	}
-	return &progressBar{w: w, tty: tty}
-}
-
-// barWidth is the number of cells of the bar.
-const barWidth = 30
-
-// renderBar formats one progress line for a job.
-func renderBar(j jobs.Job) string {
-	p := j.Progress
-	frac, known := 0.0, false
-	switch {
-	case j.State == jobs.StateSucceeded:
-		frac, known = 1, true
-	case p.Fraction != nil:
-		frac, known = *p.Fraction, true
-	case p.BudgetUsed != nil:
-		frac, known = *p.BudgetUsed, true
-	}
-	frac = min(max(frac, 0), 1)
-	filled := int(frac*barWidth + 0.5)
-	var b strings.Builder
-	b.WriteString("[")
-	b.WriteString(strings.Repeat("#", filled))
-	b.WriteString(strings.Repeat(".", barWidth-filled))
-	b.WriteString("] ")
-	if known {
-		fmt.Fprintf(&b, "%3.0f%% ", frac*100)
-	} else {
-		b.WriteString("  ?% ")
-	}
-	b.WriteString(string(j.State))
-	if p.Phase != "" && p.Phase != string(j.State) {
-		b.WriteString(" " + p.Phase)
-	}
-	if p.VariantsTotal != nil && p.VariantsDone != nil {
-		fmt.Fprintf(&b, " variants %d/%d", *p.VariantsDone, *p.VariantsTotal)
-	}
-	if p.Objective != nil {
-		fmt.Fprintf(&b, " obj %.6g", *p.Objective)
-	}
-	if p.Bound != nil {
-		fmt.Fprintf(&b, " bound %.6g", *p.Bound)
-	}
-	return b.String()
-}
-
-func (b *progressBar) draw(j jobs.Job) {
-	line := renderBar(j)
-	if b.tty {
-		fmt.Fprintf(b.w, "\r\033[K%s", line)
-		b.drawn = true
-		return
-	}
-	key := string(j.State) + "/" + j.Progress.Phase
-	if key != b.last {
-		fmt.Fprintln(b.w, line)
-		b.last = key
-	}
-}
-
-func (b *progressBar) finish() {
-	if b.tty && b.drawn {
-		fmt.Fprintln(b.w)
-		b.drawn = false
-	}
+	return 1
 }

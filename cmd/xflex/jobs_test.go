@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +24,7 @@ import (
 	"github.com/xflex/xflex/httpapi"
 	"github.com/xflex/xflex/jobs"
 	"github.com/xflex/xflex/jobs/jobtest"
+	"github.com/xflex/xflex/solver"
 )
 
 // jobsServer starts the HTTP API with jobs on a SQLite store in a temp dir,
@@ -74,8 +79,9 @@ func TestJobsCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"state":"succeeded"`) {
 		t.Fatalf("wait: exit %d: %s %s", code, out, errs)
 	}
-	if !strings.Contains(errs, "[") || !strings.Contains(errs, "succeeded") {
-		t.Errorf("wait drew no progress on stderr: %q", errs)
+	// stderr is not a terminal: no bar, a line per state, the last one final.
+	if lines := strings.Split(strings.TrimSpace(errs), "\n"); strings.Contains(errs, "[") || !strings.HasPrefix(lines[len(lines)-1], "succeeded") {
+		t.Errorf("wait's progress on stderr (not a terminal): %q", errs)
 	}
 	out, _, code = jobsCLI(t, "", "result", "--server", url, j.ID)
 	if code != 0 || !strings.Contains(out, `"lambda":3`) || !strings.HasSuffix(out, "\n") {
@@ -195,19 +201,6 @@ func TestJobsSubmitRetriesLostAnswer(t *testing.T) {
 	}
 }
 
-func TestRenderBar(t *testing.T) {
-	f := 0.5
-	obj, bound := 1.25, 2.0
-	got := renderBar(jobs.Job{State: jobs.StateRunning, Progress: jobs.Progress{Phase: "bisection", Fraction: &f, Objective: &obj, Bound: &bound}})
-	want := "[" + strings.Repeat("#", 15) + strings.Repeat(".", 15) + "]  50% running bisection obj 1.25 bound 2"
-	if got != want {
-		t.Errorf("bar %q, want %q", got, want)
-	}
-	if got := renderBar(jobs.Job{State: jobs.StateQueued, Progress: jobs.Progress{Phase: "queued"}}); !strings.Contains(got, "?% queued") {
-		t.Errorf("queued bar %q", got)
-	}
-}
-
 // TestJobsMatchSolveForEveryProblem: for every problem's example, a job's
 // result is the body `xflex solve` prints (apart from elapsed_ms), and a
 // scenario over the example (base plus a reseeded variant) compares the
@@ -217,20 +210,7 @@ func TestJobsMatchSolveForEveryProblem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
-	stop, err := jobs.Setup(context.Background(), jobs.Config{
-		Store: "sqlite:" + filepath.Join(t.TempDir(), "jobs.db"), PollInterval: 20 * time.Millisecond,
-	}, runner, api, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(api.Handler())
-	defer func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = stop(ctx)
-	}()
+	srv := problemsJobsServer(t, runner)
 	for _, p := range runner.Problems() {
 		example := examplePath(p)
 		if _, err := os.Stat(example); err != nil {
@@ -241,7 +221,7 @@ func TestJobsMatchSolveForEveryProblem(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("solve: exit %d", code)
 			}
-			out, errs, code := jobsCLI(t, "", "submit", "--server", srv.URL, "--wait", "--interval", "20ms", p.Command(), example)
+			out, errs, code := jobsCLI(t, "", "submit", "--server", srv.URL, "--wait", "--result", "--interval", "20ms", p.Command(), example)
 			if code != 0 {
 				t.Fatalf("jobs submit --wait: exit %d: %s %s", code, out, errs)
 			}
@@ -263,7 +243,7 @@ func TestJobsMatchSolveForEveryProblem(t *testing.T) {
 			if err := os.WriteFile(vfile, []byte(`[{"name":"reseeded","patch":{"seed":7}}]`), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			out, errs, code = jobsCLI(t, "", "submit", "--server", srv.URL, "--variants", vfile, "--wait", "--interval", "20ms", p.Command(), example)
+			out, errs, code = jobsCLI(t, "", "submit", "--server", srv.URL, "--variants", vfile, "--wait", "--result", "--interval", "20ms", p.Command(), example)
 			if code != 0 {
 				t.Fatalf("scenario: exit %d: %s %s", code, out, errs)
 			}
@@ -292,6 +272,87 @@ func TestJobsMatchSolveForEveryProblem(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// problemsJobsServer starts the HTTP API with jobs on a SQLite store in a
+// temp dir, serving runner's problems.
+func problemsJobsServer(t *testing.T, runner *solver.Runner) *httptest.Server {
+	t.Helper()
+	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
+	stop, err := jobs.Setup(context.Background(), jobs.Config{
+		Store: "sqlite:" + filepath.Join(t.TempDir(), "jobs.db"), PollInterval: 20 * time.Millisecond,
+	}, runner, api, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stop(ctx)
+	})
+	return srv
+}
+
+// TestScenarioExample submits examples/scenario.json, the README's
+// scenario, as the whole body it is, and prints its comparison.
+func TestScenarioExample(t *testing.T) {
+	runner, err := newRunner(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := problemsJobsServer(t, runner)
+	example := filepath.Join("..", "..", "examples", "scenario.json")
+	out, errs, code := jobsCLI(t, "", "submit", "--server", srv.URL, "--wait", "--table", "--interval", "20ms", example)
+	if code != 0 {
+		t.Fatalf("jobs submit --wait --table %s: exit %d: %s %s", example, code, out, errs)
+	}
+	header := strings.Fields(strings.SplitN(out, "\n", 2)[0])
+	if !slices.Equal(header[len(header)-3:], []string{"base", "more-big-nodes", "double-web"}) || !strings.Contains(out, "lambda") {
+		t.Errorf("comparison of the scenario example:\n%s", out)
+	}
+}
+
+// TestJobsSubmitLargeFile: a request over 2 MB (past what a shell passes as
+// one argument, so past `--data "...$(cat FILE)..."`) is submitted from its
+// file, read once into a buffer of its size and sent without a copy, and
+// its job solves all of it.
+func TestJobsSubmitLargeFile(t *testing.T) {
+	const nodes = 70000
+	var b strings.Builder
+	b.WriteString(`{"ms":0,"value":2,"nodes":[`)
+	for i := range nodes {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"name":"node-%06d","cap":%d}`, i, i%4)
+	}
+	b.WriteString("]}")
+	in := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() <= 2<<20 {
+		t.Fatalf("request of %d bytes, want over 2 MiB", b.Len())
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	body, code := buildSubmission("test/sleep", in, "", nil, io.Discard)
+	runtime.ReadMemStats(&after)
+	if code != 0 || body.size() != int64(b.Len())+int64(len(`{"problem":"test/sleep","input":}`)) {
+		t.Fatalf("submission of %d bytes (exit %d) for a %d-byte input", body.size(), code, b.Len())
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(b.Len())*5/4 {
+		t.Errorf("building the submission allocated %d bytes for a %d-byte input: it holds it more than once", alloc, b.Len())
+	}
+	out, errs, code := jobsCLI(t, "", "submit", "--server", jobsServer(t), "--wait", "--result", "--interval", "20ms", "test/sleep", in)
+	var resp struct {
+		Result jobtest.Result `json:"result"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &resp) != nil || len(resp.Result.Assign) != nodes {
+		t.Fatalf("jobs submit of %d bytes: exit %d, %d nodes solved: %.200s %s", b.Len(), code, len(resp.Result.Assign), out, errs)
 	}
 }
 
@@ -395,5 +456,59 @@ func waitJob(t *testing.T, addr, id string, limit time.Duration, cond func(jobs.
 			t.Fatalf("job %s still %s after %s", id, j.State, limit)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestJobsWaitHoldsRequests: jobs wait asks the server to hold each GET
+// until the job's state changes (?wait=): the poll interval while it shows
+// progress, 30 s with --quiet, so a quiet wait on a 300 ms job takes a
+// request per change of state rather than one per interval.
+func TestJobsWaitHoldsRequests(t *testing.T) {
+	target, err := url.Parse(jobsServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	var waits []string
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			mu.Lock()
+			waits = append(waits, r.URL.Query().Get("wait"))
+			mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	for _, c := range []struct {
+		quiet    bool
+		wait     string
+		maxPolls int
+	}{{true, "30s", 4}, {false, "20ms", 0}} {
+		out, _, _ := jobsCLI(t, `{"ms":300,"value":1}`, "submit", "--server", front.URL, "test/sleep", "-")
+		var j jobs.Job
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatalf("submit: %s (%v)", out, err)
+		}
+		mu.Lock()
+		waits = nil
+		mu.Unlock()
+		args := []string{"wait", "--server", front.URL, "--interval", "20ms", j.ID}
+		if c.quiet {
+			args = append(args, "--quiet")
+		}
+		if out, errs, code := jobsCLI(t, "", args...); code != 0 {
+			t.Fatalf("wait: exit %d: %s %s", code, out, errs)
+		}
+		mu.Lock()
+		for _, w := range waits {
+			if w != c.wait {
+				t.Errorf("quiet %v: a GET asked ?wait=%q, want %q", c.quiet, w, c.wait)
+			}
+		}
+		if c.maxPolls > 0 && len(waits) > c.maxPolls {
+			t.Errorf("quiet wait on a 300 ms job took %d requests, want at most %d (one per change of state)", len(waits), c.maxPolls)
+		}
+		mu.Unlock()
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -37,6 +38,7 @@ type serveConfig struct {
 	logFormat       string
 	authFile        string
 	insecure        bool
+	corsOrigins     []string
 	jobs            *jobs.Config
 }
 
@@ -61,6 +63,16 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.authFile, "auth-file", os.Getenv("XFLEX_AUTH_FILE"),
 		"`PATH` of the token file, a line TENANT SCOPES SHA256HEX per token (xflex token new); re-read on SIGHUP (default $XFLEX_AUTH_FILE)")
 	fs.BoolVar(&c.insecure, "insecure", false, "serve a non-loopback --addr without --auth-file (no tokens: anyone who reaches it may use it)")
+	fs.Func("cors-origin", "`ORIGIN` (scheme://host[:port]) browsers may call the API from; repeat it or give a comma list (default: none, no CORS headers)",
+		func(v string) error {
+			for _, o := range strings.Split(v, ",") {
+				if o = strings.TrimSpace(o); o == "" {
+					return fmt.Errorf("empty origin in %q", v)
+				}
+				c.corsOrigins = append(c.corsOrigins, o)
+			}
+			return nil
+		})
 	c.jobs = jobs.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -106,6 +118,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	api := httpapi.New(httpapi.Config{
 		MaxBodyBytes: c.maxBody, MaxConcurrent: c.maxConcurrent, MaxConcurrentPerTenant: c.maxPerTenant, QueueWait: c.queueWait,
 		MaxInflightBytes: c.maxInflight, ReadBodyTimeout: c.readBody, WriteTimeout: c.write, Auth: auth,
+		CORSOrigins: c.corsOrigins,
 	}, runner, log)
 	stopJobs, err := jobs.Setup(ctx, *c.jobs, runner, api, log)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 	"testing"
 	"time"
 )
@@ -30,5 +31,21 @@ func TestServeTimeoutFlags(t *testing.T) {
 		c.readBody != 4*time.Second || c.write != 5*time.Second || c.maxInflight != 1000 {
 		t.Fatalf("flags: header %v idle %v body %v write %v inflight %d",
 			srv.ReadHeaderTimeout, srv.IdleTimeout, c.readBody, c.write, c.maxInflight)
+	}
+}
+
+// TestServeCORSFlag: --cors-origin is repeatable and takes comma lists;
+// none by default, and an empty origin is refused.
+func TestServeCORSFlag(t *testing.T) {
+	c, err := parseServe(nil, io.Discard)
+	if err != nil || len(c.corsOrigins) != 0 {
+		t.Fatalf("default: %v %v", c.corsOrigins, err)
+	}
+	c, err = parseServe([]string{"--cors-origin", "https://a.example, https://b.example", "--cors-origin", "http://localhost:3000"}, io.Discard)
+	if err != nil || !slices.Equal(c.corsOrigins, []string{"https://a.example", "https://b.example", "http://localhost:3000"}) {
+		t.Fatalf("flags: %q %v", c.corsOrigins, err)
+	}
+	if _, err := parseServe([]string{"--cors-origin", "https://a.example,"}, io.Discard); err == nil {
+		t.Fatal("empty origin accepted")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/problems"
 )
@@ -27,10 +28,11 @@ func newRunner(maxBudget time.Duration) (*solver.Runner, error) {
 	return solver.NewRunner(problems.All(), maxBudget)
 }
 
-const solveUsage = `usage: xflex solve PROBLEM FILE|- [--svg OUT.svg]
+const solveUsage = `usage: xflex solve [--quiet] PROBLEM FILE|- [--svg OUT.svg]
   solve a request (same JSON as POST /v1/PROBLEM) and print the response;
   --svg also writes the answer's picture to OUT.svg, the bytes POST /v1/PROBLEM
-  answers with Accept: image/svg+xml
+  answers with Accept: image/svg+xml; a progress bar (elapsed, time left in
+  the budget) is drawn on stderr when it is a terminal, unless --quiet
 `
 
 // solveArgs are the arguments of `xflex solve`.
@@ -38,10 +40,12 @@ type solveArgs struct {
 	problem, file string
 	// svg is the file for the picture, "" for none.
 	svg string
+	// quiet turns the progress bar off.
+	quiet bool
 }
 
-// parseSolveArgs reads PROBLEM FILE and an optional --svg OUT (or
-// --svg=OUT) anywhere among them.
+// parseSolveArgs reads PROBLEM FILE, an optional --svg OUT (or
+// --svg=OUT) and --quiet (-q) anywhere among them.
 func parseSolveArgs(args []string) (solveArgs, bool) {
 	var a solveArgs
 	var pos []string
@@ -49,6 +53,8 @@ func parseSolveArgs(args []string) (solveArgs, bool) {
 		switch v, isSVG := strings.CutPrefix(args[i], "--svg="); {
 		case isSVG:
 			a.svg = v
+		case args[i] == "--quiet" || args[i] == "-q":
+			a.quiet = true
 		case args[i] == "--svg" && i+1 < len(args):
 			a.svg = args[i+1]
 			i++
@@ -105,7 +111,7 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		_, _ = stdout.Write(httpapi.FromError(e, instance, "").Encode())
 		return 1
 	}
-	resp, err := runner.Run(ctx, p.Name, body)
+	resp, err := solveShowing(ctx, runner, p.Name, body, newDisplay(stderr, sa.quiet, false))
 	if err != nil {
 		var xe *solver.Error
 		if !errors.As(err, &xe) {
@@ -138,6 +144,55 @@ func writePicture(runner *solver.Runner, p solver.Problem, file string, body, re
 	}
 	return 0
 }
+
+// solveShowing runs the solve, showing its progress on d: the solver's
+// reports, the time elapsed and the time left in the request's budget.
+func solveShowing(ctx context.Context, runner *solver.Runner, name string, body []byte, d display) (*solver.Response, error) {
+	if d == (nopDisplay{}) {
+		return runner.Run(ctx, name, body)
+	}
+	settings, _ := runner.SettingsOf(body) // a bad body fails in Run
+	rep := &progress.Reporter{}
+	type answer struct {
+		resp *solver.Response
+		err  error
+	}
+	done := make(chan answer, 1)
+	status := solveStatus{State: "solving", Started: time.Now(), Budget: settings.Budget}
+	go func() {
+		resp, err := runner.Run(progress.WithReporter(ctx, rep), name, body)
+		done <- answer{resp, err}
+	}()
+	tick := time.NewTicker(solveRedraw)
+	defer tick.Stop()
+	for {
+		select {
+		case a := <-done:
+			d.finish(solvedStatus(status.Started, a.resp, a.err))
+			return a.resp, a.err
+		case <-tick.C:
+			status.Progress, _ = rep.Take()
+			status.Progress.BudgetUsed = progress.F(min(float64(time.Since(status.Started))/float64(settings.Budget), 1))
+			d.update(status)
+		}
+	}
+}
+
+// solvedStatus is the final status of a solve started at start: the
+// answer's meta.status, objective and bound (not the solver's last phase,
+// which is over), or "failed".
+func solvedStatus(start time.Time, resp *solver.Response, err error) solveStatus {
+	s := solveStatus{State: "failed", Started: start, Elapsed: time.Since(start), Done: true}
+	if err == nil {
+		s.OK, s.State = true, string(resp.Meta.Status)
+		s.Progress.Objective, s.Progress.Bound = resp.Meta.Objective, resp.Meta.Bound
+	}
+	return s
+}
+
+// solveRedraw is how often `xflex solve` redraws its bar: often enough
+// for the elapsed time to tick smoothly, rarely enough to cost nothing.
+const solveRedraw = 100 * time.Millisecond
 
 // parseParams reads --key value and --key=value pairs.
 func parseParams(args []string) (map[string]string, error) {

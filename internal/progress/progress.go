@@ -58,6 +58,7 @@ type Reporter struct {
 	mu      sync.Mutex
 	p       Progress
 	changed bool
+	inc     incumbentSlot // see Offer
 }
 
 // Set stores p as the latest report, clamping Fraction to [0, 1] and

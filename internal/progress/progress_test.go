@@ -28,3 +28,27 @@ func TestReport(t *testing.T) {
 		t.Error("F")
 	}
 }
+
+func TestOffer(t *testing.T) {
+	Offer(context.Background(), Incumbent{Result: 1}) // outside a job: a no-op
+	if Listening(context.Background()) {
+		t.Error("listening outside a job")
+	}
+	r := &Reporter{}
+	ctx := WithReporter(context.Background(), r)
+	if !Listening(ctx) {
+		t.Error("not listening in a job")
+	}
+	if _, changed := r.TakeIncumbent(); changed {
+		t.Fatal("fresh reporter has an incumbent")
+	}
+	Offer(ctx, Incumbent{Result: "a", Objective: F(2), Solver: "s"})
+	Offer(ctx, Incumbent{Result: "b", Objective: F(3), Solver: "s"})
+	inc, changed := r.TakeIncumbent()
+	if !changed || inc.Result != "b" || *inc.Objective != 3 {
+		t.Errorf("got %+v (changed %v), want the latest offer", inc, changed)
+	}
+	if _, changed := r.TakeIncumbent(); changed {
+		t.Error("second take reports a change")
+	}
+}

@@ -31,6 +31,7 @@ const requestSchema = `{
     "nodes": {"type": "array", "items": {"type": "object", "additionalProperties": false,
       "required": ["name", "cap"], "properties": {"name": {"type": "string"}, "cap": {"type": "number"}}}},
     "fail": {"type": "boolean"},
+    "offer": {"type": "boolean"},
     "budget_ms": {"$ref": "common.json#/$defs/budget_ms"},
     "seed": {"$ref": "common.json#/$defs/seed"}
   }
@@ -44,12 +45,15 @@ const responseSchema = `{
 
 // Request is the sleep problem's input.
 type Request struct {
-	MS       int64   `json:"ms"`
-	Value    float64 `json:"value"`
-	Nodes    []Node  `json:"nodes"`
-	Fail     bool    `json:"fail"`
-	BudgetMS *int64  `json:"budget_ms"`
-	Seed     *int64  `json:"seed"`
+	MS    int64   `json:"ms"`
+	Value float64 `json:"value"`
+	Nodes []Node  `json:"nodes"`
+	Fail  bool    `json:"fail"`
+	// Offer makes the solve offer its answer so far (progress.Offer) at
+	// every tick, as an anytime solver does.
+	Offer    bool   `json:"offer"`
+	BudgetMS *int64 `json:"budget_ms"`
+	Seed     *int64 `json:"seed"`
 }
 
 // Node is a named capacity.
@@ -153,6 +157,10 @@ func solve(ctx context.Context, raw json.RawMessage, opts solver.Options) (any, 
 		frac := float64(time.Since(start)) / float64(total)
 		progress.Report(ctx, progress.Progress{Phase: "sleeping", Fraction: progress.F(frac),
 			Objective: progress.F(req.Value * frac), Bound: progress.F(req.Value)})
+		if req.Offer {
+			progress.Offer(ctx, progress.Incumbent{Result: Result{Lambda: req.Value * frac, Slept: time.Since(start).Milliseconds(), Assign: []Assignment{}},
+				Objective: progress.F(req.Value * frac), Bound: progress.F(req.Value), Solver: "test/sleep"})
+		}
 		select {
 		case <-ctx.Done():
 			status = solver.StatusTimeout

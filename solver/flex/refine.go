@@ -260,6 +260,7 @@ func solveRefinement(ctx context.Context, m *lp.Model, backend string) (*lp.Solu
 	if len(sol.X) != len(m.Vars) && backend != lp.BackendNative {
 		// Seen with coin/cbc on tiny MIPs (status optimal, no values);
 		// the native backend is an independent second method.
+		lp.CountNativeRetry()
 		if alt, err := lp.Solve(ctx, m, lp.Options{Backend: lp.BackendNative}); err == nil {
 			sol = alt
 		}

@@ -270,6 +270,9 @@ func solve(ctx context.Context, b solver.Built[Request, *prepared], opts solver.
 	if req.Epsilon != nil {
 		po.Epsilon = *req.Epsilon
 	}
+	if progress.Listening(ctx) {
+		po.OnStep = func(res *ptas.Result) { offerIncumbent(ctx, p, res) }
+	}
 	res, err := ptas.Solve(sctx, in, po)
 	if err != nil {
 		if errors.Is(err, ptas.ErrTooFewShapes) {
@@ -318,6 +321,22 @@ func solve(ctx context.Context, b solver.Built[Request, *prepared], opts solver.
 		meta.Notes = append(meta.Notes, fmt.Sprintf("level %s/%d: %d rays, ρ=%.4g, %d candidates, ray value %.6g, bound %.6g, %s", l.Family, l.Param, l.Rays, l.Rho, l.Candidates, l.RayValue, l.RayBound, l.Method))
 	}
 	return out, meta, nil
+}
+
+// offerIncumbent offers the PTAS's result so far to the job running the
+// solve (progress.Offer): the shapes and assignment of the last finished
+// level, without the baselines, which are computed at the end.
+func offerIncumbent(ctx context.Context, p *prepared, res *ptas.Result) {
+	snap := *res
+	snap.Levels = slices.Clone(res.Levels) // res keeps growing
+	// The guarantee so far, as ptas's finish computes it at the end.
+	snap.LowerBound = math.Min(snap.LowerBound, snap.Cost)
+	snap.Epsilon = math.Max(snap.Cost/math.Max(snap.LowerBound, ptas.GapFloor)-1, 0)
+	out := buildResult(p, &snap)
+	out.Reached = p.req.Epsilon == nil || snap.Epsilon <= *p.req.Epsilon
+	out.EpsilonTarget = p.req.Epsilon
+	progress.Offer(ctx, progress.Incumbent{Result: out, Objective: progress.F(snap.Cost),
+		Bound: progress.F(snap.LowerBound), Solver: "xsize/" + snap.Method})
 }
 
 func buildResult(p *prepared, res *ptas.Result) *Result {
