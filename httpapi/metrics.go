@@ -73,11 +73,11 @@ func (s *Server) Metrics() prometheus.Registerer { return s.metrics.reg }
 // serveMetrics is GET /metrics, the Prometheus text exposition (the admin
 // scope on a server with tokens: authpolicy.go).
 func (s *Server) serveMetrics() http.Handler {
-	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{ErrorLog: nil})
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 }
 
 // instrument counts every request by route, method and code, and the 503
-// and 429 refusals apart. The route is the pattern chi matched (known
+// and 429 refusals apart (not /readyz's 503 while draining). The route is the pattern chi matched (known
 // once the request was served), so ids in paths do not multiply series.
 func (m *metrics) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -95,7 +95,8 @@ func (m *metrics) instrument(next http.Handler) http.Handler {
 		}
 		code := strconv.Itoa(status)
 		m.requests.WithLabelValues(route, r.Method, code).Inc()
-		if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+		// /readyz answers 503 while draining: a state, not a refusal.
+		if (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) && route != "/readyz" {
 			m.refused.WithLabelValues(route, code).Inc()
 		}
 	})

@@ -126,6 +126,14 @@ func TestMetricsAfterRequests(t *testing.T) {
 	if got, _ := series(fams, "xflex_inflight_body_bytes", nil); got != 0 {
 		t.Errorf("body bytes after the solve: %v", got)
 	}
+	// Draining, /readyz answers 503: a state, not a refusal.
+	h.srv.SetDraining()
+	if rec := sendAuth(hd, http.MethodGet, "/readyz", ""); rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz draining: %d", rec.Code)
+	}
+	if n, ok := series(scrape(t, hd, ""), "xflex_http_refused_total", map[string]string{"route": "/readyz"}); ok {
+		t.Errorf("draining /readyz counted as %v refusals", n)
+	}
 }
 
 // TestMetricsRegistryPerServer: two servers in one process count apart

@@ -243,6 +243,9 @@ func TestTenantLimits(t *testing.T) {
 		if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
 			t.Fatalf("third job of team-a: %d (Retry-After %q), want 429", r.status, r.header.Get("Retry-After"))
 		}
+		if n, _ := gaugeOf(h.scrape(), "xflex_http_refused_total", map[string]string{"route": "/v1/jobs", "code": "429"}); n != 1 {
+			t.Errorf("xflex_http_refused_total{route=/v1/jobs,code=429} = %v, want 1", n)
+		}
 		b := h.submit(job(sleepInput(0, 1)), tenantHeader, "team-b")
 		if j := h.waitTerminal(b); j.State != StateSucceeded || j.Client != "team-b" || j.Tenant != "team-b" {
 			t.Errorf("team-b job: %+v", j)

@@ -41,15 +41,7 @@ func TestJobMetrics(t *testing.T) {
 		bad := h.submit(job(sleepInput(1, 2, "fail", "true")))
 		h.waitTerminal(ok)
 		h.waitTerminal(bad)
-		r := h.do("GET", "/metrics", nil)
-		if r.status != http.StatusOK {
-			t.Fatalf("/metrics: %d %s", r.status, r.body)
-		}
-		p := expfmt.NewTextParser(model.UTF8Validation)
-		fams, err := p.TextToMetricFamilies(bytes.NewReader(r.body))
-		if err != nil {
-			t.Fatal(err)
-		}
+		fams := h.scrape()
 		for _, tc := range []struct {
 			name   string
 			labels map[string]string
@@ -67,4 +59,19 @@ func TestJobMetrics(t *testing.T) {
 			}
 		}
 	})
+}
+
+// scrape GETs /metrics and parses the exposition.
+func (h *harness) scrape() map[string]*dto.MetricFamily {
+	h.t.Helper()
+	r := h.do("GET", "/metrics", nil)
+	if r.status != http.StatusOK {
+		h.t.Fatalf("/metrics: %d %s", r.status, r.body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(r.body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return fams
 }

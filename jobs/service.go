@@ -265,15 +265,13 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 	}); err != nil {
 		return err
 	}
-	if attempt != 0 {
-		s.changed.notify() // running now
-	}
 	if attempt == 0 {
 		if cur, err := s.st.get(ctx, id); err == nil && cur.State != StateQueued {
 			return nil // finished, or run by a live worker
 		}
 		return river.JobSnooze(snoozeDelay) // the client's running limit
 	}
+	s.changed.notify() // running now
 	if rec.CancelRequested {
 		return s.finish(ctx, rec, attempt, StateCancelled, nil, nil, Progress{Phase: "cancelled"})
 	}

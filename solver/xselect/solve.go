@@ -241,13 +241,30 @@ func (ls *lambdaSearch) run(ctx context.Context, v Variant) (vecpack.SearchResul
 // keep records a packing when it attains more than the best so far; the λ
 // search applies the same comparison, so the kept packing is always the
 // one behind the search's best λ. It returns the counts p achieves.
-func (ls *lambdaSearch) keep(sp *spec, p *vecpack.Packing, rule string) []int64 {
+func (ls *lambdaSearch) keep(ctx context.Context, sp *spec, p *vecpack.Packing, rule string) []int64 {
 	out := ls.out
 	a := achieved(ls.m, sp, p)
 	if att := vecpack.Attained(a, ls.c); out.pack == nil || att.Float() > out.kept.Float() {
 		out.sp, out.pack, out.rule, out.kept = sp, p, rule, att
+		ls.offer(ctx)
 	}
 	return a
+}
+
+// offer hands the kept packing, as the answer it would be were the search
+// to stop now, to the job running the solve (progress.Offer). Only inside
+// a job, and not for incremental replans, whose answer also depends on
+// the current packing's moves.
+func (ls *lambdaSearch) offer(ctx context.Context) {
+	if ls.out.inc != nil || !progress.Listening(ctx) {
+		return
+	}
+	snap := *ls.out
+	snap.lambda = snap.kept
+	snap.search = vecpack.SearchResult{}
+	res := snap.result()
+	meta := snap.meta(res)
+	progress.Offer(ctx, progress.Incumbent{Result: res, Objective: meta.Objective, Bound: meta.Bound, Solver: meta.Solver})
 }
 
 // oracle packs counts n: incrementally from the current packing, exactly
@@ -260,7 +277,7 @@ func (ls *lambdaSearch) oracle(ctx context.Context, n []int64) (bool, []int64, e
 	if ls.exact {
 		p, ok, err := exactPack(ctx, sp)
 		if ok {
-			ls.keep(sp, p, "")
+			ls.keep(ctx, sp, p, "")
 		}
 		return ok, nil, err
 	}
@@ -268,7 +285,7 @@ func (ls *lambdaSearch) oracle(ctx context.Context, n []int64) (bool, []int64, e
 	if p == nil {
 		return false, nil, err
 	}
-	a := ls.keep(sp, p, rule)
+	a := ls.keep(ctx, sp, p, rule)
 	if ok {
 		return true, nil, nil
 	}
@@ -289,7 +306,7 @@ func (ls *lambdaSearch) greedyOnly(ctx context.Context, n []int64) (bool, []int6
 	if p == nil {
 		return false, nil, err
 	}
-	a := ls.keep(sp, p, rule)
+	a := ls.keep(ctx, sp, p, rule)
 	if ok && err == nil {
 		return true, nil, nil
 	}
