@@ -90,10 +90,11 @@ type sim struct {
 	holds    map[string]hold
 	rec      *recorder
 	now      float64
-	// nextRound is the index of the next round, at nextRound·interval;
-	// dirty says an ask or a release came after the last round.
-	nextRound int64
-	dirty     bool
+	// lastRound is the time of the last round (-1 before the first);
+	// roundAt that of the next, when next found one due; dirty says an
+	// ask or a release came after the last round.
+	lastRound, roundAt float64
+	dirty              bool
 }
 
 // run simulates until nothing is left to happen, the horizon or ctx's
@@ -118,8 +119,8 @@ func (s *sim) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 		s.expire()
-		if s.now == s.roundTime() {
-			s.nextRound++
+		if s.now == s.roundAt {
+			s.lastRound, s.roundAt = s.now, math.Inf(1)
 			s.dirty = false
 			if s.due() && !s.decide(ctx) {
 				s.rec.finish(s.now, s.holds)
@@ -138,17 +139,28 @@ func (s *sim) next() (float64, bool) {
 	for _, ag := range s.agents {
 		t = min(t, ag.wake())
 	}
+	s.roundAt = math.Inf(1)
 	if s.due() && (s.dirty || len(s.holds) > 0 || s.sched.noticed() > 0) {
-		s.nextRound = max(s.nextRound, int64(math.Ceil(s.now/s.interval)))
-		for s.roundTime() < s.now {
-			s.nextRound++
-		}
-		t = min(t, s.roundTime())
+		s.roundAt = s.nextRoundTime()
+		t = min(t, s.roundAt)
 	}
 	return t, t < math.Inf(1)
 }
 
-func (s *sim) roundTime() float64 { return float64(s.nextRound) * s.interval }
+// nextRoundTime is the first multiple of the interval at or after now
+// and after the last round. Where floats cannot tell multiples apart (an
+// interval tiny against the time) it is the next float after the last
+// round, so time always moves on.
+func (s *sim) nextRoundTime() float64 {
+	at := math.Ceil(s.now/s.interval) * s.interval
+	if at <= s.lastRound {
+		at = (math.Floor(s.lastRound/s.interval) + 1) * s.interval
+	}
+	if at <= s.lastRound || at < s.now || math.IsInf(at, 1) {
+		at = max(s.now, math.Nextafter(s.lastRound, math.Inf(1)))
+	}
+	return at
+}
 
 func (s *sim) due() bool { return len(s.queue) > 0 || s.sched.noticed() > 0 }
 

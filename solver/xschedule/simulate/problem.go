@@ -100,7 +100,7 @@ func (in *Instance) newSim(sched scheduler, pairs pairSource) *sim {
 		}
 	}
 	return &sim{sched: sched, agents: in.agents(), horizon: in.horizon, interval: in.interval, patience: in.patience,
-		byID: map[string]*pending{}, holds: map[string]hold{},
+		byID: map[string]*pending{}, holds: map[string]hold{}, lastRound: -1, roundAt: math.Inf(1),
 		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts)}
 }
 
