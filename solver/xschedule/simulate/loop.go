@@ -50,14 +50,14 @@ type decision struct {
 	completes bool
 }
 
-// pending is an ask still wanting containers: times holds the ask time
-// of each container wanted, oldest first; promised those of containers
-// under notice for it.
+// pending is an ask still wanting containers: times holds the ask times
+// of the containers wanted, promised those of containers under notice
+// for it.
 type pending struct {
 	a        ask
 	agent    int
-	times    []float64
-	promised []float64
+	times    askTimes
+	promised askTimes
 }
 
 // hold is a granted container: the agent and ask holding it.
@@ -211,9 +211,7 @@ func (s *sim) enqueue(agent int, a ask) error {
 	} else if p.agent != agent {
 		return fmt.Errorf("simulate: request id %q asked by two agents", a.id)
 	}
-	for range a.count {
-		p.times = append(p.times, s.now)
-	}
+	p.times.add(s.now, a.count)
 	s.dirty = true
 	s.rec.ask(s.now, a)
 	return nil
@@ -225,12 +223,7 @@ func (s *sim) expire() {
 		return
 	}
 	for _, p := range s.queue {
-		k := 0
-		for k < len(p.times) && p.times[k]+s.patience < s.now {
-			k++
-		}
-		if k > 0 {
-			p.times = p.times[k:]
+		if k := p.times.expire(s.now - s.patience); k > 0 {
 			s.rec.expire(p.a, k)
 		}
 	}
@@ -251,8 +244,7 @@ func (s *sim) apply(d decision) {
 	switch d.kind {
 	case KindNotice:
 		p := s.byID[d.request]
-		p.promised = append(p.promised, p.times[0])
-		p.times = p.times[1:]
+		p.promised.add(p.times.pop(), 1)
 		s.rec.notice(s.now, d, s.holds[d.container], p.a)
 	case KindPreempt:
 		h := s.holds[d.container]
@@ -263,9 +255,9 @@ func (s *sim) apply(d decision) {
 		p := s.byID[d.request]
 		var asked float64
 		if d.completes {
-			asked, p.promised = p.promised[0], p.promised[1:]
+			asked = p.promised.pop()
 		} else {
-			asked, p.times = p.times[0], p.times[1:]
+			asked = p.times.pop()
 		}
 		h := hold{agent: p.agent, a: p.a, since: s.now}
 		s.holds[d.container] = h
@@ -277,7 +269,7 @@ func (s *sim) apply(d decision) {
 // compact drops the asks with nothing left to wait for, keeping order.
 func (s *sim) compact() {
 	s.queue = slices.DeleteFunc(s.queue, func(p *pending) bool {
-		if len(p.times) == 0 && len(p.promised) == 0 {
+		if p.times.len() == 0 && p.promised.len() == 0 {
 			delete(s.byID, p.a.id)
 			return true
 		}

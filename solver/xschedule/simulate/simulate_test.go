@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -176,5 +177,28 @@ func TestTinyInterval(t *testing.T) {
 	out, meta, err := solve(&stopAfter{context.Background(), 2000}, solver.Built[Request, *Instance]{Req: req, In: in}, solver.Options{})
 	if err != nil || meta.Status != solver.StatusTimeout || out.(*Result).Until < 1e6 {
 		t.Fatalf("status %v, error %v, until %g", meta.Status, err, out.(*Result).Until)
+	}
+}
+
+// TestHugeCounts: memory follows the number of asks, not their counts
+// (100 requests of a million containers each once held 800 MB of ask
+// times).
+func TestHugeCounts(t *testing.T) {
+	v, _ := Generate(1, map[string]string{"requests": "100"})
+	req := v.(*Request)
+	for i := range req.Requests {
+		req.Requests[i].Count = 1000000
+	}
+	h := 50.0
+	req.Horizon = &h
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := simulate(t, req)
+	runtime.ReadMemStats(&after)
+	if r.Summary.Asked < 10000000 || r.Summary.Waiting == 0 {
+		t.Errorf("summary %+v", r.Summary)
+	}
+	if mb := float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20); mb > 64 {
+		t.Errorf("allocated %.0f MB", mb)
 	}
 }
