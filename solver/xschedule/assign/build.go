@@ -36,7 +36,7 @@ func Build(req *Request) (*Model, error) {
 	if len(vs) > 0 {
 		return nil, vs.Err()
 	}
-	m.index = index{apps: appIdx, nodes: nodeIdx, totals: totals, resources: cl.resources, racks: map[string]bool{}}
+	m.index = index{apps: appIdx, nodes: nodeIdx, totals: totals, racks: map[string]bool{}}
 	for _, n := range m.nodes {
 		m.index.racks[n.rack] = true
 	}

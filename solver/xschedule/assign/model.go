@@ -42,7 +42,6 @@ type Model struct {
 type index struct {
 	apps, nodes map[string]int
 	racks       map[string]bool
-	resources   []string
 	totals      []float64
 }
 

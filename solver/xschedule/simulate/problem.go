@@ -38,7 +38,6 @@ const (
 type Instance struct {
 	req      *Request
 	model    *assign.Model
-	grace    float64
 	interval float64
 	patience float64
 	horizon  float64
@@ -58,13 +57,12 @@ func Build(req *Request) (*Instance, error) {
 		ar.Requests = append(ar.Requests, assign.Ask{ID: a.ID, App: a.App, Count: a.Count, Size: a.Size, Duration: a.Duration,
 			Priority: a.Priority, PreemptionPriority: a.PreemptionPriority, Rack: a.Rack, Host: a.Host, Type: a.Type})
 	}
-	in := &Instance{req: req, grace: 30, interval: defaultInterval, patience: math.Inf(1), horizon: math.Inf(1),
+	in := &Instance{req: req, interval: defaultInterval, patience: math.Inf(1), horizon: math.Inf(1),
 		maxEv: defaultMaxEvents, maxPts: defaultMaxPoints}
 	if s := req.Settings; s != nil {
 		ar.Settings = &s.Settings
 		in.interval = deref(s.SchedulingInterval, in.interval)
 		in.patience = deref(s.Patience, in.patience)
-		in.grace = deref(s.GracePeriod, in.grace)
 	}
 	in.horizon = deref(req.Horizon, in.horizon)
 	if l := req.Limits; l != nil {
@@ -106,7 +104,7 @@ func (in *Instance) newSim(sched scheduler, pairs pairSource) *sim {
 
 // runX simulates the trace under X-Schedule.
 func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, error) {
-	x := newXsched(in.model, in.req.Requests, in.grace)
+	x := newXsched(in.model, in.req.Requests, in.model.GracePeriod())
 	s := in.newSim(x, x)
 	end, err := s.run(ctx)
 	if err != nil {
