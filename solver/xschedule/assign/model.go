@@ -43,6 +43,9 @@ type index struct {
 	apps, nodes map[string]int
 	racks       map[string]bool
 	totals      []float64
+	// largest holds the undominated container sizes (checkAskSize),
+	// made on first use.
+	largest [][]float64
 }
 
 // cache holds per-application values a scan reuses, valid while their

@@ -22,6 +22,9 @@ func Problem() solver.Problem {
 		GenParams:      genParamTable,
 		Build:          Build,
 		Solve:          solve,
+		// Build on the second core while the body is validated, as
+		// xschedule/assign does: it checks every request of the trace.
+		PreBuild: true,
 	}.Problem()
 }
 
@@ -38,6 +41,7 @@ const (
 type Instance struct {
 	req      *Request
 	model    *assign.Model
+	conts    int
 	interval float64
 	patience float64
 	horizon  float64
@@ -73,7 +77,7 @@ func Build(req *Request) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.model = m
+	in.model, in.conts = m, len(m.Containers())
 	return in, nil
 }
 
@@ -89,7 +93,7 @@ func (in *Instance) agents() []agent {
 	return []agent{newTraceAgent(in.req.Requests)}
 }
 
-func (in *Instance) newSim(sched scheduler, pairs pairSource) *sim {
+func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSource, base int) *sim {
 	m := in.model
 	nres := 0
 	for _, x := range m.Totals() {
@@ -97,27 +101,31 @@ func (in *Instance) newSim(sched scheduler, pairs pairSource) *sim {
 			nres++
 		}
 	}
-	return &sim{sched: sched, agents: in.agents(), horizon: in.horizon, interval: in.interval, patience: in.patience,
+	s := &sim{sched: sched, agents: in.agents(), horizon: in.horizon, interval: in.interval, patience: in.patience,
 		byID: map[string]*pending{}, holds: map[string]hold{}, lastRound: -1, roundAt: math.Inf(1),
-		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts)}
+		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts, in.conts), base: base}
+	s.deadline, _ = ctx.Deadline()
+	return s
 }
 
-// runX simulates the trace under X-Schedule.
-func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, error) {
+// runX simulates the trace under X-Schedule; it also returns the items
+// it recorded.
+func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, int, error) {
 	x := newXsched(in.model, in.req.Requests, in.model.GracePeriod())
-	s := in.newSim(x, x)
+	s := in.newSim(ctx, x, x, 0)
 	end, err := s.run(ctx)
 	if err != nil {
-		return Run{}, nil, err
+		return Run{}, nil, 0, err
 	}
 	s.rec.run.Ended, s.rec.run.Packing = end, x.packing()
-	return s.rec.run, s.rec.pairSeries(), nil
+	return s.rec.run, s.rec.pairSeries(), s.rec.items(), nil
 }
 
-// runDRF simulates the trace under online DRF on the same nodes.
-func (in *Instance) runDRF(ctx context.Context) (Run, error) {
+// runDRF simulates the trace under online DRF on the same nodes; base
+// is what X-Schedule's run recorded (its answer is written too).
+func (in *Instance) runDRF(ctx context.Context, base int) (Run, error) {
 	d := newDRF(in.model.Nodes(), in.model.Totals())
-	s := in.newSim(d, nil)
+	s := in.newSim(ctx, d, nil, base)
 	end, err := s.run(ctx)
 	if err != nil {
 		return Run{}, err
@@ -137,11 +145,11 @@ func solve(ctx context.Context, b solver.Built[Request, *Instance], _ solver.Opt
 		xctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
 		defer cancel()
 	}
-	xr, series, err := in.runX(xctx)
+	xr, series, items, err := in.runX(xctx)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	dr, err := in.runDRF(ctx)
+	dr, err := in.runDRF(ctx, items)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}

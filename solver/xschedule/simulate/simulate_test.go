@@ -202,3 +202,20 @@ func TestHugeCounts(t *testing.T) {
 		t.Errorf("allocated %.0f MB", mb)
 	}
 }
+
+// TestLate: a run stops while the time left still covers writing what
+// it recorded (encodeItem per item).
+func TestLate(t *testing.T) {
+	s := &sim{rec: &recorder{count: 1000}}
+	if s.late() {
+		t.Error("late without a deadline")
+	}
+	s.deadline = time.Now().Add(time.Hour)
+	if s.late() {
+		t.Error("late with an hour left for 1000 items")
+	}
+	s.deadline = time.Now().Add(time.Millisecond)
+	if !s.late() {
+		t.Errorf("not late with 1 ms left for 1000 items of %v", encodeItem)
+	}
+}
