@@ -1359,19 +1359,7 @@ type TetrisSimulateResponse struct {
 
 // XscheduleAssignRequest The cluster's containers (explicit, or an X-Select request and result as placement) with owners and current users, the applications' sharing bounds, the pair contexts and the pending requests at time now.
 type XscheduleAssignRequest struct {
-	Apps []struct {
-		// Mode garbo: never lends or borrows (default share).
-		Mode interface{} `json:"mode,omitempty"`
-
-		// Name An identifier: 1 to 128 printable characters.
-		Name CommonName `json:"name"`
-
-		// SharingBound δ_A, in currency (default 0).
-		SharingBound *CommonNonneg `json:"sharing_bound,omitempty"`
-
-		// SharingBounds δ_AB per peer B; Δ_AB = min(δ_AB, δ_BA).
-		SharingBounds *map[string]CommonNonneg `json:"sharing_bounds,omitempty"`
-	} `json:"apps"`
+	Apps XscheduleAssignRequestPropertiesApps `json:"apps"`
 
 	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
 	BudgetMs   *CommonBudgetMs `json:"budget_ms,omitempty"`
@@ -1393,15 +1381,7 @@ type XscheduleAssignRequest struct {
 		// User The application using it now; absent when free.
 		User *CommonName `json:"user,omitempty"`
 	} `json:"containers,omitempty"`
-	Nodes *[]struct {
-		Capacity XscheduleAssignRequestVector `json:"capacity"`
-
-		// Name An identifier: 1 to 128 printable characters.
-		Name CommonName `json:"name"`
-
-		// Rack An identifier: 1 to 128 printable characters.
-		Rack *CommonName `json:"rack,omitempty"`
-	} `json:"nodes,omitempty"`
+	Nodes *XscheduleAssignRequestPropertiesNodes `json:"nodes,omitempty"`
 
 	// Now curTime: the time of this round.
 	Now XscheduleAssignRequestTime `json:"now"`
@@ -1423,16 +1403,10 @@ type XscheduleAssignRequest struct {
 	} `json:"pairs,omitempty"`
 
 	// Placement An X-Select request and the result of its response; each placed container becomes container "node/k" (k from 0 in result order, counts expanded).
-	Placement *struct {
-		// Request Pack containers of given shapes, each owned by an application, into nodes so that every application gets lambda times its forecast mix, for the largest lambda.
-		Request XselectRequest `json:"request"`
-
-		// Result The result of an xselect response (schemas/xselect.response.json), closed: unknown fields are refused.
-		Result XscheduleAssignRequestXselectResult `json:"result"`
-	} `json:"placement,omitempty"`
+	Placement *XscheduleAssignRequestPropertiesPlacement `json:"placement,omitempty"`
 
 	// Prices Charge per unit of each resource per unit time; default: a container's charge rate is its normalised size (Σ size / cluster total).
-	Prices   *XscheduleAssignRequestVector `json:"prices,omitempty"`
+	Prices   *XscheduleAssignRequestPropertiesPrices `json:"prices,omitempty"`
 	Requests []struct {
 		// App An identifier: 1 to 128 printable characters.
 		App   CommonName `json:"app"`
@@ -1460,13 +1434,13 @@ type XscheduleAssignRequest struct {
 		// Type Default owned_first.
 		Type interface{} `json:"type,omitempty"`
 	} `json:"requests"`
-	Resources *[]CommonName `json:"resources,omitempty"`
+	Resources *XscheduleAssignRequestPropertiesResources `json:"resources,omitempty"`
 
 	// Seed Seed for every random choice; same input and seed, same output.
 	Seed     *CommonSeed `json:"seed,omitempty"`
 	Settings *struct {
 		// Fitness Default 2.
-		Fitness *float64 `json:"fitness,omitempty"`
+		Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
 
 		// GracePeriod Time to release a preempted container (default 30; 0 kills at once).
 		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
@@ -1505,6 +1479,50 @@ type XscheduleAssignRequestNotice struct {
 
 // XscheduleAssignRequestPriority defines model for xschedule-assign.request.priority.
 type XscheduleAssignRequestPriority = int64
+
+// XscheduleAssignRequestPropertiesApps defines model for xschedule-assign.request.properties.apps.
+type XscheduleAssignRequestPropertiesApps = []struct {
+	// Mode garbo: never lends or borrows (default share).
+	Mode interface{} `json:"mode,omitempty"`
+
+	// Name An identifier: 1 to 128 printable characters.
+	Name CommonName `json:"name"`
+
+	// SharingBound δ_A, in currency (default 0).
+	SharingBound *CommonNonneg `json:"sharing_bound,omitempty"`
+
+	// SharingBounds δ_AB per peer B; Δ_AB = min(δ_AB, δ_BA).
+	SharingBounds *map[string]CommonNonneg `json:"sharing_bounds,omitempty"`
+}
+
+// XscheduleAssignRequestPropertiesNodes defines model for xschedule-assign.request.properties.nodes.
+type XscheduleAssignRequestPropertiesNodes = []struct {
+	Capacity XscheduleAssignRequestVector `json:"capacity"`
+
+	// Name An identifier: 1 to 128 printable characters.
+	Name CommonName `json:"name"`
+
+	// Rack An identifier: 1 to 128 printable characters.
+	Rack *CommonName `json:"rack,omitempty"`
+}
+
+// XscheduleAssignRequestPropertiesPlacement An X-Select request and the result of its response; each placed container becomes container "node/k" (k from 0 in result order, counts expanded).
+type XscheduleAssignRequestPropertiesPlacement struct {
+	// Request Pack containers of given shapes, each owned by an application, into nodes so that every application gets lambda times its forecast mix, for the largest lambda.
+	Request XselectRequest `json:"request"`
+
+	// Result The result of an xselect response (schemas/xselect.response.json), closed: unknown fields are refused.
+	Result XscheduleAssignRequestXselectResult `json:"result"`
+}
+
+// XscheduleAssignRequestPropertiesPrices Charge per unit of each resource per unit time; default: a container's charge rate is its normalised size (Σ size / cluster total).
+type XscheduleAssignRequestPropertiesPrices = XscheduleAssignRequestVector
+
+// XscheduleAssignRequestPropertiesResources defines model for xschedule-assign.request.properties.resources.
+type XscheduleAssignRequestPropertiesResources = []CommonName
+
+// XscheduleAssignRequestPropertiesSettingsPropertiesFitness Default 2.
+type XscheduleAssignRequestPropertiesSettingsPropertiesFitness = float64
 
 // XscheduleAssignRequestSigned defines model for xschedule-assign.request.signed.
 type XscheduleAssignRequestSigned = float64
@@ -1678,6 +1696,555 @@ type XscheduleAssignResponse struct {
 			Request string `json:"request"`
 		} `json:"pending"`
 	} `json:"result"`
+}
+
+// XscheduleSimulateRequest The cluster's owned containers (explicit, or an X-Select request and result as placement), the applications' sharing bounds, a trace of requests with arrival times and durations, the scheduler's settings and an end time. Every container starts free and every pair context at zero at time 0.
+type XscheduleSimulateRequest struct {
+	// Apps The applications: name, mode (share or garbo), sharing_bound δ_A and per-peer sharing_bounds δ_AB.
+	Apps XscheduleAssignRequestPropertiesApps `json:"apps"`
+
+	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
+	BudgetMs *CommonBudgetMs `json:"budget_ms,omitempty"`
+
+	// Containers The containers X-Select placed, each owned by an application; all start free.
+	Containers *[]struct {
+		// Id Unique container id.
+		Id CommonName `json:"id"`
+
+		// Node The node it is on.
+		Node CommonName `json:"node"`
+
+		// Owner The owning application.
+		Owner CommonName `json:"owner"`
+
+		// Size Its size per resource.
+		Size XscheduleAssignRequestVector `json:"size"`
+	} `json:"containers,omitempty"`
+
+	// Horizon End time (default: when nothing is left to happen).
+	Horizon *CommonNonneg `json:"horizon,omitempty"`
+
+	// Limits Bounds on the answer's size.
+	Limits *struct {
+		// MaxEvents Events listed per run (default 100000); later ones are counted in events_dropped.
+		MaxEvents *int64 `json:"max_events,omitempty"`
+
+		// MaxPoints Points per series (default 10000); a series that reaches it stops, truncated.
+		MaxPoints *int64 `json:"max_points,omitempty"`
+	} `json:"limits,omitempty"`
+
+	// Nodes The processing nodes: name, rack, capacity per resource.
+	Nodes *XscheduleAssignRequestPropertiesNodes `json:"nodes,omitempty"`
+
+	// Placement An X-Select request and the result of its response, instead of resources, nodes and containers: each placed container becomes container "node/k" (k from 0 in result order, counts expanded), owned by its application.
+	Placement *XscheduleAssignRequestPropertiesPlacement `json:"placement,omitempty"`
+
+	// Prices Per resource: a container's charge rate is Σ size·price instead of its normalised size.
+	Prices *XscheduleAssignRequestPropertiesPrices `json:"prices,omitempty"`
+
+	// Requests The trace, in any order.
+	Requests []struct {
+		// App The requesting application.
+		App CommonName `json:"app"`
+
+		// Arrival Time of the ask.
+		Arrival CommonNonneg `json:"arrival"`
+
+		// Count Containers asked for.
+		Count int64 `json:"count"`
+
+		// Duration How long each granted container is held before it is released (a preempted one is asked again and runs its whole duration again).
+		Duration CommonPositive `json:"duration"`
+
+		// Host Locality: only containers on this node.
+		Host *CommonName `json:"host,omitempty"`
+
+		// Id Unique request id.
+		Id CommonName `json:"id"`
+
+		// PreemptionPriority Of the containers granted: lower is preempted first among equal scores.
+		PreemptionPriority *XscheduleAssignRequestPriority `json:"preemption_priority,omitempty"`
+
+		// Priority Request priority: higher is served first.
+		Priority *XscheduleAssignRequestPriority `json:"priority,omitempty"`
+
+		// Rack Locality: only containers on this rack.
+		Rack *CommonName `json:"rack,omitempty"`
+
+		// Size Least size of each container per resource.
+		Size XscheduleAssignRequestVector `json:"size"`
+
+		// Type X-Schedule request type (default owned_first); DRF ignores it.
+		Type interface{} `json:"type,omitempty"`
+
+		// User The DRF user it is charged to in the baseline (default app).
+		User *CommonName `json:"user,omitempty"`
+	} `json:"requests"`
+
+	// Resources Resource names (with nodes and containers).
+	Resources *XscheduleAssignRequestPropertiesResources `json:"resources,omitempty"`
+
+	// Seed Seed for every random choice; same input and seed, same output.
+	Seed *CommonSeed `json:"seed,omitempty"`
+
+	// Settings X-Schedule's knobs and the simulation's.
+	Settings *struct {
+		// Fitness Containers larger in aggregate normalised size than fitness times the request's are not considered (default 2).
+		Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
+
+		// GracePeriod Time a preempted user has to release the container (default 30; 0 kills at once).
+		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
+
+		// Patience A container asked and not granted within patience of its ask expires (default: never).
+		Patience *CommonNonneg `json:"patience,omitempty"`
+
+		// SchedulingInterval Decision rounds run at its multiples while a request is pending or a notice outstanding (default 1).
+		SchedulingInterval *CommonPositive `json:"scheduling_interval,omitempty"`
+
+		// TtlHorizon Cap of the TTL projection (default 3600).
+		TtlHorizon *CommonPositive `json:"ttl_horizon,omitempty"`
+
+		// TtlWeight Weight of the TTL term of the score (default 1).
+		TtlWeight *CommonNonneg `json:"ttl_weight,omitempty"`
+	} `json:"settings,omitempty"`
+}
+
+// XscheduleSimulateResponse defines model for xschedule-simulate.response.
+type XscheduleSimulateResponse struct {
+	// Meta How the result was obtained: every response's meta, the same for every problem.
+	Meta CommonMeta `json:"meta"`
+
+	// Result The trace under X-Schedule (the run's fields, the imbalance series) and under online DRF (baselines.drf).
+	Result struct {
+		// Apps Per application, in application order.
+		Apps []struct {
+			// App Application name.
+			App string `json:"app"`
+
+			// Asked Containers asked, asks again after a preemption included.
+			Asked int64 `json:"asked"`
+
+			// AvgWait Mean time from a container's ask to its grant.
+			AvgWait float64 `json:"avg_wait"`
+
+			// Borrowed Container-seconds in other applications' containers (0 under DRF).
+			Borrowed float64 `json:"borrowed"`
+
+			// Completed Containers released with their work done.
+			Completed int64 `json:"completed"`
+
+			// Expired Containers dropped after waiting longer than patience.
+			Expired int64 `json:"expired"`
+
+			// Granted Containers granted.
+			Granted int64 `json:"granted"`
+
+			// Lent Container-seconds of its containers in other applications' use (0 under DRF).
+			Lent float64 `json:"lent"`
+
+			// Own Container-seconds in its own containers (0 under DRF).
+			Own float64 `json:"own"`
+
+			// PreemptionsCaused Containers taken from others for it.
+			PreemptionsCaused int64 `json:"preemptions_caused"`
+
+			// PreemptionsSuffered Its containers taken from it.
+			PreemptionsSuffered int64 `json:"preemptions_suffered"`
+
+			// Used Container-seconds used: own + borrowed, or all use under DRF.
+			Used float64 `json:"used"`
+
+			// Waiting Containers still wanted at the end (asked − granted − expired).
+			Waiting int64 `json:"waiting"`
+		} `json:"apps"`
+
+		// Baselines Other schedulers on the same trace and nodes.
+		Baselines struct {
+			// Drf Online DRF with best-fit placement, no ownership, no preemption.
+			Drf XscheduleSimulateResponseRun `json:"drf"`
+		} `json:"baselines"`
+
+		// Ended Why it stopped at until: quiet (nothing was left to happen), horizon, or budget (the budget ran out; the rest of the trace was not simulated).
+		Ended interface{} `json:"ended"`
+
+		// Events Container events in time order (ties in the order they happened), up to limits.max_events.
+		Events []struct {
+			// ByApp notice, preempt: the application it is taken for.
+			ByApp *string `json:"by_app,omitempty"`
+
+			// ByRequest notice, preempt: the request it is taken for.
+			ByRequest *string `json:"by_request,omitempty"`
+
+			// Container Container id.
+			Container string `json:"container"`
+
+			// Kind grant: user gets the container for request; notice: user, running request in it, must give it up for by_request of by_app within the grace period; preempt: it is taken from user and request's work is lost; release: user gave it back, request's work done.
+			Kind interface{} `json:"kind"`
+
+			// Owner Its owner ("" under DRF).
+			Owner string `json:"owner"`
+
+			// Request The request concerned (see kind).
+			Request string `json:"request"`
+
+			// T Time.
+			T float64 `json:"t"`
+
+			// User The application concerned (see kind).
+			User string `json:"user"`
+		} `json:"events"`
+
+		// EventsDropped Events beyond limits.max_events, not listed.
+		EventsDropped int64 `json:"events_dropped"`
+
+		// Imbalance X-Sight's second view (the paper's Figure 2): a series per pair of sharing applications whose context ever moved, in pair order.
+		Imbalance []XscheduleSimulateResponseSeries `json:"imbalance"`
+
+		// Packing X-Sight's third view: the final packing, per node in node order.
+		Packing []struct {
+			// Capacity Capacity per resource (less reserved for a placement).
+			Capacity []float64 `json:"capacity"`
+
+			// Containers X-Schedule: every container; DRF: those in use.
+			Containers []struct {
+				// Id Container id.
+				Id string `json:"id"`
+
+				// Owner Owner ("" under DRF).
+				Owner string `json:"owner"`
+
+				// Request Request it serves ("" when free).
+				Request string `json:"request"`
+
+				// Size Size per resource.
+				Size []float64 `json:"size"`
+
+				// User Application using it ("" when free).
+				User string `json:"user"`
+			} `json:"containers"`
+
+			// Name Node name.
+			Name string `json:"name"`
+
+			// Rack Its rack.
+			Rack *string `json:"rack,omitempty"`
+		} `json:"packing"`
+
+		// Requests Per request, in order of first ask.
+		Requests []struct {
+			// App Requesting application.
+			App string `json:"app"`
+
+			// Arrival Time of its first ask.
+			Arrival float64 `json:"arrival"`
+
+			// Asked Containers asked, asks again after a preemption included.
+			Asked int64 `json:"asked"`
+
+			// Completed Containers released with their work done.
+			Completed int64 `json:"completed"`
+
+			// Expired Containers dropped after waiting longer than patience.
+			Expired int64 `json:"expired"`
+
+			// FirstGrant Time of its first grant (absent when none).
+			FirstGrant *float64 `json:"first_grant,omitempty"`
+
+			// Granted Containers granted.
+			Granted int64 `json:"granted"`
+
+			// Id Request id.
+			Id string `json:"id"`
+
+			// LastGrant Time of its last grant (absent when none).
+			LastGrant *float64 `json:"last_grant,omitempty"`
+
+			// Owners Grants by owner of the container (X-Schedule only).
+			Owners *map[string]int64 `json:"owners,omitempty"`
+
+			// Preempted Its containers taken from it (each asked again).
+			Preempted int64 `json:"preempted"`
+
+			// User DRF user (default the application).
+			User string `json:"user"`
+
+			// Wait Mean time from a container's ask to its grant.
+			Wait float64 `json:"wait"`
+
+			// Waiting Containers still wanted at the end (asked − granted − expired).
+			Waiting int64 `json:"waiting"`
+		} `json:"requests"`
+
+		// Summary Totals over all applications.
+		Summary struct {
+			// Asked Containers asked, asks again after a preemption included.
+			Asked int64 `json:"asked"`
+
+			// AvgWait Mean time from a container's ask to its grant.
+			AvgWait float64 `json:"avg_wait"`
+
+			// Completed Containers released with their work done.
+			Completed int64 `json:"completed"`
+
+			// Expired Containers dropped after waiting longer than patience.
+			Expired int64 `json:"expired"`
+
+			// Granted Containers granted.
+			Granted int64 `json:"granted"`
+
+			// Preemptions Containers taken from their users.
+			Preemptions int64 `json:"preemptions"`
+
+			// Used Container-seconds used.
+			Used float64 `json:"used"`
+
+			// Waiting Containers still wanted at the end (asked − granted − expired).
+			Waiting int64 `json:"waiting"`
+		} `json:"summary"`
+
+		// Until How far the simulation got.
+		Until float64 `json:"until"`
+
+		// Utilization X-Sight's first view: the cluster's use over time by application.
+		Utilization struct {
+			// Points A point at time 0 and whenever use changes (changes at one time in one point).
+			Points []struct {
+				// ByApp Per application using anything: the mean over resources of the fraction of the cluster's capacity in the containers it uses.
+				ByApp map[string]float64 `json:"by_app"`
+
+				// T Time.
+				T float64 `json:"t"`
+			} `json:"points"`
+
+			// Truncated The series reached limits.max_points and stopped.
+			Truncated bool `json:"truncated"`
+		} `json:"utilization"`
+	} `json:"result"`
+}
+
+// XscheduleSimulateResponseRun One scheduler's simulation of the trace.
+type XscheduleSimulateResponseRun struct {
+	// Apps Per application, in application order.
+	Apps []struct {
+		// App Application name.
+		App string `json:"app"`
+
+		// Asked Containers asked, asks again after a preemption included.
+		Asked int64 `json:"asked"`
+
+		// AvgWait Mean time from a container's ask to its grant.
+		AvgWait float64 `json:"avg_wait"`
+
+		// Borrowed Container-seconds in other applications' containers (0 under DRF).
+		Borrowed float64 `json:"borrowed"`
+
+		// Completed Containers released with their work done.
+		Completed int64 `json:"completed"`
+
+		// Expired Containers dropped after waiting longer than patience.
+		Expired int64 `json:"expired"`
+
+		// Granted Containers granted.
+		Granted int64 `json:"granted"`
+
+		// Lent Container-seconds of its containers in other applications' use (0 under DRF).
+		Lent float64 `json:"lent"`
+
+		// Own Container-seconds in its own containers (0 under DRF).
+		Own float64 `json:"own"`
+
+		// PreemptionsCaused Containers taken from others for it.
+		PreemptionsCaused int64 `json:"preemptions_caused"`
+
+		// PreemptionsSuffered Its containers taken from it.
+		PreemptionsSuffered int64 `json:"preemptions_suffered"`
+
+		// Used Container-seconds used: own + borrowed, or all use under DRF.
+		Used float64 `json:"used"`
+
+		// Waiting Containers still wanted at the end (asked − granted − expired).
+		Waiting int64 `json:"waiting"`
+	} `json:"apps"`
+
+	// Ended Why it stopped at until: quiet (nothing was left to happen), horizon, or budget (the budget ran out; the rest of the trace was not simulated).
+	Ended interface{} `json:"ended"`
+
+	// Events Container events in time order (ties in the order they happened), up to limits.max_events.
+	Events []struct {
+		// ByApp notice, preempt: the application it is taken for.
+		ByApp *string `json:"by_app,omitempty"`
+
+		// ByRequest notice, preempt: the request it is taken for.
+		ByRequest *string `json:"by_request,omitempty"`
+
+		// Container Container id.
+		Container string `json:"container"`
+
+		// Kind grant: user gets the container for request; notice: user, running request in it, must give it up for by_request of by_app within the grace period; preempt: it is taken from user and request's work is lost; release: user gave it back, request's work done.
+		Kind interface{} `json:"kind"`
+
+		// Owner Its owner ("" under DRF).
+		Owner string `json:"owner"`
+
+		// Request The request concerned (see kind).
+		Request string `json:"request"`
+
+		// T Time.
+		T float64 `json:"t"`
+
+		// User The application concerned (see kind).
+		User string `json:"user"`
+	} `json:"events"`
+
+	// EventsDropped Events beyond limits.max_events, not listed.
+	EventsDropped int64 `json:"events_dropped"`
+
+	// Packing X-Sight's third view: the final packing, per node in node order.
+	Packing []struct {
+		// Capacity Capacity per resource (less reserved for a placement).
+		Capacity []float64 `json:"capacity"`
+
+		// Containers X-Schedule: every container; DRF: those in use.
+		Containers []struct {
+			// Id Container id.
+			Id string `json:"id"`
+
+			// Owner Owner ("" under DRF).
+			Owner string `json:"owner"`
+
+			// Request Request it serves ("" when free).
+			Request string `json:"request"`
+
+			// Size Size per resource.
+			Size []float64 `json:"size"`
+
+			// User Application using it ("" when free).
+			User string `json:"user"`
+		} `json:"containers"`
+
+		// Name Node name.
+		Name string `json:"name"`
+
+		// Rack Its rack.
+		Rack *string `json:"rack,omitempty"`
+	} `json:"packing"`
+
+	// Requests Per request, in order of first ask.
+	Requests []struct {
+		// App Requesting application.
+		App string `json:"app"`
+
+		// Arrival Time of its first ask.
+		Arrival float64 `json:"arrival"`
+
+		// Asked Containers asked, asks again after a preemption included.
+		Asked int64 `json:"asked"`
+
+		// Completed Containers released with their work done.
+		Completed int64 `json:"completed"`
+
+		// Expired Containers dropped after waiting longer than patience.
+		Expired int64 `json:"expired"`
+
+		// FirstGrant Time of its first grant (absent when none).
+		FirstGrant *float64 `json:"first_grant,omitempty"`
+
+		// Granted Containers granted.
+		Granted int64 `json:"granted"`
+
+		// Id Request id.
+		Id string `json:"id"`
+
+		// LastGrant Time of its last grant (absent when none).
+		LastGrant *float64 `json:"last_grant,omitempty"`
+
+		// Owners Grants by owner of the container (X-Schedule only).
+		Owners *map[string]int64 `json:"owners,omitempty"`
+
+		// Preempted Its containers taken from it (each asked again).
+		Preempted int64 `json:"preempted"`
+
+		// User DRF user (default the application).
+		User string `json:"user"`
+
+		// Wait Mean time from a container's ask to its grant.
+		Wait float64 `json:"wait"`
+
+		// Waiting Containers still wanted at the end (asked − granted − expired).
+		Waiting int64 `json:"waiting"`
+	} `json:"requests"`
+
+	// Summary Totals over all applications.
+	Summary struct {
+		// Asked Containers asked, asks again after a preemption included.
+		Asked int64 `json:"asked"`
+
+		// AvgWait Mean time from a container's ask to its grant.
+		AvgWait float64 `json:"avg_wait"`
+
+		// Completed Containers released with their work done.
+		Completed int64 `json:"completed"`
+
+		// Expired Containers dropped after waiting longer than patience.
+		Expired int64 `json:"expired"`
+
+		// Granted Containers granted.
+		Granted int64 `json:"granted"`
+
+		// Preemptions Containers taken from their users.
+		Preemptions int64 `json:"preemptions"`
+
+		// Used Container-seconds used.
+		Used float64 `json:"used"`
+
+		// Waiting Containers still wanted at the end (asked − granted − expired).
+		Waiting int64 `json:"waiting"`
+	} `json:"summary"`
+
+	// Until How far the simulation got.
+	Until float64 `json:"until"`
+
+	// Utilization X-Sight's first view: the cluster's use over time by application.
+	Utilization struct {
+		// Points A point at time 0 and whenever use changes (changes at one time in one point).
+		Points []struct {
+			// ByApp Per application using anything: the mean over resources of the fraction of the cluster's capacity in the containers it uses.
+			ByApp map[string]float64 `json:"by_app"`
+
+			// T Time.
+			T float64 `json:"t"`
+		} `json:"points"`
+
+		// Truncated The series reached limits.max_points and stopped.
+		Truncated bool `json:"truncated"`
+	} `json:"utilization"`
+}
+
+// XscheduleSimulateResponseSeries The imbalance of the pair (a, b) over time, exact piecewise linear: share at t, then slope until the next point.
+type XscheduleSimulateResponseSeries struct {
+	// A First application (application order).
+	A string `json:"a"`
+
+	// B Second application.
+	B string `json:"b"`
+
+	// Bound Δ_ab = min(δ_ab, δ_ba).
+	Bound float64 `json:"bound"`
+
+	// Points A point at time 0, at every change of the pair's slope and at the end.
+	Points []struct {
+		// Share How far b is in debt to a (negative: a to b).
+		Share float64 `json:"share"`
+
+		// Slope Rate of change of share from t.
+		Slope float64 `json:"slope"`
+
+		// T Time.
+		T float64 `json:"t"`
+	} `json:"points"`
+
+	// Truncated The series reached limits.max_points and stopped.
+	Truncated bool `json:"truncated"`
 }
 
 // XselectRequest Pack containers of given shapes, each owned by an application, into nodes so that every application gets lambda times its forecast mix, for the largest lambda.
@@ -2205,6 +2772,9 @@ type SolveTetrisSimulateJSONRequestBody = TetrisSimulateRequest
 
 // SolveXscheduleAssignJSONRequestBody defines body for SolveXscheduleAssign for application/json ContentType.
 type SolveXscheduleAssignJSONRequestBody = XscheduleAssignRequest
+
+// SolveXscheduleSimulateJSONRequestBody defines body for SolveXscheduleSimulate for application/json ContentType.
+type SolveXscheduleSimulateJSONRequestBody = XscheduleSimulateRequest
 
 // SolveXselectJSONRequestBody defines body for SolveXselect for application/json ContentType.
 type SolveXselectJSONRequestBody = XselectRequest
@@ -2818,6 +3388,32 @@ func (t *GetJobResult200JSONResponseBody) MergeXscheduleAssignResponse(v Xschedu
 	return err
 }
 
+// AsXscheduleSimulateResponse returns the union data inside the GetJobResult200JSONResponseBody as a XscheduleSimulateResponse
+func (t GetJobResult200JSONResponseBody) AsXscheduleSimulateResponse() (XscheduleSimulateResponse, error) {
+	var body XscheduleSimulateResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXscheduleSimulateResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided XscheduleSimulateResponse
+func (t *GetJobResult200JSONResponseBody) FromXscheduleSimulateResponse(v XscheduleSimulateResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXscheduleSimulateResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided XscheduleSimulateResponse
+func (t *GetJobResult200JSONResponseBody) MergeXscheduleSimulateResponse(v XscheduleSimulateResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsJobsComparison returns the union data inside the GetJobResult200JSONResponseBody as a JobsComparison
 func (t GetJobResult200JSONResponseBody) AsJobsComparison() (JobsComparison, error) {
 	var body JobsComparison
@@ -3062,6 +3658,32 @@ func (t *GetVariantResult200JSONResponseBody) MergeXscheduleAssignResponse(v Xsc
 	return err
 }
 
+// AsXscheduleSimulateResponse returns the union data inside the GetVariantResult200JSONResponseBody as a XscheduleSimulateResponse
+func (t GetVariantResult200JSONResponseBody) AsXscheduleSimulateResponse() (XscheduleSimulateResponse, error) {
+	var body XscheduleSimulateResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXscheduleSimulateResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided XscheduleSimulateResponse
+func (t *GetVariantResult200JSONResponseBody) FromXscheduleSimulateResponse(v XscheduleSimulateResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXscheduleSimulateResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided XscheduleSimulateResponse
+func (t *GetVariantResult200JSONResponseBody) MergeXscheduleSimulateResponse(v XscheduleSimulateResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t GetVariantResult200JSONResponseBody) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
@@ -3150,6 +3772,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Metrics Prometheus metrics of this server
+	//
+	// Corresponds with GET /metrics (the `Metrics` operationId).
+	Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Readyz Readiness: the server takes new work
 	//
@@ -3333,6 +3960,24 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/xschedule/assign (the `SolveXscheduleAssign` operationId).
 	SolveXscheduleAssign(ctx context.Context, body SolveXscheduleAssignJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// SolveXscheduleSimulateWithBody X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+	//
+	// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+	SolveXscheduleSimulateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SolveXscheduleSimulate X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+	//
+	// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+	SolveXscheduleSimulate(ctx context.Context, body SolveXscheduleSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SolveXselectWithBody X-Select: pack owned containers into nodes, maximizing the share multiplier λ
 	//
 	// Validates the body against xselect.request.json, solves within budget_ms and answers xselect.response.json; `xflex solve xselect FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -3380,6 +4025,21 @@ type ClientInterface interface {
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHealthzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Metrics Prometheus metrics of this server
+//
+// Corresponds with GET /metrics (the `Metrics` operationId).
+func (c *Client) Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMetricsRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3812,6 +4472,44 @@ func (c *Client) SolveXscheduleAssign(ctx context.Context, body SolveXscheduleAs
 	return c.Client.Do(req)
 }
 
+// SolveXscheduleSimulateWithBody X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+//
+// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+func (c *Client) SolveXscheduleSimulateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSolveXscheduleSimulateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SolveXscheduleSimulate X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+//
+// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+func (c *Client) SolveXscheduleSimulate(ctx context.Context, body SolveXscheduleSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSolveXscheduleSimulateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SolveXselectWithBody X-Select: pack owned containers into nodes, maximizing the share multiplier λ
 //
 // Validates the body against xselect.request.json, solves within budget_ms and answers xselect.response.json; `xflex solve xselect FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -3913,6 +4611,33 @@ func NewHealthzRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/healthz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewMetricsRequest constructs an http.Request for the Metrics method
+func NewMetricsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/metrics")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4660,6 +5385,46 @@ func NewSolveXscheduleAssignRequestWithBody(server string, contentType string, b
 	return req, nil
 }
 
+// NewSolveXscheduleSimulateRequest calls the generic SolveXscheduleSimulate builder with application/json body
+func NewSolveXscheduleSimulateRequest(server string, body SolveXscheduleSimulateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSolveXscheduleSimulateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSolveXscheduleSimulateRequestWithBody constructs an http.Request for the SolveXscheduleSimulate method, with any body, and a specified content type
+func NewSolveXscheduleSimulateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/xschedule/simulate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSolveXselectRequest calls the generic SolveXselect builder with application/json body
 func NewSolveXselectRequest(server string, body SolveXselectJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4817,6 +5582,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResponse, error)
+
+	// MetricsWithResponse Prometheus metrics of this server
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /metrics (the `Metrics` operationId).
+	MetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MetricsResponse, error)
 
 	// ReadyzWithResponse Readiness: the server takes new work
 	//
@@ -5020,6 +5792,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/xschedule/assign (the `SolveXscheduleAssign` operationId).
 	SolveXscheduleAssignWithResponse(ctx context.Context, body SolveXscheduleAssignJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveXscheduleAssignResponse, error)
 
+	// SolveXscheduleSimulateWithBodyWithResponse X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+	//
+	// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+	SolveXscheduleSimulateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SolveXscheduleSimulateResponse, error)
+
+	// SolveXscheduleSimulateWithResponse X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+	//
+	// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+	SolveXscheduleSimulateWithResponse(ctx context.Context, body SolveXscheduleSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveXscheduleSimulateResponse, error)
+
 	// SolveXselectWithBodyWithResponse X-Select: pack owned containers into nodes, maximizing the share multiplier λ
 	//
 	// Validates the body against xselect.request.json, solves within budget_ms and answers xselect.response.json; `xflex solve xselect FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -5105,6 +5895,54 @@ func (r HealthzResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HealthzResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type MetricsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem403
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r MetricsResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r MetricsResponse) GetApplicationproblemJSON403() *Problem403 {
+	return r.ApplicationproblemJSON403
+}
+
+// GetBody returns the raw response body bytes
+func (r MetricsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MetricsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MetricsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MetricsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6697,6 +7535,124 @@ func (r SolveXscheduleAssignResponse) ContentType() string {
 	return ""
 }
 
+// SolveXscheduleSimulateResponse503Headers the declared response headers of an HTTP 503 response for SolveXscheduleSimulate
+type SolveXscheduleSimulateResponse503Headers struct {
+	RetryAfter *int64
+}
+
+type SolveXscheduleSimulateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XscheduleSimulateResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem400
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem403
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem406
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem408
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem413
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem415
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem422
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem500
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem503
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SolveXscheduleSimulateResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SolveXscheduleSimulateResponse) GetJSON200() *XscheduleSimulateResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON400() *Problem400 {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON403() *Problem403 {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON406() *Problem406 {
+	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON408() *Problem408 {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON413() *Problem413 {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON415() *Problem415 {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON422() *Problem422 {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON500() *Problem500 {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON503() *Problem503 {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SolveXscheduleSimulateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SolveXscheduleSimulateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SolveXscheduleSimulateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SolveXscheduleSimulateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SolveXselectResponse503Headers the declared response headers of an HTTP 503 response for SolveXselect
 type SolveXselectResponse503Headers struct {
 	RetryAfter *int64
@@ -7003,6 +7959,19 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 		return nil, err
 	}
 	return ParseHealthzResponse(rsp)
+}
+
+// MetricsWithResponse Prometheus metrics of this server
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /metrics (the `Metrics` operationId).
+func (c *ClientWithResponses) MetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MetricsResponse, error) {
+	rsp, err := c.Metrics(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMetricsResponse(rsp)
 }
 
 // ReadyzWithResponse Readiness: the server takes new work
@@ -7351,6 +8320,36 @@ func (c *ClientWithResponses) SolveXscheduleAssignWithResponse(ctx context.Conte
 	return ParseSolveXscheduleAssignResponse(rsp)
 }
 
+// SolveXscheduleSimulateWithBodyWithResponse X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+//
+// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+func (c *ClientWithResponses) SolveXscheduleSimulateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SolveXscheduleSimulateResponse, error) {
+	rsp, err := c.SolveXscheduleSimulateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSolveXscheduleSimulateResponse(rsp)
+}
+
+// SolveXscheduleSimulateWithResponse X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+//
+// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+func (c *ClientWithResponses) SolveXscheduleSimulateWithResponse(ctx context.Context, body SolveXscheduleSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveXscheduleSimulateResponse, error) {
+	rsp, err := c.SolveXscheduleSimulate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSolveXscheduleSimulateResponse(rsp)
+}
+
 // SolveXselectWithBodyWithResponse X-Select: pack owned containers into nodes, maximizing the share multiplier λ
 //
 // Validates the body against xselect.request.json, solves within budget_ms and answers xselect.response.json; `xflex solve xselect FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -7447,6 +8446,39 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseMetricsResponse parses an HTTP response from a MetricsWithResponse call
+func ParseMetricsResponse(rsp *http.Response) (*MetricsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MetricsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem403
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
 
 	}
 
@@ -8813,6 +9845,118 @@ func ParseSolveXscheduleAssignResponse(rsp *http.Response) (*SolveXscheduleAssig
 	switch {
 	case rsp.StatusCode == 503:
 		var headers SolveXscheduleAssignResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSolveXscheduleSimulateResponse parses an HTTP response from a SolveXscheduleSimulateWithResponse call
+func ParseSolveXscheduleSimulateResponse(rsp *http.Response) (*SolveXscheduleSimulateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SolveXscheduleSimulateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XscheduleSimulateResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem400
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem403
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem406
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem408
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem413
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem415
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem422
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem500
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem503
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (image/svg+xml) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers SolveXscheduleSimulateResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
