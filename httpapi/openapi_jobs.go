@@ -35,6 +35,19 @@ var jobStateHeader = map[string]any{"X-Job-State": map[string]any{
 	"schema":      map[string]any{"type": "string"},
 }}
 
+// partialHeaders are a result's headers: its state and, for a running
+// job's answer so far, X-Xflex-Partial.
+func partialHeaders() map[string]any {
+	h := map[string]any{"X-Xflex-Partial": map[string]any{
+		"description": "true when the answer is a running job's best so far (?partial=true).",
+		"schema":      map[string]any{"type": "string"},
+	}}
+	for k, v := range jobStateHeader {
+		h[k] = v
+	}
+	return h
+}
+
 // jobOperations are the jobs routes of a server solving ps.
 func jobOperations(ps []solver.Problem) []operation {
 	return []operation{
@@ -57,9 +70,10 @@ func jobOperations(ps []solver.Problem) []operation {
 			ok:       map[int]map[string]any{200: jsonAnswer("One page.", SchemaRef("jobs.list.json"))},
 			problems: []int{422, 500}},
 		{method: "GET", path: "/v1/jobs/{id}", id: "getJob", tag: "jobs", summary: "A job's state and progress",
-			params:   []map[string]any{jobID},
+			params: []map[string]any{jobID, queryParam("wait",
+				"A Go duration (e.g. 30s): answer when the job's state changes (not its progress), at once when it is finished, else when the wait ends; waits are cut to 60 s.")},
 			ok:       map[int]map[string]any{200: jsonAnswer("The job.", jobJSON)},
-			problems: []int{404, 500}},
+			problems: []int{404, 422, 500}},
 		{method: "DELETE", path: "/v1/jobs/{id}", id: "cancelJob", tag: "jobs", summary: "Cancel a queued or running job",
 			description: "A running solve is asked to stop and keeps its best answer (meta.status cancelled).",
 			params:      []map[string]any{jobID},
@@ -69,12 +83,16 @@ func jobOperations(ps []solver.Problem) []operation {
 			},
 			problems: []int{404, 409, 500}},
 		{method: "GET", path: "/v1/jobs/{id}/result", id: "getJobResult", tag: "jobs", summary: "A finished job's answer",
-			description: "A failed job answers its error as the solve did (problem+json with that status).",
-			params:      []map[string]any{jobID},
+			description: "A failed job answers its error as the solve did (problem+json with that status). " +
+				"With partial=true a running job answers its best answer so far (meta.partial true, header X-Xflex-Partial: true), " +
+				"or 409 no_partial when its solver has offered none yet.",
+			params: []map[string]any{jobID, {"name": "partial", "in": "query",
+				"description": "true: a running job's best answer so far instead of 409 not_finished.",
+				"schema":      map[string]any{"type": "boolean", "default": false}}},
 			ok: map[int]map[string]any{200: withHeaders(map[string]any{"description": "The answer.", "content": map[string]any{
 				"application/json": map[string]any{"schema": answerSchema(ps, true)},
 				"image/svg+xml":    svgContent,
-			}}, jobStateHeader)},
+			}}, partialHeaders())},
 			problems: []int{404, 406, 409, 422, 500}},
 		{method: "GET", path: "/v1/jobs/{id}/variants/{name}/result", id: "getVariantResult", tag: "jobs",
 			summary: "One scenario variant's answer",

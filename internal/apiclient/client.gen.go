@@ -2742,6 +2742,18 @@ type SubmitJobParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// Wait A Go duration (e.g. 30s): answer when the job's state changes (not its progress), at once when it is finished, else when the wait ends; waits are cut to 60 s.
+	Wait *string `form:"wait,omitempty" json:"wait,omitempty"`
+}
+
+// GetJobResultParams defines parameters for GetJobResult.
+type GetJobResultParams struct {
+	// Partial true: a running job's best answer so far instead of 409 not_finished.
+	Partial *bool `form:"partial,omitempty" json:"partial,omitempty"`
+}
+
 // GetJobResult200JSONResponseBody defines parameters for GetJobResult.
 type GetJobResult200JSONResponseBody struct {
 	union json.RawMessage
@@ -3870,14 +3882,14 @@ type ClientInterface interface {
 	// GetJob A job's state and progress
 	//
 	// Corresponds with GET /v1/jobs/{id} (the `GetJob` operationId).
-	GetJob(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetJob(ctx context.Context, id string, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetJobResult A finished job's answer
 	//
-	// A failed job answers its error as the solve did (problem+json with that status).
+	// A failed job answers its error as the solve did (problem+json with that status). With partial=true a running job answers its best answer so far (meta.partial true, header X-Xflex-Partial: true), or 409 no_partial when its solver has offered none yet.
 	//
 	// Corresponds with GET /v1/jobs/{id}/result (the `GetJobResult` operationId).
-	GetJobResult(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetJobResult(ctx context.Context, id string, params *GetJobResultParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetVariantResult One scenario variant's answer
 	//
@@ -4252,8 +4264,8 @@ func (c *Client) CancelJob(ctx context.Context, id string, reqEditors ...Request
 // GetJob A job's state and progress
 //
 // Corresponds with GET /v1/jobs/{id} (the `GetJob` operationId).
-func (c *Client) GetJob(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetJobRequest(c.Server, id)
+func (c *Client) GetJob(ctx context.Context, id string, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4266,11 +4278,11 @@ func (c *Client) GetJob(ctx context.Context, id string, reqEditors ...RequestEdi
 
 // GetJobResult A finished job's answer
 //
-// A failed job answers its error as the solve did (problem+json with that status).
+// A failed job answers its error as the solve did (problem+json with that status). With partial=true a running job answers its best answer so far (meta.partial true, header X-Xflex-Partial: true), or 409 no_partial when its solver has offered none yet.
 //
 // Corresponds with GET /v1/jobs/{id}/result (the `GetJobResult` operationId).
-func (c *Client) GetJobResult(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetJobResultRequest(c.Server, id)
+func (c *Client) GetJobResult(ctx context.Context, id string, params *GetJobResultParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobResultRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5042,7 +5054,7 @@ func NewCancelJobRequest(server string, id string) (*http.Request, error) {
 }
 
 // NewGetJobRequest constructs an http.Request for the GetJob method
-func NewGetJobRequest(server string, id string) (*http.Request, error) {
+func NewGetJobRequest(server string, id string, params *GetJobParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5067,6 +5079,33 @@ func NewGetJobRequest(server string, id string) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Wait != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait", *params.Wait, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -5076,7 +5115,7 @@ func NewGetJobRequest(server string, id string) (*http.Request, error) {
 }
 
 // NewGetJobResultRequest constructs an http.Request for the GetJobResult method
-func NewGetJobResultRequest(server string, id string) (*http.Request, error) {
+func NewGetJobResultRequest(server string, id string, params *GetJobResultParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5099,6 +5138,33 @@ func NewGetJobResultRequest(server string, id string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Partial != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "partial", *params.Partial, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -5690,16 +5756,16 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/jobs/{id} (the `GetJob` operationId).
-	GetJobWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
+	GetJobWithResponse(ctx context.Context, id string, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
 
 	// GetJobResultWithResponse A finished job's answer
 	//
-	// A failed job answers its error as the solve did (problem+json with that status).
+	// A failed job answers its error as the solve did (problem+json with that status). With partial=true a running job answers its best answer so far (meta.partial true, header X-Xflex-Partial: true), or 409 no_partial when its solver has offered none yet.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/jobs/{id}/result (the `GetJobResult` operationId).
-	GetJobResultWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetJobResultResponse, error)
+	GetJobResultWithResponse(ctx context.Context, id string, params *GetJobResultParams, reqEditors ...RequestEditorFn) (*GetJobResultResponse, error)
 
 	// GetVariantResultWithResponse One scenario variant's answer
 	//
@@ -6677,6 +6743,8 @@ type GetJobResponse struct {
 	ApplicationproblemJSON403 *Problem403
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem404
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem422
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem500
 }
@@ -6699,6 +6767,11 @@ func (r GetJobResponse) GetApplicationproblemJSON403() *Problem403 {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetJobResponse) GetApplicationproblemJSON404() *Problem404 {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetJobResponse) GetApplicationproblemJSON422() *Problem422 {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -6737,7 +6810,8 @@ func (r GetJobResponse) ContentType() string {
 
 // GetJobResultResponse200Headers the declared response headers of an HTTP 200 response for GetJobResult
 type GetJobResultResponse200Headers struct {
-	XJobState *string
+	XJobState     *string
+	XXflexPartial *string
 }
 
 type GetJobResultResponse struct {
@@ -8140,8 +8214,8 @@ func (c *ClientWithResponses) CancelJobWithResponse(ctx context.Context, id stri
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/jobs/{id} (the `GetJob` operationId).
-func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
-	rsp, err := c.GetJob(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, id string, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
+	rsp, err := c.GetJob(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -8150,13 +8224,13 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, id string,
 
 // GetJobResultWithResponse A finished job's answer
 //
-// A failed job answers its error as the solve did (problem+json with that status).
+// A failed job answers its error as the solve did (problem+json with that status). With partial=true a running job answers its best answer so far (meta.partial true, header X-Xflex-Partial: true), or 409 no_partial when its solver has offered none yet.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/jobs/{id}/result (the `GetJobResult` operationId).
-func (c *ClientWithResponses) GetJobResultWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetJobResultResponse, error) {
-	rsp, err := c.GetJobResult(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetJobResultWithResponse(ctx context.Context, id string, params *GetJobResultParams, reqEditors ...RequestEditorFn) (*GetJobResultResponse, error) {
+	rsp, err := c.GetJobResult(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9169,6 +9243,13 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem422
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Problem500
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9265,6 +9346,13 @@ func ParseGetJobResultResponse(rsp *http.Response) (*GetJobResultResponse, error
 				return nil, err
 			}
 			headers.XJobState = &value
+		}
+		if values := rsp.Header.Values("X-Xflex-Partial"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Xflex-Partial", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XXflexPartial = &value
 		}
 		response.Headers200 = &headers
 	}
