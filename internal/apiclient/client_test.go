@@ -151,15 +151,15 @@ func TestClientRunsAJob(t *testing.T) {
 	}
 	id := sub.JSON202.Id
 	state := sub.JSON202.State
+	wait := "5s" // the server answers when the state changes
 	for deadline := time.Now().Add(30 * time.Second); state != JobsJobStateSucceeded && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-		got, err := c.GetJobWithResponse(ctx, id)
+		got, err := c.GetJobWithResponse(ctx, id, &GetJobParams{Wait: &wait})
 		if err != nil || got.JSON200 == nil {
 			t.Fatalf("get: %v %s", err, got.Body)
 		}
 		state = got.JSON200.State
 	}
-	res, err := c.GetJobResultWithResponse(ctx, id)
+	res, err := c.GetJobResultWithResponse(ctx, id, &GetJobResultParams{})
 	if err != nil || res.JSON200 == nil {
 		t.Fatalf("result of job %s (%s): %v %s", id, state, err, res.Body)
 	}
