@@ -34,6 +34,8 @@ type BarPanel struct {
 // methods. Segment k is coloured Colours[k] and named Segments[k] in the
 // legend. Each bar is a <g class="bar"> of one <rect> per nonzero part.
 type BarChart struct {
+	// PerRow wraps the panels into rows of PerRow (0: one row).
+	PerRow   int
 	Unit     string
 	Segments []string
 	Colours  []string
@@ -59,13 +61,20 @@ func (c BarChart) Doc(title, desc string) *Doc {
 			scale = math.Max(scale, b.total())
 		}
 	}
+	perRow := len(c.Panels)
+	if c.PerRow > 0 {
+		perRow = min(perRow, c.PerRow)
+	}
 	panelW := float64(barLabelW + barAreaW + barGap)
-	w := math.Max(panelW*float64(len(c.Panels)), 400)
-	legendY := float64(barTop + rows*barRow + 30)
+	panelH := float64(barTop-24+rows*barRow) + 12
+	w := math.Max(panelW*float64(perRow), 400)
+	legendY := 24 + panelH*math.Ceil(float64(len(c.Panels))/float64(max(perRow, 1))) + 30
 	d := New(w, legendY+float64(len(c.Segments))*legendRow+8, title, desc)
 	d.Text(8, 18, title, Style{Fill: Ink, Size: 14})
 	for i, p := range c.Panels {
-		c.drawPanel(d, float64(i)*panelW, p, scale)
+		d.Group(float64(i%perRow)*panelW, float64(i/perRow)*panelH, Style{})
+		c.drawPanel(d, 0, p, scale)
+		d.End()
 	}
 	d.Text(barLabelW, legendY-8, c.Unit, Style{Fill: Ink, Size: 11})
 	d.Legend(barLabelW, legendY, legendRow, c.Segments, c.Colours)
