@@ -72,6 +72,9 @@ type Style struct {
 	Size float64
 	// Tip is a tooltip: a <title> child, which viewers show on hover.
 	Tip string
+	// Rotate turns a text clockwise by this many degrees about its
+	// anchor point (labels under narrow columns).
+	Rotate float64
 }
 
 // attrs writes s's attributes.
@@ -215,7 +218,11 @@ func (d *Doc) Circle(cx, cy, r float64, s Style) {
 
 // Text writes str with its baseline starting at (x, y) (see Style.Anchor).
 func (d *Doc) Text(x, y float64, str string, s Style) {
-	d.start("text", s, "x", Num(x), "y", Num(y))
+	rot := ""
+	if s.Rotate != 0 {
+		rot = "rotate(" + Num(s.Rotate) + " " + Num(x) + " " + Num(y) + ")"
+	}
+	d.start("text", s, "x", Num(x), "y", Num(y), "transform", rot)
 	d.body.WriteByte('>')
 	d.body.WriteString(Escape(str))
 	if s.Tip != "" {

@@ -11,12 +11,33 @@ import (
 // SideBySide writes them) left to right, top-aligned, gap units apart, in
 // one document with its own title and description. Each panel keeps its
 // own viewBox, title and desc as a nested <svg class="panel">, so what a
-// test counts in a panel it counts the same in the composite. A
-// scenario's variants are drawn this way.
+// test counts in a panel it counts the same in the composite.
 func SideBySide(title, desc string, gap float64, panels ...[]byte) ([]byte, error) {
+	return compose(title, desc, gap, nil, panels)
+}
+
+// Labelled is SideBySide with a caption above each panel (labels[i] over
+// panels[i], class "panel-label"): a scenario's variants are drawn this
+// way, captioned with their names.
+func Labelled(title, desc string, gap float64, labels []string, panels ...[]byte) ([]byte, error) {
+	if len(labels) != len(panels) {
+		return nil, fmt.Errorf("%d labels for %d panels", len(labels), len(panels))
+	}
+	return compose(title, desc, gap, labels, panels)
+}
+
+// labelH is the height of the caption row of Labelled.
+const labelH = 22
+
+// compose is SideBySide, with captions when labels is not nil.
+func compose(title, desc string, gap float64, labels []string, panels [][]byte) ([]byte, error) {
 	type placed struct {
 		body []byte
-		w, h float64
+		w    float64
+	}
+	top := 0.0
+	if labels != nil {
+		top = labelH
 	}
 	ps := make([]placed, len(panels))
 	w, h := 0.0, 0.0
@@ -25,25 +46,24 @@ func SideBySide(title, desc string, gap float64, panels ...[]byte) ([]byte, erro
 		if err != nil {
 			return nil, fmt.Errorf("panel %d: %w", i, err)
 		}
-		ps[i] = placed{body, pw, ph}
+		ps[i] = placed{body, pw}
 		if i > 0 {
 			w += gap
 		}
 		w += pw
-		h = max(h, ph)
+		h = max(h, ph+top)
 	}
-	top := New(w, h, title, desc)
-	var b bytes.Buffer
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	top.root(&b, "")
+	d := New(w, h, title, desc)
 	x := 0.0
-	for _, p := range ps {
-		b.WriteString(`<svg class="panel" x="` + Num(x) + `" y="0"`)
-		b.Write(p.body)
+	for i, p := range ps {
+		if labels != nil {
+			d.Text(x+4, labelH-6, labels[i], Style{Class: "panel-label", Fill: Ink, Size: 14})
+		}
+		d.body.WriteString(`<svg class="panel" x="` + Num(x) + `" y="` + Num(top) + `"`)
+		d.body.Write(p.body)
 		x += p.w + gap
 	}
-	b.WriteString("</svg>\n")
-	return b.Bytes(), nil
+	return d.Bytes(), nil
 }
 
 // rootOf splits an SVG document after its root's "<svg": it returns the

@@ -70,3 +70,18 @@ func TestTopN(t *testing.T) {
 		t.Error("Colour")
 	}
 }
+
+func TestLabelled(t *testing.T) {
+	a := New(100, 50, "A", "a")
+	doc, err := Labelled("Both", "two panels", 10, []string{"base", "x<y"}, a.Bytes(), a.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sighttest.Check(t, doc)
+	if s.ViewBox != "0 0 210 72" || s.Classes["panel"] != 2 || s.Classes["panel-label"] != 2 || !strings.Contains(s.Text, "x<y") {
+		t.Errorf("composite %+v\n%s", s, doc)
+	}
+	if _, err := Labelled("x", "y", 0, []string{"one"}); err == nil {
+		t.Error("a label without a panel was accepted")
+	}
+}
