@@ -92,7 +92,7 @@ func TestPictureAggregates(t *testing.T) {
 			t.Errorf("%d %q, want %d", s.Classes[class], class, n)
 		}
 	}
-	for _, w := range []string{"4 pairs are drawn", "62 more are not", "app10/app11 curve is sampled", "2000 utilisation steps are merged into 143"} {
+	for _, w := range []string{"4 pairs are drawn", "62 more are not", "app10/app11 curve is sampled", "2000 utilisation steps are merged into 100"} {
 		if !strings.Contains(s.Desc, w) {
 			t.Errorf("desc lacks %q:\n%s", w, s.Desc)
 		}
