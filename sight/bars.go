@@ -124,10 +124,11 @@ func clip(s string, n int) string {
 }
 
 // KeepBars keeps the n claimants with the largest bars in panel 0 (ties
-// in label order) in every panel, in their panel's order, and sums the
-// rest of each panel into one last bar labelled "other (k)". It returns
-// how many claimants it grouped (0 when none). Labels are the claimants'
-// identities across panels.
+// in label order) in every panel, in their panel's order, and puts the
+// rest of each panel into one last bar, "other (k): mean", the mean of
+// their parts: a sum of thousands would dwarf every bar kept, a mean
+// compares with them. It returns how many claimants it grouped (0 when
+// none). Labels are the claimants' identities across panels.
 func (c *BarChart) KeepBars(n int) int {
 	if len(c.Panels) == 0 || len(c.Panels[0].Bars) <= n {
 		return 0
@@ -143,7 +144,7 @@ func (c *BarChart) KeepBars(n int) int {
 	}
 	grouped := len(c.Panels[0].Bars) - len(top)
 	for i, p := range c.Panels {
-		other := Bar{Label: fmt.Sprintf("other (%d)", grouped), Parts: make([]float64, len(c.Segments))}
+		other := Bar{Label: fmt.Sprintf("other (%d): mean", grouped), Parts: make([]float64, len(c.Segments))}
 		var bars []Bar
 		for _, b := range p.Bars {
 			if keep[b.Label] {
@@ -151,7 +152,7 @@ func (c *BarChart) KeepBars(n int) int {
 				continue
 			}
 			for k, v := range b.Parts {
-				other.Parts[k] += v
+				other.Parts[k] += v / float64(grouped)
 			}
 		}
 		c.Panels[i].Bars = append(bars, other)

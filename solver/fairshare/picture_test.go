@@ -72,7 +72,7 @@ func TestPictureAggregates(t *testing.T) {
 			t.Errorf("picture text lacks %q", want)
 		}
 	}
-	if !strings.Contains(s.Desc, "440 are summed") || !strings.Contains(s.Desc, "13 servers") {
+	if !strings.Contains(s.Desc, "440 are drawn as one bar of their mean") || !strings.Contains(s.Desc, "13 servers") {
 		t.Errorf("desc %q does not say what was grouped", s.Desc)
 	}
 }

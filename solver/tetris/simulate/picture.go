@@ -53,8 +53,12 @@ func picture(_, response json.RawMessage) ([]byte, error) {
 	}
 	desc += sight.Notes(notes)
 	d := sight.New(2*panelW, panelH+30, "Tetris simulation: "+res.Policy, desc)
-	d.Text(8, 18, fmt.Sprintf("Tetris simulation under %s: makespan %s (lower bound %s), mean completion %s",
-		res.Policy, sight.Value(res.Makespan), sight.Value(res.MakespanLB), sight.Value(res.AvgCompletion)), sight.Style{Fill: sight.Ink, Size: 14})
+	head := fmt.Sprintf("Tetris simulation under %s: makespan %s (lower bound %s), mean completion %s",
+		res.Policy, sight.Value(res.Makespan), sight.Value(res.MakespanLB), sight.Value(res.AvgCompletion))
+	if !res.Complete {
+		head += fmt.Sprintf("; incomplete, %d jobs unfinished", len(res.Unfinished))
+	}
+	d.Text(8, 18, head, sight.Style{Fill: sight.Ink, Size: 14})
 	util.Draw(d, 0, 30, panelW, panelH)
 	cdf.Draw(d, panelW, 30, panelW, panelH)
 	return d.Bytes(), nil
