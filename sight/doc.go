@@ -31,6 +31,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Doc is an SVG document under construction: a canvas of W by H user
@@ -122,6 +123,12 @@ func Num(v float64) string {
 		return "0" // no "-0"
 	}
 	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// TextWidth estimates the width of s in a sans-serif font of the given
+// size (0.6 em a character): enough to size a canvas so text fits.
+func TextWidth(s string, size float64) float64 {
+	return float64(utf8.RuneCountInString(s)) * size * 0.6
 }
 
 // Escape returns s with the XML specials (& < > " ') escaped and the

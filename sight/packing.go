@@ -1,6 +1,7 @@
 package sight
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -24,6 +25,13 @@ type Packing struct {
 	Unplaced []string
 	// Notes are extra lines under the title (a replan's changes, ...).
 	Notes []string
+	// OwnerLabel heads the legend ("owner" when empty); BaseLabel names
+	// the grey base ("reserved / in use before" when empty; listed only
+	// when some node has a base).
+	OwnerLabel, BaseLabel string
+	// Nouns name the nodes, items and unplaced items in the text
+	// ("nodes", "containers", "unplaced" when empty).
+	NodeNoun, ItemNoun, UnplacedNoun string
 }
 
 // PackNode is one node's column.
@@ -63,26 +71,38 @@ const (
 	packLabelH  = 60 // node names under the columns
 	packLineH   = 15 // one text line
 	// MaxColumns is the most nodes drawn one column each; past it
-	// consecutive nodes share a column (a bin) and the view says so.
+	// consecutive nodes share a column (a bin) and the view says so. With
+	// many resources fewer columns fit: see Columns.
 	MaxColumns = 200
+	// maxPlotW bounds the width of the columns, so a wide cluster keeps a
+	// readable aspect.
+	maxPlotW = 6000
 	// MaxItemRects bounds containers × resources drawn one rectangle
 	// each (about 60 bytes apiece); past it (or when nodes are binned)
 	// each bar stacks one segment per owner instead, so the document stays
 	// well under 300 KB.
 	MaxItemRects = 3000
+	// MaxListed is the most unplaced lines written; a last line counts
+	// the rest.
+	MaxListed = 40
 )
 
 // Draw lays the packing out. Elements tests count: "node" (one per
 // column: a node, or a bin of nodes when there are more than MaxColumns),
 // "container" (one group per container, when drawn one by one),
-// "notice", "unplaced" (one text line each) and "legend".
+// "notice", "unplaced" (one text line each, at most MaxListed) and
+// "legend".
 func (p Packing) Draw() *Doc {
 	cols, binned := p.columns()
 	byItem := !binned && p.items()*len(p.Resources) <= MaxItemRects
 	colW := float64(len(p.Resources)*packBarW) + packGap
 	legendH := float64(len(p.Owners)+1) * packLineH
-	w := packMarginL + float64(len(cols))*colW + 160
-	h := packTop + float64(len(p.Notes))*packLineH + packBarH + packLabelH + max(float64(len(p.Unplaced)+1)*packLineH, 0)
+	w := packMarginL + float64(len(cols))*colW + 200
+	for _, line := range append(append(p.summary(len(cols), binned, byItem), p.Notes...), p.Unplaced[:min(len(p.Unplaced), MaxListed)]...) {
+		w = max(w, packMarginL+20+TextWidth(line, 12))
+	}
+	w = max(w, packMarginL+TextWidth(p.Title, 16))
+	h := packTop + float64(len(p.Notes))*packLineH + packBarH + packLabelH + float64(min(len(p.Unplaced), MaxListed)+2)*packLineH
 	h = max(h, packTop+legendH+20)
 	d := New(w, h, p.Title, p.describe(len(cols), binned, byItem))
 	d.Text(packMarginL, 24, p.Title, Style{Fill: Ink, Size: 16})
@@ -98,10 +118,13 @@ func (p Packing) Draw() *Doc {
 	p.drawLegend(d, packMarginL+float64(len(cols))*colW+20, top)
 	y = top + packBarH + packLabelH
 	if len(p.Unplaced) > 0 {
-		d.Text(packMarginL, y, fmt.Sprintf("Unplaced (%d):", len(p.Unplaced)), Style{Fill: Ink})
+		d.Text(packMarginL, y, fmt.Sprintf("%s (%d):", cmp.Or(p.UnplacedNoun, "unplaced"), len(p.Unplaced)), Style{Fill: Ink})
 	}
-	for i, u := range p.Unplaced {
+	for i, u := range p.Unplaced[:min(len(p.Unplaced), MaxListed)] {
 		d.Text(packMarginL+10, y+float64(i+1)*packLineH, u, Style{Class: "unplaced", Fill: Ink})
+	}
+	if more := len(p.Unplaced) - MaxListed; more > 0 {
+		d.Text(packMarginL+10, y+float64(MaxListed+1)*packLineH, fmt.Sprintf("… and %d more", more), Style{Fill: Ink})
 	}
 	return d
 }
@@ -117,11 +140,12 @@ func (p Packing) items() int {
 
 // summary is the view's first lines: the counts, and how it aggregates.
 func (p Packing) summary(cols int, binned, byItem bool) []string {
-	out := []string{fmt.Sprintf("%d nodes, %d containers, %d unplaced; bars: %s", len(p.Nodes), p.items(), len(p.Unplaced), strings.Join(p.Resources, ", "))}
+	nodes, items := cmp.Or(p.NodeNoun, "nodes"), cmp.Or(p.ItemNoun, "containers")
+	out := []string{fmt.Sprintf("%d %s, %d %s, %d %s; bars: %s", len(p.Nodes), nodes, p.items(), items, len(p.Unplaced), cmp.Or(p.UnplacedNoun, "unplaced"), strings.Join(p.Resources, ", "))}
 	if binned {
-		out = append(out, fmt.Sprintf("aggregated: %d nodes in %d columns of up to %d consecutive nodes; each bar stacks one segment per owner", len(p.Nodes), cols, binSize(len(p.Nodes))))
+		out = append(out, fmt.Sprintf("aggregated: %d %s in %d columns of up to %d consecutive %s; each bar stacks one segment per owner", len(p.Nodes), nodes, cols, p.binSize(), nodes))
 	} else if !byItem {
-		out = append(out, fmt.Sprintf("aggregated: more than %d containers × resources, so each bar stacks one segment per owner", MaxItemRects))
+		out = append(out, fmt.Sprintf("aggregated: more than %d %s × resources, so each bar stacks one segment per owner", MaxItemRects, items))
 	}
 	return out
 }
@@ -141,12 +165,22 @@ type packColumn struct {
 	nodes          int
 }
 
-// binSize is how many consecutive nodes share a column among n.
-func binSize(n int) int { return (n + MaxColumns - 1) / MaxColumns }
+// Columns is the most columns a packing of that many resources draws:
+// MaxColumns, fewer when the bars would make the view wider than 6000
+// units, and never fewer than 40.
+func Columns(resources int) int {
+	return min(MaxColumns, max(40, int(maxPlotW/(float64(resources*packBarW)+packGap))))
+}
 
-// columns groups the nodes into columns (one each up to MaxColumns).
+// binSize is how many consecutive nodes share a column.
+func (p Packing) binSize() int {
+	c := Columns(len(p.Resources))
+	return max((len(p.Nodes)+c-1)/c, 1)
+}
+
+// columns groups the nodes into columns (one each up to Columns).
 func (p Packing) columns() ([]packColumn, bool) {
-	k := max(binSize(len(p.Nodes)), 1)
+	k := p.binSize()
 	var cols []packColumn
 	for i := 0; i < len(p.Nodes); i += k {
 		group := p.Nodes[i:min(i+k, len(p.Nodes))]
@@ -183,8 +217,8 @@ func (p Packing) drawColumn(d *Doc, x, top float64, c packColumn, byItem bool) {
 	d.Group(x, top, Style{Class: "node", Tip: tip})
 	bottom := float64(packBarH)
 	cursor := make([]float64, len(p.Resources))
+	d.Rect(-1, 0, float64(len(p.Resources)*packBarW), packBarH, Style{Fill: "none", Stroke: Faint})
 	for r := range p.Resources {
-		d.Rect(float64(r*packBarW), 0, packBarW-2, packBarH, Style{Fill: "none", Stroke: Faint})
 		cursor[r] = bottom - p.height(c, r, c.base)
 		d.Rect(float64(r*packBarW), cursor[r], packBarW-2, bottom-cursor[r], Style{Fill: Faint})
 	}
@@ -250,11 +284,13 @@ func (p Packing) drawSegments(d *Doc, c packColumn, cursor []float64) {
 		if sum == nil {
 			continue
 		}
+		d.Group(0, 0, Style{Class: "segment", Fill: Colour(k)})
 		for r := range p.Resources {
 			hgt := p.height(c, r, sum)
 			cursor[r] -= hgt
-			d.Rect(float64(r*packBarW)+1, cursor[r], packBarW-4, hgt, Style{Class: "segment", Fill: Colour(k)})
+			d.Rect(float64(r*packBarW)+1, cursor[r], packBarW-4, hgt, Style{})
 		}
+		d.End()
 	}
 }
 
@@ -270,7 +306,21 @@ func (p Packing) drawLegend(d *Doc, x, y float64) {
 		}
 		names, colours = append(names, o), append(colours, Colour(i))
 	}
-	names, colours = append(names, "reserved / in use before"), append(colours, Faint)
-	d.Text(x, y-4, "owner", Style{Fill: Ink, Size: 11})
+	if p.hasBase() {
+		names, colours = append(names, cmp.Or(p.BaseLabel, "reserved / in use before")), append(colours, Faint)
+	}
+	d.Text(x, y-4, cmp.Or(p.OwnerLabel, "owner"), Style{Fill: Ink, Size: 11})
 	d.Legend(x, y, packLineH, names, colours)
+}
+
+// hasBase reports whether some node has capacity taken before its items.
+func (p Packing) hasBase() bool {
+	for _, n := range p.Nodes {
+		for _, b := range n.Base {
+			if b != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -27,15 +27,18 @@ func packing(n, per, owners int) Packing {
 }
 
 func TestPackingCounts(t *testing.T) {
+	if Columns(2) != 150 || Columns(6) != 62 || Columns(100) != 40 || Columns(1) != MaxColumns {
+		t.Errorf("Columns = %d %d %d %d", Columns(2), Columns(6), Columns(100), Columns(1))
+	}
 	for _, c := range []struct {
 		nodes, per, owners        int
 		cols, containers, notices int
 		aggregated                bool
 	}{
 		{5, 3, 3, 5, 15, 5, false},
-		{MaxColumns, 2, 12, MaxColumns, 2 * MaxColumns, MaxColumns, false},
-		{2*MaxColumns + 1, 2, 12, 134, 0, 0, true},   // bins of 3 nodes
-		{10, MaxItemRects/20 + 1, 4, 10, 0, 0, true}, // too many containers
+		{Columns(2), 2, 12, Columns(2), 2 * Columns(2), Columns(2), false},
+		{2*Columns(2) + 1, 2, 12, (2*Columns(2) + 3) / 3, 0, 0, true}, // bins of 3 nodes
+		{10, MaxItemRects/20 + 1, 4, 10, 0, 0, true},                  // too many containers
 		{10, MaxItemRects / 20, 4, 10, MaxItemRects / 2, 10, false},
 	} {
 		doc := packing(c.nodes, c.per, c.owners).Draw().Bytes()

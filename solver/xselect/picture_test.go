@@ -34,7 +34,7 @@ func TestPicture(t *testing.T) {
 				containers += len(n.Containers)
 			}
 			want := map[string]int{"node": len(r.Result.Nodes), "container": containers, "unplaced": len(unplaced(r.Result.Apps))}
-			if len(r.Result.Nodes) > sight.MaxColumns || containers*len(r.Result.Resources) > sight.MaxItemRects {
+			if len(r.Result.Nodes) > sight.Columns(len(r.Result.Resources)) || containers*len(r.Result.Resources) > sight.MaxItemRects {
 				t.Fatalf("example too large to be drawn item by item; test the aggregation in sight")
 			}
 			for class, n := range want {
