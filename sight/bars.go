@@ -67,7 +67,7 @@ func (c BarChart) Doc(title, desc string) *Doc {
 	}
 	panelW := float64(barLabelW + barAreaW + barGap)
 	panelH := float64(barTop-24+rows*barRow) + 12
-	w := math.Max(panelW*float64(perRow), 400)
+	w := math.Max(panelW*float64(perRow), TextWidth(title, 14)+16)
 	legendY := 24 + panelH*math.Ceil(float64(len(c.Panels))/float64(max(perRow, 1))) + 30
 	d := New(w, legendY+float64(len(c.Segments))*legendRow+8, title, desc)
 	d.Text(8, 18, title, Style{Fill: Ink, Size: 14})
