@@ -97,9 +97,9 @@ func resourcePairs(dims int) [][2]int {
 // projection is the scatter of resources pr[0] (x) and pr[1] (y; -1 for
 // the request weights).
 func projection(req *Request, res *Result, pr [2]int) sight.Scatter {
-	s := sight.Scatter{XLabel: req.Resources[pr[0]], YLabel: "weight"}
+	s := sight.Scatter{XLabel: resourceName(req, pr[0]), YLabel: "weight"}
 	if pr[1] >= 0 {
-		s.YLabel = req.Resources[pr[1]]
+		s.YLabel = resourceName(req, pr[1])
 		s.Title = s.XLabel + " × " + s.YLabel
 	}
 	for i, r := range req.Requests {
@@ -125,6 +125,15 @@ func projection(req *Request, res *Result, pr [2]int) sight.Scatter {
 		s.Corners = append(s.Corners, c)
 	}
 	return s
+}
+
+// resourceName is resource i's name, or "r<i>" past the request's list
+// (an answer that does not match its request).
+func resourceName(req *Request, i int) string {
+	if i < len(req.Resources) {
+		return req.Resources[i]
+	}
+	return fmt.Sprintf("r%d", i)
 }
 
 // coord is v[i], or 0 when v is shorter (an answer that does not match

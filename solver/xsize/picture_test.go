@@ -97,3 +97,13 @@ func TestPictureRuns(t *testing.T) {
 	}
 	solvertest.Picture(t, Problem(), raw)
 }
+
+// An answer that does not match its request (no resources, a shape of no
+// size, an assignment past the shapes) still draws a well-formed picture.
+func TestPictureMismatched(t *testing.T) {
+	svg, err := picture([]byte(`{}`), []byte(`{"result":{"shapes":[{"size":[]}],"assignment":[5]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sighttest.Check(t, svg)
+}
