@@ -120,3 +120,16 @@ func TestBin(t *testing.T) {
 		t.Errorf("Bin = %+v", bins)
 	}
 }
+
+// Footnotes wrap to the canvas and grow it; none leave it alone.
+func TestFootnote(t *testing.T) {
+	d := New(200, 100, "t", "d")
+	d.Footnote(nil)
+	if d.H != 100 {
+		t.Errorf("no notes grew the canvas to %g", d.H)
+	}
+	d.Footnote([]string{"the 40 least used resources are not drawn", "5000 time bins are merged into 385"})
+	if d.H != 100+3*15 {
+		t.Errorf("canvas %g high, want three lines more", d.H)
+	}
+}

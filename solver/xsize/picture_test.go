@@ -79,8 +79,8 @@ func TestPictureBins(t *testing.T) {
 	if n := s.Classes["request"]; n == 0 || n > 38*38 {
 		t.Errorf("%d request circles, want 1..%d", n, 38*38)
 	}
-	if !strings.Contains(s.Desc, "binned") {
-		t.Errorf("desc %q does not say requests were binned", s.Desc)
+	if !strings.Contains(s.Desc, "binned") || !strings.Contains(s.Text, "binned") {
+		t.Errorf("desc %q or text does not say requests were binned", s.Desc)
 	}
 	if len(svg) > 300_000 {
 		t.Errorf("SVG is %d bytes", len(svg))
