@@ -133,3 +133,11 @@ func TestFootnote(t *testing.T) {
 		t.Errorf("canvas %g high, want three lines more", d.H)
 	}
 }
+
+// Legend entries flow left to right and wrap when the panel is full.
+func TestLegendFlow(t *testing.T) {
+	dx, row, rows := legendFlow([]string{"cpu", "mem", "a name long enough to need its own row"}, 300)
+	if rows != 2 || !slices.Equal(row, []int{0, 0, 1}) || dx[0] != 0 || dx[1] <= 0 || dx[2] != 0 {
+		t.Errorf("legendFlow = %v %v %d", dx, row, rows)
+	}
+}

@@ -177,7 +177,7 @@ func utilArea(run *drawnRun, apps []string) (sight.StackedArea, []string) {
 	if merged {
 		notes = append(notes, fmt.Sprintf("%d utilisation steps are merged into %d", len(pts), len(start)))
 	}
-	a := sight.StackedArea{XLabel: "time", YLabel: "fraction of cluster capacity", Class: "util-area", Start: start, End: end, YMax: 1}
+	a := sight.StackedArea{XLabel: "time", YLabel: "fraction of cluster capacity", Class: "util-area", Start: start, End: end}
 	for k, app := range named {
 		a.Names, a.Colours, a.Values = append(a.Names, app), append(a.Colours, sight.Colour(k)), append(a.Values, rows[k])
 	}
