@@ -17,15 +17,15 @@ func TestLargestSizes(t *testing.T) {
 		largest := largestSizes(conts)
 		for range 50 {
 			want := []float64{float64(rng.IntN(7)), float64(rng.IntN(7)), float64(rng.IntN(4))}
-			any, some := false, false
+			fitsAny, some := false, false
 			for _, c := range conts {
-				any = any || fitsDims(c.size, want)
+				fitsAny = fitsAny || fitsDims(c.size, want)
 			}
 			for _, s := range largest {
 				some = some || fitsDims(s, want)
 			}
-			if any != some {
-				t.Fatalf("request %v: fits a container %v, fits a largest size %v (%v)", want, any, some, largest)
+			if fitsAny != some {
+				t.Fatalf("request %v: fits a container %v, fits a largest size %v (%v)", want, fitsAny, some, largest)
 			}
 		}
 	}
