@@ -299,7 +299,7 @@ func (m *Master) Granted(t float64, id string) {
 	}
 	c := &container{id: id, task: -1}
 	m.held = append(m.held, c)
-	if m.needsAM() {
+	if m.NeedsAM() {
 		c.am = true
 		return
 	}
@@ -325,8 +325,20 @@ func (m *Master) Revoked(t float64, id string) {
 	m.held = slices.Delete(m.held, i, i+1)
 }
 
-// needsAM reports whether the master's next container would be its AM.
-func (m *Master) needsAM() bool { return m.cfg.AM && len(m.active) > 0 && !m.hasAM() }
+// NeedsAM reports whether the master's next container would be its AM
+// (Config.AM, an arrived unfinished job, no AM held).
+func (m *Master) NeedsAM() bool { return m.cfg.AM && len(m.active) > 0 && !m.hasAM() }
+
+// AMContainer is the id of the container holding the master's AM, "" when
+// it holds none.
+func (m *Master) AMContainer() string {
+	for _, c := range m.held {
+		if c.am {
+			return c.id
+		}
+	}
+	return ""
+}
 
 func (m *Master) hasAM() bool {
 	return slices.ContainsFunc(m.held, func(c *container) bool { return c.am })

@@ -380,3 +380,24 @@ func TestPoolDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestAMContainer: with Config.AM the first container is the AM, which
+// runs no task and goes back when the last job ends.
+func TestAMContainer(t *testing.T) {
+	m := mustNew(t, Config{Policy: Fair, AM: true}, []Job{{ID: "a", Tasks: 1, TaskDuration: 2}})
+	if m.NeedsAM() {
+		t.Fatal("needs an AM before any job arrived")
+	}
+	if want, _ := m.Step(0); want != 2 || !m.NeedsAM() {
+		t.Fatalf("want %d needs AM %v: want 2 (AM + task) and true", want, m.NeedsAM())
+	}
+	m.Granted(0, "am")
+	m.Granted(0, "t")
+	if m.AMContainer() != "am" || m.NeedsAM() || len(m.Runs()) != 1 || m.Runs()[0].Container != "t" {
+		t.Fatalf("AM %q runs %+v: want the AM on am and the task on t", m.AMContainer(), m.Runs())
+	}
+	_, rel := m.Step(2)
+	if !slices.Equal(rel, []string{"am", "t"}) || m.AMContainer() != "" || !m.Done() {
+		t.Fatalf("at 2 released %v, AM %q, done %v: want both back and done", rel, m.AMContainer(), m.Done())
+	}
+}

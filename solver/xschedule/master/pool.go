@@ -118,7 +118,7 @@ func (r *poolRun) neediest() int {
 	amFull := r.p.AMShare > 0 && float64(ams+1) > r.p.AMShare*float64(r.p.Containers)
 	best := -1
 	for i, m := range r.ms {
-		if m.Held() >= r.want[i] || (amFull && m.needsAM()) {
+		if m.Held() >= r.want[i] || (amFull && m.NeedsAM()) {
 			continue
 		}
 		if best < 0 || m.Held() < r.ms[best].Held() {
