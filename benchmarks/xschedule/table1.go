@@ -17,6 +17,9 @@ type Table1Setting struct {
 	Spread      float64 // arrivals: 0 all at time 0, else Poisson over about Spread seconds
 	Seed        uint64  // the arrival order and gaps
 	AMShare     float64 // the DRF pool's cap on AM containers (0: none)
+	// DRFRelease: DRF's jobs give each container back when its task ends
+	// (YARN's MapReduce AM) instead of reusing it for their next task.
+	DRFRelease bool
 }
 
 // Table1Row is one scheduler's column of Table 1: average response times
@@ -70,7 +73,7 @@ func runDRF(s Table1Setting, jobs []master.Job) (Table1Row, error) {
 	for _, j := range jobs {
 		for a := range table1Apps {
 			j.ID = fmt.Sprintf("app%d/%s", a, j.ID)
-			m, err := master.New(master.Config{Policy: master.FIFO, AM: true}, []master.Job{j})
+			m, err := master.New(master.Config{Policy: master.FIFO, AM: true, ReleaseEachTask: s.DRFRelease}, []master.Job{j})
 			if err != nil {
 				return Table1Row{}, err
 			}
@@ -189,16 +192,19 @@ var Table1Claims = []struct {
 // at time 0, where every response time scales with the task duration) and
 // Poisson arrivals over 150 and 300 s, with 36 s tasks (15 waves of the
 // 375 tasks on 25 containers take 540 s, the paper's makespan) and 20 s
-// tasks, and the DRF AM cap at YARN's 0.5 and at 0.2.
+// tasks, the DRF AM cap at YARN's 0.5 and at 0.2, and DRF's jobs reusing
+// their containers or giving each back at its task's end.
 func Table1Settings(scale string) []Table1Setting {
 	if scale != "full" {
 		return []Table1Setting{{TaskSeconds: 36, AMShare: 0.5}, {TaskSeconds: 36, Spread: 300, AMShare: 0.5}}
 	}
 	var out []Table1Setting
-	for _, am := range []float64{0.5, 0.2} {
-		for _, d := range []float64{36, 20} {
-			for _, sp := range []float64{0, 150, 300} {
-				out = append(out, Table1Setting{TaskSeconds: d, Spread: sp, AMShare: am})
+	for _, rel := range []bool{false, true} {
+		for _, am := range []float64{0.5, 0.2} {
+			for _, d := range []float64{36, 20} {
+				for _, sp := range []float64{0, 150, 300} {
+					out = append(out, Table1Setting{TaskSeconds: d, Spread: sp, AMShare: am, DRFRelease: rel})
+				}
 			}
 		}
 	}
@@ -218,17 +224,17 @@ func Table1Report(w io.Writer, scale string) error {
 		}
 		all = append(all, rows)
 	}
-	fmt.Fprintf(w, "| task s | arrivals | DRF AM share | overall ART flex / fair / fifo / drf | makespan X-Flex / drf | flex/drf, /fair, /fifo | paper claims that fail |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| task s | arrivals | DRF AM share, containers | overall ART flex / fair / fifo / drf | makespan X-Flex / drf | flex/drf, /fair, /fifo | paper claims that fail |\n|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(w, "| paper | | | %s | %.0f / %.0f | %s | |\n", overallLine(Table1Paper), Table1Paper[0].Makespan, Table1Paper[3].Makespan, table1Line(Table1Paper))
 	for i, s := range settings {
 		r := all[i]
-		fmt.Fprintf(w, "| %g | %s | %g | %s | %.0f / %.0f | %s | %s |\n", s.TaskSeconds, spreadName(s.Spread), s.AMShare,
+		fmt.Fprintf(w, "| %g | %s | %g, %s | %s | %.0f / %.0f | %s | %s |\n", s.TaskSeconds, spreadName(s.Spread), s.AMShare, reuseName(s.DRFRelease),
 			overallLine(r), max(r[0].Makespan, r[1].Makespan, r[2].Makespan), r[3].Makespan, table1Line(r), failedClaims(r))
 	}
 	fmt.Fprintf(w, "\npaper:\n")
 	printTable1(w, Table1Paper)
 	for i, s := range settings {
-		fmt.Fprintf(w, "\ntasks %g s, arrivals %s, DRF AM share %g (medians of 5 seeds):\n", s.TaskSeconds, spreadName(s.Spread), s.AMShare)
+		fmt.Fprintf(w, "\ntasks %g s, arrivals %s, DRF AM share %g, %s (medians of 5 seeds):\n", s.TaskSeconds, spreadName(s.Spread), s.AMShare, reuseName(s.DRFRelease))
 		printTable1(w, all[i])
 	}
 	return nil
@@ -272,6 +278,13 @@ func failedClaims(r []Table1Row) string {
 func table1Line(r []Table1Row) string {
 	return fmt.Sprintf("%.0f%%, %.0f%%, %.0f%%",
 		100*r[0].Overall/r[3].Overall, 100*r[0].Overall/r[1].Overall, 100*r[0].Overall/r[2].Overall)
+}
+
+func reuseName(release bool) string {
+	if release {
+		return "released per task"
+	}
+	return "reused"
 }
 
 func spreadName(sp float64) string {

@@ -24,6 +24,12 @@
 //     which job's waiting task starts when a container is free (a task
 //     ends, or a container is granted). A revoked container's task loses
 //     its work and waits again, to restart from its beginning.
+//   - Reuse. A container whose task ends runs the policy's next waiting
+//     task at once (an X-Flex application keeps the containers it holds
+//     busy); with Config.ReleaseEachTask it is given back instead and the
+//     next task waits for a new grant, as YARN's MapReduce AM does, so a
+//     cluster scheduler such as DRF re-divides the cluster at every task
+//     end.
 //   - fifo: the earliest-arrived job with a waiting task (ties in input
 //     order), the Hadoop FIFO scheduler.
 //   - fair: the job with a waiting task that runs the fewest tasks (ties to

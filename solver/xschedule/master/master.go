@@ -53,6 +53,11 @@ type Config struct {
 	// arrived job (a job-level AM as under DRF); false when the AM lives
 	// outside the containers the master asks for.
 	AM bool
+	// ReleaseEachTask: a container is given back when its task ends and
+	// the next task waits for a new grant (YARN's MapReduce AM), instead
+	// of running at once on the container that just freed (reuse, the
+	// default: an X-Flex application keeps the containers it owns busy).
+	ReleaseEachTask bool
 	// Seed seeds the Flex solves.
 	Seed int64
 }
@@ -87,12 +92,14 @@ type job struct {
 
 // container is one container the master holds: idle (task == -1), the
 // AM, or running a task of job task until end, recorded as runs[run].
+// spent: its task ended and, with ReleaseEachTask, it goes back unused.
 type container struct {
-	id   string
-	task int
-	am   bool
-	end  float64
-	run  int
+	id    string
+	task  int
+	am    bool
+	spent bool
+	end   float64
+	run   int
 }
 
 // Master is one application master over map-only jobs. A driver calls
@@ -215,7 +222,7 @@ func (m *Master) Step(t float64) (want int, release []string) {
 		m.tick(t)
 	}
 	for _, c := range m.held {
-		if c.task < 0 && !c.am {
+		if c.task < 0 && !c.am && !c.spent {
 			m.startOn(c, t)
 		}
 	}
@@ -244,7 +251,7 @@ func (m *Master) complete(t float64) {
 			j.completion = c.end
 			m.active = slices.DeleteFunc(m.active, func(a *job) bool { return a == j })
 		}
-		c.task = -1
+		c.task, c.spent = -1, m.cfg.ReleaseEachTask
 	}
 }
 

@@ -401,3 +401,31 @@ func TestAMContainer(t *testing.T) {
 		t.Fatalf("at 2 released %v, AM %q, done %v: want both back and done", rel, m.AMContainer(), m.Done())
 	}
 }
+
+// TestReleaseEachTask: two masters with a 12-task job each on a pool of 4,
+// arriving at 0 and 0.5. The first takes every container; reusing them,
+// it keeps them until its tasks run out (done at 3, the other at 6).
+// Giving each back at its task's end, DRF splits the pool 2/2 from the
+// first task end on: the first is done at 5, the other at 6.
+func TestReleaseEachTask(t *testing.T) {
+	run := func(release bool) (float64, float64) {
+		var ms []*Master
+		for i := range 2 {
+			ms = append(ms, mustNew(t, Config{Policy: FIFO, ReleaseEachTask: release}, []Job{{ID: fmt.Sprint(i), Arrival: float64(i) / 2, Tasks: 12, TaskDuration: 1}}))
+		}
+		if _, err := (Pool{Containers: 4}).Run(ms); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			r := m.Results()[0]
+			checkRuns(t, m, []Job{{ID: r.ID, Arrival: r.Arrival, Tasks: 12, TaskDuration: 1}})
+		}
+		return ms[0].Makespan(), ms[1].Makespan()
+	}
+	if a, b := run(false); a != 3 || b != 6 {
+		t.Fatalf("reuse: makespans %g and %g, want 3 and 6", a, b)
+	}
+	if a, b := run(true); a != 5 || b != 6 {
+		t.Fatalf("release: makespans %g and %g, want 5 and 6", a, b)
+	}
+}
