@@ -68,4 +68,34 @@
 //   - Budget. X-Schedule runs first with half the time left, then DRF
 //     with the rest; a run cut short ends "budget" at the time it
 //     reached, and the status is timeout.
+//
+// # Application masters
+//
+// masters (master.go) make an application's demand from map-only jobs
+// through solver/xschedule/master (its doc lists the policies' readings):
+//
+//   - Asks. Under X-Schedule a master asks, under the one request id
+//     "APP#master", for the containers it wants (its AM, one per task
+//     waiting or running) beyond those it holds and has asked; asks
+//     cannot be withdrawn, so a container granted after the master
+//     stopped wanting it is given back at once. A preempted task loses
+//     its work and is asked for again at once. The master is told of a
+//     preemption only when it happens: a container under notice keeps
+//     running its tasks (and takes new ones) until taken.
+//   - DRF. Under DRF every job is its own DRF user "APP#JOB" with its own
+//     AM (a one-job FIFO master), as YARN runs a MapReduce job. The AMs,
+//     asked or held, may take at most settings.am_share of the cluster
+//     (the sum of their dominant shares; default 0.5, YARN's
+//     maxAMShare; one is always allowed): a job first asks for its AM
+//     alone when the cap lets it, then for its tasks once the AM is
+//     granted (so they are served from the next round on).
+//   - Results. Each run lists masters: per application its jobs'
+//     completion and response times, their mean and the makespan
+//     (absent while a job is unfinished).
+//   - Patience. A master's container requests that expire are asked
+//     again at once (its tasks still need them; they count as expired
+//     and asked again), after that time's round. Under DRF an expired AM
+//     ask keeps its place under the AM cap until asked again. With a
+//     patience below the scheduling interval every ask made between
+//     rounds expires before the next one, a master's too.
 package simulate

@@ -220,9 +220,18 @@ func (s *sim) expire() {
 		if k > 0 {
 			p.times = p.times[k:]
 			s.rec.expire(p.a, k)
+			if e, ok := s.agents[p.agent].(expirer); ok {
+				e.expired(s.now, k)
+			}
 		}
 	}
 	s.compact()
+}
+
+// expirer is an agent told when its asks expire (an application master
+// keeps count of the containers it has asked for).
+type expirer interface {
+	expired(t float64, n int)
 }
 
 // decide runs a round and applies its decisions in order.

@@ -75,6 +75,11 @@ func Build(req *Request) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	var vs solver.Violations
+	checkMasters(req, m, &vs)
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
 	in.model = m
 	return in, nil
 }
@@ -86,9 +91,10 @@ func deref[T any](p *T, def T) T {
 	return def
 }
 
-// agents are the demand of a run, each run its own: the trace.
-func (in *Instance) agents() []agent {
-	return []agent{newTraceAgent(in.req.Requests)}
+// agents are the demand of a run, each run its own: the trace, then the
+// masters (drf: as the DRF run sees them).
+func (in *Instance) agents(drf bool) []agent {
+	return append([]agent{newTraceAgent(in.req.Requests)}, in.masterAgents(drf)...)
 }
 
 func (in *Instance) newSim(sched scheduler, pairs pairSource) *sim {
@@ -99,7 +105,7 @@ func (in *Instance) newSim(sched scheduler, pairs pairSource) *sim {
 			nres++
 		}
 	}
-	return &sim{sched: sched, agents: in.agents(), horizon: in.horizon, interval: in.interval, patience: in.patience,
+	return &sim{sched: sched, agents: in.agents(pairs == nil), horizon: in.horizon, interval: in.interval, patience: in.patience,
 		byID: map[string]*pending{}, holds: map[string]hold{},
 		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts)}
 }
@@ -112,7 +118,7 @@ func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, error) {
 	if err != nil {
 		return Run{}, nil, err
 	}
-	s.rec.run.Ended, s.rec.run.Packing = end, x.packing()
+	s.rec.run.Ended, s.rec.run.Packing, s.rec.run.Masters = end, x.packing(), mastersOut(s.agents)
 	return s.rec.run, s.rec.pairSeries(), nil
 }
 
@@ -124,7 +130,7 @@ func (in *Instance) runDRF(ctx context.Context) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	s.rec.run.Ended, s.rec.run.Packing = end, d.packing()
+	s.rec.run.Ended, s.rec.run.Packing, s.rec.run.Masters = end, d.packing(), mastersOut(s.agents)
 	return s.rec.run, nil
 }
 
