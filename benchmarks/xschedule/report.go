@@ -12,5 +12,8 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return Table1Report(w, scale)
+	if err := Table1Report(w, scale); err != nil {
+		return err
+	}
+	return Table1SimReport(ctx, w, scale)
 }

@@ -133,6 +133,11 @@ func MedianTable1(s Table1Setting, seeds int) ([]Table1Row, error) {
 		}
 		all = append(all, rows)
 	}
+	return medianRows(all), nil
+}
+
+// medianRows takes each entry's median over the tables.
+func medianRows(all [][]Table1Row) []Table1Row {
 	out := make([]Table1Row, len(all[0]))
 	for i := range out {
 		field := func(f func(Table1Row) float64) float64 {
@@ -152,7 +157,7 @@ func MedianTable1(s Table1Setting, seeds int) ([]Table1Row, error) {
 			Utilisation: field(func(r Table1Row) float64 { return r.Utilisation }),
 		}
 	}
-	return out, nil
+	return out
 }
 
 func median(v []float64) float64 {

@@ -155,7 +155,7 @@ func TestDRFAMGate(t *testing.T) {
 // earlier than 540 s; Flex's average response time is the lowest of the
 // three masters, and DRF's makespan the longest.
 func TestTable1OwnedOnly(t *testing.T) {
-	req := Table1Request(36, 0, 1, 0, 0, "owned_only")
+	req := Table1Request(36, 0, 1, 0, 0, "owned_only", "owned_only")
 	res := simulate(t, req)
 	if len(res.Masters) != 3 || len(res.Baselines.DRF.Masters) != 3 {
 		t.Fatalf("masters %d, drf %d: want 3 each", len(res.Masters), len(res.Baselines.DRF.Masters))
