@@ -13,8 +13,8 @@ import (
 	"github.com/xflex/xflex/solver/xschedule/assign"
 )
 
-// simulate builds and solves req without a deadline.
-func simulate(t *testing.T, req *Request) *Result {
+// runSim builds and solves req without a deadline.
+func runSim(t *testing.T, req *Request) *Result {
 	t.Helper()
 	in, err := Build(req)
 	if err != nil {
@@ -72,7 +72,7 @@ func TestMastersCompleteEveryJob(t *testing.T) {
 	for _, p := range []string{"fifo", "fair", "flex"} {
 		for _, typ := range []string{"owned_only", "owned_first"} {
 			req := smallMasters(p, typ, 0, 0)
-			res := simulate(t, req)
+			res := runSim(t, req)
 			if len(res.Masters) != 1 || res.Masters[0].Policy != p || len(res.Baselines.DRF.Masters) != 1 || res.Baselines.DRF.Masters[0].Policy != "drf" {
 				t.Fatalf("%s %s: masters %+v, drf %+v", p, typ, res.Masters, res.Baselines.DRF.Masters)
 			}
@@ -98,11 +98,11 @@ func TestMasterBorrowsAndLosesWork(t *testing.T) {
 		}
 		return n
 	}
-	first := simulate(t, smallMasters("fifo", "owned_first", 0, 0))
+	first := runSim(t, smallMasters("fifo", "owned_first", 0, 0))
 	if first.Summary.Preemptions == 0 || restarts(first) == 0 || first.Apps[0].Borrowed == 0 {
 		t.Fatalf("owned_first: %d preemptions, %d restarts, borrowed %g: want the master to borrow and lose work", first.Summary.Preemptions, restarts(first), first.Apps[0].Borrowed)
 	}
-	only := simulate(t, smallMasters("fifo", "owned_only", 0, 0))
+	only := runSim(t, smallMasters("fifo", "owned_only", 0, 0))
 	if only.Summary.Preemptions != 0 || restarts(only) != 0 || only.Apps[0].Borrowed != 0 {
 		t.Fatalf("owned_only: %d preemptions, %d restarts, borrowed %g", only.Summary.Preemptions, restarts(only), only.Apps[0].Borrowed)
 	}
@@ -118,7 +118,7 @@ func TestDRFAMGate(t *testing.T) {
 	req.Requests = []Ask{}
 	share := 1.0 / 8
 	req.Settings.AMShare = &share
-	res := simulate(t, req)
+	res := runSim(t, req)
 	jobs := res.Baselines.DRF.Masters[0].Jobs
 	// Rounds run each second: a job's AM is granted in the round at the
 	// time it may ask, its tasks (asked then) in the next round. big: AM at
@@ -142,7 +142,7 @@ func TestDRFAMGate(t *testing.T) {
 		req := smallMasters("fair", "owned_only", 0, 0)
 		req.Requests = []Ask{}
 		req.Masters[0].ReleaseEachTask = c.release
-		s1 := simulate(t, req).Baselines.DRF.Masters[0].Jobs[1]
+		s1 := runSim(t, req).Baselines.DRF.Masters[0].Jobs[1]
 		if *s1.Completion != c.want {
 			t.Fatalf("release %v: s1 completes at %g, want %g", c.release, *s1.Completion, c.want)
 		}
@@ -156,7 +156,7 @@ func TestDRFAMGate(t *testing.T) {
 // three masters, and DRF's makespan the longest.
 func TestTable1OwnedOnly(t *testing.T) {
 	req := Table1Request(36, 0, 1, 0, 0, "owned_only", "owned_only")
-	res := simulate(t, req)
+	res := runSim(t, req)
 	if len(res.Masters) != 3 || len(res.Baselines.DRF.Masters) != 3 {
 		t.Fatalf("masters %d, drf %d: want 3 each", len(res.Masters), len(res.Baselines.DRF.Masters))
 	}
@@ -217,7 +217,7 @@ func TestMasterAsksAgainAfterExpiry(t *testing.T) {
 	req.Masters[0].ReleaseEachTask = true
 	patience := 1.5
 	req.Settings.Patience = &patience
-	res := simulate(t, req)
+	res := runSim(t, req)
 	if res.Apps[0].Expired == 0 {
 		t.Fatalf("no request of a expired: the test does not exercise expiry")
 	}
