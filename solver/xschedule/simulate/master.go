@@ -165,6 +165,16 @@ func (in *Instance) masterAgents(drf bool) []agent {
 	return out
 }
 
+// masterItems is the number of items the masters add to a run's answer
+// (one per job and one per master), counted in the answer-time reserve.
+func (in *Instance) masterItems() int {
+	n := len(in.req.Masters)
+	for _, ms := range in.req.Masters {
+		n += len(ms.Jobs)
+	}
+	return n
+}
+
 func (in *Instance) settings() *Settings {
 	if in.req.Settings != nil {
 		return in.req.Settings

@@ -111,6 +111,7 @@ func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSourc
 		byID: map[string]*pending{}, holds: map[string]hold{}, lastRound: -1, roundAt: math.Inf(1),
 		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts, in.conts), base: base}
 	s.deadline, _ = ctx.Deadline()
+	s.rec.count += in.masterItems() // the masters' jobs are written too
 	return s
 }
 
