@@ -24,6 +24,10 @@
 //     which job's waiting task starts when a container is free (a task
 //     ends, or a container is granted). A revoked container's task loses
 //     its work and waits again, to restart from its beginning.
+//   - Notices. A container under a preemption notice (Notice) takes no
+//     new task: its running task finishes if the grace period allows,
+//     and the container goes back once idle (at once if it is idle). A
+//     notice on the AM container changes nothing.
 //   - Reuse. A container whose task ends runs the policy's next waiting
 //     task at once (an X-Flex application keeps the containers it holds
 //     busy); with Config.ReleaseEachTask it is given back instead and the

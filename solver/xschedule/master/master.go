@@ -92,7 +92,8 @@ type job struct {
 
 // container is one container the master holds: idle (task == -1), the
 // AM, or running a task of job task until end, recorded as runs[run].
-// spent: its task ended and, with ReleaseEachTask, it goes back unused.
+// spent: it takes no new task and goes back once idle (its task ended
+// under ReleaseEachTask, or it is under a preemption notice).
 type container struct {
 	id    string
 	task  int
@@ -251,7 +252,7 @@ func (m *Master) complete(t float64) {
 			j.completion = c.end
 			m.active = slices.DeleteFunc(m.active, func(a *job) bool { return a == j })
 		}
-		c.task, c.spent = -1, m.cfg.ReleaseEachTask
+		c.task, c.spent = -1, c.spent || m.cfg.ReleaseEachTask
 	}
 }
 
@@ -311,6 +312,21 @@ func (m *Master) Granted(t float64, id string) {
 		return
 	}
 	m.startOn(c, t)
+}
+
+// Notice tells the master at time t that container id will be taken (a
+// preemption notice with a grace period): it starts no new task there,
+// lets the running one finish if it can, and gives the container back
+// once idle. A notice on the AM changes nothing (the AM cannot move).
+func (m *Master) Notice(t float64, id string) {
+	m.advance(t)
+	i := slices.IndexFunc(m.held, func(c *container) bool { return c.id == id })
+	if i < 0 {
+		panic(fmt.Sprintf("master: notice on container %q it does not hold", id))
+	}
+	if c := m.held[i]; !c.am {
+		c.spent = true
+	}
 }
 
 // Revoked takes container id from the master at time t: a task it ran

@@ -429,3 +429,37 @@ func TestReleaseEachTask(t *testing.T) {
 		t.Fatalf("release: makespans %g and %g, want 5 and 6", a, b)
 	}
 }
+
+// TestNotice: a container under notice finishes its task, takes no new
+// one and goes back; an idle one goes back at once; the AM stays.
+func TestNotice(t *testing.T) {
+	m := mustNew(t, Config{Policy: FIFO, AM: true}, []Job{{ID: "a", Tasks: 4, TaskDuration: 2}})
+	m.Step(0)
+	for _, id := range []string{"am", "x", "y"} {
+		m.Granted(0, id)
+	}
+	m.Notice(1, "x")
+	m.Notice(1, "am")
+	if w := m.Wake(); w != 2 {
+		t.Fatalf("wake %g after the notice, want 2 (the tasks' end)", w)
+	}
+	_, rel := m.Step(2)
+	if !slices.Equal(rel, []string{"x"}) || m.AMContainer() != "am" {
+		t.Fatalf("at 2 released %v, AM %q: want x back (its task done), the AM kept", rel, m.AMContainer())
+	}
+	runs := m.Runs()
+	if len(runs) != 3 || runs[2].Container != "y" {
+		t.Fatalf("runs %+v: want the third task on y, none more on x", runs)
+	}
+	m.Granted(2, "z")
+	m.Notice(2, "z") // z took the last task: it finishes, then goes back
+	if _, rel := m.Step(2); len(rel) != 0 {
+		t.Fatalf("released %v with z's task running", rel)
+	}
+	for w := m.Wake(); !math.IsInf(w, 1); w = m.Wake() {
+		m.Step(w)
+	}
+	if !m.Done() || m.Makespan() != 4 {
+		t.Fatalf("done %v makespan %g, want done at 4", m.Done(), m.Makespan())
+	}
+}

@@ -87,9 +87,10 @@
 //     waiting or running) beyond those it holds and has asked; asks
 //     cannot be withdrawn, so a container granted after the master
 //     stopped wanting it is given back at once. A preempted task loses
-//     its work and is asked for again at once. The master is told of a
-//     preemption only when it happens: a container under notice keeps
-//     running its tasks (and takes new ones) until taken.
+//     its work and is asked for again at once. A master is told of a
+//     notice (the loop calls an agent's notice when it has one): the
+//     container takes no new task, its running task finishes if the
+//     grace period allows, and it is given back once idle.
 //   - DRF. Under DRF every job is its own DRF user "APP#JOB" with its own
 //     AM (a one-job FIFO master), as YARN runs a MapReduce job. The AMs,
 //     asked or held, may take at most settings.am_share of the cluster

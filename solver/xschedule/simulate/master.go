@@ -276,6 +276,10 @@ func (a *masterAgent) granted(t float64, _ ask, c string) {
 	}
 }
 
+// notice: container c will be taken; the master runs no new task there
+// and gives it back once idle.
+func (a *masterAgent) notice(t float64, c string) { a.m.Notice(t, c) }
+
 // expired: n of its containers asked waited past the patience and were
 // dropped; its tasks still need them, so it asks again at once.
 func (a *masterAgent) expired(t float64, n int) {

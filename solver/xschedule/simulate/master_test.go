@@ -224,3 +224,21 @@ func TestMasterAsksAgainAfterExpiry(t *testing.T) {
 	checkMasterOut(t, res.Masters[0], req.Masters[0].Jobs)
 	checkMasterOut(t, res.Baselines.DRF.Masters[0], req.Masters[0].Jobs)
 }
+
+// TestMasterHonoursNotices: with a grace period longer than a task, a
+// master told of a notice lets the running task finish, starts none
+// there and gives the container back: nothing is lost. (Not told, it
+// would start tasks on the noticed containers and lose them at the kill.)
+func TestMasterHonoursNotices(t *testing.T) {
+	req := smallMasters("fifo", "owned_first", 0, 10)
+	req.Masters[0].Jobs[0].Tasks = 40 // still running when the notices end
+	res := runSim(t, req)
+	lost := 0
+	for _, j := range res.Masters[0].Jobs {
+		lost += j.Restarts
+	}
+	if res.Apps[0].Borrowed == 0 || lost != 0 || res.Summary.Preemptions != 0 {
+		t.Fatalf("borrowed %g, %d tasks lost, %d preemptions: want borrowing and every notice honoured", res.Apps[0].Borrowed, lost, res.Summary.Preemptions)
+	}
+	checkMasterOut(t, res.Masters[0], req.Masters[0].Jobs)
+}
