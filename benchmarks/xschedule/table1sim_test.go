@@ -32,7 +32,7 @@ func TestTable1SimOwnedOnly(t *testing.T) {
 // sharing does not help, against the paper's view that applications
 // "borrow containers, but ... are forced to share responsibly":
 //   - every job at 0, Flex owned_only, Fair and FIFO owned_first with
-//     bound 1 and 30 s notices: 700 preemptions, and Fair's and FIFO's
+//     bound 1 and 30 s notices: 86 preemptions, and Fair's and FIFO's
 //     average response times are worse than without sharing (each
 //     application alone on its containers, TestTable1SimOwnedOnly's
 //     reading);
