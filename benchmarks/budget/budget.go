@@ -66,6 +66,7 @@ func Cases(scale string) []Case {
 			{"tetris/assign", "1,000 tasks", map[string]string{"tasks": "1000", "machines": "100"}},
 			{"tetris/simulate", "20 jobs", map[string]string{"jobs": "20", "machines": "20", "size": "0.1"}},
 			{"xschedule/assign", "1,000 containers", map[string]string{"nodes": "250", "requests": "100"}},
+			{"xschedule/simulate", "1,000 containers × 1,000 requests", map[string]string{"nodes": "250", "apps": "10", "requests": "1000", "span": "1000"}},
 		}
 	}
 	return []Case{
@@ -82,6 +83,7 @@ func Cases(scale string) []Case {
 		{"tetris/simulate", "100 jobs × 250 machines", map[string]string{"jobs": "100", "machines": "250", "size": "1"}},
 		{"tetris/simulate", "1,600 jobs × 10,000 machines (1.9M tasks)", map[string]string{"jobs": "1600", "machines": "10000", "size": "1"}},
 		{"xschedule/assign", "10,000 containers × 1,000 requests", map[string]string{"nodes": "2500", "apps": "20", "requests": "1000"}},
+		{"xschedule/simulate", "10,000 containers × 100,000 requests", map[string]string{"nodes": "2500", "apps": "20", "requests": "100000", "span": "100000"}},
 	}
 }
 
