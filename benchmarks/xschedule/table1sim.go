@@ -14,12 +14,13 @@ import (
 
 // SimSetting is a Table 1 reading run through the X-Schedule simulator:
 // the three applications share the cluster under X-Schedule, Flex asking
-// with FlexType and sharing bound 0, Fair and FIFO with Type and bound
-// Bound, preemption notices of Grace seconds.
+// with FlexType (and FlexOverflow beyond its own containers, when set)
+// and sharing bound 0, Fair and FIFO with Type and bound Bound,
+// preemption notices of Grace seconds.
 type SimSetting struct {
 	Table1Setting
-	FlexType, Type string
-	Bound, Grace   float64
+	FlexType, FlexOverflow, Type string
+	Bound, Grace                 float64
 }
 
 // SimOutcome is one simulated reading: the rows (flex, fair, fifo, drf;
@@ -43,6 +44,7 @@ const simHorizon = 3
 func RunTable1Sim(ctx context.Context, s SimSetting) (SimOutcome, error) {
 	req := simulate.Table1Request(s.TaskSeconds, s.Spread, s.Seed, s.Bound, s.Grace, s.FlexType, s.Type)
 	req.Settings.AMShare = &s.AMShare
+	req.Masters[0].OverflowType = s.FlexOverflow
 	horizon := simHorizon * 375 * s.TaskSeconds / appContainers
 	req.Horizon = &horizon
 	raw, err := json.Marshal(req)
@@ -90,7 +92,9 @@ func simRow(name string, ms []simulate.MasterOut, used float64) Table1Row {
 // AM share 0.5, every job at 0 or Poisson over 300 s; X-Schedule with
 // owned_only asks (no borrowing), with Flex owned_only and the others
 // owned_first (Flex lends its idle containers and takes them back, but
-// never borrows), and with every application owned_first; Fair's and
+// never borrows), the same with Flex's asks beyond its own containers
+// non_owned (best effort elsewhere), and with every application
+// owned_first; Fair's and
 // FIFO's bound 1 (about 39 container-seconds of one container), notices
 // of 30 s and of 0 s (killed at once).
 func SimSettings(scale string) []SimSetting {
@@ -100,6 +104,7 @@ func SimSettings(scale string) []SimSetting {
 		out = append(out, SimSetting{Table1Setting: base, FlexType: "owned_only", Type: "owned_only"})
 		for _, g := range []float64{30, 0} {
 			out = append(out, SimSetting{Table1Setting: base, FlexType: "owned_only", Type: "owned_first", Bound: 1, Grace: g},
+				SimSetting{Table1Setting: base, FlexType: "owned_only", FlexOverflow: "non_owned", Type: "owned_first", Bound: 1, Grace: g},
 				SimSetting{Table1Setting: base, FlexType: "owned_first", Type: "owned_first", Bound: 1, Grace: g})
 		}
 		if scale != "full" {
@@ -118,7 +123,11 @@ func Table1SimReport(ctx context.Context, w io.Writer, scale string) error {
 		if err != nil {
 			return err
 		}
-		name := fmt.Sprintf("%s / %s, %g, %g s", s.FlexType, s.Type, s.Bound, s.Grace)
+		ft := s.FlexType
+		if s.FlexOverflow != "" {
+			ft += "+" + s.FlexOverflow
+		}
+		name := fmt.Sprintf("%s / %s, %g, %g s", ft, s.Type, s.Bound, s.Grace)
 		if rows == nil {
 			fmt.Fprintf(w, "| %g | %s | %s | did not finish | | %d | |\n", s.TaskSeconds, spreadName(s.Spread), name, pre)
 			continue

@@ -84,7 +84,10 @@
 //
 //   - Asks. Under X-Schedule a master asks, under the one request id
 //     "APP#master", for the containers it wants (its AM, one per task
-//     waiting or running) beyond those it holds and has asked; asks
+//     waiting or running) beyond those it holds and has asked (with
+//     overflow_type: under "APP#master" up to the containers its
+//     application owns, counting those held or asked under it, and under
+//     "APP#borrow" with the overflow type for the rest); asks
 //     cannot be withdrawn, so a container granted after the master
 //     stopped wanting it is given back at once. A preempted task loses
 //     its work and is asked for again at once. A master is told of a

@@ -244,7 +244,7 @@ func (s *sim) expire() {
 		if k := p.times.expire(s.now - s.patience); k > 0 {
 			s.rec.expire(p.a, k)
 			if e, ok := s.agents[p.agent].(expirer); ok {
-				e.expired(s.now, k)
+				e.expired(s.now, p.a, k)
 			}
 		}
 	}
@@ -260,7 +260,7 @@ type noticer interface {
 // expirer is an agent told when its asks expire (an application master
 // keeps count of the containers it has asked for).
 type expirer interface {
-	expired(t float64, n int)
+	expired(t float64, a ask, n int)
 }
 
 // decide runs a round and applies its decisions in order.

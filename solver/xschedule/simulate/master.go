@@ -28,6 +28,11 @@ type MasterIn struct {
 	Type               string `json:"type,omitempty"`
 	Priority           int    `json:"priority,omitempty"`
 	PreemptionPriority int    `json:"preemption_priority,omitempty"`
+	// OverflowType, when set, splits its asks under X-Schedule: Type for
+	// as many containers as the application owns, OverflowType for the
+	// rest (the paper's Flex: mission-critical work in its own share,
+	// best-effort work elsewhere).
+	OverflowType string `json:"overflow_type,omitempty"`
 	// ReleaseEachTask gives a container back when its task ends (YARN's
 	// MapReduce AM) instead of running the next task on it.
 	ReleaseEachTask bool          `json:"release_each_task,omitempty"`
@@ -108,10 +113,12 @@ func checkMasters(req *Request, m *assign.Model, vs *solver.Violations) {
 
 // checkMasterJobs checks master i's job ids and the ids of its asks.
 func checkMasterJobs(i int, ms MasterIn, ids map[string]bool, vs *solver.Violations) {
-	if ids[xAskID(ms.App)] {
-		vs.Add(solver.Ptr("masters", i, "app"), "the master's request id %q is a trace request's", xAskID(ms.App))
+	for _, id := range []string{xAskID(ms.App), borrowAskID(ms.App)} {
+		if ids[id] {
+			vs.Add(solver.Ptr("masters", i, "app"), "the master's request id %q is a trace request's", id)
+		}
+		ids[id] = true
 	}
-	ids[xAskID(ms.App)] = true
 	jobs := map[string]int{}
 	for k, j := range ms.Jobs {
 		if prev, dup := jobs[j.ID]; dup {
@@ -130,6 +137,7 @@ func checkMasterJobs(i int, ms MasterIn, ids map[string]bool, vs *solver.Violati
 // xAskID is the id of a master's asks under X-Schedule; drfAskID that of
 // a job's asks under DRF (also its DRF user).
 func xAskID(app string) string        { return app + "#master" }
+func borrowAskID(app string) string   { return app + "#borrow" }
 func drfAskID(app, job string) string { return app + "#" + job }
 
 // masterAgents are the masters' agents for one run: under X-Schedule one
@@ -149,7 +157,13 @@ func (in *Instance) masterAgents(drf bool) []agent {
 			cfg := master.Config{Policy: mustPolicy(ms.Policy), Metric: ms.Metric, Interval: deref(ms.Interval, 0), AM: true,
 				ReleaseEachTask: ms.ReleaseEachTask, Seed: deref(in.req.Seed, 0) + int64(i)}
 			base.id = xAskID(ms.App)
-			out = append(out, newMasterAgent(ms.App, ms.Policy, cfg, jobs, base, nil))
+			ag := newMasterAgent(ms.App, ms.Policy, cfg, jobs, base, nil)
+			if ms.OverflowType != "" {
+				over := base
+				over.id, over.typ = borrowAskID(ms.App), ms.OverflowType
+				ag.over, ag.owned = &over, in.owned(ms.App)
+			}
+			out = append(out, ag)
 			continue
 		}
 		for _, j := range jobs {
@@ -163,6 +177,18 @@ func (in *Instance) masterAgents(drf bool) []agent {
 		}
 	}
 	return out
+}
+
+// owned counts the containers app owns.
+func (in *Instance) owned(app string) int {
+	i := slices.Index(in.model.AppNames(), app)
+	n := 0
+	for _, c := range in.model.Containers() {
+		if c.Owner == i {
+			n++
+		}
+	}
+	return n
 }
 
 // masterItems is the number of items the masters add to a run's answer
@@ -214,6 +240,13 @@ type masterAgent struct {
 	gate              *amGate
 	amShare           float64 // its AM's dominant share of the cluster (gate)
 	inGate            bool    // its AM, asked or held, counts in the gate
+	// over is the overflow ask (nil: none): beyond owned containers held
+	// or asked under base, the master asks under over; outOver and
+	// heldOver are its asked and held part.
+	over     *ask
+	owned    int
+	outOver  int
+	heldOver map[string]bool
 	// restep is a time to step again at (after the AM's grant or a
 	// preemption: the master wants more); +Inf when none.
 	restep float64
@@ -225,7 +258,7 @@ func newMasterAgent(app, policy string, cfg master.Config, jobs []master.Job, ba
 		// Build checked the masters as the schema and checkMasters do.
 		panic("simulate: " + err.Error())
 	}
-	return &masterAgent{app: app, policy: policy, m: m, base: base, gate: gate, restep: math.Inf(1)}
+	return &masterAgent{app: app, policy: policy, m: m, base: base, gate: gate, restep: math.Inf(1), heldOver: map[string]bool{}}
 }
 
 func (a *masterAgent) wake() float64 {
@@ -241,6 +274,9 @@ func (a *masterAgent) step(t float64) ([]ask, []string) {
 	am := a.m.AMContainer()
 	want, rel := a.m.Step(t)
 	a.held -= len(rel)
+	for _, c := range rel {
+		delete(a.heldOver, c)
+	}
 	if a.gate != nil {
 		a.gate.now = t
 		if am != "" && slices.Contains(rel, am) {
@@ -262,13 +298,43 @@ func (a *masterAgent) step(t float64) ([]ask, []string) {
 		need = 1
 	}
 	a.outstanding += need
-	k := a.base
-	k.count = need
-	return []ask{k}, rel
+	return a.asks(need), rel
 }
 
-func (a *masterAgent) granted(t float64, _ ask, c string) {
+// asks splits need containers between the base ask and, when there is
+// one, the overflow ask (base up to the containers owned).
+func (a *masterAgent) asks(need int) []ask {
+	p := need
+	if a.over != nil {
+		p = max(0, min(need, a.owned-(a.held-len(a.heldOver))-(a.outstanding-need-a.outOver)))
+		a.outOver += need - p
+	}
+	var out []ask
+	for _, k := range []struct {
+		a ask
+		n int
+	}{{a.base, p}, {a.overAsk(), need - p}} {
+		if k.n > 0 {
+			k.a.count = k.n
+			out = append(out, k.a)
+		}
+	}
+	return out
+}
+
+func (a *masterAgent) overAsk() ask {
+	if a.over == nil {
+		return ask{}
+	}
+	return *a.over
+}
+
+func (a *masterAgent) granted(t float64, k ask, c string) {
 	a.outstanding--
+	if a.over != nil && k.id == a.over.id {
+		a.outOver--
+		a.heldOver[c] = true
+	}
 	a.held++
 	a.m.Granted(t, c)
 	if a.gate != nil && a.m.AMContainer() == c {
@@ -282,8 +348,11 @@ func (a *masterAgent) notice(t float64, c string) { a.m.Notice(t, c) }
 
 // expired: n of its containers asked waited past the patience and were
 // dropped; its tasks still need them, so it asks again at once.
-func (a *masterAgent) expired(t float64, n int) {
+func (a *masterAgent) expired(t float64, k ask, n int) {
 	a.outstanding -= n
+	if a.over != nil && k.id == a.over.id {
+		a.outOver -= n
+	}
 	a.restep = t
 }
 
@@ -293,6 +362,7 @@ func (a *masterAgent) revoked(t float64, c string) {
 		a.gate.now = t
 	}
 	a.held--
+	delete(a.heldOver, c)
 	a.m.Revoked(t, c)
 	a.restep = t
 }

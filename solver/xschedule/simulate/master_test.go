@@ -242,3 +242,22 @@ func TestMasterHonoursNotices(t *testing.T) {
 	}
 	checkMasterOut(t, res.Masters[0], req.Masters[0].Jobs)
 }
+
+// TestMasterOverflowAsks: with type owned_only and overflow_type
+// non_owned, the master asks for its application's 4 containers under
+// "a#master" and borrows b's idle ones under "a#borrow"; each ask is
+// served only from its side, and every job completes.
+func TestMasterOverflowAsks(t *testing.T) {
+	req := smallMasters("flex", "owned_only", 0, 10)
+	req.Masters[0].OverflowType = "non_owned"
+	res := runSim(t, req)
+	byID := map[string]RequestOut{}
+	for _, r := range res.Requests {
+		byID[r.ID] = r
+	}
+	own, borrow := byID["a#master"], byID["a#borrow"]
+	if own.Granted == 0 || borrow.Granted == 0 || len(own.Owners) != 1 || own.Owners["a"] == 0 || len(borrow.Owners) != 1 || borrow.Owners["b"] == 0 {
+		t.Fatalf("a#master %+v, a#borrow %+v: want own containers under the first, b's under the second", own, borrow)
+	}
+	checkMasterOut(t, res.Masters[0], req.Masters[0].Jobs)
+}
