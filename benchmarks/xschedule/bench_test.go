@@ -8,6 +8,7 @@ import (
 
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/xschedule/assign"
+	"github.com/xflex/xflex/solver/xschedule/simulate"
 )
 
 // Issue scale: 2,500 nodes of 4 containers, 1,000 requests, 20 apps.
@@ -64,6 +65,28 @@ func BenchmarkSolve10kBusy(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, _, err := p.Solve(context.Background(), raw, solver.Options{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSimulate1k: the simulator end to end through Solve on 1,000
+// containers and a trace of 1,000 requests over 1,000 s, X-Schedule and
+// the DRF baseline.
+func BenchmarkSimulate1k(b *testing.B) {
+	v, err := simulate.Generate(1, map[string]string{"nodes": "250", "apps": "10", "requests": "1000", "span": "1000"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := simulate.Problem()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, meta, err := p.Solve(context.Background(), raw, solver.Options{})
+		if err != nil || meta.Status != solver.StatusFeasible {
+			b.Fatal(meta.Status, err)
 		}
 	}
 }

@@ -20,14 +20,22 @@ type class struct {
 	cursor int
 }
 
-// buildClasses groups the containers by owner and size.
+// buildClasses groups the containers by owner and size. A model's
+// containers never change, so a later round (a simulator's) keeps the
+// groups and only rewinds their cursors.
 func (m *Model) buildClasses() {
+	if m.classes != nil {
+		for j := range m.classes {
+			m.classes[j].cursor = 0
+		}
+		return
+	}
 	type key struct {
 		owner int
 		size  string
 	}
 	idx := map[key]int{}
-	m.classes = m.classes[:0]
+	m.classes = []class{}
 	for i := range m.conts {
 		c := &m.conts[i]
 		k := key{c.owner, sizeKey(c.size)}
