@@ -76,4 +76,38 @@
 //     both sides they thrash (work is lost at every swap) until the
 //     horizon or the budget. That is the paper's rule applied
 //     literally; a positive bound is the hysteresis that prevents it.
+//
+// # Application masters
+//
+// masters (master.go) make an application's demand from map-only jobs
+// through solver/xschedule/master (its doc lists the policies' readings):
+//
+//   - Asks. Under X-Schedule a master asks, under the one request id
+//     "APP#master", for the containers it wants (its AM, one per task
+//     waiting or running) beyond those it holds and has asked (with
+//     overflow_type: under "APP#master" up to the containers its
+//     application owns, counting those held or asked under it, and under
+//     "APP#borrow" with the overflow type for the rest); asks
+//     cannot be withdrawn, so a container granted after the master
+//     stopped wanting it is given back at once. A preempted task loses
+//     its work and is asked for again at once. A master is told of a
+//     notice (the loop calls an agent's notice when it has one): the
+//     container takes no new task, its running task finishes if the
+//     grace period allows, and it is given back once idle.
+//   - DRF. Under DRF every job is its own DRF user "APP#JOB" with its own
+//     AM (a one-job FIFO master), as YARN runs a MapReduce job. The AMs,
+//     asked or held, may take at most settings.am_share of the cluster
+//     (the sum of their dominant shares; default 0.5, YARN's
+//     maxAMShare; one is always allowed): a job first asks for its AM
+//     alone when the cap lets it, then for its tasks once the AM is
+//     granted (so they are served from the next round on).
+//   - Results. Each run lists masters: per application its jobs'
+//     completion and response times, their mean and the makespan
+//     (absent while a job is unfinished).
+//   - Patience. A master's container requests that expire are asked
+//     again at once (its tasks still need them; they count as expired
+//     and asked again), after that time's round. Under DRF an expired AM
+//     ask keeps its place under the AM cap until asked again. With a
+//     patience below the scheduling interval every ask made between
+//     rounds expires before the next one, a master's too.
 package simulate

@@ -243,9 +243,24 @@ func (s *sim) expire() {
 	for _, p := range s.queue {
 		if k := p.times.expire(s.now - s.patience); k > 0 {
 			s.rec.expire(p.a, k)
+			if e, ok := s.agents[p.agent].(expirer); ok {
+				e.expired(s.now, p.a, k)
+			}
 		}
 	}
 	s.compact()
+}
+
+// noticer is an agent told when a container it holds is under a
+// preemption notice (an application master stops starting tasks there).
+type noticer interface {
+	notice(t float64, container string)
+}
+
+// expirer is an agent told when its asks expire (an application master
+// keeps count of the containers it has asked for).
+type expirer interface {
+	expired(t float64, a ask, n int)
 }
 
 // decide runs a round and applies its decisions in order.
@@ -263,7 +278,11 @@ func (s *sim) apply(d decision) {
 	case KindNotice:
 		p := s.byID[d.request]
 		p.promised.add(p.times.pop(), 1)
-		s.rec.notice(s.now, d, s.holds[d.container], p.a)
+		h := s.holds[d.container]
+		s.rec.notice(s.now, d, h, p.a)
+		if n, ok := s.agents[h.agent].(noticer); ok {
+			n.notice(s.now, d.container)
+		}
 	case KindPreempt:
 		h := s.holds[d.container]
 		delete(s.holds, d.container)

@@ -29,6 +29,9 @@ type Run struct {
 	Dropped     int          `json:"events_dropped"`
 	Utilization Utilization  `json:"utilization"`
 	Packing     []NodeOut    `json:"packing"`
+	// Masters are the application masters' jobs' outcomes (request
+	// field masters), one per application.
+	Masters []MasterOut `json:"masters,omitempty"`
 }
 
 // Summary totals a run over all applications; container counts count

@@ -78,6 +78,11 @@ func Build(req *Request) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	var vs solver.Violations
+	checkMasters(req, m, &vs)
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
 	in.model, in.conts = m, len(m.Containers())
 	return in, nil
 }
@@ -89,9 +94,10 @@ func deref[T any](p *T, def T) T {
 	return def
 }
 
-// agents are the demand of a run, each run its own: the trace.
-func (in *Instance) agents() []agent {
-	return []agent{newTraceAgent(in.req.Requests)}
+// agents are the demand of a run, each run its own: the trace, then the
+// masters (drf: as the DRF run sees them).
+func (in *Instance) agents(drf bool) []agent {
+	return append([]agent{newTraceAgent(in.req.Requests)}, in.masterAgents(drf)...)
 }
 
 func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSource, base int) *sim {
@@ -102,10 +108,11 @@ func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSourc
 			nres++
 		}
 	}
-	s := &sim{sched: sched, agents: in.agents(), horizon: in.horizon, interval: in.interval, patience: in.patience,
+	s := &sim{sched: sched, agents: in.agents(pairs == nil), horizon: in.horizon, interval: in.interval, patience: in.patience,
 		byID: map[string]*pending{}, holds: map[string]hold{}, lastRound: -1, roundAt: math.Inf(1),
 		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts, in.conts), base: base}
 	s.deadline, _ = ctx.Deadline()
+	s.rec.count += in.masterItems() // the masters' jobs are written too
 	return s
 }
 
@@ -118,7 +125,7 @@ func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, int, error) {
 	if err != nil {
 		return Run{}, nil, 0, err
 	}
-	s.rec.run.Ended, s.rec.run.Packing = end, x.packing()
+	s.rec.run.Ended, s.rec.run.Packing, s.rec.run.Masters = end, x.packing(), mastersOut(s.agents)
 	return s.rec.run, s.rec.pairSeries(), s.rec.items(), nil
 }
 
@@ -131,7 +138,7 @@ func (in *Instance) runDRF(ctx context.Context, base int) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	s.rec.run.Ended, s.rec.run.Packing = end, d.packing()
+	s.rec.run.Ended, s.rec.run.Packing, s.rec.run.Masters = end, d.packing(), mastersOut(s.agents)
 	return s.rec.run, nil
 }
 

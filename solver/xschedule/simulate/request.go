@@ -16,8 +16,11 @@ type Request struct {
 	Placement  *assign.Placement `json:"placement,omitempty"`
 	Apps       []assign.App      `json:"apps"`
 	// Requests is the trace, in any order: each asks at Arrival.
-	Requests []Ask     `json:"requests"`
-	Settings *Settings `json:"settings,omitempty"`
+	Requests []Ask `json:"requests"`
+	// Masters are application masters over map-only jobs
+	// (solver/xschedule/master): each makes its application's asks.
+	Masters  []MasterIn `json:"masters,omitempty"`
+	Settings *Settings  `json:"settings,omitempty"`
 	// Prices, per resource, make a container's charge rate Σ size·price
 	// instead of its normalised size.
 	Prices []float64 `json:"prices,omitempty"`
@@ -67,6 +70,9 @@ type Settings struct {
 	// Patience, when set, drops a container request not granted within
 	// it of being asked (counted as expired).
 	Patience *float64 `json:"patience,omitempty"`
+	// AMShare caps the DRF run's job AMs at this share of the cluster
+	// (default 0.5, YARN's maxAMShare); masters only.
+	AMShare *float64 `json:"am_share,omitempty"`
 }
 
 // Limits bound the response's size (the simulation itself is bounded by

@@ -1,0 +1,161 @@
+package xschedule
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/xschedule/master"
+	"github.com/xflex/xflex/solver/xschedule/simulate"
+)
+
+// SimSetting is a Table 1 reading run through the X-Schedule simulator:
+// the three applications share the cluster under X-Schedule, Flex asking
+// with FlexType (and FlexOverflow beyond its own containers, when set)
+// and sharing bound 0, Fair and FIFO with Type and bound Bound,
+// preemption notices of Grace seconds.
+type SimSetting struct {
+	Table1Setting
+	FlexType, FlexOverflow, Type string
+	Bound, Grace                 float64
+}
+
+// SimOutcome is one simulated reading: the rows (flex, fair, fifo, drf;
+// utilisation here is the container-seconds held, AMs included, over
+// all 78 containers until the last makespan), the preemptions under
+// X-Schedule, and whether both runs ended with every job done before the
+// horizon (simHorizon makespans of the work on 25 containers).
+type SimOutcome struct {
+	Rows        []Table1Row
+	Preemptions int
+	Finished    bool
+}
+
+// simHorizon bounds a simulated reading at this many times the 540 s
+// (for 36 s tasks) that one application's 375 tasks take on its 25
+// containers: X-Schedule can preempt forever (see RESULTS.md).
+const simHorizon = 3
+
+// RunTable1Sim runs s through POST /v1/xschedule/simulate's solver within
+// ctx.
+func RunTable1Sim(ctx context.Context, s SimSetting) (SimOutcome, error) {
+	req := simulate.Table1Request(s.TaskSeconds, s.Spread, s.Seed, s.Bound, s.Grace, s.FlexType, s.Type)
+	req.Settings.AMShare = &s.AMShare
+	req.Masters[0].OverflowType = s.FlexOverflow
+	horizon := simHorizon * 375 * s.TaskSeconds / appContainers
+	req.Horizon = &horizon
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return SimOutcome{}, err
+	}
+	v, _, err := simulate.Problem().Solve(ctx, raw, solver.Options{})
+	if err != nil {
+		return SimOutcome{}, err
+	}
+	res := v.(*simulate.Result)
+	out := SimOutcome{Preemptions: res.Summary.Preemptions, Finished: res.Ended == simulate.EndQuiet && res.Baselines.DRF.Ended == simulate.EndQuiet}
+	if !out.Finished {
+		return out, nil
+	}
+	for _, m := range res.Masters {
+		out.Rows = append(out.Rows, simRow(m.Policy, []simulate.MasterOut{m}, res.Summary.Used))
+	}
+	drf := res.Baselines.DRF
+	out.Rows = append(out.Rows, simRow("drf", drf.Masters, drf.Summary.Used))
+	return out, nil
+}
+
+// simRow averages the masters' jobs' response times by class.
+func simRow(name string, ms []simulate.MasterOut, used float64) Table1Row {
+	row := Table1Row{Scheduler: name}
+	sum, n := map[string]float64{}, map[string]int{}
+	for _, m := range ms {
+		row.Makespan = math.Max(row.Makespan, *m.Makespan)
+		for _, j := range m.Jobs {
+			c := master.Table1Class(j.Tasks)
+			sum[c] += *j.Response
+			n[c]++
+			sum[""] += *j.Response
+			n[""]++
+		}
+	}
+	row.Small, row.Medium, row.Large = sum["small"]/float64(n["small"]), sum["medium"]/float64(n["medium"]), sum["large"]/float64(n["large"])
+	row.Overall = sum[""] / float64(n[""])
+	row.Utilisation = used / (drfContainers * row.Makespan)
+	return row
+}
+
+// SimSettings are the simulated readings of RESULTS.md: 36 s tasks, DRF
+// AM share 0.5, every job at 0 or Poisson over 300 s; X-Schedule with
+// owned_only asks (no borrowing), with Flex owned_only and the others
+// owned_first (Flex lends its idle containers and takes them back, but
+// never borrows), the same with Flex's asks beyond its own containers
+// non_owned (best effort elsewhere), and with every application
+// owned_first; Fair's and
+// FIFO's bound 1 (about 39 container-seconds of one container), notices
+// of 30 s and of 0 s (killed at once).
+func SimSettings(scale string) []SimSetting {
+	var out []SimSetting
+	for _, sp := range []float64{0, 300} {
+		base := Table1Setting{TaskSeconds: 36, Spread: sp, AMShare: 0.5}
+		out = append(out, SimSetting{Table1Setting: base, FlexType: "owned_only", Type: "owned_only"})
+		for _, g := range []float64{30, 0} {
+			out = append(out, SimSetting{Table1Setting: base, FlexType: "owned_only", Type: "owned_first", Bound: 1, Grace: g},
+				SimSetting{Table1Setting: base, FlexType: "owned_only", FlexOverflow: "non_owned", Type: "owned_first", Bound: 1, Grace: g},
+				SimSetting{Table1Setting: base, FlexType: "owned_first", Type: "owned_first", Bound: 1, Grace: g})
+		}
+		if scale != "full" {
+			break
+		}
+	}
+	return out
+}
+
+// Table1SimReport prints each simulated reading's medians over seeds
+// 1..5 (a reading any of whose seeds did not finish within ctx says so).
+func Table1SimReport(ctx context.Context, w io.Writer, scale string) error {
+	fmt.Fprintf(w, "\n| task s | arrivals | asks flex / others, bound, grace | overall ART flex / fair / fifo / drf | makespan X-Flex / drf | preemptions | paper claims that fail |\n|---|---|---|---|---|---|---|\n")
+	for _, s := range SimSettings(scale) {
+		rows, pre, err := medianSim(ctx, s, 5)
+		if err != nil {
+			return err
+		}
+		ft := s.FlexType
+		if s.FlexOverflow != "" {
+			ft += "+" + s.FlexOverflow
+		}
+		name := fmt.Sprintf("%s / %s, %g, %g s", ft, s.Type, s.Bound, s.Grace)
+		if rows == nil {
+			fmt.Fprintf(w, "| %g | %s | %s | did not finish | | %d | |\n", s.TaskSeconds, spreadName(s.Spread), name, pre)
+			continue
+		}
+		fmt.Fprintf(w, "| %g | %s | %s | %s | %.0f / %.0f | %d | %s |\n", s.TaskSeconds, spreadName(s.Spread), name,
+			overallLine(rows), max(rows[0].Makespan, rows[1].Makespan, rows[2].Makespan), rows[3].Makespan, pre, failedClaims(rows))
+	}
+	return nil
+}
+
+// medianSim runs s with seeds 1..seeds: the entries' medians and the
+// median preemption count, or nil rows when some seed did not finish.
+func medianSim(ctx context.Context, s SimSetting, seeds int) ([]Table1Row, int, error) {
+	var all [][]Table1Row
+	var pre []float64
+	finished := true
+	for k := 1; k <= seeds; k++ {
+		s.Seed = uint64(k)
+		o, err := RunTable1Sim(ctx, s)
+		if err != nil {
+			return nil, 0, fmt.Errorf("seed %d: %w", k, err)
+		}
+		pre = append(pre, float64(o.Preemptions))
+		finished = finished && o.Finished
+		all = append(all, o.Rows)
+	}
+	if !finished {
+		return nil, int(median(pre)), nil
+	}
+	return medianRows(all), int(median(pre)), nil
+}
