@@ -1733,6 +1733,54 @@ type XscheduleSimulateRequest struct {
 		MaxPoints *int64 `json:"max_points,omitempty"`
 	} `json:"limits,omitempty"`
 
+	// Masters Application masters over map-only jobs (the X-Flex paper's §3 AM): each makes its application's asks for its jobs' tasks, one container per task plus one for its AM, and splits the containers it gets among its jobs by its policy. Under DRF each job is its own DRF user with its own AM. Results in masters of each run.
+	Masters *[]struct {
+		// App The application whose demand it makes (one master per application).
+		App CommonName `json:"app"`
+
+		// Interval Seconds between Flex solves, policy flex (default 1).
+		Interval *CommonPositive `json:"interval,omitempty"`
+
+		// Jobs Its map-only jobs.
+		Jobs []struct {
+			// Arrival When the job arrives (seconds).
+			Arrival CommonNonneg `json:"arrival"`
+
+			// Id Job id, unique within the master.
+			Id CommonName `json:"id"`
+
+			// TaskDuration Each task's running time (seconds); a preempted task runs again from the start.
+			TaskDuration CommonPositive `json:"task_duration"`
+
+			// Tasks Its map tasks, each run in one container.
+			Tasks int64 `json:"tasks"`
+		} `json:"jobs"`
+
+		// Metric Flex's metric, policy flex only (default weighted_response_time with unit weights: average response time).
+		Metric interface{} `json:"metric,omitempty"`
+
+		// OverflowType When set, the master asks with type only for as many containers as its application owns and with overflow_type (request id "APP#borrow") for the rest: the paper's Flex doing mission-critical work in its own share and best-effort work elsewhere (X-Schedule only; DRF ignores types).
+		OverflowType *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType `json:"overflow_type,omitempty"`
+
+		// Policy How its containers are split among its jobs: fifo (earliest job with a waiting task first), fair (the job running the fewest tasks first: the max-min fair split), flex (a Flex solve over its active jobs every interval; the first interval's slots are the jobs' targets, its ordering their priority).
+		Policy interface{} `json:"policy"`
+
+		// PreemptionPriority Preemption priority of its containers (lower preempted first, default 0).
+		PreemptionPriority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPreemptionPriority `json:"preemption_priority,omitempty"`
+
+		// Priority Request priority of its asks (higher first, default 0).
+		Priority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPriority `json:"priority,omitempty"`
+
+		// ReleaseEachTask Give a container back when its task ends, the next task waiting for a new grant (YARN's MapReduce AM), instead of running the next task on it at once (default false).
+		ReleaseEachTask *bool `json:"release_each_task,omitempty"`
+
+		// TaskSize The container size each task, and the AM, asks for, per resource.
+		TaskSize XscheduleAssignRequestVector `json:"task_size"`
+
+		// Type Request type of its asks: owned_first (default), owned_only or non_owned.
+		Type *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType `json:"type,omitempty"`
+	} `json:"masters,omitempty"`
+
 	// Nodes The processing nodes: name, rack, capacity per resource.
 	Nodes *XscheduleAssignRequestPropertiesNodes `json:"nodes,omitempty"`
 
@@ -1763,10 +1811,10 @@ type XscheduleSimulateRequest struct {
 		Id CommonName `json:"id"`
 
 		// PreemptionPriority Of the containers granted: lower is preempted first among equal scores.
-		PreemptionPriority *XscheduleAssignRequestPriority `json:"preemption_priority,omitempty"`
+		PreemptionPriority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPreemptionPriority `json:"preemption_priority,omitempty"`
 
 		// Priority Request priority: higher is served first.
-		Priority *XscheduleAssignRequestPriority `json:"priority,omitempty"`
+		Priority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPriority `json:"priority,omitempty"`
 
 		// Rack Locality: only containers on this rack.
 		Rack *CommonName `json:"rack,omitempty"`
@@ -1775,7 +1823,7 @@ type XscheduleSimulateRequest struct {
 		Size XscheduleAssignRequestVector `json:"size"`
 
 		// Type X-Schedule request type (default owned_first); DRF ignores it.
-		Type interface{} `json:"type,omitempty"`
+		Type *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType `json:"type,omitempty"`
 
 		// User The DRF user it is charged to in the baseline (default app).
 		User *CommonName `json:"user,omitempty"`
@@ -1789,6 +1837,9 @@ type XscheduleSimulateRequest struct {
 
 	// Settings X-Schedule's knobs and the simulation's.
 	Settings *struct {
+		// AmShare The DRF run's cap on its jobs' AM containers (masters only), as the sum of their dominant shares of the cluster (default 0.5, YARN's maxAMShare); one AM is always allowed.
+		AmShare *float64 `json:"am_share,omitempty"`
+
 		// Fitness Containers larger in aggregate normalised size than fitness times the request's are not considered (default 2).
 		Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
 
@@ -1808,6 +1859,15 @@ type XscheduleSimulateRequest struct {
 		TtlWeight *CommonNonneg `json:"ttl_weight,omitempty"`
 	} `json:"settings,omitempty"`
 }
+
+// XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPreemptionPriority Of the containers granted: lower is preempted first among equal scores.
+type XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPreemptionPriority = XscheduleAssignRequestPriority
+
+// XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPriority Request priority: higher is served first.
+type XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPriority = XscheduleAssignRequestPriority
+
+// XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType X-Schedule request type (default owned_first); DRF ignores it.
+type XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType = interface{}
 
 // XscheduleSimulateResponse defines model for xschedule-simulate.response.
 type XscheduleSimulateResponse struct {
@@ -1899,6 +1959,9 @@ type XscheduleSimulateResponse struct {
 
 		// Imbalance X-Sight's second view (the paper's Figure 2): a series per pair of sharing applications whose context ever moved, in pair order.
 		Imbalance []XscheduleSimulateResponseSeries `json:"imbalance"`
+
+		// Masters The application masters' jobs (request field masters), one entry per application: under X-Schedule its master's policy, under DRF policy drf (each job its own DRF user).
+		Masters *XscheduleSimulateResponseMasters `json:"masters,omitempty"`
 
 		// Packing X-Sight's third view: the final packing, per node in node order.
 		Packing []struct {
@@ -2022,6 +2085,45 @@ type XscheduleSimulateResponse struct {
 	} `json:"result"`
 }
 
+// XscheduleSimulateResponseMasters The application masters' jobs (request field masters), one entry per application: under X-Schedule its master's policy, under DRF policy drf (each job its own DRF user).
+type XscheduleSimulateResponseMasters = []struct {
+	// App The application.
+	App string `json:"app"`
+
+	// AvgResponse Mean response time (completion − arrival, seconds) of its jobs, lower is better; absent while a job is unfinished.
+	AvgResponse *float64 `json:"avg_response,omitempty"`
+
+	// Completed Jobs completed by the end of the run.
+	Completed int64 `json:"completed"`
+
+	// Jobs Its jobs in request order.
+	Jobs []struct {
+		// Arrival When the job arrived (seconds).
+		Arrival float64 `json:"arrival"`
+
+		// Completion When its last task ended (seconds); absent while unfinished.
+		Completion *float64 `json:"completion,omitempty"`
+
+		// Id The job's id.
+		Id string `json:"id"`
+
+		// Response completion − arrival (seconds), lower is better; absent while unfinished.
+		Response *float64 `json:"response,omitempty"`
+
+		// Restarts Tasks that ran again because their container was preempted.
+		Restarts int64 `json:"restarts"`
+
+		// Tasks Its map tasks (one container each).
+		Tasks int64 `json:"tasks"`
+	} `json:"jobs"`
+
+	// Makespan The last job's completion time (seconds from 0), lower is better; absent while a job is unfinished.
+	Makespan *float64 `json:"makespan,omitempty"`
+
+	// Policy The master's policy, or drf in the DRF baseline.
+	Policy interface{} `json:"policy"`
+}
+
 // XscheduleSimulateResponseRun One scheduler's simulation of the trace.
 type XscheduleSimulateResponseRun struct {
 	// Apps Per application, in application order.
@@ -2098,6 +2200,9 @@ type XscheduleSimulateResponseRun struct {
 
 	// EventsDropped Events beyond limits.max_events, not listed.
 	EventsDropped int64 `json:"events_dropped"`
+
+	// Masters The application masters' jobs (request field masters), one entry per application: under X-Schedule its master's policy, under DRF policy drf (each job its own DRF user).
+	Masters *XscheduleSimulateResponseMasters `json:"masters,omitempty"`
 
 	// Packing X-Sight's third view: the final packing, per node in node order.
 	Packing []struct {
