@@ -28,6 +28,8 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/rs/zerolog"
 
+	"github.com/xflex/xflex/examples"
+	"github.com/xflex/xflex/httpapi/ui"
 	"github.com/xflex/xflex/solver"
 )
 
@@ -124,7 +126,12 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	r.Get("/v1/schemas/{name}", s.getSchema)
 	for _, p := range runner.Problems() {
 		r.Post("/v1/"+p.Name, s.solveHandler(p))
+		if b, ok := examples.Request(p.Command()); ok {
+			r.Get(examplePath(p), exampleHandler(b))
+		}
 	}
+	r.Get("/ui", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ui/", http.StatusMovedPermanently) })
+	r.Get("/ui/*", ui.Handler("/ui/").ServeHTTP)
 	s.router = r
 	return s
 }
@@ -206,15 +213,29 @@ type problemInfo struct {
 	Summary        string `json:"summary"`
 	RequestSchema  string `json:"request_schema"`
 	ResponseSchema string `json:"response_schema"`
+	// Example is the path of the problem's example request, when it has one.
+	Example string `json:"example,omitempty"`
+}
+
+// examplePath is where a problem's example request is served.
+func examplePath(p solver.Problem) string { return "/v1/examples/" + p.Name }
+
+// exampleHandler serves one embedded example request (examples/).
+func exampleHandler(b []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) { writeBody(w, http.StatusOK, b) }
 }
 
 func (s *Server) listProblems(w http.ResponseWriter, _ *http.Request) {
 	var out []problemInfo
 	for _, p := range s.runner.Problems() {
-		out = append(out, problemInfo{
+		info := problemInfo{
 			Name: p.Name, Path: "/v1/" + p.Name, Command: p.Command(), Summary: p.Summary,
 			RequestSchema: "/v1/schemas/" + p.RequestSchema, ResponseSchema: "/v1/schemas/" + p.ResponseSchema,
-		})
+		}
+		if _, ok := examples.Request(p.Command()); ok {
+			info.Example = examplePath(p)
+		}
+		out = append(out, info)
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"problems": out})
 }
