@@ -34,6 +34,8 @@ func StatusOf(k solver.Kind) int {
 		return http.StatusRequestEntityTooLarge
 	case solver.KindUnknownProblem:
 		return http.StatusNotFound
+	case solver.KindNotAcceptable:
+		return http.StatusNotAcceptable
 	case solver.KindCanceled:
 		// 499 is nginx's "client closed request"; nobody reads it, but the
 		// access log shows why the solve stopped.
@@ -52,6 +54,7 @@ var titles = map[solver.Kind]string{
 	solver.KindUnknownProblem: "Unknown problem",
 	solver.KindBudget:         "Budget exhausted before any answer",
 	solver.KindCanceled:       "Request canceled",
+	solver.KindNotAcceptable:  "Not acceptable",
 	solver.KindInternal:       "Internal error",
 }
 

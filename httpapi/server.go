@@ -174,15 +174,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 		http.Error(w, "encode response", http.StatusInternalServerError)
 		return
 	}
-	writeBody(w, status, append(b, '\n'))
-}
-
-// writeBody writes an encoded JSON body.
-func writeBody(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	WriteMedia(w, status, MediaJSON, append(b, '\n'))
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
@@ -384,15 +376,33 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, e *solver.Er
 	WriteProblem(w, FromError(e, r.URL.Path, RequestID(r.Context())))
 }
 
+// solveHandler answers POST /v1/{problem}: the JSON response, or with
+// Accept: image/svg+xml the answer's picture (Runner.Picture of the body
+// and the JSON response). The Accept header is judged before the body is
+// read, so a 406 costs no solve; errors are problem+json whatever it asks.
 func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
+	offers := Offers(p.Picture != nil)
 	return func(w http.ResponseWriter, r *http.Request) {
 		arrival := time.Now()
+		w.Header().Add("Vary", "Accept")
+		media := Negotiate(r.Header.Get("Accept"), offers...)
+		if media == "" {
+			NotAcceptable(w, r, offers)
+			return
+		}
 		body, done, ok := s.AdmitBody(w, r)
 		if !ok {
 			return
 		}
 		defer done()
 		resp, err := s.runner.Run(solver.WithArrival(r.Context(), arrival), p.Name, body)
+		out := []byte(nil)
+		if err == nil {
+			out = resp.Wire
+			if media == MediaSVG {
+				out, err = s.runner.Picture(p.Name, body, resp.Wire)
+			}
+		}
 		if err != nil {
 			var xe *solver.Error
 			if !errors.As(err, &xe) {
@@ -401,6 +411,15 @@ func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 			s.WriteError(w, r, xe)
 			return
 		}
-		writeBody(w, http.StatusOK, resp.Wire)
+		WriteMedia(w, http.StatusOK, media, out)
 	}
+}
+
+// WriteMedia writes an encoded body of the given media type (a JSON
+// response or an SVG picture).
+func WriteMedia(w http.ResponseWriter, status int, media string, b []byte) {
+	w.Header().Set("Content-Type", media)
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }

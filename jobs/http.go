@@ -386,7 +386,9 @@ func (h *handlers) result(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
-	h.writeResult(w, r, rec)
+	if media := h.resultMedia(w, r, rec.Problem); media != "" {
+		h.writeResult(w, r, rec, media)
+	}
 }
 
 func (h *handlers) variantResult(w http.ResponseWriter, r *http.Request) {
@@ -400,15 +402,18 @@ func (h *handlers) variantResult(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
-	h.writeResult(w, r, rec)
+	if media := h.resultMedia(w, r, rec.Problem); media != "" {
+		h.writeResult(w, r, rec, media)
+	}
 }
 
 // writeResult answers with exactly the body the synchronous endpoint
 // returns: the response on success (and for a cancelled solve that kept
-// its best answer), the problem document on failure.
+// its best answer) as JSON or, when media is SVG, its picture; the
+// problem document on failure.
 // Stored bytes that fail their checksum are never served: the job is
 // marked failed and its error (500, corrupt_store) is the answer.
-func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec record) {
+func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec record, media string) {
 	if rec.Corrupt != "" {
 		rec = h.svc.quarantine(r.Context(), rec, rec.Corrupt)
 	}
@@ -431,11 +436,12 @@ func (h *handlers) writeResult(w http.ResponseWriter, r *http.Request, rec recor
 			"job "+rec.ID+" is "+string(rec.State)+"; poll "+jobPath(rec.ID)+" until it is succeeded, failed or cancelled")
 		return
 	}
+	if body != nil && media == httpapi.MediaSVG {
+		h.writePicture(w, r, rec, body)
+		return
+	}
 	if body != nil {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
+		httpapi.WriteMedia(w, http.StatusOK, httpapi.MediaJSON, body)
 		return
 	}
 	if rec.Error != nil {

@@ -256,7 +256,18 @@ type Problem struct {
 	// error Solve decodes the body itself, so errors stay Solve's. Worth it
 	// for problems whose requests run to megabytes (tetris/assign).
 	Decode func(raw json.RawMessage) (any, error)
+	// Picture, when set, draws an answer of this problem as an SVG
+	// document (X-Sight's views; see PictureFunc and Runner.Picture).
+	Picture PictureFunc
 }
+
+// PictureFunc draws one answer as a complete SVG document (package
+// sight). request is the request body as sent, response the full JSON
+// response (result and meta) as the Runner wrote it (Response.Wire). The
+// same request and response give the same bytes. It lives in the
+// problem's picture.go; an error means the two do not belong together
+// (the front ends only pass answers the Runner wrote).
+type PictureFunc func(request, response json.RawMessage) ([]byte, error)
 
 // Command returns the name used on the command line.
 func (p Problem) Command() string {
@@ -288,6 +299,9 @@ const (
 	KindBudget Kind = "budget_exhausted"
 	// KindCanceled: the caller went away (HTTP 499-style; logged only).
 	KindCanceled Kind = "canceled"
+	// KindNotAcceptable: the answer cannot be given in a form the caller
+	// accepts, e.g. a picture of a problem that has none (HTTP 406).
+	KindNotAcceptable Kind = "not_acceptable"
 	// KindInternal: a bug or a backend failure (HTTP 500).
 	KindInternal Kind = "internal"
 )

@@ -41,6 +41,8 @@ type Typed[Req, In any] struct {
 	// fairshare). Build then sees a body that may yet fail validation, so
 	// it must return on any decoded request; its error waits for Solve.
 	PreBuild bool
+	// Picture is Problem's: the answer drawn as SVG.
+	Picture PictureFunc
 }
 
 // Built is a decoded request and the instance Build made of it.
@@ -64,6 +66,7 @@ func (t Typed[Req, In]) Problem() Problem {
 		GenParams:      t.GenParams,
 		Decode:         t.predecode,
 		Solve:          t.solve,
+		Picture:        t.Picture,
 	}
 }
 

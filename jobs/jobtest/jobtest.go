@@ -12,6 +12,7 @@ import (
 
 	"github.com/xflex/xflex/internal/progress"
 	"github.com/xflex/xflex/schemas"
+	"github.com/xflex/xflex/sight"
 	"github.com/xflex/xflex/solver"
 )
 
@@ -80,7 +81,31 @@ func Problem() solver.Problem {
 		Name: Name, RequestSchema: "test-sleep.request.json", ResponseSchema: "test-sleep.response.json",
 		Summary: "test only: sleeps ms milliseconds",
 		Solve:   solve,
+		Picture: picture,
 	}
+}
+
+// picture draws an answer as one square per node (class "node"), orange
+// for big and blue for small, under a title naming lambda: enough for the
+// job tests to count what a picture shows.
+func picture(_, response json.RawMessage) ([]byte, error) {
+	var resp struct {
+		Result Result `json:"result"`
+	}
+	if err := json.Unmarshal(response, &resp); err != nil {
+		return nil, err
+	}
+	n := len(resp.Result.Assign)
+	title := fmt.Sprintf("sleep: lambda %g", resp.Result.Lambda)
+	d := sight.New(float64(20*n+20), 40, title, fmt.Sprintf("%s, %d nodes", title, n))
+	for i, a := range resp.Result.Assign {
+		fill := sight.Colour(1)
+		if a.Class == "big" {
+			fill = sight.Colour(0)
+		}
+		d.Rect(float64(10+20*i), 10, 16, 16, sight.Style{Class: "node", Fill: fill, Tip: a.Name})
+	}
+	return d.Bytes(), nil
 }
 
 // Schemas returns the embedded schema set plus the sleep problem's.

@@ -1,0 +1,105 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/solver"
+)
+
+// resultMedia negotiates the media type of a job's result from the
+// request's Accept: JSON (the default), or the SVG picture when the job's
+// problem has one. It writes the 406 itself and returns "" when the
+// caller accepts neither. Vary: Accept is set either way.
+func (h *handlers) resultMedia(w http.ResponseWriter, r *http.Request, problem string) string {
+	w.Header().Add("Vary", "Accept")
+	offers := httpapi.Offers(h.svc.runner.HasPicture(problem))
+	media := httpapi.Negotiate(r.Header.Get("Accept"), offers...)
+	if media == "" {
+		httpapi.NotAcceptable(w, r, offers)
+	}
+	return media
+}
+
+// picture draws a finished job's stored result: a solve's picture is
+// what POST /v1/{problem} answers with Accept: image/svg+xml for the same
+// request and response; a scenario's shows its variants side by side,
+// base first, one captioned panel each. A stored input that fails its
+// checksum marks its job failed (as when it is read for a solve).
+func (h *handlers) picture(ctx context.Context, rec record, result []byte) ([]byte, error) {
+	if rec.Kind == kindScenario {
+		return h.scenarioPicture(ctx, rec)
+	}
+	input, err := h.svc.st.input(ctx, h.svc.st.db, rec.ID)
+	if errors.Is(err, errCorrupt) {
+		h.svc.quarantine(ctx, rec, partInput)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return h.svc.runner.Picture(rec.Problem, input, result)
+}
+
+// panelGap separates a scenario's panels.
+const panelGap = 24
+
+// scenarioPicture draws each variant of scenario rec (its picture, or a
+// small panel saying why it has none) and lays them out side by side.
+func (h *handlers) scenarioPicture(ctx context.Context, rec record) ([]byte, error) {
+	kids, results, err := h.svc.st.childrenTx(ctx, h.svc.st.db, rec.ID, true)
+	if err != nil {
+		return nil, err
+	}
+	labels := make([]string, len(kids))
+	panels := make([][]byte, len(kids))
+	for i, k := range kids {
+		labels[i] = k.Variant
+		if k.Corrupt != "" {
+			k = h.svc.quarantine(ctx, k, k.Corrupt)
+		}
+		if results[i] == nil || !k.HasResult {
+			panels[i] = noResultPanel(k)
+			continue
+		}
+		if panels[i], err = h.picture(ctx, k, results[i]); err != nil {
+			return nil, fmt.Errorf("variant %s: %w", k.Variant, err)
+		}
+	}
+	title := fmt.Sprintf("%s scenario %s: %d variants", rec.Problem, rec.ID, len(kids))
+	desc := title + " side by side, base first: " + strings.Join(labels, ", ")
+	return sight.Labelled(title, desc, panelGap, labels, panels...)
+}
+
+// noResultPanel is the panel of a variant with no answer to draw: its
+// state and, when it failed, its error's title and detail.
+func noResultPanel(k record) []byte {
+	line := "variant " + k.Variant + ": " + string(k.State) + ", no answer"
+	detail := ""
+	if k.Error != nil {
+		detail = k.Error.Title + ": " + k.Error.Detail
+	}
+	d := sight.New(360, 60, line, strings.TrimSpace(line+". "+detail))
+	d.Rect(0, 0, 360, 60, sight.Style{Class: "no-result", Fill: "none", Stroke: sight.Other, Dash: "4 2"})
+	d.Text(10, 24, line, sight.Style{Fill: sight.Ink})
+	d.Text(10, 44, detail, sight.Style{Fill: sight.Ink, Size: 10})
+	return d.Bytes()
+}
+
+// writePicture answers a finished job's result as its picture.
+func (h *handlers) writePicture(w http.ResponseWriter, r *http.Request, rec record, result []byte) {
+	svg, err := h.picture(r.Context(), rec, result)
+	if err != nil {
+		var xe *solver.Error
+		if !errors.As(err, &xe) {
+			xe = &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
+		}
+		h.api.WriteError(w, r, xe)
+		return
+	}
+	httpapi.WriteMedia(w, http.StatusOK, httpapi.MediaSVG, svg)
+}

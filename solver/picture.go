@@ -1,0 +1,41 @@
+package solver
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// Picture draws an answer of the named problem (API or CLI name) as an
+// SVG document through the problem's PictureFunc: request is the body as
+// sent and response the Runner's answer to it (Response.Wire). Every
+// front end that offers pictures (the HTTP API's Accept: image/svg+xml,
+// job results, `xflex solve --svg`) calls it, so they give the same
+// bytes. An unknown problem is a KindUnknownProblem error, a problem
+// without a picture KindNotAcceptable; a failure or panic of the drawing
+// code, given an answer the Runner wrote, is a bug (KindInternal).
+func (r *Runner) Picture(name string, request, response []byte) (svg []byte, err error) {
+	p, ok := r.Lookup(name)
+	if !ok {
+		return nil, &Error{Kind: KindUnknownProblem, Detail: fmt.Sprintf("unknown problem %q", name)}
+	}
+	if p.Picture == nil {
+		return nil, &Error{Kind: KindNotAcceptable, Detail: fmt.Sprintf("%s has no picture; ask for application/json", p.Name)}
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			svg, err = nil, &Error{Kind: KindInternal, Detail: fmt.Sprintf("panic in %s picture: %v", p.Name, v),
+				Err: fmt.Errorf("panic: %v\n%s", v, debug.Stack())}
+		}
+	}()
+	svg, err = p.Picture(request, response)
+	if err != nil {
+		return nil, &Error{Kind: KindInternal, Detail: fmt.Sprintf("draw %s: %v", p.Name, err), Err: err}
+	}
+	return svg, nil
+}
+
+// HasPicture reports whether the named problem can draw its answers.
+func (r *Runner) HasPicture(name string) bool {
+	p, ok := r.Lookup(name)
+	return ok && p.Picture != nil
+}

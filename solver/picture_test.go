@@ -1,0 +1,72 @@
+package solver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/xflex/xflex/schemas"
+)
+
+// TestRunnerPicture checks Picture's outcomes: the drawing's bytes given
+// the request and response unchanged, and the typed error of each way it
+// can fail.
+func TestRunnerPicture(t *testing.T) {
+	set, err := schemas.LoadWith(map[string][]byte{"toy.request.json": []byte(toySchema)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	draw := func(req, resp json.RawMessage) ([]byte, error) {
+		switch string(req) {
+		case "panic":
+			panic("boom")
+		case "fail":
+			return nil, errors.New("bad response")
+		}
+		return append(append([]byte("svg:"), req...), resp...), nil
+	}
+	ps := []Problem{
+		{Name: "drawn/one", RequestSchema: "toy.request.json", Picture: draw},
+		{Name: "plain", RequestSchema: "toy.request.json"},
+	}
+	r, err := NewRunnerWithSchemas(ps, time.Second, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Picture("drawn-one", []byte("a"), []byte("b"))
+	if err != nil || !bytes.Equal(got, []byte("svg:ab")) {
+		t.Fatalf("Picture by CLI name = %q, %v; want svg:ab", got, err)
+	}
+	if !r.HasPicture("drawn/one") || r.HasPicture("plain") || r.HasPicture("nope") {
+		t.Error("HasPicture wrong")
+	}
+	for _, c := range []struct {
+		name, req string
+		want      Kind
+	}{
+		{"nope", "a", KindUnknownProblem},
+		{"plain", "a", KindNotAcceptable},
+		{"drawn/one", "fail", KindInternal},
+		{"drawn/one", "panic", KindInternal},
+	} {
+		_, err := r.Picture(c.name, []byte(c.req), nil)
+		var xe *Error
+		if !errors.As(err, &xe) || xe.Kind != c.want {
+			t.Errorf("Picture(%s, %s) error %v, want kind %s", c.name, c.req, err, c.want)
+		}
+	}
+}
+
+// TestTypedPicture checks that Typed hands its Picture to its Problem.
+func TestTypedPicture(t *testing.T) {
+	f := func(_, _ json.RawMessage) ([]byte, error) { return []byte("x"), nil }
+	p := Typed[struct{}, int]{Name: "t", Picture: f}.Problem()
+	if p.Picture == nil {
+		t.Fatal("Typed.Problem dropped Picture")
+	}
+	if b, _ := p.Picture(nil, nil); string(b) != "x" {
+		t.Fatalf("Picture = %q", b)
+	}
+}
