@@ -214,7 +214,7 @@ func examplePath(p solver.Problem) string { return "/v1/examples/" + p.Name }
 
 // exampleHandler serves one embedded example request (examples/).
 func exampleHandler(b []byte) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) { writeBody(w, http.StatusOK, b) }
+	return func(w http.ResponseWriter, _ *http.Request) { WriteMedia(w, http.StatusOK, MediaJSON, b) }
 }
 
 func (s *Server) listProblems(w http.ResponseWriter, _ *http.Request) {
