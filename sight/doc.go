@@ -11,6 +11,18 @@
 // XML-escaped; numbers are written with at most two decimals, so the same
 // drawing calls give the same bytes. Elements a test counts carry a class
 // (Style.Class), e.g. "node", "bar", "gantt-row".
+//
+// Line and CDF plots are drawn here, not with gonum.org/v1/plot. Measured
+// (v0.17.0, its vg/vgsvg backend, 2 lines of 200 points with axes and a
+// legend): it writes text as escaped <text> and a viewBox (in points), and
+// the file is small (9.8 KB); but it has no <title> or <desc>, and no way
+// to put a class on an element (vgsvg's writer is private and vg.Canvas
+// knows only paths and text), so a test could not count the lines; every
+// text carries its own transform under a y-flipped group; and importing
+// plot links its Liberation fonts (needed for its text metrics): a
+// binary that only places ticks with it is 9.8 MB against 2.4 MB for
+// hello world (11.2 MB drawing through vgsvg). Axes (plot.go) place
+// Heckbert's nice-number ticks in 40 lines instead.
 package sight
 
 import (

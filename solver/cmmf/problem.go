@@ -51,6 +51,7 @@ func Problem() solver.Problem {
 		Build:          Build,
 		Solve:          solve,
 		PreBuild:       true,
+		Picture:        picture,
 	}.Problem()
 }
 

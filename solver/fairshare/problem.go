@@ -21,6 +21,7 @@ func Problem() solver.Problem {
 		Build:          build,
 		Solve:          solve,
 		PreBuild:       true,
+		Picture:        picture,
 	}.Problem()
 }
 

@@ -1,0 +1,213 @@
+package sight
+
+import (
+	"math"
+	"slices"
+)
+
+// Series is one named line of a LineChart: points (X[i], Y[i]) in order
+// of X, its colour and an optional stroke-dasharray.
+type Series struct {
+	Name   string
+	X, Y   []float64
+	Colour string
+	Dash   string
+}
+
+// LineChart is one panel of lines on shared axes: utilisation over
+// time, a completion-time CDF. Each series is one <polyline> of class
+// Class, so a test counts the series drawn.
+type LineChart struct {
+	Title, XLabel, YLabel string
+	Class                 string
+	Series                []Series
+	// Step draws each series as a staircase (the value holds until the
+	// next point): a CDF, or binned utilisation.
+	Step bool
+	// YMin and YMax fix the y range when YMax > YMin (a fraction's 0..1);
+	// otherwise the range is the data's, from 0.
+	YMin, YMax float64
+}
+
+// Panel margins around a chart's plot area: room for the panel title and
+// y-axis title above, tick labels left, tick labels and x-axis title
+// below, and the legend rows under those.
+const (
+	panelLeft   = 52
+	panelRight  = 12
+	panelTop    = 40
+	panelBottom = 40
+	legendRow   = 14
+)
+
+// Draw draws c in the rectangle (x, y, w, h) of d: title, axes, lines and
+// a legend of the series names.
+func (c LineChart) Draw(d *Doc, x, y, w, h float64) {
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), 0.0, math.Inf(-1)
+	for _, s := range c.Series {
+		for i := range min(len(s.X), len(s.Y)) {
+			xmin, xmax = math.Min(xmin, s.X[i]), math.Max(xmax, s.X[i])
+			ymax = math.Max(ymax, s.Y[i])
+		}
+	}
+	if c.YMax > c.YMin {
+		ymin, ymax = c.YMin, c.YMax
+	}
+	names, colours := make([]string, len(c.Series)), make([]string, len(c.Series))
+	for i, s := range c.Series {
+		names[i], colours[i] = s.Name, s.Colour
+	}
+	a := panelAxes(d, x, y, w, h, c.Title, len(names), [4]float64{xmin, xmax, ymin, ymax})
+	a.Draw(d, c.XLabel, c.YLabel)
+	for _, s := range c.Series {
+		xs, ys := s.X, s.Y
+		if c.Step {
+			xs, ys = stairs(xs, ys)
+		}
+		px, py := make([]float64, len(xs)), make([]float64, len(ys))
+		for i := range xs {
+			px[i], py[i] = a.PX(xs[i]), a.PY(ys[i])
+		}
+		d.Polyline(px, py, Style{Class: c.Class, Stroke: s.Colour, StrokeWidth: 1.5, Dash: s.Dash, Tip: s.Name})
+	}
+	d.Legend(x+panelLeft, y+h-float64(len(names))*legendRow, legendRow, names, colours)
+}
+
+// panelAxes writes a panel's title and returns the axes of its plot area
+// for the data ranges r (xmin, xmax, ymin, ymax), leaving legend rows of
+// room at the bottom.
+func panelAxes(d *Doc, x, y, w, h float64, title string, legendRows int, r [4]float64) Axes {
+	d.Text(x+w/2, y+16, title, Style{Fill: Ink, Anchor: "middle", Size: 13})
+	ph := h - panelTop - panelBottom - float64(legendRows)*legendRow
+	return NewAxes(x+panelLeft, y+panelTop, w-panelLeft-panelRight, math.Max(ph, 20), r[0], r[1], r[2], r[3])
+}
+
+// stairs turns points into a staircase: each value holds until the next
+// point's x, where the line steps to the next value.
+func stairs(xs, ys []float64) ([]float64, []float64) {
+	n := min(len(xs), len(ys))
+	if n == 0 {
+		return nil, nil
+	}
+	sx, sy := []float64{xs[0]}, []float64{ys[0]}
+	for i := 1; i < n; i++ {
+		sx = append(sx, xs[i], xs[i])
+		sy = append(sy, ys[i-1], ys[i])
+	}
+	return sx, sy
+}
+
+// CDF returns the empirical distribution of values as the points of a
+// staircase, (0 at the smallest value, then (v, fraction of values ≤ v)
+// at each distinct value), at most maxPoints of them: past that the
+// points are the maxPoints quantiles evenly spaced in rank, so a CDF of a
+// million jobs stays a small polyline. Values that are not finite are
+// left out.
+func CDF(values []float64, maxPoints int) (xs, ys []float64) {
+	v := make([]float64, 0, len(values))
+	for _, x := range values {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return nil, nil
+	}
+	slices.Sort(v)
+	n := float64(len(v))
+	xs, ys = []float64{v[0]}, []float64{0}
+	stride := max(1, (len(v)+maxPoints-1)/max(maxPoints, 1))
+	for i := 0; i < len(v); i++ {
+		last := i == len(v)-1
+		if !last && (v[i+1] == v[i] || (i+1)%stride != 0) {
+			continue // the staircase rises once per distinct value kept
+		}
+		xs, ys = append(xs, v[i]), append(ys, float64(i+1)/n)
+	}
+	return xs, ys
+}
+
+// Coarsen merges consecutive bins [start[i], end[i]) carrying values
+// vals[k][i] (one row per series) into at most n bins, each value the
+// time-weighted mean of the bins it merges, so a long run draws at most n
+// steps. merged says whether it merged anything.
+func Coarsen(start, end []float64, vals [][]float64, n int) (s, e []float64, v [][]float64, merged bool) {
+	m := min(len(start), len(end))
+	if n <= 0 || m <= n {
+		return start[:m], end[:m], vals, false
+	}
+	group := (m + n - 1) / n
+	v = make([][]float64, len(vals))
+	for lo := 0; lo < m; lo += group {
+		hi := min(lo+group, m)
+		s, e = append(s, start[lo]), append(e, end[hi-1])
+		for k, row := range vals {
+			sum, span := 0.0, 0.0
+			for i := lo; i < hi && i < len(row); i++ {
+				sum += row[i] * (end[i] - start[i])
+				span += end[i] - start[i]
+			}
+			v[k] = append(v[k], sum/math.Max(span, math.SmallestNonzeroFloat64))
+		}
+	}
+	return s, e, v, true
+}
+
+// StackedArea is one panel of layers stacked over binned time: layer k
+// has value Values[k][i] over bin [Start[i], End[i]). Each layer is one
+// filled polygon of class Class, coloured Colours[k].
+type StackedArea struct {
+	Title, XLabel, YLabel string
+	Class                 string
+	Names, Colours        []string
+	Start, End            []float64
+	Values                [][]float64
+	// YMax fixes the top of the y axis when positive (a capacity or 1).
+	YMax float64
+}
+
+// Draw draws a in the rectangle (x, y, w, h) of d with a legend.
+func (a StackedArea) Draw(d *Doc, x, y, w, h float64) {
+	n := min(len(a.Start), len(a.End))
+	base := make([]float64, n)
+	top := 0.0
+	for i := range n {
+		sum := 0.0
+		for _, row := range a.Values {
+			if i < len(row) {
+				sum += math.Max(row[i], 0)
+			}
+		}
+		top = math.Max(top, sum)
+	}
+	if a.YMax > 0 {
+		top = math.Max(top, a.YMax)
+	}
+	xmin, xmax := 0.0, 1.0
+	if n > 0 {
+		xmin, xmax = a.Start[0], a.End[n-1]
+	}
+	ax := panelAxes(d, x, y, w, h, a.Title, len(a.Names), [4]float64{xmin, xmax, 0, top})
+	ax.Draw(d, a.XLabel, a.YLabel)
+	for k, row := range a.Values {
+		var px, py []float64
+		for i := range n {
+			v := base[i] + math.Max(at(row, i), 0)
+			px, py = append(px, ax.PX(a.Start[i]), ax.PX(a.End[i])), append(py, ax.PY(v), ax.PY(v))
+		}
+		for i := n - 1; i >= 0; i-- {
+			px, py = append(px, ax.PX(a.End[i]), ax.PX(a.Start[i])), append(py, ax.PY(base[i]), ax.PY(base[i]))
+			base[i] += math.Max(at(row, i), 0)
+		}
+		d.Polyline(px, py, Style{Class: a.Class, Fill: a.Colours[k], Stroke: a.Colours[k], StrokeWidth: 0.5, Tip: a.Names[k]})
+	}
+	d.Legend(x+panelLeft, y+h-float64(len(a.Names))*legendRow, legendRow, a.Names, a.Colours)
+}
+
+// at is row[i], or 0 past the row's end.
+func at(row []float64, i int) float64 {
+	if i < len(row) {
+		return row[i]
+	}
+	return 0
+}

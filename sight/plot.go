@@ -1,0 +1,113 @@
+package sight
+
+import (
+	"math"
+	"strconv"
+)
+
+// Axes maps data coordinates into a plot area of a Doc (X, Y is its
+// top-left corner, W by H its size) and draws the frame, the ticks with
+// their labels and the axis titles around it. Data ranges are widened
+// when empty so a single value still gets a visible scale.
+type Axes struct {
+	X, Y, W, H             float64
+	XMin, XMax, YMin, YMax float64
+}
+
+// NewAxes returns the axes of the plot area (x, y, w, h) for the data
+// ranges [xmin, xmax] and [ymin, ymax]; a range that is empty or not
+// finite becomes a unit range around its lower end (or 0).
+func NewAxes(x, y, w, h, xmin, xmax, ymin, ymax float64) Axes {
+	xmin, xmax = widen(xmin, xmax)
+	ymin, ymax = widen(ymin, ymax)
+	return Axes{X: x, Y: y, W: w, H: h, XMin: xmin, XMax: xmax, YMin: ymin, YMax: ymax}
+}
+
+// widen makes [lo, hi] a finite range of positive length.
+func widen(lo, hi float64) (float64, float64) {
+	if math.IsNaN(lo) || math.IsInf(lo, 0) {
+		lo = 0
+	}
+	if math.IsNaN(hi) || math.IsInf(hi, 0) || hi <= lo {
+		hi = lo + math.Max(1, math.Abs(lo))
+	}
+	return lo, hi
+}
+
+// PX is the document x of data value v.
+func (a Axes) PX(v float64) float64 {
+	return a.X + (v-a.XMin)/(a.XMax-a.XMin)*a.W
+}
+
+// PY is the document y of data value v (up is larger).
+func (a Axes) PY(v float64) float64 {
+	return a.Y + a.H - (v-a.YMin)/(a.YMax-a.YMin)*a.H
+}
+
+// tickCount is how many intervals an axis aims for: enough to read a
+// value off, few enough that the labels of a 300-unit axis do not touch.
+const tickCount = 5
+
+// Draw draws the frame, light grid lines at the ticks, the tick labels
+// and the axis titles: xlabel centred below, ylabel above the top-left
+// corner (horizontal, so it needs no rotation to read).
+func (a Axes) Draw(d *Doc, xlabel, ylabel string) {
+	label := Style{Fill: Ink, Size: 10, Anchor: "middle"}
+	for _, v := range Ticks(a.XMin, a.XMax, tickCount) {
+		px := a.PX(v)
+		d.Line(px, a.Y, px, a.Y+a.H, Style{Stroke: Faint})
+		d.Text(px, a.Y+a.H+13, TickLabel(v, a.XMax-a.XMin), label)
+	}
+	label.Anchor = "end"
+	for _, v := range Ticks(a.YMin, a.YMax, tickCount) {
+		py := a.PY(v)
+		d.Line(a.X, py, a.X+a.W, py, Style{Stroke: Faint})
+		d.Text(a.X-4, py+3.5, TickLabel(v, a.YMax-a.YMin), label)
+	}
+	d.Rect(a.X, a.Y, a.W, a.H, Style{Fill: "none", Stroke: Ink})
+	d.Text(a.X+a.W/2, a.Y+a.H+28, xlabel, Style{Fill: Ink, Anchor: "middle", Size: 11})
+	d.Text(a.X, a.Y-6, ylabel, Style{Fill: Ink, Size: 11})
+}
+
+// Ticks returns the round values ("nice numbers": 1, 2 or 5 times a power
+// of ten apart) in [lo, hi], about n intervals of them (Heckbert,
+// "Nice numbers for graph labels", Graphics Gems, 1990).
+func Ticks(lo, hi float64, n int) []float64 {
+	step := niceStep((hi - lo) / float64(max(n, 1)))
+	if step <= 0 || math.IsInf(step, 0) || math.IsNaN(step) {
+		return nil
+	}
+	var ts []float64
+	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9; k++ {
+		ts = append(ts, k*step)
+	}
+	return ts
+}
+
+// niceStep is the 1, 2 or 5 times a power of ten nearest above raw.
+func niceStep(raw float64) float64 {
+	if raw <= 0 {
+		return 0
+	}
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5} {
+		if m*p >= raw {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// TickLabel formats tick value v of an axis spanning span: as many
+// decimals as the tick step needs, exponent form past a million.
+func TickLabel(v, span float64) string {
+	if math.Abs(v) < span*1e-9 {
+		v = 0
+	}
+	if math.Abs(v) >= 1e6 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	step := niceStep(span / tickCount)
+	dec := max(0, int(-math.Floor(math.Log10(step))))
+	return strconv.FormatFloat(v, 'f', dec, 64)
+}

@@ -1,0 +1,155 @@
+package cmmf
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/xflex/xflex/sight"
+)
+
+// Picture limits: more users than maxBars are drawn as the largest
+// maxBars (by CMMF total) and one "other" bar; more machine types (or
+// machines) than maxSegments as the maxSegments-1 most allocated and
+// "other", so every colour stays distinct.
+const (
+	maxBars     = 60
+	maxSegments = 7
+)
+
+// picture draws a CMMF answer as X-Sight draws allocations: a stacked bar
+// per user (its machines by type, or by machine for a machines request)
+// beside the same users' totals under Choosy and under independent
+// allocation, one panel each on one scale.
+func picture(request, response json.RawMessage) ([]byte, error) {
+	var req Request
+	if err := json.Unmarshal(request, &req); err != nil {
+		return nil, fmt.Errorf("cmmf picture: request: %w", err)
+	}
+	var resp struct {
+		Result Result `json:"result"`
+		Meta   struct {
+			Status string `json:"status"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(response, &resp); err != nil {
+		return nil, fmt.Errorf("cmmf picture: response: %w", err)
+	}
+	res := &resp.Result
+	chart := sight.BarChart{Unit: "machines", Segments: segmentNames(&req, res)}
+	chart.Panels = append(chart.Panels, cmmfPanel(res, chart.Segments, resp.Meta.Status))
+	var notes []string
+	if n := chart.KeepSegments(maxSegments); n > 0 {
+		notes = append(notes, fmt.Sprintf("the %d %ss least allocated are grouped as other", n, kindOf(&req)))
+	}
+	chart.Segments, chart.Colours = withBaseline(chart.Segments, chart.Colours)
+	chart.Panels[0] = widen(chart.Panels[0], len(chart.Segments))
+	if res.Choosy.Skipped == "" {
+		chart.Panels = append(chart.Panels, totalsPanel("Choosy", res.Choosy.Users, res.Choosy.RMSE, len(chart.Segments)))
+	} else {
+		notes = append(notes, "Choosy not run: "+res.Choosy.Skipped)
+	}
+	chart.Panels = append(chart.Panels, totalsPanel("Independent", res.Independent.Users, res.Independent.RMSE, len(chart.Segments)))
+	if n := chart.KeepBars(maxBars); n > 0 {
+		notes = append(notes, fmt.Sprintf("the %d users with the largest CMMF totals are drawn; the other %d are summed in one bar", maxBars, n))
+	}
+	desc := fmt.Sprintf("Allocation per user, stacked by %s: CMMF (%s, divisible %t) beside the baselines' totals. %d users, %d panels.",
+		kindOf(&req), resp.Meta.Status, res.Divisible, len(res.Users), len(chart.Panels))
+	if len(notes) > 0 {
+		desc += " " + strings.Join(notes, "; ") + "."
+	}
+	return chart.Doc("CMMF allocation", desc).Bytes(), nil
+}
+
+// kindOf names what a bar's segments are.
+func kindOf(req *Request) string {
+	if len(req.Machines) > 0 {
+		return "machine"
+	}
+	return "machine type"
+}
+
+// segmentNames lists the machine types (or machines) in request order,
+// then any name only the answer uses, sorted.
+func segmentNames(req *Request, res *Result) []string {
+	var names []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, t := range req.MachineTypes {
+		add(t.Name)
+	}
+	for _, m := range req.Machines {
+		add(m.Name)
+	}
+	var extra []string
+	for _, u := range res.Users {
+		for k := range u.Allocation {
+			if !seen[k] {
+				extra = append(extra, k)
+			}
+		}
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		add(k)
+	}
+	return names
+}
+
+// cmmfPanel is CMMF's bars: each user's allocation by segment.
+func cmmfPanel(res *Result, segs []string, status string) sight.BarPanel {
+	index := map[string]int{}
+	for i, s := range segs {
+		index[s] = i
+	}
+	p := sight.BarPanel{Title: "CMMF", Note: fmt.Sprintf("%s; moved %s", status, sight.Value(res.Moved))}
+	if len(res.Leximin) > 0 {
+		p.Note = fmt.Sprintf("%s; min share %s; moved %s", status, sight.Value(res.Leximin[0]), sight.Value(res.Moved))
+	}
+	for _, u := range res.Users {
+		b := sight.Bar{Label: u.Name, Parts: make([]float64, len(segs))}
+		for k, v := range u.Allocation {
+			b.Parts[index[k]] += v
+		}
+		p.Bars = append(p.Bars, b)
+	}
+	return p
+}
+
+// totalsPanel is a baseline's bars: each user's total, not split by
+// machine type (the baselines report totals only), in the last of segs
+// segments.
+func totalsPanel(title string, users []Total, rmse float64, segs int) sight.BarPanel {
+	p := sight.BarPanel{Title: title, Note: "RMSE vs CMMF " + sight.Value(rmse)}
+	for _, u := range users {
+		b := sight.Bar{Label: u.Name, Parts: make([]float64, segs)}
+		b.Parts[segs-1] = u.Total
+		p.Bars = append(p.Bars, b)
+	}
+	return p
+}
+
+// withBaseline adds the segment of the baselines' unsplit totals (black)
+// after the machine kinds (palette colours unless already coloured).
+func withBaseline(segs, cols []string) ([]string, []string) {
+	if cols == nil {
+		for i := range segs {
+			cols = append(cols, sight.Colour(i))
+		}
+	}
+	return append(segs, "baseline total (not split)"), append(cols, sight.Palette[len(sight.Palette)-1])
+}
+
+// widen gives every bar of p n parts (the new ones zero).
+func widen(p sight.BarPanel, n int) sight.BarPanel {
+	for i, b := range p.Bars {
+		p.Bars[i].Parts = append(b.Parts, make([]float64, n-len(b.Parts))...)
+	}
+	return p
+}

@@ -1,0 +1,85 @@
+package cmmf
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/xflex/xflex/sight/sighttest"
+)
+
+// Every stored answer draws as a well-formed SVG with a viewBox, title and
+// desc, a bar per user in each panel (CMMF, Choosy unless skipped,
+// independent), the same bytes twice, and under 300 KB.
+func TestPictureStored(t *testing.T) {
+	for _, c := range sighttest.Stored(t, "../..", "cmmf", ".") {
+		t.Run(c.Name, func(t *testing.T) {
+			svg, err := picture(c.Request, c.Response)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := sighttest.Check(t, svg)
+			var resp struct{ Result Result }
+			if err := json.Unmarshal(c.Response, &resp); err != nil {
+				t.Fatal(err)
+			}
+			panels := 2
+			if resp.Result.Choosy.Skipped == "" {
+				panels = 3
+			}
+			if got, want := s.Classes["bar"], panels*len(resp.Result.Users); got != want {
+				t.Errorf("%d bars, want %d (%d users × %d panels)", got, want, len(resp.Result.Users), panels)
+			}
+			again, _ := picture(c.Request, c.Response)
+			if !bytes.Equal(svg, again) {
+				t.Error("two drawings of the same answer differ")
+			}
+			if len(svg) > 300_000 {
+				t.Errorf("SVG is %d bytes", len(svg))
+			}
+		})
+	}
+}
+
+// A thousand users on twenty machine types draw as the 60 largest and one
+// "other" bar per panel, 7 colours for types (6 named and other) plus the
+// baselines', and the picture says so.
+func TestPictureAggregates(t *testing.T) {
+	req := Request{}
+	res := Result{}
+	for k := range 20 {
+		req.MachineTypes = append(req.MachineTypes, MachineType{Name: fmt.Sprintf("t%02d", k), Count: 100})
+	}
+	for i := range 1000 {
+		name := fmt.Sprintf("u%04d", i)
+		res.Users = append(res.Users, UserResult{Name: name, Total: float64(i % 97), Allocation: map[string]float64{fmt.Sprintf("t%02d", i%20): float64(i % 97)}})
+		res.Choosy.Users = append(res.Choosy.Users, Total{Name: name, Total: 1})
+		res.Independent.Users = append(res.Independent.Users, Total{Name: name, Total: 2})
+	}
+	rq, _ := json.Marshal(req)
+	rs, _ := json.Marshal(map[string]any{"result": res, "meta": map[string]any{"status": "optimal"}})
+	svg, err := picture(rq, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sighttest.Check(t, svg)
+	if got, want := s.Classes["bar"], 3*(maxBars+1); got != want {
+		t.Errorf("%d bars, want %d", got, want)
+	}
+	if got, want := s.Classes["legend"], maxSegments+1; got != want {
+		t.Errorf("%d legend entries, want %d", got, want)
+	}
+	for _, want := range []string{"other (940)", "other (14)"} {
+		if !strings.Contains(s.Text, want) {
+			t.Errorf("picture text lacks %q", want)
+		}
+	}
+	if !strings.Contains(s.Desc, "940 are summed") {
+		t.Errorf("desc %q does not say users were grouped", s.Desc)
+	}
+	if len(svg) > 300_000 {
+		t.Errorf("SVG is %d bytes", len(svg))
+	}
+}

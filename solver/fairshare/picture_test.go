@@ -1,0 +1,76 @@
+package fairshare
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/xflex/xflex/sight/sighttest"
+)
+
+// Every stored answer draws as a well-formed SVG with a viewBox, title and
+// desc, a bar per framework in each policy's panel, the same bytes twice,
+// and under 300 KB.
+func TestPictureStored(t *testing.T) {
+	for _, c := range sighttest.Stored(t, "../..", "fairshare", ".") {
+		t.Run(c.Name, func(t *testing.T) {
+			svg, err := picture(c.Request, c.Response)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := sighttest.Check(t, svg)
+			var resp struct{ Result Result }
+			if err := json.Unmarshal(c.Response, &resp); err != nil {
+				t.Fatal(err)
+			}
+			panels := max(1, len(resp.Result.Compare))
+			if got, want := s.Classes["bar"], panels*len(resp.Result.Frameworks); got != want {
+				t.Errorf("%d bars, want %d (%d frameworks × %d panels)", got, want, len(resp.Result.Frameworks), panels)
+			}
+			again, _ := picture(c.Request, c.Response)
+			if !bytes.Equal(svg, again) {
+				t.Error("two drawings of the same answer differ")
+			}
+			if len(svg) > 300_000 {
+				t.Errorf("SVG is %d bytes", len(svg))
+			}
+		})
+	}
+}
+
+// 500 frameworks on 20 servers under two policies draw as the 60 largest
+// and "other" per panel and 7 servers and "other", and the picture says so.
+func TestPictureAggregates(t *testing.T) {
+	req := Request{}
+	for k := range 20 {
+		req.Servers = append(req.Servers, ServerSpec{Name: fmt.Sprintf("s%02d", k), Capacity: []float64{1}})
+	}
+	var fs []FrameworkResult
+	for i := range 500 {
+		fs = append(fs, FrameworkResult{Name: fmt.Sprintf("f%03d", i), Total: float64(i), ByServer: map[string]float64{fmt.Sprintf("s%02d", i%20): float64(i)}})
+	}
+	res := Result{Policy: "drf", Frameworks: fs, Compare: []*Result{{Policy: "mmf", Frameworks: fs}, {Policy: "drf", Frameworks: fs}}}
+	rq, _ := json.Marshal(req)
+	rs, _ := json.Marshal(map[string]any{"result": res})
+	svg, err := picture(rq, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sighttest.Check(t, svg)
+	if got, want := s.Classes["bar"], 2*(maxBars+1); got != want {
+		t.Errorf("%d bars, want %d", got, want)
+	}
+	if got := s.Classes["legend"]; got != maxSegments {
+		t.Errorf("%d legend entries, want %d", got, maxSegments)
+	}
+	for _, want := range []string{"other (440)", "other (13)"} {
+		if !strings.Contains(s.Text, want) {
+			t.Errorf("picture text lacks %q", want)
+		}
+	}
+	if !strings.Contains(s.Desc, "440 are summed") || !strings.Contains(s.Desc, "13 servers") {
+		t.Errorf("desc %q does not say what was grouped", s.Desc)
+	}
+}
