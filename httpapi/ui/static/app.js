@@ -65,7 +65,7 @@ async function loadProblems() {
   select.replaceChildren();
   for (const p of doc.problems) {
     state.problems.set(p.name, p);
-    select.append(new Option(p.name + " — " + p.summary, p.name));
+    select.append(new Option(p.name, p.name));
   }
   await problemChanged();
 }
@@ -229,6 +229,14 @@ function jobRow(job) {
   return tr;
 }
 
+// togglePictureFit shows a wide picture whole (fit to the width) or at
+// a readable height, scrolling sideways.
+function togglePictureFit() {
+  const fit = $("result").classList.toggle("fit");
+  $("picture-fit").textContent = fit ? "Readable height" : "Fit to width";
+  $("picture-fit").setAttribute("aria-pressed", String(fit));
+}
+
 function wire() {
   request = new Editor($("request"), $("request-errors"));
   variants = new Editor($("variants"), $("variants-errors"));
@@ -243,6 +251,7 @@ function wire() {
   $("run-job").addEventListener("click", () => guarded(() => submitJob(false)));
   $("run-scenario").addEventListener("click", () => guarded(() => submitJob(true)));
   $("cancel-job").addEventListener("click", () => cancelJob().catch((err) => setStatus("error", err.message)));
+  $("picture-fit").addEventListener("click", togglePictureFit);
   $("refresh-jobs").addEventListener("click", () => refreshJobs().catch((err) => setStatus("error", err.message)));
   $("request").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); guarded(runSync); }

@@ -4,6 +4,10 @@ import { SVG, problemOf } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const urls = { json: null, svg: null };
+// WIDE is the width-to-height ratio beyond which a picture is laid out
+// alone on its row (past it, half the page's width leaves it too short
+// to read).
+const WIDE = 2.5;
 
 // setDownload points link kind ("json" or "svg") at a blob of text, or
 // hides it when text is null.
@@ -36,6 +40,7 @@ export function showJSON(doc, filename) {
 
 function showNoPicture(caption) {
   const img = $("picture-img");
+  $("picture-fit").hidden = true;
   img.hidden = true;
   img.removeAttribute("src");
   img.alt = "";
@@ -71,6 +76,11 @@ export async function showPicture(resp, filename) {
   const desc = elementText(svg, "desc");
   img.alt = title + (desc ? ". " + desc : "");
   img.hidden = false;
+  // A wide picture (a scenario's panels side by side) gets the whole
+  // width and keeps a readable height, scrolling sideways.
+  const wide = img.naturalWidth > WIDE * img.naturalHeight;
+  $("result").classList.toggle("wide", wide);
+  $("picture-fit").hidden = !wide;
   $("picture-caption").textContent = title;
   $("picture").dataset.state = "shown";
 }
