@@ -338,7 +338,7 @@ func solveExample(t *testing.T, ctx context.Context, runner *solver.Runner, name
 	}
 	checkPicture(t, ctx, name)
 	p, _ := runner.Lookup(name)
-	saveScreenshot(t, ctx, "#picture-img", "ui-"+p.Command())
+	saveScreenshot(t, ctx, "#picture", "ui-"+p.Command())
 }
 
 // schemaError breaks one nested field of cmmf's example and checks the
@@ -417,7 +417,7 @@ func runScenario(t *testing.T, ctx context.Context) {
 		t.Errorf("comparison columns %v, want %v", heads, want)
 	}
 	checkPicture(t, ctx, "scenario")
-	saveScreenshot(t, ctx, "main", "ui-scenario")
+	saveScreenshot(t, ctx, "#result", "ui-scenario")
 }
 
 // cancelJob runs a job that would sleep 30 s, waits for the page to show
