@@ -31,6 +31,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Doc is an SVG document under construction: a canvas of W by H user
@@ -72,6 +73,9 @@ type Style struct {
 	Size float64
 	// Tip is a tooltip: a <title> child, which viewers show on hover.
 	Tip string
+	// Rotate turns a text clockwise by this many degrees about its
+	// anchor point (labels under narrow columns).
+	Rotate float64
 }
 
 // attrs writes s's attributes.
@@ -119,6 +123,12 @@ func Num(v float64) string {
 		return "0" // no "-0"
 	}
 	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// TextWidth estimates the width of s in a sans-serif font of the given
+// size (0.6 em a character): enough to size a canvas so text fits.
+func TextWidth(s string, size float64) float64 {
+	return float64(utf8.RuneCountInString(s)) * size * 0.6
 }
 
 // Escape returns s with the XML specials (& < > " ') escaped and the
@@ -215,7 +225,11 @@ func (d *Doc) Circle(cx, cy, r float64, s Style) {
 
 // Text writes str with its baseline starting at (x, y) (see Style.Anchor).
 func (d *Doc) Text(x, y float64, str string, s Style) {
-	d.start("text", s, "x", Num(x), "y", Num(y))
+	rot := ""
+	if s.Rotate != 0 {
+		rot = "rotate(" + Num(s.Rotate) + " " + Num(x) + " " + Num(y) + ")"
+	}
+	d.start("text", s, "x", Num(x), "y", Num(y), "transform", rot)
 	d.body.WriteByte('>')
 	d.body.WriteString(Escape(str))
 	if s.Tip != "" {

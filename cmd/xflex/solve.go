@@ -27,10 +27,47 @@ func newRunner(maxBudget time.Duration) (*solver.Runner, error) {
 	return solver.NewRunner(problems.All(), maxBudget)
 }
 
-const solveUsage = "usage: xflex solve PROBLEM FILE|-   solve a request (same JSON as POST /v1/PROBLEM), print the response\n"
+const solveUsage = `usage: xflex solve PROBLEM FILE|- [--svg OUT.svg]
+  solve a request (same JSON as POST /v1/PROBLEM) and print the response;
+  --svg also writes the answer's picture to OUT.svg, the bytes POST /v1/PROBLEM
+  answers with Accept: image/svg+xml
+`
+
+// solveArgs are the arguments of `xflex solve`.
+type solveArgs struct {
+	problem, file string
+	// svg is the file for the picture, "" for none.
+	svg string
+}
+
+// parseSolveArgs reads PROBLEM FILE and an optional --svg OUT (or
+// --svg=OUT) anywhere among them.
+func parseSolveArgs(args []string) (solveArgs, bool) {
+	var a solveArgs
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		switch v, isSVG := strings.CutPrefix(args[i], "--svg="); {
+		case isSVG:
+			a.svg = v
+		case args[i] == "--svg" && i+1 < len(args):
+			a.svg = args[i+1]
+			i++
+		case args[i] == "--svg" || (strings.HasPrefix(args[i], "-") && args[i] != "-"):
+			return a, false
+		default:
+			pos = append(pos, args[i])
+		}
+	}
+	if len(pos) != 2 || (a.svg == "" && slices.Contains(args, "--svg=")) {
+		return a, false
+	}
+	a.problem, a.file = pos[0], pos[1]
+	return a, true
+}
 
 func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 2 || slices.ContainsFunc(args, isHelp) {
+	sa, ok := parseSolveArgs(args)
+	if !ok || slices.ContainsFunc(args, isHelp) {
 		return usageExit(solveUsage, slices.ContainsFunc(args, isHelp), stdout, stderr)
 	}
 	runner, err := newRunner(0)
@@ -38,15 +75,18 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
 		return 3
 	}
-	name := args[0]
-	p, ok := runner.Lookup(name)
+	p, ok := runner.Lookup(sa.problem)
 	if !ok {
-		fmt.Fprintf(stderr, "xflex: unknown problem %q (try `xflex problems`)\n", name)
+		fmt.Fprintf(stderr, "xflex: unknown problem %q (try `xflex problems`)\n", sa.problem)
+		return 2
+	}
+	if sa.svg != "" && p.Picture == nil {
+		fmt.Fprintf(stderr, "xflex: %s has no picture (--svg)\n", p.Command())
 		return 2
 	}
 	var r io.Reader = stdin
-	if args[1] != "-" {
-		f, err := os.Open(args[1])
+	if sa.file != "-" {
+		f, err := os.Open(sa.file)
 		if err != nil {
 			fmt.Fprintf(stderr, "xflex: %v\n", err)
 			return 2
@@ -56,7 +96,7 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	body, err := io.ReadAll(io.LimitReader(r, cliMaxBody+1))
 	if err != nil {
-		fmt.Fprintf(stderr, "xflex: read %s: %v\n", args[1], err)
+		fmt.Fprintf(stderr, "xflex: read %s: %v\n", sa.file, err)
 		return 2
 	}
 	instance := "/v1/" + p.Name
@@ -79,6 +119,23 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 1
 	}
 	_, _ = stdout.Write(resp.Wire)
+	if sa.svg != "" {
+		return writePicture(runner, p, sa.svg, body, resp.Wire, stderr)
+	}
+	return 0
+}
+
+// writePicture writes the picture of a solved request to file: exit 0,
+// or 3 when it cannot be drawn or written.
+func writePicture(runner *solver.Runner, p solver.Problem, file string, body, response []byte, stderr io.Writer) int {
+	svg, err := runner.Picture(p.Name, body, response)
+	if err == nil {
+		err = os.WriteFile(file, svg, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: --svg: %v\n", err)
+		return 3
+	}
 	return 0
 }
 

@@ -42,6 +42,7 @@ func Problem() solver.Problem {
 		GenParams:      genParamTable,
 		Build:          build,
 		Solve:          solve,
+		Picture:        picture,
 	}.Problem()
 }
 

@@ -1,0 +1,307 @@
+package sight
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+)
+
+// Packing is X-Sight's third view (the xflex paper, section 2.1): the
+// vector packing of containers into processing nodes, one column per node
+// with one bar per resource, containers stacked in each bar by their size
+// relative to the node's capacity, filled by owner and outlined by user.
+type Packing struct {
+	// Title and Desc are the document's; Draw appends the counts and any
+	// aggregation to Desc.
+	Title, Desc string
+	// Resources names the dimensions; every size and capacity has one
+	// entry per resource.
+	Resources []string
+	Nodes     []PackNode
+	// Owners are the fill categories in colour order (Colour(i)); an
+	// item's Owner indexes them, and one past the palette is Other.
+	Owners []string
+	// Unplaced lists what did not fit, one line each.
+	Unplaced []string
+	// Notes are extra lines under the title (a replan's changes, ...).
+	Notes []string
+	// OwnerLabel heads the legend ("owner" when empty); BaseLabel names
+	// the grey base ("reserved / in use before" when empty).
+	OwnerLabel, BaseLabel string
+}
+
+// PackNode is one node's column.
+type PackNode struct {
+	Name     string
+	Capacity []float64
+	// Base is capacity taken before the items (reserved, or in use by work
+	// outside the picture), drawn grey at the bottom of each bar.
+	Base  []float64
+	Items []PackItem
+	// Mark flags the column (e.g. changed by a replan).
+	Mark bool
+}
+
+// PackItem is one container on a node.
+type PackItem struct {
+	Size []float64
+	// Owner indexes Packing.Owners; -1 (or past the palette) is Other.
+	Owner int
+	// User indexes Packing.Owners too: the application now using the
+	// container, outlined in its colour; -1 for none (an idle container,
+	// dashed outline), and Owner's own index for no outline.
+	User int
+	// Notice marks a container under notice of preemption.
+	Notice bool
+	// Tip is the container's tooltip.
+	Tip string
+}
+
+// Layout of the packing view, in user units.
+const (
+	packBarW    = 14  // one resource's bar
+	packGap     = 12  // between columns
+	packBarH    = 240 // a bar at full capacity
+	packMarginL = 40
+	packTop     = 70 // title and notes
+	packLabelH  = 60 // node names under the columns
+	packLineH   = 15 // one text line
+	// MaxColumns is the most nodes drawn one column each; past it
+	// consecutive nodes share a column (a bin) and the view says so. With
+	// many resources fewer columns fit: see Columns.
+	MaxColumns = 200
+	// maxPlotW bounds the width of the columns, so a wide cluster keeps a
+	// readable aspect.
+	maxPlotW = 6000
+	// MaxItemRects bounds containers × resources drawn one rectangle
+	// each (about 60 bytes apiece); past it (or when nodes are binned)
+	// each bar stacks one segment per owner instead, so the document stays
+	// well under 300 KB.
+	MaxItemRects = 3000
+	// MaxListed is the most unplaced lines written; a last line counts
+	// the rest.
+	MaxListed = 40
+)
+
+// Draw lays the packing out. Elements tests count: "node" (one per
+// column: a node, or a bin of nodes when there are more than MaxColumns),
+// "container" (one group per container, when drawn one by one),
+// "notice", "unplaced" (one text line each, at most MaxListed) and
+// "legend".
+func (p Packing) Draw() *Doc {
+	cols, binned := p.columns()
+	byItem := !binned && p.items()*len(p.Resources) <= MaxItemRects
+	colW := float64(len(p.Resources)*packBarW) + packGap
+	legendH := float64(len(p.Owners)+1) * packLineH
+	w := packMarginL + float64(len(cols))*colW + 200
+	for _, line := range append(append(p.summary(len(cols), binned, byItem), p.Notes...), p.Unplaced[:min(len(p.Unplaced), MaxListed)]...) {
+		w = max(w, packMarginL+20+TextWidth(line, 12))
+	}
+	w = max(w, packMarginL+TextWidth(p.Title, 16))
+	h := packTop + float64(len(p.Notes))*packLineH + packBarH + packLabelH + float64(min(len(p.Unplaced), MaxListed)+2)*packLineH
+	h = max(h, packTop+legendH+20)
+	d := New(w, h, p.Title, p.describe(len(cols), binned, byItem))
+	d.Text(packMarginL, 24, p.Title, Style{Fill: Ink, Size: 16})
+	y := 44.0
+	for _, n := range append(p.summary(len(cols), binned, byItem), p.Notes...) {
+		d.Text(packMarginL, y, n, Style{Fill: Ink})
+		y += packLineH
+	}
+	top := y + 6
+	for i, c := range cols {
+		p.drawColumn(d, packMarginL+float64(i)*colW, top, c, byItem)
+	}
+	p.drawLegend(d, packMarginL+float64(len(cols))*colW+20, top)
+	y = top + packBarH + packLabelH
+	if len(p.Unplaced) > 0 {
+		d.Text(packMarginL, y, fmt.Sprintf("Unplaced (%d):", len(p.Unplaced)), Style{Fill: Ink})
+	}
+	for i, u := range p.Unplaced[:min(len(p.Unplaced), MaxListed)] {
+		d.Text(packMarginL+10, y+float64(i+1)*packLineH, u, Style{Class: "unplaced", Fill: Ink})
+	}
+	if more := len(p.Unplaced) - MaxListed; more > 0 {
+		d.Text(packMarginL+10, y+float64(MaxListed+1)*packLineH, fmt.Sprintf("… and %d more", more), Style{Fill: Ink})
+	}
+	return d
+}
+
+// items counts the containers.
+func (p Packing) items() int {
+	n := 0
+	for _, nd := range p.Nodes {
+		n += len(nd.Items)
+	}
+	return n
+}
+
+// summary is the view's first lines: the counts, and how it aggregates.
+func (p Packing) summary(cols int, binned, byItem bool) []string {
+	out := []string{fmt.Sprintf("%d nodes, %d containers, %d unplaced; bars: %s", len(p.Nodes), p.items(), len(p.Unplaced), strings.Join(p.Resources, ", "))}
+	if binned {
+		out = append(out, fmt.Sprintf("aggregated: %d nodes in %d columns of up to %d consecutive nodes; each bar stacks one segment per owner", len(p.Nodes), cols, p.binSize()))
+	} else if !byItem {
+		out = append(out, fmt.Sprintf("aggregated: more than %d containers × resources, so each bar stacks one segment per owner", MaxItemRects))
+	}
+	return out
+}
+
+// describe is the document's desc: Desc and the summary.
+func (p Packing) describe(cols int, binned, byItem bool) string {
+	return strings.TrimSpace(p.Desc + " " + strings.Join(p.summary(cols, binned, byItem), ". ") + ".")
+}
+
+// packColumn is one drawn column: a node, or a bin of consecutive nodes
+// with their capacities and items summed.
+type packColumn struct {
+	name           string
+	capacity, base []float64
+	items          []PackItem
+	mark           bool
+	nodes          int
+}
+
+// Columns is the most columns a packing of that many resources draws:
+// MaxColumns, fewer when the bars would make the view wider than 6000
+// units, and never fewer than 40.
+func Columns(resources int) int {
+	return min(MaxColumns, max(40, int(maxPlotW/(float64(resources*packBarW)+packGap))))
+}
+
+// binSize is how many consecutive nodes share a column.
+func (p Packing) binSize() int {
+	c := Columns(len(p.Resources))
+	return max((len(p.Nodes)+c-1)/c, 1)
+}
+
+// columns groups the nodes into columns (one each up to Columns).
+func (p Packing) columns() ([]packColumn, bool) {
+	k := p.binSize()
+	var cols []packColumn
+	for i := 0; i < len(p.Nodes); i += k {
+		group := p.Nodes[i:min(i+k, len(p.Nodes))]
+		c := packColumn{name: group[0].Name, capacity: make([]float64, len(p.Resources)), base: make([]float64, len(p.Resources)), nodes: len(group)}
+		if len(group) > 1 {
+			c.name += "…" + group[len(group)-1].Name
+		}
+		for _, n := range group {
+			addTo(c.capacity, n.Capacity)
+			addTo(c.base, n.Base)
+			c.items = append(c.items, n.Items...)
+			c.mark = c.mark || n.Mark
+		}
+		cols = append(cols, c)
+	}
+	return cols, k > 1
+}
+
+// addTo adds v to sum entry by entry (v may be shorter).
+func addTo(sum, v []float64) {
+	for r := range min(len(sum), len(v)) {
+		sum[r] += v[r]
+	}
+}
+
+// drawColumn draws column c at x: a <g class="node"> with one bar per
+// resource, the base grey at the bottom, then the items (or per-owner
+// segments) stacked above it, and the name underneath.
+func (p Packing) drawColumn(d *Doc, x, top float64, c packColumn, byItem bool) {
+	tip := fmt.Sprintf("%s: %d containers", c.name, len(c.items))
+	if c.nodes > 1 {
+		tip = fmt.Sprintf("%s (%d nodes): %d containers", c.name, c.nodes, len(c.items))
+	}
+	d.Group(x, top, Style{Class: "node", Tip: tip})
+	bottom := float64(packBarH)
+	cursor := make([]float64, len(p.Resources))
+	d.Rect(-1, 0, float64(len(p.Resources)*packBarW), packBarH, Style{Fill: "none", Stroke: Faint})
+	for r := range p.Resources {
+		cursor[r] = bottom - p.height(c, r, c.base)
+		d.Rect(float64(r*packBarW), cursor[r], packBarW-2, bottom-cursor[r], Style{Fill: Faint})
+	}
+	if byItem {
+		for _, it := range c.items {
+			p.drawItem(d, c, it, cursor)
+		}
+	} else {
+		p.drawSegments(d, c, cursor)
+	}
+	if c.mark {
+		d.Rect(-3, -3, float64(len(p.Resources)*packBarW)+4, packBarH+6, Style{Class: "marked", Fill: "none", Stroke: Ink, Dash: "3 2"})
+	}
+	d.Text(4, packBarH+12, c.name, Style{Fill: Ink, Size: 10, Rotate: 50})
+	d.End()
+}
+
+// height is v[r] as a height in c's bar r (0 for a zero capacity).
+func (p Packing) height(c packColumn, r int, v []float64) float64 {
+	if r >= len(v) || c.capacity[r] <= 0 {
+		return 0
+	}
+	return v[r] / c.capacity[r] * packBarH
+}
+
+// drawItem stacks one container on every bar (a <g class="container">),
+// filled by owner and outlined by user, with a dot when under notice.
+func (p Packing) drawItem(d *Doc, c packColumn, it PackItem, cursor []float64) {
+	s := Style{Class: "container", Fill: Colour(it.Owner), Stroke: "#FFFFFF", StrokeWidth: 0.5, Tip: it.Tip}
+	switch {
+	case it.User < 0:
+		s.Stroke, s.StrokeWidth, s.Dash = Ink, 1, "2 1"
+	case it.User != it.Owner:
+		s.Stroke, s.StrokeWidth = Colour(it.User), 2.5
+	}
+	d.Group(0, 0, s) // the rectangles inherit its fill and stroke
+	for r := range p.Resources {
+		hgt := p.height(c, r, it.Size)
+		cursor[r] -= hgt
+		d.Rect(float64(r*packBarW)+1, cursor[r], packBarW-4, hgt, Style{})
+	}
+	if it.Notice {
+		d.Circle(float64(packBarW)/2, cursor[0]+3, 3, Style{Class: "notice", Fill: "#FFFFFF", Stroke: Ink, StrokeWidth: 1.5})
+	}
+	d.End()
+}
+
+// drawSegments stacks, on every bar, one segment per owner colour (the
+// sum of its containers' sizes), for columns too full to draw item by item.
+func (p Packing) drawSegments(d *Doc, c packColumn, cursor []float64) {
+	sums := make([][]float64, len(Palette)+1)
+	for _, it := range c.items {
+		k := it.Owner
+		if k < 0 || k >= len(Palette) {
+			k = len(Palette)
+		}
+		if sums[k] == nil {
+			sums[k] = make([]float64, len(p.Resources))
+		}
+		addTo(sums[k], it.Size)
+	}
+	for k, sum := range sums {
+		if sum == nil {
+			continue
+		}
+		d.Group(0, 0, Style{Class: "segment", Fill: Colour(k)})
+		for r := range p.Resources {
+			hgt := p.height(c, r, sum)
+			cursor[r] -= hgt
+			d.Rect(float64(r*packBarW)+1, cursor[r], packBarW-4, hgt, Style{})
+		}
+		d.End()
+	}
+}
+
+// drawLegend lists the owners' colours, then other, base and idle.
+func (p Packing) drawLegend(d *Doc, x, y float64) {
+	names := make([]string, 0, len(p.Owners)+2)
+	colours := make([]string, 0, len(p.Owners)+2)
+	for i, o := range p.Owners {
+		if i >= len(Palette) {
+			names = append(names, fmt.Sprintf("other (%d more)", len(p.Owners)-len(Palette)))
+			colours = append(colours, Other)
+			break
+		}
+		names, colours = append(names, o), append(colours, Colour(i))
+	}
+	names, colours = append(names, cmp.Or(p.BaseLabel, "reserved / in use before")), append(colours, Faint)
+	d.Text(x, y-4, cmp.Or(p.OwnerLabel, "owner"), Style{Fill: Ink, Size: 11})
+	d.Legend(x, y, packLineH, names, colours)
+}

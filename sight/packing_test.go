@@ -1,0 +1,58 @@
+package sight
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/xflex/xflex/sight/sighttest"
+)
+
+// packing builds a packing of n nodes holding per containers each, owned
+// round-robin by owners applications.
+func packing(n, per, owners int) Packing {
+	p := Packing{Title: "t", Desc: "d", Resources: []string{"cpu", "mem"}, Unplaced: []string{"x: 1 × s"}}
+	for i := range owners {
+		p.Owners = append(p.Owners, fmt.Sprintf("app%d", i))
+	}
+	for i := range n {
+		nd := PackNode{Name: fmt.Sprintf("n%d", i), Capacity: []float64{float64(per), 4}, Base: []float64{0, 1}, Mark: i == 0}
+		for j := range per {
+			o := (i + j) % owners
+			nd.Items = append(nd.Items, PackItem{Size: []float64{1, 3 / float64(per)}, Owner: o, User: []int{o, -1, (o + 1) % owners}[j%3], Notice: j == 1})
+		}
+		p.Nodes = append(p.Nodes, nd)
+	}
+	return p
+}
+
+func TestPackingCounts(t *testing.T) {
+	if Columns(2) != 150 || Columns(6) != 62 || Columns(100) != 40 || Columns(1) != MaxColumns {
+		t.Errorf("Columns = %d %d %d %d", Columns(2), Columns(6), Columns(100), Columns(1))
+	}
+	for _, c := range []struct {
+		nodes, per, owners        int
+		cols, containers, notices int
+		aggregated                bool
+	}{
+		{5, 3, 3, 5, 15, 5, false},
+		{Columns(2), 2, 12, Columns(2), 2 * Columns(2), Columns(2), false},
+		{2*Columns(2) + 1, 2, 12, (2*Columns(2) + 3) / 3, 0, 0, true}, // bins of 3 nodes
+		{10, MaxItemRects/20 + 1, 4, 10, 0, 0, true},                  // too many containers
+		{10, MaxItemRects / 20, 4, 10, MaxItemRects / 2, 10, false},
+	} {
+		doc := packing(c.nodes, c.per, c.owners).Draw().Bytes()
+		s := sighttest.Check(t, doc)
+		got := []int{s.Classes["node"], s.Classes["container"], s.Classes["notice"], s.Classes["unplaced"], s.Classes["marked"]}
+		want := []int{c.cols, c.containers, c.notices, 1, 1}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%d nodes × %d: node, container, notice, unplaced, marked = %v, want %v", c.nodes, c.per, got, want)
+		}
+		if agg := strings.Contains(s.Desc, "aggregated"); agg != c.aggregated || (agg && s.Classes["segment"] == 0) {
+			t.Errorf("%d nodes × %d: aggregated %v (segments %d), want %v; desc %q", c.nodes, c.per, agg, s.Classes["segment"], c.aggregated, s.Desc)
+		}
+		if len(doc) > 300<<10 {
+			t.Errorf("%d nodes × %d: %d bytes", c.nodes, c.per, len(doc))
+		}
+	}
+}

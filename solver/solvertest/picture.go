@@ -1,0 +1,48 @@
+package solvertest
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/xflex/xflex/sight/sighttest"
+	"github.com/xflex/xflex/solver"
+)
+
+// MaxPictureBytes is the most an example's picture may weigh (the
+// picture contract: every SVG small, aggregating past a few hundred
+// nodes or jobs).
+const MaxPictureBytes = 300 << 10
+
+// Picture solves raw twice through a Runner holding only p and draws each
+// answer with p.Picture, as the front ends do. It fails t unless both
+// drawings are the same bytes (so a picture depends on neither
+// meta.elapsed_ms nor anything else that varies between runs), the SVG is
+// well-formed with a viewBox, title and desc (sighttest.Check) and it is
+// at most MaxPictureBytes. It returns the SVG, the response it drew and
+// the SVG's shape, for the caller to compare counts with the answer.
+func Picture(t testing.TB, p solver.Problem, raw []byte) ([]byte, []byte, sighttest.Shape) {
+	t.Helper()
+	if p.Picture == nil {
+		t.Fatalf("%s has no Picture", p.Name)
+	}
+	var svgs, resps [2][]byte
+	for i := range svgs {
+		b, xe := Run(t, p, raw)
+		if xe != nil {
+			t.Fatalf("solve failed: %v", xe)
+		}
+		resps[i] = append(b, '\n') // as Response.Wire
+		svg, err := p.Picture(raw, resps[i])
+		if err != nil {
+			t.Fatalf("picture: %v", err)
+		}
+		svgs[i] = svg
+	}
+	if !bytes.Equal(svgs[0], svgs[1]) {
+		t.Fatalf("two runs drew different pictures:\n%.3000s\n----\n%.3000s", svgs[0], svgs[1])
+	}
+	if len(svgs[0]) > MaxPictureBytes {
+		t.Errorf("picture of %d bytes, want at most %d", len(svgs[0]), MaxPictureBytes)
+	}
+	return svgs[0], resps[0], sighttest.Check(t, svgs[0])
+}

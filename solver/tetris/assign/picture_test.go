@@ -1,0 +1,70 @@
+package assign
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/solver/solvertest"
+)
+
+// TestPicture draws every example and testdata round and checks the
+// picture contract: well-formed, viewBox, title, desc, the same bytes on
+// two runs, one column ("node") per machine, one "container" per placed
+// task and one "unplaced" line per unplaced task (at most sight.MaxListed).
+func TestPicture(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.json")
+	files = append(files, filepath.Join("..", "..", "..", "examples", "tetris-assign.json"))
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, resp, shape := solvertest.Picture(t, Problem(), raw)
+			var r struct{ Result Result }
+			if err := json.Unmarshal(resp, &r); err != nil {
+				t.Fatal(err)
+			}
+			var req Request
+			if err := json.Unmarshal(raw, &req); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]int{"node": len(req.Machines), "unplaced": min(len(r.Result.Unplaced), sight.MaxListed)}
+			if !strings.Contains(shape.Desc, "aggregated") {
+				want["container"] = len(r.Result.Assignments)
+			}
+			for class, n := range want {
+				if shape.Classes[class] != n {
+					t.Errorf("%d elements of class %s, want %d", shape.Classes[class], class, n)
+				}
+			}
+		})
+	}
+}
+
+// TestPictureAggregates draws a generated round of 10,000 tasks on 1,000
+// machines: the machines are binned (the picture says so) and the SVG
+// stays small.
+func TestPictureAggregates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("solves a 10,000-task round")
+	}
+	inst, err := Generate(1, map[string]string{"machines": "1000", "tasks": "10000", "jobs": "40"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, _, shape := solvertest.Picture(t, Problem(), raw)
+	cols := sight.Columns(len(resourceNames(inst.(*Request).Machines)))
+	if shape.Classes["node"] > cols || shape.Classes["container"] != 0 || !strings.Contains(shape.Desc, "aggregated: 1000 nodes") {
+		t.Errorf("%d columns (at most %d), %d containers, desc %q", shape.Classes["node"], cols, shape.Classes["container"], shape.Desc)
+	}
+	t.Logf("%d bytes", len(svg))
+}
