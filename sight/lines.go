@@ -6,12 +6,14 @@ import (
 )
 
 // Series is one named line of a LineChart: points (X[i], Y[i]) in order
-// of X, its colour and an optional stroke-dasharray.
+// of X, its colour, an optional stroke-dasharray and an optional class
+// in place of the chart's (a reference line a test counts apart).
 type Series struct {
 	Name   string
 	X, Y   []float64
 	Colour string
 	Dash   string
+	Class  string
 }
 
 // LineChart is one panel of lines on shared axes: utilisation over
@@ -27,6 +29,9 @@ type LineChart struct {
 	// YMin and YMax fix the y range when YMax > YMin (a fraction's 0..1);
 	// otherwise the range is the data's, from 0.
 	YMin, YMax float64
+	// ZeroX starts the x axis at 0 (durations) rather than the data's
+	// smallest x.
+	ZeroX bool
 }
 
 // Panel margins around a chart's plot area: room for the panel title and
@@ -53,6 +58,9 @@ func (c LineChart) Draw(d *Doc, x, y, w, h float64) {
 	if c.YMax > c.YMin {
 		ymin, ymax = c.YMin, c.YMax
 	}
+	if c.ZeroX {
+		xmin = math.Min(xmin, 0)
+	}
 	names, colours := make([]string, len(c.Series)), make([]string, len(c.Series))
 	for i, s := range c.Series {
 		names[i], colours[i] = s.Name, s.Colour
@@ -68,7 +76,11 @@ func (c LineChart) Draw(d *Doc, x, y, w, h float64) {
 		for i := range xs {
 			px[i], py[i] = a.PX(xs[i]), a.PY(ys[i])
 		}
-		d.Polyline(px, py, Style{Class: c.Class, Stroke: s.Colour, StrokeWidth: 1.5, Dash: s.Dash, Tip: s.Name})
+		class := c.Class
+		if s.Class != "" {
+			class = s.Class
+		}
+		d.Polyline(px, py, Style{Class: class, Stroke: s.Colour, StrokeWidth: 1.5, Dash: s.Dash, Tip: s.Name})
 	}
 	d.Legend(x+panelLeft, y+h-float64(len(names))*legendRow, legendRow, names, colours)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/xflex/xflex/sight"
 )
@@ -56,9 +55,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	desc := fmt.Sprintf("Allocation per user, stacked by %s: CMMF (%s, divisible %t) beside the baselines' totals. %d users, %d panels.",
 		kindOf(&req), resp.Meta.Status, res.Divisible, len(res.Users), len(chart.Panels))
-	if len(notes) > 0 {
-		desc += " " + strings.Join(notes, "; ") + "."
-	}
+	desc += sight.Notes(notes)
 	return chart.Doc("CMMF allocation", desc).Bytes(), nil
 }
 

@@ -60,9 +60,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	desc := fmt.Sprintf("Tasks per framework, stacked by server, under %d %s (%s). %d frameworks on %d servers.",
 		len(results), plural(len(results), "policy", "policies"), titles(results), len(resp.Result.Frameworks), len(req.Servers))
-	if len(notes) > 0 {
-		desc += " " + strings.Join(notes, "; ") + "."
-	}
+	desc += sight.Notes(notes)
 	return chart.Doc("Fair shares on heterogeneous servers", desc).Bytes(), nil
 }
 

@@ -11,6 +11,7 @@ import (
 	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
 	tetrissimulate "github.com/xflex/xflex/solver/tetris/simulate"
 	xscheduleassign "github.com/xflex/xflex/solver/xschedule/assign"
+	xschedulesimulate "github.com/xflex/xflex/solver/xschedule/simulate"
 	"github.com/xflex/xflex/solver/xselect"
 	"github.com/xflex/xflex/solver/xsize"
 )
@@ -27,5 +28,6 @@ func All() []solver.Problem {
 		tetrisassign.Problem(),
 		tetrissimulate.Problem(),
 		xscheduleassign.Problem(),
+		xschedulesimulate.Problem(),
 	}
 }

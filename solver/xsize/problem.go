@@ -18,6 +18,7 @@ func Problem() solver.Problem {
 		GenParams:      genParamTable,
 		Build:          prepare,
 		Solve:          solve,
+		Picture:        picture,
 	}.Problem()
 }
 

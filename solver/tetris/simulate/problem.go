@@ -14,5 +14,6 @@ func Problem() solver.Problem {
 		GenParams:      genParamTable,
 		Build:          Build,
 		Solve:          solve,
+		Picture:        picture,
 	}.Problem()
 }

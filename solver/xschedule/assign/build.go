@@ -36,11 +36,15 @@ func Build(req *Request) (*Model, error) {
 	if len(vs) > 0 {
 		return nil, vs.Err()
 	}
+	m.index = index{apps: appIdx, nodes: nodeIdx, totals: totals, resources: cl.resources, racks: map[string]bool{}}
+	for _, n := range m.nodes {
+		m.index.racks[n.rack] = true
+	}
 	m.readContainers(cl, nodeIdx, appIdx, totals, req.Prices, &vs)
 	m.checkOverflow(cl, &vs)
 	m.readUsage(req, appIdx, &vs)
 	m.readPairs(req.Pairs, appIdx, &vs)
-	m.readAsks(req.Requests, cl, nodeIdx, appIdx, totals, &vs)
+	m.readAsks(req.Requests, &vs)
 	return m, vs.Err()
 }
 
@@ -172,7 +176,7 @@ func (m *Model) readNodes(cl cluster, vs *solver.Violations) (map[string]int, []
 		for r, x := range n.Capacity {
 			totals[r] += x
 		}
-		m.nodes = append(m.nodes, node{name: n.Name, rack: n.Rack})
+		m.nodes = append(m.nodes, node{name: n.Name, rack: n.Rack, capacity: n.Capacity})
 	}
 	return idx, totals
 }
@@ -319,47 +323,53 @@ func (m *Model) readPairs(pairs []Pair, appIdx map[string]int, vs *solver.Violat
 	}
 }
 
-func (m *Model) readAsks(asks []Ask, cl cluster, nodeIdx, appIdx map[string]int, totals []float64, vs *solver.Violations) {
-	racks := map[string]bool{}
-	for _, n := range m.nodes {
-		racks[n.rack] = true
-	}
+func (m *Model) readAsks(asks []Ask, vs *solver.Violations) {
 	seen := map[string]int{}
 	for i, a := range asks {
 		if j, dup := seen[a.ID]; dup {
 			vs.Add(solver.Ptr("requests", i, "id"), "duplicate request id %q (also at /requests/%d)", a.ID, j)
 		}
 		seen[a.ID] = i
-		k := ask{index: i, id: a.ID, count: a.Count, size: a.Size, prio: a.Priority, pprio: a.PreemptionPriority, rack: a.Rack, host: -1, typ: a.Type}
-		if k.typ == "" {
-			k.typ = OwnedFirst
+		if k, ok := m.readAsk(a, func(f string) string { return solver.Ptr("requests", i, f) }, vs); ok {
+			k.index = i
+			m.asks = append(m.asks, k)
 		}
-		var ok bool
-		if k.app, ok = appIdx[a.App]; !ok {
-			vs.Add(solver.Ptr("requests", i, "app"), "unknown application %q", a.App)
-		}
-		if a.Host != "" {
-			if k.host, ok = nodeIdx[a.Host]; !ok {
-				vs.Add(solver.Ptr("requests", i, "host"), "unknown host %q", a.Host)
-			}
-		}
-		if a.Rack != "" && !racks[a.Rack] {
-			vs.Add(solver.Ptr("requests", i, "rack"), "unknown rack %q", a.Rack)
-		}
-		if len(a.Size) != len(totals) {
-			vs.Add(solver.Ptr("requests", i, "size"), "%d sizes for %d resources", len(a.Size), len(totals))
-			continue
-		}
-		k.norm = normalize(a.Size, totals)
-		m.checkAskSize(i, &k, vs)
-		m.asks = append(m.asks, k)
 	}
 }
 
+// readAsk checks one request against the model's names and capacities;
+// ptr gives its fields' pointers. It is false when the size cannot be
+// read.
+func (m *Model) readAsk(a Ask, ptr func(field string) string, vs *solver.Violations) (ask, bool) {
+	k := ask{id: a.ID, count: a.Count, size: a.Size, prio: a.Priority, pprio: a.PreemptionPriority, rack: a.Rack, host: -1, typ: a.Type}
+	if k.typ == "" {
+		k.typ = OwnedFirst
+	}
+	var ok bool
+	if k.app, ok = m.index.apps[a.App]; !ok {
+		vs.Add(ptr("app"), "unknown application %q", a.App)
+	}
+	if a.Host != "" {
+		if k.host, ok = m.index.nodes[a.Host]; !ok {
+			vs.Add(ptr("host"), "unknown host %q", a.Host)
+		}
+	}
+	if a.Rack != "" && !m.index.racks[a.Rack] {
+		vs.Add(ptr("rack"), "unknown rack %q", a.Rack)
+	}
+	if len(a.Size) != len(m.index.totals) {
+		vs.Add(ptr("size"), "%d sizes for %d resources", len(a.Size), len(m.index.totals))
+		return k, false
+	}
+	k.norm = normalize(a.Size, m.index.totals)
+	m.checkAskSize(ptr("size"), &k, vs)
+	return k, true
+}
+
 // checkAskSize refuses a request no container of the cluster could hold.
-func (m *Model) checkAskSize(i int, k *ask, vs *solver.Violations) {
+func (m *Model) checkAskSize(ptr string, k *ask, vs *solver.Violations) {
 	if k.norm <= 0 {
-		vs.Add(solver.Ptr("requests", i, "size"), "a request needs a positive size in some resource")
+		vs.Add(ptr, "a request needs a positive size in some resource")
 		return
 	}
 	for _, c := range m.conts {
@@ -367,7 +377,7 @@ func (m *Model) checkAskSize(i int, k *ask, vs *solver.Violations) {
 			return
 		}
 	}
-	vs.Add(solver.Ptr("requests", i, "size"), "request %q is larger than every container", k.id)
+	vs.Add(ptr, "request %q is larger than every container", k.id)
 }
 
 func sortedKeys[V any](mp map[string]V) []string {

@@ -33,6 +33,17 @@ type Model struct {
 	// rankBuf is rank's reused buffer.
 	classes []class
 	rankBuf []ranked
+	// index keeps the name lookups and totals for asks made after
+	// Build (Prepare).
+	index index
+}
+
+// index is what Build learnt of names and capacities.
+type index struct {
+	apps, nodes map[string]int
+	racks       map[string]bool
+	resources   []string
+	totals      []float64
 }
 
 // cache holds per-application values a scan reuses, valid while their
@@ -52,6 +63,7 @@ type settings struct {
 
 type node struct {
 	name, rack string
+	capacity   []float64
 }
 
 type app struct {

@@ -1,0 +1,274 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// scheduler is the policy the loop drives: X-Schedule over the assign
+// model (xsched.go) or online DRF (drf.go).
+type scheduler interface {
+	// prepare checks a new ask (X-Schedule keeps a checked form).
+	prepare(p *pending) error
+	// round decides at t over the queue; false when ctx ended first.
+	round(ctx context.Context, t float64, queue []*pending) ([]decision, bool)
+	// release frees a container its user gave back at t.
+	release(t float64, container string)
+	// container describes a container (owner "" under DRF).
+	container(id string) contInfo
+	// noticed counts the preemption notices not yet completed.
+	noticed() int
+	// packing is the final packing of the containers on the nodes.
+	packing() []NodeOut
+}
+
+// contInfo is what the recorder needs of a container.
+type contInfo struct {
+	owner, node string
+	size        []float64
+	norm        float64
+}
+
+// Decision kinds, as event kinds (wire names).
+const (
+	KindGrant   = "grant"
+	KindNotice  = "notice"
+	KindPreempt = "preempt"
+	KindRelease = "release"
+)
+
+// decision is one outcome of a round. A grant gives container to
+// request; a notice tells the container's user to give it up for
+// request; a preempt takes it from its user now (the loop knows who).
+// completes marks a grant that completes a notice.
+type decision struct {
+	kind      string
+	container string
+	request   string
+	completes bool
+}
+
+// pending is an ask still wanting containers: times holds the ask time
+// of each container wanted, oldest first; promised those of containers
+// under notice for it.
+type pending struct {
+	a        ask
+	agent    int
+	times    []float64
+	promised []float64
+}
+
+// hold is a granted container: the agent and ask holding it.
+type hold struct {
+	agent int
+	a     ask
+	since float64
+}
+
+// Ends of a run (wire names).
+const (
+	EndQuiet   = "quiet"   // nothing was left to happen
+	EndHorizon = "horizon" // the horizon was reached
+	EndBudget  = "budget"  // the budget ran out
+)
+
+// sim is one run of the loop. Time advances from event to event: an
+// agent's own events (arrivals, releases) and decision rounds, which
+// run at multiples of the scheduling interval while a request is pending
+// or a notice outstanding. At one time: agents step in agent order (each
+// releases, then asks), patience expires asks, then the round.
+type sim struct {
+	sched    scheduler
+	agents   []agent
+	horizon  float64
+	interval float64
+	patience float64
+	queue    []*pending
+	byID     map[string]*pending
+	holds    map[string]hold
+	rec      *recorder
+	now      float64
+	// nextRound is the index of the next round, at nextRound·interval;
+	// dirty says an ask or a release came after the last round.
+	nextRound int64
+	dirty     bool
+}
+
+// run simulates until nothing is left to happen, the horizon or ctx's
+// end, and says which.
+func (s *sim) run(ctx context.Context) (string, error) {
+	for {
+		next, ok := s.next()
+		switch {
+		case !ok:
+			s.rec.finish(s.now, s.holds)
+			return EndQuiet, nil
+		case next > s.horizon:
+			s.now = s.horizon
+			s.rec.finish(s.horizon, s.holds)
+			return EndHorizon, nil
+		case ctx.Err() != nil:
+			s.rec.finish(s.now, s.holds)
+			return EndBudget, nil
+		}
+		s.now = next
+		if err := s.stepAgents(); err != nil {
+			return "", err
+		}
+		s.expire()
+		if s.now == s.roundTime() {
+			s.nextRound++
+			s.dirty = false
+			if s.due() && !s.decide(ctx) {
+				s.rec.finish(s.now, s.holds)
+				return EndBudget, nil
+			}
+		}
+	}
+}
+
+// next is the time of the next event; false when nothing can change
+// any more. A round is due while a request is pending or a notice
+// outstanding, unless nothing changed since the last round and nothing
+// is in use (then it would decide the same again).
+func (s *sim) next() (float64, bool) {
+	t := math.Inf(1)
+	for _, ag := range s.agents {
+		t = min(t, ag.wake())
+	}
+	if s.due() && (s.dirty || len(s.holds) > 0 || s.sched.noticed() > 0) {
+		s.nextRound = max(s.nextRound, int64(math.Ceil(s.now/s.interval)))
+		for s.roundTime() < s.now {
+			s.nextRound++
+		}
+		t = min(t, s.roundTime())
+	}
+	return t, t < math.Inf(1)
+}
+
+func (s *sim) roundTime() float64 { return float64(s.nextRound) * s.interval }
+
+func (s *sim) due() bool { return len(s.queue) > 0 || s.sched.noticed() > 0 }
+
+// stepAgents runs every agent whose event is due, in agent order.
+func (s *sim) stepAgents() error {
+	for i, ag := range s.agents {
+		if ag.wake() > s.now {
+			continue
+		}
+		asks, rel := ag.step(s.now)
+		for _, c := range rel {
+			if err := s.release(i, c); err != nil {
+				return err
+			}
+		}
+		for _, a := range asks {
+			if err := s.enqueue(i, a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *sim) release(agent int, c string) error {
+	h, ok := s.holds[c]
+	if !ok || h.agent != agent {
+		return fmt.Errorf("simulate: agent %d released container %q it does not hold", agent, c)
+	}
+	delete(s.holds, c)
+	s.dirty = true
+	s.sched.release(s.now, c)
+	s.rec.release(s.now, c, h)
+	return nil
+}
+
+// enqueue adds an ask: to the pending one of the same id, or as a new
+// pending ask at the end of the queue.
+func (s *sim) enqueue(agent int, a ask) error {
+	p := s.byID[a.id]
+	if p == nil {
+		p = &pending{a: a, agent: agent}
+		if err := s.sched.prepare(p); err != nil {
+			return err
+		}
+		s.byID[a.id] = p
+		s.queue = append(s.queue, p)
+	} else if p.agent != agent {
+		return fmt.Errorf("simulate: request id %q asked by two agents", a.id)
+	}
+	for range a.count {
+		p.times = append(p.times, s.now)
+	}
+	s.dirty = true
+	s.rec.ask(s.now, a)
+	return nil
+}
+
+// expire drops the container requests that waited longer than patience.
+func (s *sim) expire() {
+	if math.IsInf(s.patience, 1) {
+		return
+	}
+	for _, p := range s.queue {
+		k := 0
+		for k < len(p.times) && p.times[k]+s.patience < s.now {
+			k++
+		}
+		if k > 0 {
+			p.times = p.times[k:]
+			s.rec.expire(p.a, k)
+		}
+	}
+	s.compact()
+}
+
+// decide runs a round and applies its decisions in order.
+func (s *sim) decide(ctx context.Context) bool {
+	ds, complete := s.sched.round(ctx, s.now, s.queue)
+	for _, d := range ds {
+		s.apply(d)
+	}
+	s.compact()
+	return complete
+}
+
+func (s *sim) apply(d decision) {
+	switch d.kind {
+	case KindNotice:
+		p := s.byID[d.request]
+		p.promised = append(p.promised, p.times[0])
+		p.times = p.times[1:]
+		s.rec.notice(s.now, d, s.holds[d.container], p.a)
+	case KindPreempt:
+		h := s.holds[d.container]
+		delete(s.holds, d.container)
+		s.agents[h.agent].revoked(s.now, d.container)
+		s.rec.preempt(s.now, d, h, s.byID[d.request].a)
+	case KindGrant:
+		p := s.byID[d.request]
+		var asked float64
+		if d.completes {
+			asked, p.promised = p.promised[0], p.promised[1:]
+		} else {
+			asked, p.times = p.times[0], p.times[1:]
+		}
+		h := hold{agent: p.agent, a: p.a, since: s.now}
+		s.holds[d.container] = h
+		s.rec.grant(s.now, d.container, h, asked)
+		s.agents[p.agent].granted(s.now, p.a, d.container)
+	}
+}
+
+// compact drops the asks with nothing left to wait for, keeping order.
+func (s *sim) compact() {
+	s.queue = slices.DeleteFunc(s.queue, func(p *pending) bool {
+		if len(p.times) == 0 && len(p.promised) == 0 {
+			delete(s.byID, p.a.id)
+			return true
+		}
+		return false
+	})
+}

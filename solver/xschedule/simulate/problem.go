@@ -1,0 +1,159 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/xschedule/assign"
+)
+
+// Problem is the X-Schedule simulator as served at POST /v1/xschedule/simulate.
+func Problem() solver.Problem {
+	return solver.Typed[Request, *Instance]{
+		Name:           "xschedule/simulate",
+		CLIName:        "xschedule-simulate",
+		RequestSchema:  "xschedule-simulate.request.json",
+		ResponseSchema: "xschedule-simulate.response.json",
+		Summary:        "X-Schedule simulator: a request trace over time under X-Schedule and under online DRF",
+		Generate:       Generate,
+		GenParams:      genParamTable,
+		Build:          Build,
+		Solve:          solve,
+	}.Problem()
+}
+
+// Defaults of the settings and limits.
+const (
+	defaultInterval  = 1
+	defaultMaxEvents = 100000
+	defaultMaxPoints = 10000
+)
+
+// Instance is a checked simulation: the request, and the assign model
+// that checked the cluster, the applications and the trace (its round
+// state is still the start: every container free, no pair context).
+type Instance struct {
+	req      *Request
+	model    *assign.Model
+	grace    float64
+	interval float64
+	patience float64
+	horizon  float64
+	maxEv    int
+	maxPts   int
+}
+
+// Build checks the request with xschedule/assign's checks (the trace's
+// requests are that round's requests, at the same pointers) and reads
+// the settings.
+func Build(req *Request) (*Instance, error) {
+	ar := &assign.Request{Resources: req.Resources, Nodes: req.Nodes, Placement: req.Placement, Apps: req.Apps, Prices: req.Prices}
+	for _, c := range req.Containers {
+		ar.Containers = append(ar.Containers, assign.Container{ID: c.ID, Node: c.Node, Size: c.Size, Owner: c.Owner})
+	}
+	for _, a := range req.Requests {
+		ar.Requests = append(ar.Requests, assign.Ask{ID: a.ID, App: a.App, Count: a.Count, Size: a.Size, Duration: a.Duration,
+			Priority: a.Priority, PreemptionPriority: a.PreemptionPriority, Rack: a.Rack, Host: a.Host, Type: a.Type})
+	}
+	in := &Instance{req: req, grace: 30, interval: defaultInterval, patience: math.Inf(1), horizon: math.Inf(1),
+		maxEv: defaultMaxEvents, maxPts: defaultMaxPoints}
+	if s := req.Settings; s != nil {
+		ar.Settings = &s.Settings
+		in.interval = deref(s.SchedulingInterval, in.interval)
+		in.patience = deref(s.Patience, in.patience)
+		in.grace = deref(s.GracePeriod, in.grace)
+	}
+	in.horizon = deref(req.Horizon, in.horizon)
+	if l := req.Limits; l != nil {
+		in.maxEv = deref(l.MaxEvents, in.maxEv)
+		in.maxPts = deref(l.MaxPoints, in.maxPts)
+	}
+	m, err := assign.Build(ar)
+	if err != nil {
+		return nil, err
+	}
+	in.model = m
+	return in, nil
+}
+
+func deref[T any](p *T, def T) T {
+	if p != nil {
+		return *p
+	}
+	return def
+}
+
+// agents are the demand of a run, each run its own: the trace.
+func (in *Instance) agents() []agent {
+	return []agent{newTraceAgent(in.req.Requests)}
+}
+
+func (in *Instance) newSim(sched scheduler, pairs pairSource) *sim {
+	m := in.model
+	nres := 0
+	for _, x := range m.Totals() {
+		if x > 0 {
+			nres++
+		}
+	}
+	return &sim{sched: sched, agents: in.agents(), horizon: in.horizon, interval: in.interval, patience: in.patience,
+		byID: map[string]*pending{}, holds: map[string]hold{},
+		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts)}
+}
+
+// runX simulates the trace under X-Schedule.
+func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, error) {
+	x := newXsched(in.model, in.req.Requests, in.grace)
+	s := in.newSim(x, x)
+	end, err := s.run(ctx)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	s.rec.run.Ended, s.rec.run.Packing = end, x.packing()
+	return s.rec.run, s.rec.pairSeries(), nil
+}
+
+// runDRF simulates the trace under online DRF on the same nodes.
+func (in *Instance) runDRF(ctx context.Context) (Run, error) {
+	d := newDRF(in.model.Nodes(), in.model.Totals())
+	s := in.newSim(d, nil)
+	end, err := s.run(ctx)
+	if err != nil {
+		return Run{}, err
+	}
+	s.rec.run.Ended, s.rec.run.Packing = end, d.packing()
+	return s.rec.run, nil
+}
+
+// solve runs X-Schedule, then DRF. Under a deadline X-Schedule may use
+// half of what is left, DRF the rest, so a tight budget leaves both a
+// partial run (each saying how far it got) and status timeout.
+func solve(ctx context.Context, b solver.Built[Request, *Instance], _ solver.Options) (any, solver.Meta, error) {
+	in := b.In
+	xctx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		xctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		defer cancel()
+	}
+	xr, series, err := in.runX(xctx)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	dr, err := in.runDRF(ctx)
+	if err != nil {
+		return nil, solver.Meta{}, err
+	}
+	res := &Result{Run: xr, Imbalance: series, Baselines: Baselines{DRF: dr}}
+	meta := solver.Meta{Status: solver.StatusFeasible, Solver: "xschedule/simulate"}
+	if xr.Ended == EndBudget || dr.Ended == EndBudget {
+		meta.Status = solver.StatusTimeout
+	}
+	meta.SetObjective(float64(xr.Summary.Granted))
+	meta.Notes = append(meta.Notes, fmt.Sprintf("X-Schedule granted %d containers, DRF %d (simulated to %g and %g)",
+		xr.Summary.Granted, dr.Summary.Granted, xr.Until, dr.Until))
+	return res, meta, nil
+}
