@@ -56,7 +56,7 @@ func chromium(t *testing.T) string {
 // SQLite store, the page) on loopback for one test; beside the real
 // problems it has jobtest's sleep problem, a job that runs as long as
 // asked (for the cancel button).
-func startServer(t *testing.T) (*httptest.Server, *solver.Runner) {
+func startServer(t *testing.T, cfg httpapi.Config) (*httptest.Server, *solver.Runner) {
 	t.Helper()
 	set, err := jobtest.Schemas()
 	if err != nil {
@@ -66,7 +66,7 @@ func startServer(t *testing.T) (*httptest.Server, *solver.Runner) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
+	api := httpapi.New(cfg, runner, zerolog.Nop())
 	stop, err := jobs.Setup(context.Background(), jobs.Config{Store: "sqlite:" + filepath.Join(t.TempDir(), "jobs.db")},
 		runner, api, zerolog.Nop())
 	if err != nil {
@@ -296,7 +296,7 @@ func saveScreenshot(t *testing.T, ctx context.Context, sel, name string) {
 // by side, the job list, and no console error throughout.
 func TestUIEndToEnd(t *testing.T) {
 	ctx, console := newBrowser(t, 90*time.Second)
-	srv, runner := startServer(t)
+	srv, runner := startServer(t, httpapi.Config{})
 	do(t, ctx, "open /ui/", chromedp.Navigate(srv.URL+"/ui/"),
 		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)))
 	names := js[[]string](t, ctx, `[...document.querySelectorAll("#problem option")].map(o => o.value)`)
@@ -314,6 +314,7 @@ func TestUIEndToEnd(t *testing.T) {
 	t.Run("job", func(t *testing.T) { runJob(t, ctx) })
 	t.Run("scenario", func(t *testing.T) { runScenario(t, ctx) })
 	t.Run("cancel", func(t *testing.T) { cancelJob(t, ctx) })
+	t.Run("token", func(t *testing.T) { withToken(t, ctx) })
 	if errs := console.list(); len(errs) > 0 {
 		t.Errorf("the console logged %d error(s):\n%s", len(errs), strings.Join(errs, "\n"))
 	}
@@ -443,4 +444,40 @@ func cancelJob(t *testing.T, ctx context.Context) {
 		t.Errorf("the cancelled job's answer: %.300q", answer)
 	}
 	checkPicture(t, ctx, "cancelled job")
+}
+
+// withToken opens the page on a server with tokens: without one the page
+// says 401 and offers no problem; with a token typed into the field it
+// lists the problems and solves, sending the token as Bearer.
+func withToken(t *testing.T, ctx context.Context) {
+	const token = "ui-test-token"
+	path := filepath.Join(t.TempDir(), "tokens")
+	line := "acme solve,jobs " + httpapi.HashToken(token) + "\n"
+	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	auth, err := httpapi.LoadAuth(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := startServer(t, httpapi.Config{Auth: auth})
+	do(t, ctx, "open /ui/ with tokens", chromedp.Navigate(srv.URL+"/ui/"),
+		chromedp.Poll[chromedp.Void](`document.body.dataset.finished === "1"`, chromedp.WithPollingTimeout(10*time.Second)))
+	if msg := text(t, ctx, "#status"); !strings.Contains(msg, "401") {
+		t.Fatalf("without a token the page says %q", msg)
+	}
+	if n := js[int](t, ctx, `document.querySelectorAll("#problem option").length`); n != 0 {
+		t.Fatalf("without a token the page offers %d problems", n)
+	}
+	st, msg := act(t, ctx, "", fmt.Sprintf(`(() => { const e = document.getElementById("token");
+		e.value = %q; e.dispatchEvent(new Event("change")); })()`, token))
+	if st != "idle" || js[int](t, ctx, `document.querySelectorAll("#problem option").length`) == 0 {
+		t.Fatalf("with the token: status %s %s", st, msg)
+	}
+	if st, msg := act(t, ctx, "#run-sync", ""); st != "done" {
+		t.Fatalf("solve with the token: %s %s", st, msg)
+	}
+	if kept := js[string](t, ctx, `sessionStorage.getItem("xflex.token")`); kept != token {
+		t.Errorf("sessionStorage holds %q", kept)
+	}
 }

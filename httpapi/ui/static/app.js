@@ -36,10 +36,10 @@ function showFailure(problem, fromJob) {
     else if (fromJob && e.pointer.startsWith("/input")) mine.push({ ...e, pointer: e.pointer.slice("/input".length) });
     else mine.push(e);
   }
-  if (mine.length === 0 && theirs.length === 0) mine.push({ pointer: null, message: problem.detail ?? problem.title });
   if (mine.length) request.showErrors(mine);
   if (theirs.length) { $("scenario").open = true; variants.showErrors(theirs); }
-  setStatus("error", (problem.status ? problem.status + " " : "") + problem.title);
+  const detail = mine.length || theirs.length || !problem.detail ? "" : ": " + problem.detail;
+  setStatus("error", (problem.status ? problem.status + " " : "") + problem.title + detail);
 }
 
 // guarded runs an action with the buttons disabled, turning any API
@@ -106,6 +106,9 @@ async function runSync() {
   showJSON(doc, p.command + "-answer");
   setStatus("busy", "Drawing the picture…");
   await showPicture(await call("POST", p.path, { body: request.value, accept: SVG }), p.command + "-picture");
+  if (doc.meta?.status === "timeout") {
+    $("picture-caption").textContent += " (drawn from a second solve of the same request: its budget ran out too, so it may differ from the JSON)";
+  }
   setStatus("done", p.name + ": " + (doc.meta?.status ?? "answered") + summaryOf(doc.meta));
 }
 
