@@ -26,8 +26,12 @@ type Packing struct {
 	// Notes are extra lines under the title (a replan's changes, ...).
 	Notes []string
 	// OwnerLabel heads the legend ("owner" when empty); BaseLabel names
-	// the grey base ("reserved / in use before" when empty).
+	// the grey base ("reserved / in use before" when empty; listed only
+	// when some node has a base).
 	OwnerLabel, BaseLabel string
+	// Nouns name the nodes, items and unplaced items in the text
+	// ("nodes", "containers", "unplaced" when empty).
+	NodeNoun, ItemNoun, UnplacedNoun string
 }
 
 // PackNode is one node's column.
@@ -114,7 +118,7 @@ func (p Packing) Draw() *Doc {
 	p.drawLegend(d, packMarginL+float64(len(cols))*colW+20, top)
 	y = top + packBarH + packLabelH
 	if len(p.Unplaced) > 0 {
-		d.Text(packMarginL, y, fmt.Sprintf("Unplaced (%d):", len(p.Unplaced)), Style{Fill: Ink})
+		d.Text(packMarginL, y, fmt.Sprintf("%s (%d):", cmp.Or(p.UnplacedNoun, "unplaced"), len(p.Unplaced)), Style{Fill: Ink})
 	}
 	for i, u := range p.Unplaced[:min(len(p.Unplaced), MaxListed)] {
 		d.Text(packMarginL+10, y+float64(i+1)*packLineH, u, Style{Class: "unplaced", Fill: Ink})
@@ -136,11 +140,12 @@ func (p Packing) items() int {
 
 // summary is the view's first lines: the counts, and how it aggregates.
 func (p Packing) summary(cols int, binned, byItem bool) []string {
-	out := []string{fmt.Sprintf("%d nodes, %d containers, %d unplaced; bars: %s", len(p.Nodes), p.items(), len(p.Unplaced), strings.Join(p.Resources, ", "))}
+	nodes, items := cmp.Or(p.NodeNoun, "nodes"), cmp.Or(p.ItemNoun, "containers")
+	out := []string{fmt.Sprintf("%d %s, %d %s, %d %s; bars: %s", len(p.Nodes), nodes, p.items(), items, len(p.Unplaced), cmp.Or(p.UnplacedNoun, "unplaced"), strings.Join(p.Resources, ", "))}
 	if binned {
-		out = append(out, fmt.Sprintf("aggregated: %d nodes in %d columns of up to %d consecutive nodes; each bar stacks one segment per owner", len(p.Nodes), cols, p.binSize()))
+		out = append(out, fmt.Sprintf("aggregated: %d %s in %d columns of up to %d consecutive %s; each bar stacks one segment per owner", len(p.Nodes), nodes, cols, p.binSize(), nodes))
 	} else if !byItem {
-		out = append(out, fmt.Sprintf("aggregated: more than %d containers × resources, so each bar stacks one segment per owner", MaxItemRects))
+		out = append(out, fmt.Sprintf("aggregated: more than %d %s × resources, so each bar stacks one segment per owner", MaxItemRects, items))
 	}
 	return out
 }
@@ -301,7 +306,21 @@ func (p Packing) drawLegend(d *Doc, x, y float64) {
 		}
 		names, colours = append(names, o), append(colours, Colour(i))
 	}
-	names, colours = append(names, cmp.Or(p.BaseLabel, "reserved / in use before")), append(colours, Faint)
+	if p.hasBase() {
+		names, colours = append(names, cmp.Or(p.BaseLabel, "reserved / in use before")), append(colours, Faint)
+	}
 	d.Text(x, y-4, cmp.Or(p.OwnerLabel, "owner"), Style{Fill: Ink, Size: 11})
 	d.Legend(x, y, packLineH, names, colours)
+}
+
+// hasBase reports whether some node has capacity taken before its items.
+func (p Packing) hasBase() bool {
+	for _, n := range p.Nodes {
+		for _, b := range n.Base {
+			if b != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -36,6 +36,8 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		Resources:  resources,
 		Owners:     jobs,
 		OwnerLabel: "job",
+		NodeNoun:   "machines",
+		ItemNoun:   "tasks",
 		BaseLabel:  "in use before the round",
 	}
 	for _, u := range res.Unplaced {

@@ -63,7 +63,7 @@ func TestPictureAggregates(t *testing.T) {
 	}
 	svg, _, shape := solvertest.Picture(t, Problem(), raw)
 	cols := sight.Columns(len(resourceNames(inst.(*Request).Machines)))
-	if shape.Classes["node"] > cols || shape.Classes["container"] != 0 || !strings.Contains(shape.Desc, "aggregated: 1000 nodes") {
+	if shape.Classes["node"] > cols || shape.Classes["container"] != 0 || !strings.Contains(shape.Desc, "aggregated: 1000 machines") {
 		t.Errorf("%d columns (at most %d), %d containers, desc %q", shape.Classes["node"], cols, shape.Classes["container"], shape.Desc)
 	}
 	t.Logf("%d bytes", len(svg))

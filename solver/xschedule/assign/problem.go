@@ -77,6 +77,7 @@ func Problem() solver.Problem {
 		GenParams:      genParamTable,
 		Build:          Build,
 		Solve:          solve,
+		Picture:        picture,
 		// Build on the second core while the body is validated: at
 		// 10,000 containers it is a third of the round's time.
 		PreBuild: true,
