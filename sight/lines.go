@@ -167,7 +167,9 @@ func Coarsen(start, end []float64, vals [][]float64, n int) (s, e []float64, v [
 
 // StackedArea is one panel of layers stacked over binned time: layer k
 // has value Values[k][i] over bin [Start[i], End[i]). Each layer is one
-// filled polygon of class Class, coloured Colours[k].
+// filled polygon of class Class, coloured Colours[k]: the area under the
+// top of layers 0..k, drawn top layer first so each lower one paints over
+// it (half the points of outlining each layer's band).
 type StackedArea struct {
 	Title, XLabel, YLabel string
 	Class                 string
@@ -181,19 +183,17 @@ type StackedArea struct {
 // Draw draws a in the rectangle (x, y, w, h) of d with a legend.
 func (a StackedArea) Draw(d *Doc, x, y, w, h float64) {
 	n := min(len(a.Start), len(a.End))
-	base := make([]float64, n)
-	top := 0.0
-	for i := range n {
-		sum := 0.0
-		for _, row := range a.Values {
-			if i < len(row) {
-				sum += math.Max(row[i], 0)
+	tops := make([][]float64, len(a.Values)) // tops[k][i]: Σ_{j≤k} Values[j][i]
+	top := a.YMax
+	for k, row := range a.Values {
+		tops[k] = make([]float64, n)
+		for i := range n {
+			if k > 0 {
+				tops[k][i] = tops[k-1][i]
 			}
+			tops[k][i] += math.Max(at(row, i), 0)
+			top = math.Max(top, tops[k][i])
 		}
-		top = math.Max(top, sum)
-	}
-	if a.YMax > 0 {
-		top = math.Max(top, a.YMax)
 	}
 	xmin, xmax := 0.0, 1.0
 	if n > 0 {
@@ -201,17 +201,16 @@ func (a StackedArea) Draw(d *Doc, x, y, w, h float64) {
 	}
 	ax := panelAxes(d, x, y, w, h, a.Title, len(a.Names), [4]float64{xmin, xmax, 0, top})
 	ax.Draw(d, a.XLabel, a.YLabel)
-	for k, row := range a.Values {
+	for k := len(tops) - 1; k >= 0; k-- {
 		var px, py []float64
 		for i := range n {
-			v := base[i] + math.Max(at(row, i), 0)
-			px, py = append(px, ax.PX(a.Start[i]), ax.PX(a.End[i])), append(py, ax.PY(v), ax.PY(v))
+			v := ax.PY(tops[k][i])
+			px, py = append(px, ax.PX(a.Start[i]), ax.PX(a.End[i])), append(py, v, v)
 		}
-		for i := n - 1; i >= 0; i-- {
-			px, py = append(px, ax.PX(a.End[i]), ax.PX(a.Start[i])), append(py, ax.PY(base[i]), ax.PY(base[i]))
-			base[i] += math.Max(at(row, i), 0)
+		if n > 0 {
+			px, py = append(px, ax.PX(a.End[n-1]), ax.PX(a.Start[0])), append(py, ax.PY(0), ax.PY(0))
 		}
-		d.Polyline(px, py, Style{Class: a.Class, Fill: a.Colours[k], Stroke: a.Colours[k], StrokeWidth: 0.5, Tip: a.Names[k]})
+		d.Polyline(px, py, Style{Class: a.Class, Fill: a.Colours[k], Tip: a.Names[k]})
 	}
 	d.Legend(x+panelLeft, y+h-float64(len(a.Names))*legendRow, legendRow, a.Names, a.Colours)
 }

@@ -1,6 +1,7 @@
 package sight
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -80,5 +81,37 @@ func TestKeepBarsAndSegments(t *testing.T) {
 	}
 	if got := c.Panels[0].Bars[0].Parts; !slices.Equal(got, []float64{0, 5}) {
 		t.Errorf("y's folded parts %v", got)
+	}
+}
+
+// The imbalance curve is split where it crosses ±Δ and 0, so clamping its
+// vertices to a zone clamps it exactly.
+func TestSplitAt(t *testing.T) {
+	ts, ss := splitAt([]float64{0, 4}, []float64{-2, 2}, []float64{-1, 0, 1})
+	if !slices.Equal(ts, []float64{0, 1, 2, 3, 4}) || !slices.Equal(ss, []float64{-2, -1, 0, 1, 2}) {
+		t.Errorf("splitAt = %v %v", ts, ss)
+	}
+}
+
+// A series of points with slopes becomes its polyline, jumps vertical,
+// and past maxPoints is sampled exactly at evenly spaced times.
+func TestPiecewiseLinear(t *testing.T) {
+	ts, ss, thinned := PiecewiseLinear([]float64{0, 2}, []float64{0, 5}, []float64{1, -1}, 4, 10)
+	if thinned || !slices.Equal(ts, []float64{0, 2, 2, 4}) || !slices.Equal(ss, []float64{0, 2, 5, 3}) {
+		t.Errorf("PiecewiseLinear = %v %v %v", ts, ss, thinned)
+	}
+	ts, ss, thinned = PiecewiseLinear([]float64{0, 2}, []float64{0, 5}, []float64{1, -1}, 4, 3)
+	if !thinned || !slices.Equal(ts, []float64{0, 2, 4}) || !slices.Equal(ss, []float64{0, 5, 3}) {
+		t.Errorf("sampled = %v %v %v", ts, ss, thinned)
+	}
+}
+
+// Binning keeps all the weight and puts a cell's circle at its weighted
+// mean, in the group of its heaviest point.
+func TestBin(t *testing.T) {
+	ps := []Point{{X: 0, Y: 0, W: 1, Group: 0}, {X: 0.1, Y: 0.1, W: 3, Group: 1}, {X: 10, Y: 10, W: 2, Group: 2}}
+	bins := Bin(ps, 4)
+	if len(bins) != 2 || bins[0].W != 4 || bins[0].Group != 1 || math.Abs(bins[0].X-0.075) > 1e-12 || bins[1].W != 2 {
+		t.Errorf("Bin = %+v", bins)
 	}
 }

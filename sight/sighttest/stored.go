@@ -14,8 +14,9 @@ type Case struct {
 	Request, Response []byte
 }
 
-// Stored returns a problem's example request (ROOT/examples/CLI.json)
-// and its package's testdata requests (DIR/testdata/*.json) paired with
+// Stored returns a problem's example request (ROOT/examples/CLI.json),
+// its package's testdata requests (DIR/testdata/*.json) and its extreme
+// inputs (ROOT/solver/robust/testdata/CLI-*.json) paired with
 // their stored answers (ROOT/solver/problems/testdata/responses/CLI/,
 // kept byte-exact by TestStoredResponses), those answers that have a
 // result (not errors). root is the repository root and dir the problem's
@@ -47,6 +48,7 @@ func Stored(t testing.TB, root, cli, dir string) []Case {
 	}
 	add("example-", filepath.Join(root, "examples", cli+".json"))
 	add("testdata-", filepath.Join(dir, "testdata", "*.json"))
+	add("robust-", filepath.Join(root, "solver", "robust", "testdata", cli+"-*.json"))
 	if len(out) == 0 {
 		t.Fatalf("no stored answers for %s", cli)
 	}

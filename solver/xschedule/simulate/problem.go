@@ -22,6 +22,7 @@ func Problem() solver.Problem {
 		GenParams:      genParamTable,
 		Build:          Build,
 		Solve:          solve,
+		Picture:        picture,
 	}.Problem()
 }
 

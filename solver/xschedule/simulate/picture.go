@@ -1,0 +1,223 @@
+package simulate
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/xflex/xflex/sight"
+)
+
+// Picture limits: applications past the palette's eight (by use) share
+// the grey "other"; at most maxPairs imbalance panels (the pairs that
+// went deepest into their bound); at most maxSteps utilisation steps and
+// maxCurve vertices per imbalance curve.
+//
+// With the packing's own bound (sight.MaxItemRects) these keep the
+// document under about 300 KB: a stacked layer costs about 26 bytes a
+// step, a pair's five shapes about 65 bytes a vertex, more where the
+// curve crosses its bounds.
+const (
+	maxPairs = 4
+	maxSteps = 150
+	maxCurve = 150
+	panelW   = 470
+	panelH   = 300
+)
+
+// picture draws X-Sight's three views of a simulation (the xflex paper,
+// section 2.1): cluster utilisation over time stacked by application
+// (X-Schedule beside the online-DRF baseline), the sharing imbalance of
+// each pair of applications against its bound (Figure 2), and the final
+// packing of containers into nodes with their owners and users.
+func picture(request, response json.RawMessage) ([]byte, error) {
+	var req Request
+	if err := json.Unmarshal(request, &req); err != nil {
+		return nil, fmt.Errorf("xschedule-simulate picture: request: %w", err)
+	}
+	var resp struct {
+		Result Result `json:"result"`
+	}
+	if err := json.Unmarshal(response, &resp); err != nil {
+		return nil, fmt.Errorf("xschedule-simulate picture: response: %w", err)
+	}
+	res := &resp.Result
+	apps := appsByUse(res.Apps)
+	pairs, notes := pickPairs(res.Imbalance)
+	rows := 1 + (len(pairs)+1)/2
+	d := sight.New(2*panelW, 30+float64(rows)*panelH, "Utilisation and sharing imbalance",
+		"Utilisation over time stacked by application, and each pair's sharing imbalance against its bound.")
+	d.Text(8, 18, fmt.Sprintf("X-Schedule simulation to t = %s (%s): %d granted, %d preemptions, mean wait %s",
+		sight.Value(res.Until), res.Ended, res.Summary.Granted, res.Summary.Preemptions, sight.Value(res.Summary.AvgWait)), sight.Style{Fill: sight.Ink, Size: 14})
+	for i, run := range []*Run{&res.Run, &res.Baselines.DRF} {
+		area, n := utilArea(run, apps)
+		area.Title = []string{"Utilisation by application: X-Schedule", "Utilisation by application: online DRF"}[i]
+		area.Draw(d, float64(i)*panelW, 30, panelW, panelH)
+		notes = append(notes, n...)
+	}
+	for i, p := range pairs {
+		m, thinned := imbalanceView(p, apps, res.Until)
+		if thinned {
+			notes = append(notes, fmt.Sprintf("the %s/%s curve is sampled at %d times", p.A, p.B, maxCurve))
+		}
+		m.Draw(d, float64(i%2)*panelW, 30+float64(1+i/2)*panelH, panelW, panelH)
+	}
+	views := d.Bytes()
+	pack := packingView(&req, &res.Run, apps).Draw().Bytes()
+	desc := fmt.Sprintf("Cluster utilisation over time stacked by application under X-Schedule and online DRF; the sharing imbalance of %d pairs of applications over time with the centre line, the ±Δ bounds, the borrower's colour and the red zone where the lender may preempt; the final packing of containers into %d nodes, filled by owner and outlined by user. %d applications.",
+		len(pairs), len(res.Packing), len(res.Apps))
+	return sight.SideBySide("X-Schedule simulation", desc+sight.Notes(notes), 20, views, pack)
+}
+
+// appsByUse orders the applications by use under X-Schedule, most first
+// (ties by name): the first eight get the palette's colours in every
+// view, the rest are grey.
+func appsByUse(totals []AppTotals) []string {
+	use := map[string]float64{}
+	for _, a := range totals {
+		use[a.App] = a.Used
+	}
+	names, _ := sight.TopN(use, 0)
+	return names
+}
+
+// colourOf is app's colour: its rank's palette colour, grey past eight.
+func colourOf(apps []string, app string) string {
+	return sight.Colour(slices.Index(apps, app))
+}
+
+// pickPairs keeps the maxPairs pairs whose imbalance went deepest past
+// their bound (largest peak |share| / Δ, ties in answer order), in answer
+// order, and says what it left out.
+func pickPairs(all []PairSeries) ([]PairSeries, []string) {
+	var notes []string
+	for _, p := range all {
+		if p.Truncated {
+			notes = append(notes, fmt.Sprintf("the %s/%s series was truncated by the simulator", p.A, p.B))
+		}
+	}
+	if len(all) <= maxPairs {
+		return all, notes
+	}
+	depth := func(p PairSeries) float64 {
+		peak := 0.0
+		for _, pt := range p.Points {
+			peak = math.Max(peak, math.Abs(pt.Share))
+		}
+		return peak / math.Max(p.Bound, math.SmallestNonzeroFloat64)
+	}
+	idx := make([]int, len(all))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(depth(all[j]), depth(all[i])) })
+	idx = idx[:maxPairs]
+	slices.Sort(idx)
+	kept := make([]PairSeries, len(idx))
+	for k, i := range idx {
+		kept[k] = all[i]
+	}
+	notes = append(notes, fmt.Sprintf("%d pairs are drawn, those deepest into their bound; %d more are not", maxPairs, len(all)-maxPairs))
+	return kept, notes
+}
+
+// utilArea is a run's utilisation stacked by application (the first
+// eight by X-Schedule use, the rest summed in grey "other"), one layer
+// of class "util-area" per application drawn.
+func utilArea(run *Run, apps []string) (sight.StackedArea, []string) {
+	pts := run.Utilization.Points
+	named := apps[:min(len(apps), len(sight.Palette))]
+	rows := make([][]float64, len(named)+1)
+	start, end := make([]float64, len(pts)), make([]float64, len(pts))
+	for i, p := range pts {
+		start[i], end[i] = p.T, run.Until
+		if i+1 < len(pts) {
+			end[i] = pts[i+1].T
+		}
+		other := 0.0
+		for app, v := range p.ByApp {
+			if !slices.Contains(named, app) {
+				other += v
+			}
+		}
+		for k, app := range named {
+			rows[k] = append(rows[k], p.ByApp[app])
+		}
+		rows[len(named)] = append(rows[len(named)], other)
+	}
+	var notes []string
+	if run.Utilization.Truncated {
+		notes = append(notes, "a utilisation series was truncated by the simulator")
+	}
+	start, end, rows, merged := sight.Coarsen(start, end, rows, maxSteps)
+	if merged {
+		notes = append(notes, fmt.Sprintf("%d utilisation steps are merged into %d", len(pts), len(start)))
+	}
+	a := sight.StackedArea{XLabel: "time", YLabel: "fraction of cluster capacity", Class: "util-area", Start: start, End: end, YMax: 1}
+	for k, app := range named {
+		a.Names, a.Colours, a.Values = append(a.Names, app), append(a.Colours, sight.Colour(k)), append(a.Values, rows[k])
+	}
+	if len(apps) > len(named) {
+		a.Names = append(a.Names, fmt.Sprintf("other (%d)", len(apps)-len(named)))
+		a.Colours, a.Values = append(a.Colours, sight.Other), append(a.Values, rows[len(named)])
+	}
+	return a, notes
+}
+
+// imbalanceView is one pair's Figure 2 panel.
+func imbalanceView(p PairSeries, apps []string, until float64) (sight.Imbalance, bool) {
+	t, s, sl := make([]float64, len(p.Points)), make([]float64, len(p.Points)), make([]float64, len(p.Points))
+	for i, pt := range p.Points {
+		t[i], s[i], sl[i] = pt.T, pt.Share, pt.Slope
+	}
+	ts, ss, thinned := sight.PiecewiseLinear(t, s, sl, until, maxCurve)
+	return sight.Imbalance{
+		Title: fmt.Sprintf("Sharing %s / %s (Δ = %s)", p.A, p.B, sight.Value(p.Bound)),
+		A:     p.A, B: p.B, ColourA: colourOf(apps, p.A), ColourB: colourOf(apps, p.B),
+		Bound: p.Bound, T: ts, S: ss,
+	}, thinned
+}
+
+// packingView is the final packing: a column per node, containers filled
+// by owner and outlined by user (dashed when free).
+func packingView(req *Request, run *Run, apps []string) sight.Packing {
+	p := sight.Packing{
+		Title:     "Final packing (X-Schedule)",
+		Desc:      "Containers in nodes at the end of the X-Schedule run, filled by owning application and outlined by the application using them (dashed: free).",
+		Resources: resourceNames(req, run),
+		Owners:    apps,
+	}
+	for _, n := range run.Packing {
+		pn := sight.PackNode{Name: n.Name, Capacity: n.Capacity}
+		for _, c := range n.Containers {
+			user := -1
+			if c.User != "" {
+				user = slices.Index(apps, c.User)
+			}
+			pn.Items = append(pn.Items, sight.PackItem{Size: c.Size, Owner: slices.Index(apps, c.Owner), User: user,
+				Tip: fmt.Sprintf("%s owned by %s, used by %s", c.ID, c.Owner, cmp.Or(c.User, "nobody"))})
+		}
+		p.Nodes = append(p.Nodes, pn)
+	}
+	return p
+}
+
+// resourceNames are the request's resources, or the placement's, or
+// r0, r1, ... for as many as the nodes have.
+func resourceNames(req *Request, run *Run) []string {
+	if len(req.Resources) > 0 {
+		return req.Resources
+	}
+	if req.Placement != nil && len(req.Placement.Request.Resources) > 0 {
+		return req.Placement.Request.Resources
+	}
+	var names []string
+	if len(run.Packing) > 0 {
+		for i := range run.Packing[0].Capacity {
+			names = append(names, fmt.Sprintf("r%d", i))
+		}
+	}
+	return names
+}
