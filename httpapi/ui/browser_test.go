@@ -398,6 +398,12 @@ func runJob(t *testing.T, ctx context.Context) {
 		t.Fatalf("job: status %s: %s", st, msg)
 	}
 	checkPicture(t, ctx, "job")
+	do(t, ctx, "actual size", chromedp.Click(chromedp.CSS("#picture-size")))
+	if w := js[[2]float64](t, ctx, `(() => { const i = document.getElementById("picture-img");
+		return [i.getBoundingClientRect().width, i.naturalWidth]; })()`); w[0] != w[1] {
+		t.Errorf("Actual size shows the picture %v px wide, its own width is %v", w[0], w[1])
+	}
+	do(t, ctx, "fitted size", chromedp.Click(chromedp.CSS("#picture-size")))
 	do(t, ctx, "job list", chromedp.Poll[chromedp.Void](`document.querySelectorAll("#job-list tbody tr").length > 0`,
 		chromedp.WithPollingTimeout(10*time.Second)))
 }

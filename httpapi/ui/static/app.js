@@ -232,12 +232,11 @@ function jobRow(job) {
   return tr;
 }
 
-// togglePictureFit shows a wide picture whole (fit to the width) or at
-// a readable height, scrolling sideways.
-function togglePictureFit() {
-  const fit = $("result").classList.toggle("fit");
-  $("picture-fit").textContent = fit ? "Readable height" : "Fit to width";
-  $("picture-fit").setAttribute("aria-pressed", String(fit));
+// togglePictureSize shows the picture at its own size (on its own row,
+// scrolling) or fitted to the page.
+function togglePictureSize() {
+  const actual = $("result").classList.toggle("actual");
+  $("picture-size").setAttribute("aria-pressed", String(actual));
 }
 
 function wire() {
@@ -254,7 +253,7 @@ function wire() {
   $("run-job").addEventListener("click", () => guarded(() => submitJob(false)));
   $("run-scenario").addEventListener("click", () => guarded(() => submitJob(true)));
   $("cancel-job").addEventListener("click", () => cancelJob().catch((err) => setStatus("error", err.message)));
-  $("picture-fit").addEventListener("click", togglePictureFit);
+  $("picture-size").addEventListener("click", togglePictureSize);
   $("refresh-jobs").addEventListener("click", () => refreshJobs().catch((err) => setStatus("error", err.message)));
   $("request").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); guarded(runSync); }

@@ -40,7 +40,7 @@ export function showJSON(doc, filename) {
 
 function showNoPicture(caption) {
   const img = $("picture-img");
-  $("picture-fit").hidden = true;
+  $("picture-size").hidden = true;
   img.hidden = true;
   img.removeAttribute("src");
   img.alt = "";
@@ -78,9 +78,8 @@ export async function showPicture(resp, filename) {
   img.hidden = false;
   // A wide picture (a scenario's panels side by side) gets the whole
   // width and keeps a readable height, scrolling sideways.
-  const wide = img.naturalWidth > WIDE * img.naturalHeight;
-  $("result").classList.toggle("wide", wide);
-  $("picture-fit").hidden = !wide;
+  $("result").classList.toggle("wide", img.naturalWidth > WIDE * img.naturalHeight);
+  $("picture-size").hidden = false;
   $("picture-caption").textContent = title;
   $("picture").dataset.state = "shown";
 }
