@@ -309,6 +309,8 @@ func TestUIEndToEnd(t *testing.T) {
 		}
 		t.Run("sync/"+strings.ReplaceAll(name, "/", "-"), func(t *testing.T) { solveExample(t, ctx, runner, name) })
 	}
+	t.Run("labels", func(t *testing.T) { labelled(t, ctx) })
+	t.Run("keyboard", func(t *testing.T) { keyboard(t, ctx) })
 	t.Run("schema error", func(t *testing.T) { schemaError(t, ctx) })
 	t.Run("syntax error", func(t *testing.T) { syntaxError(t, ctx) })
 	t.Run("job", func(t *testing.T) { runJob(t, ctx) })
@@ -485,5 +487,45 @@ func withToken(t *testing.T, ctx context.Context) {
 	}
 	if kept := js[string](t, ctx, `sessionStorage.getItem("xflex.token")`); kept != token {
 		t.Errorf("sessionStorage holds %q", kept)
+	}
+}
+
+// labelled checks every control has a name a screen reader reads: a
+// label (or aria-label) for fields, text for buttons and links.
+func labelled(t *testing.T, ctx context.Context) {
+	unnamed := js[[]string](t, ctx, `[...document.querySelectorAll("input, select, textarea, button, a")]
+		.filter(e => e.matches("input, select, textarea") ? e.labels.length === 0 && !e.getAttribute("aria-label")
+			: e.textContent.trim() === "" && !e.getAttribute("aria-label"))
+		.map(e => e.outerHTML.slice(0, 80))`)
+	if len(unnamed) > 0 {
+		t.Errorf("controls without a name: %v", unnamed)
+	}
+}
+
+// keyboard drives the page from the keyboard alone: Tab from the problem
+// to Load example, Enter to press it, Ctrl+Enter in the editor to run.
+func keyboard(t *testing.T, ctx context.Context) {
+	finished := func() string { return js[string](t, ctx, `document.body.dataset.finished`) }
+	wait := func(before string) {
+		do(t, ctx, "wait", chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.dataset.finished !== %q`, before),
+			chromedp.WithPollingTimeout(20*time.Second)))
+	}
+	setValue(t, ctx, "request", "")
+	do(t, ctx, "tab to Load example", chromedp.Focus(chromedp.CSS("#problem")), chromedp.KeyEvent("\t"))
+	if id := js[string](t, ctx, `document.activeElement.id`); id != "load-example" {
+		t.Fatalf("Tab from the problem went to %q", id)
+	}
+	before := finished()
+	do(t, ctx, "press Enter", chromedp.KeyEvent("\r"))
+	wait(before)
+	if js[string](t, ctx, `document.getElementById("request").value`) == "" {
+		t.Fatal("Enter on Load example loaded nothing")
+	}
+	before = finished()
+	do(t, ctx, "Ctrl+Enter", chromedp.Focus(chromedp.CSS("#request")),
+		chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	wait(before)
+	if st, msg := js[string](t, ctx, `document.getElementById("status").dataset.state`), text(t, ctx, "#status"); st != "done" {
+		t.Errorf("Ctrl+Enter in the editor: status %s %s", st, msg)
 	}
 }
