@@ -242,7 +242,9 @@ function togglePictureSize() {
 function wire() {
   request = new Editor($("request"), $("request-errors"));
   variants = new Editor($("variants"), $("variants-errors"));
-  variants.value = JSON.stringify([{ name: "double-budget", patch: { budget_ms: 2000 } }], null, 2);
+  // A variant every problem accepts (each request takes a seed); the
+  // user writes the ones that matter for the instance.
+  variants.value = JSON.stringify([{ name: "seed-2", description: "another random seed", patch: { seed: 2 } }], null, 2);
   $("token").value = token();
   $("token").addEventListener("change", () => { setToken($("token").value.trim()); guarded(start); });
   $("token-form").addEventListener("submit", (e) => e.preventDefault());
