@@ -18,6 +18,7 @@ func Problem() solver.Problem {
 		Build:          Build,
 		PreBuild:       true,
 		Solve:          solve,
+		Picture:        picture,
 	}.Problem()
 }
 
