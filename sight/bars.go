@@ -67,7 +67,7 @@ func (c BarChart) Doc(title, desc string) *Doc {
 	}
 	panelW := float64(barLabelW + barAreaW + barGap)
 	panelH := float64(barTop-24+rows*barRow) + 12
-	w := math.Max(panelW*float64(perRow), 400)
+	w := math.Max(panelW*float64(perRow), TextWidth(title, 14)+16)
 	legendY := 24 + panelH*math.Ceil(float64(len(c.Panels))/float64(max(perRow, 1))) + 30
 	d := New(w, legendY+float64(len(c.Segments))*legendRow+8, title, desc)
 	d.Text(8, 18, title, Style{Fill: Ink, Size: 14})
@@ -124,10 +124,11 @@ func clip(s string, n int) string {
 }
 
 // KeepBars keeps the n claimants with the largest bars in panel 0 (ties
-// in label order) in every panel, in their panel's order, and sums the
-// rest of each panel into one last bar labelled "other (k)". It returns
-// how many claimants it grouped (0 when none). Labels are the claimants'
-// identities across panels.
+// in label order) in every panel, in their panel's order, and puts the
+// rest of each panel into one last bar, "other (k): mean", the mean of
+// their parts: a sum of thousands would dwarf every bar kept, a mean
+// compares with them. It returns how many claimants it grouped (0 when
+// none). Labels are the claimants' identities across panels.
 func (c *BarChart) KeepBars(n int) int {
 	if len(c.Panels) == 0 || len(c.Panels[0].Bars) <= n {
 		return 0
@@ -143,7 +144,7 @@ func (c *BarChart) KeepBars(n int) int {
 	}
 	grouped := len(c.Panels[0].Bars) - len(top)
 	for i, p := range c.Panels {
-		other := Bar{Label: fmt.Sprintf("other (%d)", grouped), Parts: make([]float64, len(c.Segments))}
+		other := Bar{Label: fmt.Sprintf("other (%d): mean", grouped), Parts: make([]float64, len(c.Segments))}
 		var bars []Bar
 		for _, b := range p.Bars {
 			if keep[b.Label] {
@@ -151,7 +152,7 @@ func (c *BarChart) KeepBars(n int) int {
 				continue
 			}
 			for k, v := range b.Parts {
-				other.Parts[k] += v
+				other.Parts[k] += v / float64(grouped)
 			}
 		}
 		c.Panels[i].Bars = append(bars, other)

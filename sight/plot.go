@@ -73,29 +73,15 @@ func (a Axes) Draw(d *Doc, xlabel, ylabel string) {
 // of ten apart) in [lo, hi], about n intervals of them (Heckbert,
 // "Nice numbers for graph labels", Graphics Gems, 1990).
 func Ticks(lo, hi float64, n int) []float64 {
-	step := niceStep((hi - lo) / float64(max(n, 1)))
-	if step <= 0 || math.IsInf(step, 0) || math.IsNaN(step) {
-		return nil
+	step := niceStep((hi - lo) / float64(max(n, 1))) // gantt_draw.go
+	if !(hi >= lo) || (hi-lo)/step > 100*float64(max(n, 1)) {
+		return nil // an empty or non-finite range
 	}
 	var ts []float64
 	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9; k++ {
 		ts = append(ts, k*step)
 	}
 	return ts
-}
-
-// niceStep is the 1, 2 or 5 times a power of ten nearest above raw.
-func niceStep(raw float64) float64 {
-	if raw <= 0 {
-		return 0
-	}
-	p := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 5} {
-		if m*p >= raw {
-			return m * p
-		}
-	}
-	return 10 * p
 }
 
 // TickLabel formats tick value v of an axis spanning span: as many

@@ -53,33 +53,38 @@ func TestCoarsen(t *testing.T) {
 	}
 }
 
-func TestKeepBarsAndSegments(t *testing.T) {
+func TestKeepBars(t *testing.T) {
 	c := BarChart{Segments: []string{"a", "b", "c"}, Panels: []BarPanel{
 		{Bars: []Bar{{"x", []float64{1, 0, 0}}, {"y", []float64{0, 5, 0}}, {"z", []float64{0, 0, 2}}}},
 		{Bars: []Bar{{"z", []float64{1, 1, 1}}, {"x", []float64{2, 0, 0}}, {"y", []float64{0, 0, 4}}}},
 	}}
-	if n := c.KeepBars(2); n != 1 {
-		t.Fatalf("KeepBars grouped %d, want 1", n)
+	if n := c.KeepBars(1); n != 2 {
+		t.Fatalf("KeepBars grouped %d, want 2", n)
 	}
-	labels := func(p BarPanel) (ls []string) {
-		for _, b := range p.Bars {
-			ls = append(ls, b.Label)
-		}
-		return ls
+	var labels []string
+	for _, b := range c.Panels[1].Bars {
+		labels = append(labels, b.Label)
 	}
-	if got := labels(c.Panels[1]); !slices.Equal(got, []string{"z", "y", "other (1)"}) {
-		t.Errorf("panel 1 bars %v", got)
+	if !slices.Equal(labels, []string{"y", "other (2): mean"}) {
+		t.Errorf("panel 1 bars %v", labels)
 	}
-	if got := c.Panels[1].Bars[2].Parts; !slices.Equal(got, []float64{2, 0, 0}) {
-		t.Errorf("other bar %v, want x's parts", got)
+	if got := c.Panels[1].Bars[1].Parts; !slices.Equal(got, []float64{1.5, 0.5, 0.5}) {
+		t.Errorf("other bar %v, want the mean of z's and x's parts", got)
 	}
+}
+
+func TestKeepSegments(t *testing.T) {
+	c := BarChart{Segments: []string{"a", "b", "c"}, Panels: []BarPanel{
+		{Bars: []Bar{{"x", []float64{1, 0, 0}}, {"y", []float64{0, 5, 0}}, {"z", []float64{0, 0, 2}}}},
+		{Bars: []Bar{{"z", []float64{1, 1, 1}}, {"x", []float64{2, 0, 0}}, {"y", []float64{0, 0, 4}}}},
+	}}
 	if n := c.KeepSegments(2); n != 2 {
 		t.Fatalf("KeepSegments folded %d, want 2", n)
 	}
 	if !slices.Equal(c.Segments, []string{"c", "other (2)"}) || c.Colours[1] != Other {
 		t.Errorf("segments %v colours %v", c.Segments, c.Colours)
 	}
-	if got := c.Panels[0].Bars[0].Parts; !slices.Equal(got, []float64{0, 5}) {
+	if got := c.Panels[0].Bars[1].Parts; !slices.Equal(got, []float64{0, 5}) {
 		t.Errorf("y's folded parts %v", got)
 	}
 }

@@ -51,7 +51,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	chart.Panels = append(chart.Panels, totalsPanel("Independent", res.Independent.Users, res.Independent.RMSE, len(chart.Segments)))
 	if n := chart.KeepBars(maxBars); n > 0 {
-		notes = append(notes, fmt.Sprintf("the %d users with the largest CMMF totals are drawn; the other %d are summed in one bar", maxBars, n))
+		notes = append(notes, fmt.Sprintf("the %d users with the largest CMMF totals are drawn; the other %d are drawn as one bar of their mean", maxBars, n))
 	}
 	desc := fmt.Sprintf("Allocation per user, stacked by %s: CMMF (%s, divisible %t) beside the baselines' totals. %d users, %d panels.",
 		kindOf(&req), resp.Meta.Status, res.Divisible, len(res.Users), len(chart.Panels))

@@ -56,7 +56,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		}
 	}
 	if n := chart.KeepBars(maxBars); n > 0 {
-		notes = append(notes, fmt.Sprintf("the %d frameworks with the most tasks under %s are drawn; the other %d are summed in one bar", maxBars, panelTitle(results[0]), n))
+		notes = append(notes, fmt.Sprintf("the %d frameworks with the most tasks under %s are drawn; the other %d are drawn as one bar of their mean", maxBars, panelTitle(results[0]), n))
 	}
 	desc := fmt.Sprintf("Tasks per framework, stacked by server, under %d %s (%s). %d frameworks on %d servers.",
 		len(results), plural(len(results), "policy", "policies"), titles(results), len(resp.Result.Frameworks), len(req.Servers))

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/xflex/xflex/sight/sighttest"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // Every stored answer draws as a well-formed SVG with a viewBox, title and
@@ -70,7 +72,18 @@ func TestPictureAggregates(t *testing.T) {
 			t.Errorf("picture text lacks %q", want)
 		}
 	}
-	if !strings.Contains(s.Desc, "440 are summed") || !strings.Contains(s.Desc, "13 servers") {
+	if !strings.Contains(s.Desc, "440 are drawn as one bar of their mean") || !strings.Contains(s.Desc, "13 servers") {
 		t.Errorf("desc %q does not say what was grouped", s.Desc)
 	}
+}
+
+// The example solved twice through the Runner draws the same bytes (the
+// picture depends on nothing that varies between runs, elapsed_ms
+// included), well-formed and under the size bound.
+func TestPictureRuns(t *testing.T) {
+	raw, err := os.ReadFile("../../examples/fairshare.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	solvertest.Picture(t, Problem(), raw)
 }

@@ -58,19 +58,22 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		size = soloSize
 	}
 	legendY := 30 + float64(rows)*size + 10
-	w := math.Max(float64(perRow)*size, 560)
+	head := fmt.Sprintf("X-Size: %d shapes, cost %s (lower bound %s, %s)", len(res.Shapes), sight.Value(res.Cost), sight.Value(res.LowerBound), res.Method)
+	names, colours := make([]string, len(res.Shapes)), make([]string, len(res.Shapes))
+	textW := sight.TextWidth(head, 14)
+	for i := range res.Shapes {
+		names[i], colours[i] = shapeLabel(&req, res, i), sight.Colour(i)
+		textW = math.Max(textW, 44+sight.TextWidth(names[i], 10.5))
+	}
+	w := math.Max(float64(perRow)*size, textW+16)
 	d := sight.New(w, legendY+float64(len(res.Shapes))*14+8, "X-Size: "+fmt.Sprint(len(res.Shapes))+" container shapes", pictureDesc(&req, res, dims, binCells(len(req.Requests), len(pairs))))
-	d.Text(8, 18, fmt.Sprintf("X-Size: %d shapes, cost %s (lower bound %s, %s)", len(res.Shapes), sight.Value(res.Cost), sight.Value(res.LowerBound), res.Method), sight.Style{Fill: sight.Ink, Size: 14})
+	d.Text(8, 18, head, sight.Style{Fill: sight.Ink, Size: 14})
 	for n, pr := range pairs {
 		s := projection(&req, res, pr)
 		if cells := binCells(len(req.Requests), len(pairs)); cells > 0 {
 			s.Points = sight.Bin(s.Points, cells)
 		}
 		s.Draw(d, float64(n%perRow)*size, 30+float64(n/perRow)*size, size, size)
-	}
-	names, colours := make([]string, len(res.Shapes)), make([]string, len(res.Shapes))
-	for i := range res.Shapes {
-		names[i], colours[i] = shapeLabel(&req, res, i), sight.Colour(i)
 	}
 	d.Legend(52, legendY, 14, names, colours)
 	return d.Bytes(), nil

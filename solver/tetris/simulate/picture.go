@@ -52,9 +52,13 @@ func picture(_, response json.RawMessage) ([]byte, error) {
 		notes = append(notes, fmt.Sprintf("%d jobs did not finish and are not in the CDF", len(res.Unfinished)))
 	}
 	desc += sight.Notes(notes)
-	d := sight.New(2*panelW, panelH+30, "Tetris simulation: "+res.Policy, desc)
-	d.Text(8, 18, fmt.Sprintf("Tetris simulation under %s: makespan %s (lower bound %s), mean completion %s",
-		res.Policy, sight.Value(res.Makespan), sight.Value(res.MakespanLB), sight.Value(res.AvgCompletion)), sight.Style{Fill: sight.Ink, Size: 14})
+	head := fmt.Sprintf("Tetris simulation under %s: makespan %s (lower bound %s), mean completion %s",
+		res.Policy, sight.Value(res.Makespan), sight.Value(res.MakespanLB), sight.Value(res.AvgCompletion))
+	if !res.Complete {
+		head += fmt.Sprintf("; incomplete, %d jobs unfinished", len(res.Unfinished))
+	}
+	d := sight.New(math.Max(2*panelW, sight.TextWidth(head, 14)+16), panelH+30, "Tetris simulation: "+res.Policy, desc)
+	d.Text(8, 18, head, sight.Style{Fill: sight.Ink, Size: 14})
 	util.Draw(d, 0, 30, panelW, panelH)
 	cdf.Draw(d, panelW, 30, panelW, panelH)
 	return d.Bytes(), nil

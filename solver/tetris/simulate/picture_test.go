@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/xflex/xflex/sight/sighttest"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // Every stored answer draws as a well-formed SVG with a viewBox, title and
@@ -85,4 +87,15 @@ func TestPictureAggregates(t *testing.T) {
 	if len(svg) > 300_000 {
 		t.Errorf("SVG is %d bytes", len(svg))
 	}
+}
+
+// The example solved twice through the Runner draws the same bytes (the
+// picture depends on nothing that varies between runs, elapsed_ms
+// included), well-formed and under the size bound.
+func TestPictureRuns(t *testing.T) {
+	raw, err := os.ReadFile("../../../examples/tetris-simulate.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	solvertest.Picture(t, Problem(), raw)
 }

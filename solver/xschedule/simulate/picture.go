@@ -21,7 +21,7 @@ import (
 // curve crosses its bounds.
 const (
 	maxPairs = 4
-	maxSteps = 150
+	maxSteps = 100
 	maxCurve = 150
 	panelW   = 470
 	panelH   = 300
@@ -38,7 +38,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		return nil, fmt.Errorf("xschedule-simulate picture: request: %w", err)
 	}
 	var resp struct {
-		Result Result `json:"result"`
+		Result drawn `json:"result"`
 	}
 	if err := json.Unmarshal(response, &resp); err != nil {
 		return nil, fmt.Errorf("xschedule-simulate picture: response: %w", err)
@@ -51,7 +51,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		"Utilisation over time stacked by application, and each pair's sharing imbalance against its bound.")
 	d.Text(8, 18, fmt.Sprintf("X-Schedule simulation to t = %s (%s): %d granted, %d preemptions, mean wait %s",
 		sight.Value(res.Until), res.Ended, res.Summary.Granted, res.Summary.Preemptions, sight.Value(res.Summary.AvgWait)), sight.Style{Fill: sight.Ink, Size: 14})
-	for i, run := range []*Run{&res.Run, &res.Baselines.DRF} {
+	for i, run := range []*drawnRun{&res.drawnRun, &res.Baselines.DRF} {
 		area, n := utilArea(run, apps)
 		area.Title = []string{"Utilisation by application: X-Schedule", "Utilisation by application: online DRF"}[i]
 		area.Draw(d, float64(i)*panelW, 30, panelW, panelH)
@@ -65,10 +65,31 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		m.Draw(d, float64(i%2)*panelW, 30+float64(1+i/2)*panelH, panelW, panelH)
 	}
 	views := d.Bytes()
-	pack := packingView(&req, &res.Run, apps).Draw().Bytes()
+	pack := packingView(&req, res.Packing, apps).Draw().Bytes()
 	desc := fmt.Sprintf("Cluster utilisation over time stacked by application under X-Schedule and online DRF; the sharing imbalance of %d pairs of applications over time with the centre line, the ±Δ bounds, the borrower's colour and the red zone where the lender may preempt; the final packing of containers into %d nodes, filled by owner and outlined by user. %d applications.",
 		len(pairs), len(res.Packing), len(res.Apps))
 	return sight.SideBySide("X-Schedule simulation", desc+sight.Notes(notes), 20, views, pack)
+}
+
+// drawn is the part of a Result the picture reads: decoding only these
+// fields skips the per-request outcomes and events, most of a large
+// answer's bytes.
+type drawn struct {
+	drawnRun
+	Imbalance []PairSeries `json:"imbalance"`
+	Baselines struct {
+		DRF drawnRun `json:"drf"`
+	} `json:"baselines"`
+}
+
+// drawnRun is the part of a Run the picture reads.
+type drawnRun struct {
+	Until       float64     `json:"until"`
+	Ended       string      `json:"ended"`
+	Summary     Summary     `json:"summary"`
+	Apps        []AppTotals `json:"apps"`
+	Utilization Utilization `json:"utilization"`
+	Packing     []NodeOut   `json:"packing"`
 }
 
 // appsByUse orders the applications by use under X-Schedule, most first
@@ -126,7 +147,7 @@ func pickPairs(all []PairSeries) ([]PairSeries, []string) {
 // utilArea is a run's utilisation stacked by application (the first
 // eight by X-Schedule use, the rest summed in grey "other"), one layer
 // of class "util-area" per application drawn.
-func utilArea(run *Run, apps []string) (sight.StackedArea, []string) {
+func utilArea(run *drawnRun, apps []string) (sight.StackedArea, []string) {
 	pts := run.Utilization.Points
 	named := apps[:min(len(apps), len(sight.Palette))]
 	rows := make([][]float64, len(named)+1)
@@ -182,14 +203,14 @@ func imbalanceView(p PairSeries, apps []string, until float64) (sight.Imbalance,
 
 // packingView is the final packing: a column per node, containers filled
 // by owner and outlined by user (dashed when free).
-func packingView(req *Request, run *Run, apps []string) sight.Packing {
+func packingView(req *Request, packing []NodeOut, apps []string) sight.Packing {
 	p := sight.Packing{
 		Title:     "Final packing (X-Schedule)",
 		Desc:      "Containers in nodes at the end of the X-Schedule run, filled by owning application and outlined by the application using them (dashed: free).",
-		Resources: resourceNames(req, run),
+		Resources: resourceNames(req, packing),
 		Owners:    apps,
 	}
-	for _, n := range run.Packing {
+	for _, n := range packing {
 		pn := sight.PackNode{Name: n.Name, Capacity: n.Capacity}
 		for _, c := range n.Containers {
 			user := -1
@@ -206,7 +227,7 @@ func packingView(req *Request, run *Run, apps []string) sight.Packing {
 
 // resourceNames are the request's resources, or the placement's, or
 // r0, r1, ... for as many as the nodes have.
-func resourceNames(req *Request, run *Run) []string {
+func resourceNames(req *Request, packing []NodeOut) []string {
 	if len(req.Resources) > 0 {
 		return req.Resources
 	}
@@ -214,8 +235,8 @@ func resourceNames(req *Request, run *Run) []string {
 		return req.Placement.Request.Resources
 	}
 	var names []string
-	if len(run.Packing) > 0 {
-		for i := range run.Packing[0].Capacity {
+	if len(packing) > 0 {
+		for i := range packing[0].Capacity {
 			names = append(names, fmt.Sprintf("r%d", i))
 		}
 	}

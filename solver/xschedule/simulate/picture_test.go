@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/xflex/xflex/sight/sighttest"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // Every stored answer draws as a well-formed SVG with a viewBox, title and
@@ -90,7 +92,7 @@ func TestPictureAggregates(t *testing.T) {
 			t.Errorf("%d %q, want %d", s.Classes[class], class, n)
 		}
 	}
-	for _, w := range []string{"4 pairs are drawn", "62 more are not", "app10/app11 curve is sampled", "2000 utilisation steps are merged into 143"} {
+	for _, w := range []string{"4 pairs are drawn", "62 more are not", "app10/app11 curve is sampled", "2000 utilisation steps are merged into 100"} {
 		if !strings.Contains(s.Desc, w) {
 			t.Errorf("desc lacks %q:\n%s", w, s.Desc)
 		}
@@ -101,4 +103,15 @@ func TestPictureAggregates(t *testing.T) {
 	if len(svg) > 300_000 {
 		t.Errorf("SVG is %d bytes", len(svg))
 	}
+}
+
+// The example solved twice through the Runner draws the same bytes (the
+// picture depends on nothing that varies between runs, elapsed_ms
+// included), well-formed and under the size bound.
+func TestPictureRuns(t *testing.T) {
+	raw, err := os.ReadFile("../../../examples/xschedule-simulate.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	solvertest.Picture(t, Problem(), raw)
 }
