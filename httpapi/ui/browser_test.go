@@ -52,6 +52,14 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// noPicture is jobtest's sleep problem without its picture: the page
+// must say the server draws none (406) and log no error.
+func noPicture() solver.Problem {
+	p := jobtest.Problem()
+	p.Name, p.Picture = "test/nopicture", nil
+	return p
+}
+
 // startServer serves the whole API (solves, examples, jobs on a fresh
 // SQLite store, the page) on loopback for one test; beside the real
 // problems it has jobtest's sleep problem, a job that runs as long as
@@ -62,7 +70,7 @@ func startServer(t *testing.T, cfg httpapi.Config) (*httptest.Server, *solver.Ru
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := solver.NewRunnerWithSchemas(append(problems.All(), jobtest.Problem()), time.Minute, set)
+	runner, err := solver.NewRunnerWithSchemas(append(problems.All(), jobtest.Problem(), noPicture()), time.Minute, set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,11 +312,12 @@ func TestUIEndToEnd(t *testing.T) {
 		t.Fatalf("the page offers %v, the server has %d problems", names, len(runner.Problems()))
 	}
 	for _, name := range names {
-		if name == jobtest.Name {
+		if strings.HasPrefix(name, "test/") {
 			continue
 		}
 		t.Run("sync/"+strings.ReplaceAll(name, "/", "-"), func(t *testing.T) { solveExample(t, ctx, runner, name) })
 	}
+	t.Run("no picture", func(t *testing.T) { withoutPicture(t, ctx) })
 	t.Run("labels", func(t *testing.T) { labelled(t, ctx) })
 	t.Run("keyboard", func(t *testing.T) { keyboard(t, ctx) })
 	t.Run("schema error", func(t *testing.T) { schemaError(t, ctx) })
@@ -330,14 +339,6 @@ func solveExample(t *testing.T, ctx context.Context, runner *solver.Runner, name
 	answer := text(t, ctx, "#response")
 	if !strings.Contains(answer, `"meta"`) || !strings.Contains(answer, `"result"`) {
 		t.Fatalf("%s: the JSON pane shows %.200q", name, answer)
-	}
-	if !runner.HasPicture(name) {
-		// The page says so (the server's 406) instead of failing.
-		if caption := text(t, ctx, "#picture-caption"); !strings.Contains(caption, "406") {
-			t.Fatalf("%s has no picture and the page says %q", name, caption)
-		}
-		t.Logf("%s: the server draws no picture for it yet (406), and the page says so", name)
-		return
 	}
 	checkPicture(t, ctx, name)
 	p, _ := runner.Lookup(name)
@@ -510,6 +511,7 @@ func keyboard(t *testing.T, ctx context.Context) {
 		do(t, ctx, "wait", chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.dataset.finished !== %q`, before),
 			chromedp.WithPollingTimeout(20*time.Second)))
 	}
+	js[any](t, ctx, `document.getElementById("problem").value = "xsize"`)
 	setValue(t, ctx, "request", "")
 	do(t, ctx, "tab to Load example", chromedp.Focus(chromedp.CSS("#problem")), chromedp.KeyEvent("\t"))
 	if id := js[string](t, ctx, `document.activeElement.id`); id != "load-example" {
@@ -527,5 +529,20 @@ func keyboard(t *testing.T, ctx context.Context) {
 	wait(before)
 	if st, msg := js[string](t, ctx, `document.getElementById("status").dataset.state`), text(t, ctx, "#status"); st != "done" {
 		t.Errorf("Ctrl+Enter in the editor: status %s %s", st, msg)
+	}
+}
+
+// withoutPicture solves a problem the server draws no picture for: the
+// answer is shown, and the picture pane says why there is none.
+func withoutPicture(t *testing.T, ctx context.Context) {
+	js[any](t, ctx, `document.getElementById("problem").value = "test/nopicture"`)
+	setValue(t, ctx, "request", `{"ms": 0, "value": 1}`)
+	if st, msg := act(t, ctx, "#run-sync", ""); st != "done" {
+		t.Fatalf("status %s: %s", st, msg)
+	}
+	caption := text(t, ctx, "#picture-caption")
+	hidden := js[bool](t, ctx, `document.getElementById("picture-img").hidden && document.getElementById("dl-svg").hidden`)
+	if !strings.Contains(caption, "406") || !hidden {
+		t.Errorf("no picture: caption %q, image and its download hidden %v", caption, hidden)
 	}
 }
