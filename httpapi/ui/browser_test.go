@@ -397,6 +397,18 @@ func syntaxError(t *testing.T, ctx context.Context) {
 // shows its answer and picture, and the job list has it.
 func runJob(t *testing.T, ctx context.Context) {
 	choose(t, ctx, "cmmf")
+	// A number no float64 holds: the job is refused at /input/users/3/weight,
+	// which the page shows at that field's line in the request, judging
+	// the number as written (not as JavaScript's Infinity, sent as null).
+	ex, _ := examples.Request("cmmf")
+	setValue(t, ctx, "request", strings.Replace(string(ex), `"weight": 2`, `"weight": 1e400`, 1))
+	if st, msg := act(t, ctx, "#run-job", ""); st != "error" || !strings.Contains(msg, "422") {
+		t.Fatalf("job with 1e400: status %s: %s", st, msg)
+	}
+	if errs := text(t, ctx, "#request-errors"); !strings.Contains(errs, "line 12 /users/3/weight number 1e400 is out of range") {
+		t.Errorf("job with 1e400: errors %q, want 1e400 out of range at /users/3/weight, line 12", errs)
+	}
+	choose(t, ctx, "cmmf")
 	if st, msg := act(t, ctx, "#run-job", ""); st != "done" || !strings.Contains(msg, "succeeded") {
 		t.Fatalf("job: status %s: %s", st, msg)
 	}

@@ -11,7 +11,7 @@ export function setToken(t) {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
-// call sends one request; body (any value) goes as JSON. It resolves to
+// call sends one request; body (JSON text) goes as it is. It resolves to
 // the Response whatever its status; a network failure becomes a
 // problem-shaped error the page shows.
 export async function call(method, path, { body, accept } = {}) {
@@ -20,7 +20,7 @@ export async function call(method, path, { body, accept } = {}) {
   const init = { method, headers };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    init.body = body;
   }
   try {
     return await fetch(path, init);

@@ -26,6 +26,14 @@ function setBusy(busy) {
 
 function current() { return state.problems.get($("problem").value); }
 
+// chosen is the problem to run; with none (the list did not load: a
+// missing token, say) it says so instead.
+function chosen() {
+  const p = current();
+  if (!p) throw new Error("No problem chosen: the problem list has not loaded.");
+  return p;
+}
+
 // showFailure shows a problem document: its violations beside the
 // editors (pointers under /input go to the request, under /variants to
 // the variants), its title in the status line.
@@ -98,7 +106,7 @@ async function loadFile(file) {
 // the picture (Accept: image/svg+xml; same request and seed, same answer,
 // unless the budget cut the solve short).
 async function runSync() {
-  const p = current();
+  const p = chosen();
   if (request.parse() === undefined) { setStatus("error", "The request is not valid JSON."); return; }
   clearAnswer("Solving…");
   setStatus("busy", "Solving " + p.name + "…");
@@ -124,18 +132,23 @@ function summaryOf(meta) {
 // submitJob submits the request (and the variants, for a scenario) at
 // POST /v1/jobs, then follows the job to its end.
 async function submitJob(withVariants) {
-  const p = current();
-  const input = request.parse();
-  if (input === undefined) { setStatus("error", "The request is not valid JSON."); return; }
-  const body = { problem: p.name, input };
-  if (withVariants) {
-    body.variants = variants.parse();
-    if (body.variants === undefined) { setStatus("error", "The variants are not valid JSON."); return; }
-  }
+  const p = chosen();
+  if (request.parse() === undefined) { setStatus("error", "The request is not valid JSON."); return; }
+  if (withVariants && variants.parse() === undefined) { setStatus("error", "The variants are not valid JSON."); return; }
   clearAnswer("Waiting for the job…");
-  const resp = await call("POST", "/v1/jobs", { body });
+  const resp = await call("POST", "/v1/jobs", { body: submission(p, withVariants) });
   if (!resp.ok) { showFailure(await problemOf(resp), true); return; }
   await followJob((await resp.json()).id);
+}
+
+// submission is the body of POST /v1/jobs with the editors' texts as
+// they are (both parsed as JSON already), so the server judges exactly
+// the numbers written, as POST /v1/{problem} does: a round trip through
+// JavaScript numbers would turn 1e400 into null and round big integers.
+function submission(p, withVariants) {
+  const parts = ['{"problem": ' + JSON.stringify(p.name), '"input": ' + request.value];
+  if (withVariants) parts.push('"variants": ' + variants.value);
+  return parts.join(",\n") + "}";
 }
 
 // followJob polls a job until it ends, showing its progress, with the
