@@ -114,7 +114,11 @@ func (g Gantt) binned() ([]string, int) {
 
 // summary is the view's first lines: the counts and how it aggregates.
 func (g Gantt) summary(rows, k int, span bool) []string {
-	out := []string{fmt.Sprintf("%d jobs, %d schedules on one time axis; bar height grows with the slots held", len(g.Rows), len(g.Panels))}
+	schedules := "1 schedule"
+	if len(g.Panels) != 1 {
+		schedules = fmt.Sprintf("%d schedules on one time axis", len(g.Panels))
+	}
+	out := []string{fmt.Sprintf("%d jobs, %s; bar height grows with the slots held", len(g.Rows), schedules)}
 	switch {
 	case k > 1:
 		out = append(out, fmt.Sprintf("aggregated: %d jobs in %d rows of up to %d consecutive jobs, each row one bar from its jobs' first start to last completion at their mean slots", len(g.Rows), rows, k))

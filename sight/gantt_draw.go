@@ -32,7 +32,12 @@ func (g Gantt) drawPanel(p GanttPanel, rows []string, notes []string, sc ganttSc
 	rh := rowHeight(len(rows))
 	top := ganttTop + float64(len(notes))*15
 	h := top + float64(len(rows))*rh + ganttAxisH
-	d := New(ganttLabelW+ganttPlotW+20, h, p.Title, p.Title)
+	w := ganttLabelW + ganttPlotW + 20.0
+	w = max(w, ganttLabelW+TextWidth(p.Title, 14)+10)
+	for _, n := range notes {
+		w = max(w, ganttLabelW+TextWidth(n, 10)+10)
+	}
+	d := New(w, h, p.Title, p.Title)
 	d.Text(ganttLabelW, 20, p.Title, Style{Fill: Ink, Size: 14})
 	for i, n := range notes {
 		d.Text(ganttLabelW, 38+float64(i)*15, n, Style{Fill: Ink, Size: 10})

@@ -44,7 +44,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	g.Panels = append(g.Panels, flexPanel(res, row))
 	if res.IntervalsCut {
-		g.Notes = append(g.Notes, fmt.Sprintf("the response lists only the first %d intervals (max_intervals)", len(res.Intervals)))
+		g.Notes = append(g.Notes, fmt.Sprintf("the response lists only its first %d intervals: the bars stop there, the completion ticks do not", len(res.Intervals)))
 	}
 	base, note, err := baselinePanels(&req, res, row)
 	if err != nil {

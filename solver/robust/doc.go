@@ -3,8 +3,9 @@
 // pushed to extreme but schema-valid values (the schema's own bounds and
 // stress values such as 5e-324, 1e-300, 1e15 and 2^53-1), alone and scaled
 // together by kind. A panic, an internal error, a response that cannot be
-// encoded (NaN or ±Inf) or one that violates the response schema is a
-// finding; a 4xx error with a pointer or reason is the expected answer to an
+// encoded (NaN or ±Inf), one that violates the response schema, or one
+// whose picture (Accept: image/svg+xml) fails or is not well-formed XML is
+// a finding; a 4xx error with a pointer or reason is the expected answer to an
 // input the solver cannot honour.
 //
 // Beside it runs the bad-input sweep of issue 15 (badinput_test.go): every

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xflex/xflex/sight/sighttest"
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/problems"
 )
@@ -159,6 +160,7 @@ const (
 	findSchema  = "RESPONSE-SCHEMA"
 	findHang    = "HANG"
 	findNoWhere = "4XX-WITHOUT-REASON"
+	findPicture = "PICTURE"
 )
 
 // runOne solves one mutated body the way the HTTP handler does and
@@ -235,6 +237,10 @@ func runOne(r *solver.Runner, p solver.Problem, m mutation) (o outcome) {
 	}
 	if vs := r.Schemas().Validate(p.ResponseSchema, doc); len(vs) > 0 {
 		o.class, o.finding = findSchema, fmt.Sprintf("%s: %s (and %d more)", vs[0].Pointer, vs[0].Message, len(vs)-1)
+		return o
+	}
+	if msg := checkPicture(r, p, m.body, got.resp.Wire); msg != "" {
+		o.class, o.finding = findPicture, msg
 		return o
 	}
 	o.class = "ok/" + string(got.resp.Meta.Status)
@@ -517,4 +523,21 @@ func checkKnownIssues(r *solver.Runner, p solver.Problem, issues []knownIssue, d
 		}
 	}
 	return errs
+}
+
+// checkPicture draws an answer of a problem that has a picture, as
+// Accept: image/svg+xml would: "" when it is a well-formed SVG document,
+// else what is wrong (an error there would be a 500 on a valid request).
+func checkPicture(r *solver.Runner, p solver.Problem, body, wire []byte) string {
+	if p.Picture == nil {
+		return ""
+	}
+	svg, err := r.Picture(p.Name, body, wire)
+	if err != nil {
+		return "picture: " + err.Error()
+	}
+	if _, err := sighttest.Parse(svg); err != nil {
+		return "picture is not well-formed: " + err.Error()
+	}
+	return ""
 }
