@@ -27,7 +27,7 @@ type Imbalance struct {
 	T, S             []float64
 }
 
-// Draw draws m in the rectangle (x, y, w, h) of d with a two-line legend.
+// Draw draws m in the rectangle (x, y, w, h) of d with its legend.
 func (m Imbalance) Draw(d *Doc, x, y, w, h float64) {
 	ts, ss := splitAt(m.T, m.S, []float64{-m.Bound, 0, m.Bound})
 	top := m.Bound
@@ -40,7 +40,7 @@ func (m Imbalance) Draw(d *Doc, x, y, w, h float64) {
 		xmin, xmax = ts[0], ts[len(ts)-1]
 	}
 	names := []string{m.B + " borrows (in debt to " + m.A + ")", m.A + " borrows (in debt to " + m.B + ")", "beyond ±Δ: the lender may preempt"}
-	a := panelAxes(d, x, y, w, h, m.Title, len(names), [4]float64{xmin, xmax, -top, top})
+	a := panelAxes(d, x, y, w, h, m.Title, legendRows(names, w), [4]float64{xmin, xmax, -top, top})
 	a.Draw(d, "time", "imbalance ("+m.B+"'s debt to "+m.A+")")
 	zones := []struct {
 		lo, hi  float64
@@ -67,7 +67,7 @@ func (m Imbalance) Draw(d *Doc, x, y, w, h float64) {
 		px[i], py[i] = a.PX(ts[i]), a.PY(ss[i])
 	}
 	d.Polyline(px, py, Style{Class: "imbalance-line", Stroke: Ink, StrokeWidth: 1.5, Tip: m.A + " / " + m.B})
-	d.Legend(x+panelLeft, y+h-float64(len(names))*legendRow, legendRow, names, []string{m.ColourB, m.ColourA, Red})
+	panelLegend(d, x, y, w, h, names, []string{m.ColourB, m.ColourA, Red})
 }
 
 // band is the polygon between the curve clamped to [lo, hi] and the

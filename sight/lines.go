@@ -65,7 +65,7 @@ func (c LineChart) Draw(d *Doc, x, y, w, h float64) {
 	for i, s := range c.Series {
 		names[i], colours[i] = s.Name, s.Colour
 	}
-	a := panelAxes(d, x, y, w, h, c.Title, len(names), [4]float64{xmin, xmax, ymin, ymax})
+	a := panelAxes(d, x, y, w, h, c.Title, legendRows(names, w), [4]float64{xmin, xmax, ymin, ymax})
 	a.Draw(d, c.XLabel, c.YLabel)
 	for _, s := range c.Series {
 		xs, ys := s.X, s.Y
@@ -82,7 +82,7 @@ func (c LineChart) Draw(d *Doc, x, y, w, h float64) {
 		}
 		d.Polyline(px, py, Style{Class: class, Stroke: s.Colour, StrokeWidth: 1.5, Dash: s.Dash, Tip: s.Name})
 	}
-	d.Legend(x+panelLeft, y+h-float64(len(names))*legendRow, legendRow, names, colours)
+	panelLegend(d, x, y, w, h, names, colours)
 }
 
 // panelAxes writes a panel's title and returns the axes of its plot area
@@ -92,6 +92,44 @@ func panelAxes(d *Doc, x, y, w, h float64, title string, legendRows int, r [4]fl
 	d.Text(x+w/2, y+16, title, Style{Fill: Ink, Anchor: "middle", Size: 13})
 	ph := h - panelTop - panelBottom - float64(legendRows)*legendRow
 	return NewAxes(x+panelLeft, y+panelTop, w-panelLeft-panelRight, math.Max(ph, 20), r[0], r[1], r[2], r[3])
+}
+
+// legendFlow places legend entries left to right in rows as wide as a
+// panel of width w: entry i goes at offset dx[i] in row row[i]; rows is
+// how many rows they take.
+func legendFlow(names []string, w float64) (dx []float64, row []int, rows int) {
+	avail := w - panelLeft - panelRight
+	at := 0.0
+	for _, n := range names {
+		ew := legendRow + TextWidth(n, legendRow*0.75) + 12
+		if at > 0 && at+ew > avail {
+			rows, at = rows+1, 0
+		}
+		dx, row = append(dx, at), append(row, rows)
+		at += ew
+	}
+	if len(names) > 0 {
+		rows++
+	}
+	return dx, row, rows
+}
+
+// legendRows is how many rows a panel of width w needs for names.
+func legendRows(names []string, w float64) int {
+	_, _, rows := legendFlow(names, w)
+	return rows
+}
+
+// panelLegend draws a swatch (class "legend") and name per entry, flowing
+// in rows at the bottom of the panel (x, y, w, h).
+func panelLegend(d *Doc, x, y, w, h float64, names, colours []string) {
+	dx, row, rows := legendFlow(names, w)
+	top := y + h - float64(rows)*legendRow
+	for i, n := range names {
+		ex, ey := x+panelLeft+dx[i], top+float64(row[i])*legendRow
+		d.Rect(ex, ey, legendRow*0.8, legendRow*0.8, Style{Class: "legend", Fill: colours[i]})
+		d.Text(ex+legendRow, ey+legendRow*0.7, n, Style{Fill: Ink, Size: legendRow * 0.75})
+	}
 }
 
 // stairs turns points into a staircase: each value holds until the next
@@ -176,7 +214,8 @@ type StackedArea struct {
 	Names, Colours        []string
 	Start, End            []float64
 	Values                [][]float64
-	// YMax fixes the top of the y axis when positive (a capacity or 1).
+	// YMax is the lowest the y axis may top out (a capacity, or 1 for a
+	// fraction); 0 lets the data set it.
 	YMax float64
 }
 
@@ -199,7 +238,7 @@ func (a StackedArea) Draw(d *Doc, x, y, w, h float64) {
 	if n > 0 {
 		xmin, xmax = a.Start[0], a.End[n-1]
 	}
-	ax := panelAxes(d, x, y, w, h, a.Title, len(a.Names), [4]float64{xmin, xmax, 0, top})
+	ax := panelAxes(d, x, y, w, h, a.Title, legendRows(a.Names, w), [4]float64{xmin, xmax, 0, top})
 	ax.Draw(d, a.XLabel, a.YLabel)
 	for k := len(tops) - 1; k >= 0; k-- {
 		var px, py []float64
@@ -212,7 +251,7 @@ func (a StackedArea) Draw(d *Doc, x, y, w, h float64) {
 		}
 		d.Polyline(px, py, Style{Class: a.Class, Fill: a.Colours[k], Tip: a.Names[k]})
 	}
-	d.Legend(x+panelLeft, y+h-float64(len(a.Names))*legendRow, legendRow, a.Names, a.Colours)
+	panelLegend(d, x, y, w, h, a.Names, a.Colours)
 }
 
 // at is row[i], or 0 past the row's end.

@@ -120,3 +120,24 @@ func TestBin(t *testing.T) {
 		t.Errorf("Bin = %+v", bins)
 	}
 }
+
+// Footnotes wrap to the canvas and grow it; none leave it alone.
+func TestFootnote(t *testing.T) {
+	d := New(200, 100, "t", "d")
+	d.Footnote(nil)
+	if d.H != 100 {
+		t.Errorf("no notes grew the canvas to %g", d.H)
+	}
+	d.Footnote([]string{"the 40 least used resources are not drawn", "5000 time bins are merged into 385"})
+	if d.H != 100+3*15 {
+		t.Errorf("canvas %g high, want three lines more", d.H)
+	}
+}
+
+// Legend entries flow left to right and wrap when the panel is full.
+func TestLegendFlow(t *testing.T) {
+	dx, row, rows := legendFlow([]string{"cpu", "mem", "a name long enough to need its own row"}, 300)
+	if rows != 2 || !slices.Equal(row, []int{0, 0, 1}) || dx[0] != 0 || dx[1] <= 0 || dx[2] != 0 {
+		t.Errorf("legendFlow = %v %v %d", dx, row, rows)
+	}
+}

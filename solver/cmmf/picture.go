@@ -55,8 +55,9 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	desc := fmt.Sprintf("Allocation per user, stacked by %s: CMMF (%s, divisible %t) beside the baselines' totals. %d users, %d panels.",
 		kindOf(&req), resp.Meta.Status, res.Divisible, len(res.Users), len(chart.Panels))
-	desc += sight.Notes(notes)
-	return chart.Doc("CMMF allocation", desc).Bytes(), nil
+	d := chart.Doc("CMMF allocation", desc+sight.Notes(notes))
+	d.Footnote(notes)
+	return d.Bytes(), nil
 }
 
 // kindOf names what a bar's segments are.

@@ -60,8 +60,9 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	desc := fmt.Sprintf("Tasks per framework, stacked by server, under %d %s (%s). %d frameworks on %d servers.",
 		len(results), plural(len(results), "policy", "policies"), titles(results), len(resp.Result.Frameworks), len(req.Servers))
-	desc += sight.Notes(notes)
-	return chart.Doc("Fair shares on heterogeneous servers", desc).Bytes(), nil
+	d := chart.Doc("Fair shares on heterogeneous servers", desc+sight.Notes(notes))
+	d.Footnote(notes)
+	return d.Bytes(), nil
 }
 
 // serverNames lists the servers in request order, then any name only an

@@ -58,6 +58,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		size = soloSize
 	}
 	legendY := 30 + float64(rows)*size + 10
+	notes := pictureNotes(&req, dims, binCells(len(req.Requests), len(pairs)))
 	head := fmt.Sprintf("X-Size: %d shapes, cost %s (lower bound %s, %s)", len(res.Shapes), sight.Value(res.Cost), sight.Value(res.LowerBound), res.Method)
 	names, colours := make([]string, len(res.Shapes)), make([]string, len(res.Shapes))
 	textW := sight.TextWidth(head, 14)
@@ -66,7 +67,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		textW = math.Max(textW, 44+sight.TextWidth(names[i], 10.5))
 	}
 	w := math.Max(float64(perRow)*size, textW+16)
-	d := sight.New(w, legendY+float64(len(res.Shapes))*14+8, "X-Size: "+fmt.Sprint(len(res.Shapes))+" container shapes", pictureDesc(&req, res, dims, binCells(len(req.Requests), len(pairs))))
+	d := sight.New(w, legendY+float64(len(res.Shapes))*14+8, "X-Size: "+fmt.Sprint(len(res.Shapes))+" container shapes", pictureDesc(&req, res, dims, notes))
 	d.Text(8, 18, head, sight.Style{Fill: sight.Ink, Size: 14})
 	for n, pr := range pairs {
 		s := projection(&req, res, pr)
@@ -76,6 +77,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		s.Draw(d, float64(n%perRow)*size, 30+float64(n/perRow)*size, size, size)
 	}
 	d.Legend(52, legendY, 14, names, colours)
+	d.Footnote(notes)
 	return d.Bytes(), nil
 }
 
@@ -97,9 +99,9 @@ func resourcePairs(dims int) [][2]int {
 // projection is the scatter of resources pr[0] (x) and pr[1] (y; -1 for
 // the request weights).
 func projection(req *Request, res *Result, pr [2]int) sight.Scatter {
-	s := sight.Scatter{XLabel: req.Resources[pr[0]], YLabel: "weight"}
+	s := sight.Scatter{XLabel: resourceName(req, pr[0]), YLabel: "weight"}
 	if pr[1] >= 0 {
-		s.YLabel = req.Resources[pr[1]]
+		s.YLabel = resourceName(req, pr[1])
 		s.Title = s.XLabel + " × " + s.YLabel
 	}
 	for i, r := range req.Requests {
@@ -125,6 +127,15 @@ func projection(req *Request, res *Result, pr [2]int) sight.Scatter {
 		s.Corners = append(s.Corners, c)
 	}
 	return s
+}
+
+// resourceName is resource i's name, or "r<i>" past the request's list
+// (an answer that does not match its request).
+func resourceName(req *Request, i int) string {
+	if i < len(req.Resources) {
+		return req.Resources[i]
+	}
+	return fmt.Sprintf("r%d", i)
 }
 
 // coord is v[i], or 0 when v is shorter (an answer that does not match
@@ -161,17 +172,24 @@ func sizeText(v []float64) string {
 }
 
 // pictureDesc is the picture's desc: what is drawn and what was left out.
-func pictureDesc(req *Request, res *Result, dims, cells int) string {
+func pictureDesc(req *Request, res *Result, dims int, notes []string) string {
 	desc := fmt.Sprintf("%d requests over %d resources (%s) served by %d shapes (%s, ε %s, cost %s, lower bound %s); circles' area is the request weight, colour the shape serving it; each shape is drawn with its ray from the origin and the rectangle it covers",
 		len(req.Requests), len(req.Resources), strings.Join(req.Resources, ", "), len(res.Shapes), res.Method, sight.Value(res.Epsilon), sight.Value(res.Cost), sight.Value(res.LowerBound))
 	if dims >= 3 {
 		desc += fmt.Sprintf("; one projection per pair of the first %d resources", dims)
 	}
+	return desc + "." + sight.Notes(notes)
+}
+
+// pictureNotes says what the picture leaves out or merges: resources
+// past the first dims, requests binned on a cells × cells grid.
+func pictureNotes(req *Request, dims, cells int) []string {
+	var notes []string
 	if len(req.Resources) > dims {
-		desc += fmt.Sprintf("; the other %d resources are not drawn", len(req.Resources)-dims)
+		notes = append(notes, fmt.Sprintf("the other %d resources are not drawn", len(req.Resources)-dims))
 	}
 	if cells > 0 {
-		desc += fmt.Sprintf("; requests are binned on a %d×%d grid per panel (a circle per occupied cell, its total weight, the colour of its heaviest request)", cells, cells)
+		notes = append(notes, fmt.Sprintf("requests are binned on a %d×%d grid per panel (a circle per occupied cell, its total weight, the colour of its heaviest request)", cells, cells))
 	}
-	return desc + "."
+	return notes
 }

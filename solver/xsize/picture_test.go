@@ -79,8 +79,8 @@ func TestPictureBins(t *testing.T) {
 	if n := s.Classes["request"]; n == 0 || n > 38*38 {
 		t.Errorf("%d request circles, want 1..%d", n, 38*38)
 	}
-	if !strings.Contains(s.Desc, "binned") {
-		t.Errorf("desc %q does not say requests were binned", s.Desc)
+	if !strings.Contains(s.Desc, "binned") || !strings.Contains(s.Text, "binned") {
+		t.Errorf("desc %q or text does not say requests were binned", s.Desc)
 	}
 	if len(svg) > 300_000 {
 		t.Errorf("SVG is %d bytes", len(svg))
@@ -96,4 +96,14 @@ func TestPictureRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	solvertest.Picture(t, Problem(), raw)
+}
+
+// An answer that does not match its request (no resources, a shape of no
+// size, an assignment past the shapes) still draws a well-formed picture.
+func TestPictureMismatched(t *testing.T) {
+	svg, err := picture([]byte(`{}`), []byte(`{"result":{"shapes":[{"size":[]}],"assignment":[5]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sighttest.Check(t, svg)
 }

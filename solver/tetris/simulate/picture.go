@@ -61,6 +61,7 @@ func picture(_, response json.RawMessage) ([]byte, error) {
 	d.Text(8, 18, head, sight.Style{Fill: sight.Ink, Size: 14})
 	util.Draw(d, 0, 30, panelW, panelH)
 	cdf.Draw(d, panelW, 30, panelW, panelH)
+	d.Footnote(notes)
 	return d.Bytes(), nil
 }
 

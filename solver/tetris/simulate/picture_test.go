@@ -84,6 +84,9 @@ func TestPictureAggregates(t *testing.T) {
 			t.Errorf("desc %q lacks %q", s.Desc, w)
 		}
 	}
+	if s.Classes["note"] == 0 || !strings.Contains(s.Text, "merged") {
+		t.Errorf("the picture's text does not say what it merged:\n%s", s.Text)
+	}
 	if len(svg) > 300_000 {
 		t.Errorf("SVG is %d bytes", len(svg))
 	}

@@ -36,7 +36,7 @@ func Build(req *Request) (*Model, error) {
 	if len(vs) > 0 {
 		return nil, vs.Err()
 	}
-	m.index = index{apps: appIdx, nodes: nodeIdx, totals: totals, resources: cl.resources, racks: map[string]bool{}}
+	m.index = index{apps: appIdx, nodes: nodeIdx, totals: totals, racks: map[string]bool{}}
 	for _, n := range m.nodes {
 		m.index.racks[n.rack] = true
 	}
@@ -372,12 +372,37 @@ func (m *Model) checkAskSize(ptr string, k *ask, vs *solver.Violations) {
 		vs.Add(ptr, "a request needs a positive size in some resource")
 		return
 	}
-	for _, c := range m.conts {
-		if fitsDims(c.size, k.size) {
+	if m.index.largest == nil {
+		m.index.largest = largestSizes(m.conts)
+	}
+	for _, size := range m.index.largest {
+		if fitsDims(size, k.size) {
 			return
 		}
 	}
 	vs.Add(ptr, "request %q is larger than every container", k.id)
+}
+
+// largestSizes are the container sizes no other container's size
+// dominates: a request fits some container exactly when it fits one of
+// these, and there are few (a cluster has few shapes), so checking a
+// trace of requests does not scan every container for each.
+func largestSizes(conts []cont) [][]float64 {
+	out := [][]float64{}
+	seen := map[string]bool{}
+	for _, c := range conts {
+		k := sizeKey(c.size)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if slices.ContainsFunc(out, func(o []float64) bool { return fitsDims(o, c.size) }) {
+			continue
+		}
+		out = slices.DeleteFunc(out, func(o []float64) bool { return fitsDims(c.size, o) })
+		out = append(out, c.size)
+	}
+	return out
 }
 
 func sortedKeys[V any](mp map[string]V) []string {

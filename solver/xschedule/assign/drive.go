@@ -99,8 +99,8 @@ func (m *Model) Nodes() []NodeInfo {
 	return out
 }
 
-// Resources names the resources; Totals are the cluster's capacities.
-func (m *Model) Resources() []string { return m.index.resources }
+// GracePeriod is the settings' grace period (default applied).
+func (m *Model) GracePeriod() float64 { return m.settings.grace }
 
 // Totals are the cluster's capacities per resource.
 func (m *Model) Totals() []float64 { return m.index.totals }
@@ -113,9 +113,6 @@ func (m *Model) AppNames() []string {
 	}
 	return out
 }
-
-// Garbo says whether application i is a Garbo one.
-func (m *Model) Garbo(i int) bool { return m.apps[i].garbo }
 
 // Bound is Δ_ij.
 func (m *Model) Bound(i, j int) float64 { return m.bound(i, j) }

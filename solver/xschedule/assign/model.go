@@ -42,8 +42,10 @@ type Model struct {
 type index struct {
 	apps, nodes map[string]int
 	racks       map[string]bool
-	resources   []string
 	totals      []float64
+	// largest holds the undominated container sizes (checkAskSize),
+	// made on first use.
+	largest [][]float64
 }
 
 // cache holds per-application values a scan reuses, valid while their

@@ -10,8 +10,10 @@
 //
 // # The loop
 //
-// Demand comes from agents (agent.go): the request trace, and later
-// application masters. Time moves from event to event. At one time the
+// Demand comes from agents (agent.go): the request trace, and
+// application masters; Instance.agents lists a run's agents (each run
+// makes its own), and the loop knows them only through the agent
+// interface. Time moves from event to event. At one time the
 // agents step in order (each gives back the containers whose work is
 // done, then makes its new asks), asks that waited longer than the
 // patience expire, then a decision round runs if the time is a multiple
@@ -66,6 +68,12 @@
 //     keeps a point per change up to limits.max_points and then stops
 //     with truncated set. Points at one time collapse into the last.
 //   - Budget. X-Schedule runs first with half the time left, then DRF
-//     with the rest; a run cut short ends "budget" at the time it
-//     reached, and the status is timeout.
+//     with the rest; a run stops while the time left still covers
+//     writing what it recorded (5 µs an item), ends "budget" at the
+//     time it reached, and the status is timeout.
+//   - Bound 0. Two applications with Δ = 0 and no grace period can
+//     preempt each other as soon as either is in debt: with demand on
+//     both sides they thrash (work is lost at every swap) until the
+//     horizon or the budget. That is the paper's rule applied
+//     literally; a positive bound is the hysteresis that prevents it.
 package simulate

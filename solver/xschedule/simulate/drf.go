@@ -73,7 +73,7 @@ func (d *drf) dominant(u string) float64 {
 func (d *drf) round(ctx context.Context, t float64, queue []*pending) ([]decision, bool) {
 	left := make(map[*pending]int, len(queue))
 	for _, p := range queue {
-		left[p] = len(p.times)
+		left[p] = p.times.len()
 	}
 	blocked := map[string]bool{}
 	var ds []decision

@@ -64,6 +64,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		}
 		m.Draw(d, float64(i%2)*panelW, 30+float64(1+i/2)*panelH, panelW, panelH)
 	}
+	d.Footnote(notes)
 	views := d.Bytes()
 	pack := packingView(&req, res.Packing, apps).Draw().Bytes()
 	desc := fmt.Sprintf("Cluster utilisation over time stacked by application under X-Schedule and online DRF; the sharing imbalance of %d pairs of applications over time with the centre line, the ±Δ bounds, the borrower's colour and the red zone where the lender may preempt; the final packing of containers into %d nodes, filled by owner and outlined by user. %d applications.",
@@ -176,7 +177,7 @@ func utilArea(run *drawnRun, apps []string) (sight.StackedArea, []string) {
 	if merged {
 		notes = append(notes, fmt.Sprintf("%d utilisation steps are merged into %d", len(pts), len(start)))
 	}
-	a := sight.StackedArea{XLabel: "time", YLabel: "fraction of cluster capacity", Class: "util-area", Start: start, End: end, YMax: 1}
+	a := sight.StackedArea{XLabel: "time", YLabel: "fraction of cluster capacity", Class: "util-area", Start: start, End: end}
 	for k, app := range named {
 		a.Names, a.Colours, a.Values = append(a.Names, app), append(a.Colours, sight.Colour(k)), append(a.Values, rows[k])
 	}

@@ -97,6 +97,9 @@ func TestPictureAggregates(t *testing.T) {
 			t.Errorf("desc lacks %q:\n%s", w, s.Desc)
 		}
 	}
+	if s.Classes["note"] == 0 || !strings.Contains(s.Text, "deepest") {
+		t.Errorf("the picture's text does not say which pairs it drew:\n%s", s.Text)
+	}
 	if !strings.Contains(s.Text, "other (4)") {
 		t.Error("no other (4) layer in the legend")
 	}

@@ -23,6 +23,9 @@ func Problem() solver.Problem {
 		Build:          Build,
 		Solve:          solve,
 		Picture:        picture,
+		// Build on the second core while the body is validated, as
+		// xschedule/assign does: it checks every request of the trace.
+		PreBuild: true,
 	}.Problem()
 }
 
@@ -39,7 +42,7 @@ const (
 type Instance struct {
 	req      *Request
 	model    *assign.Model
-	grace    float64
+	conts    int
 	interval float64
 	patience float64
 	horizon  float64
@@ -59,13 +62,12 @@ func Build(req *Request) (*Instance, error) {
 		ar.Requests = append(ar.Requests, assign.Ask{ID: a.ID, App: a.App, Count: a.Count, Size: a.Size, Duration: a.Duration,
 			Priority: a.Priority, PreemptionPriority: a.PreemptionPriority, Rack: a.Rack, Host: a.Host, Type: a.Type})
 	}
-	in := &Instance{req: req, grace: 30, interval: defaultInterval, patience: math.Inf(1), horizon: math.Inf(1),
+	in := &Instance{req: req, interval: defaultInterval, patience: math.Inf(1), horizon: math.Inf(1),
 		maxEv: defaultMaxEvents, maxPts: defaultMaxPoints}
 	if s := req.Settings; s != nil {
 		ar.Settings = &s.Settings
 		in.interval = deref(s.SchedulingInterval, in.interval)
 		in.patience = deref(s.Patience, in.patience)
-		in.grace = deref(s.GracePeriod, in.grace)
 	}
 	in.horizon = deref(req.Horizon, in.horizon)
 	if l := req.Limits; l != nil {
@@ -76,7 +78,7 @@ func Build(req *Request) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.model = m
+	in.model, in.conts = m, len(m.Containers())
 	return in, nil
 }
 
@@ -92,7 +94,7 @@ func (in *Instance) agents() []agent {
 	return []agent{newTraceAgent(in.req.Requests)}
 }
 
-func (in *Instance) newSim(sched scheduler, pairs pairSource) *sim {
+func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSource, base int) *sim {
 	m := in.model
 	nres := 0
 	for _, x := range m.Totals() {
@@ -100,27 +102,31 @@ func (in *Instance) newSim(sched scheduler, pairs pairSource) *sim {
 			nres++
 		}
 	}
-	return &sim{sched: sched, agents: in.agents(), horizon: in.horizon, interval: in.interval, patience: in.patience,
-		byID: map[string]*pending{}, holds: map[string]hold{},
-		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts)}
+	s := &sim{sched: sched, agents: in.agents(), horizon: in.horizon, interval: in.interval, patience: in.patience,
+		byID: map[string]*pending{}, holds: map[string]hold{}, lastRound: -1, roundAt: math.Inf(1),
+		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts, in.conts), base: base}
+	s.deadline, _ = ctx.Deadline()
+	return s
 }
 
-// runX simulates the trace under X-Schedule.
-func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, error) {
-	x := newXsched(in.model, in.req.Requests, in.grace)
-	s := in.newSim(x, x)
+// runX simulates the trace under X-Schedule; it also returns the items
+// it recorded.
+func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, int, error) {
+	x := newXsched(in.model, in.req.Requests, in.model.GracePeriod())
+	s := in.newSim(ctx, x, x, 0)
 	end, err := s.run(ctx)
 	if err != nil {
-		return Run{}, nil, err
+		return Run{}, nil, 0, err
 	}
 	s.rec.run.Ended, s.rec.run.Packing = end, x.packing()
-	return s.rec.run, s.rec.pairSeries(), nil
+	return s.rec.run, s.rec.pairSeries(), s.rec.items(), nil
 }
 
-// runDRF simulates the trace under online DRF on the same nodes.
-func (in *Instance) runDRF(ctx context.Context) (Run, error) {
+// runDRF simulates the trace under online DRF on the same nodes; base
+// is what X-Schedule's run recorded (its answer is written too).
+func (in *Instance) runDRF(ctx context.Context, base int) (Run, error) {
 	d := newDRF(in.model.Nodes(), in.model.Totals())
-	s := in.newSim(d, nil)
+	s := in.newSim(ctx, d, nil, base)
 	end, err := s.run(ctx)
 	if err != nil {
 		return Run{}, err
@@ -140,11 +146,11 @@ func solve(ctx context.Context, b solver.Built[Request, *Instance], _ solver.Opt
 		xctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
 		defer cancel()
 	}
-	xr, series, err := in.runX(xctx)
+	xr, series, items, err := in.runX(xctx)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	dr, err := in.runDRF(ctx)
+	dr, err := in.runDRF(ctx, items)
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}

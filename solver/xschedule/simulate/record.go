@@ -30,10 +30,13 @@ type recorder struct {
 	acc       []AppTotals
 	inUse     []float64 // per app: Σ norm of the containers it uses
 	series    map[[2]int]*PairSeries
+	// count is the items recorded so far, packed those of the packing
+	// (items).
+	count, packed int
 }
 
-func newRecorder(sched scheduler, pairs pairSource, apps []string, nres, maxEvents, maxPoints int) *recorder {
-	r := &recorder{sched: sched, pairs: pairs, apps: apps, appIdx: map[string]int{}, maxEvents: maxEvents, maxPoints: maxPoints,
+func newRecorder(sched scheduler, pairs pairSource, apps []string, nres, maxEvents, maxPoints, packed int) *recorder {
+	r := &recorder{sched: sched, pairs: pairs, apps: apps, appIdx: map[string]int{}, maxEvents: maxEvents, maxPoints: maxPoints, packed: packed,
 		nres: float64(nres), reqs: map[string]*RequestOut{}, acc: make([]AppTotals, len(apps)), inUse: make([]float64, len(apps)),
 		series: map[[2]int]*PairSeries{}}
 	for i, a := range apps {
@@ -51,6 +54,7 @@ func (r *recorder) event(e Event) {
 		return
 	}
 	r.run.Events = append(r.run.Events, e)
+	r.count++
 }
 
 func (r *recorder) request(a ask, t float64) *RequestOut {
@@ -62,6 +66,7 @@ func (r *recorder) request(a ask, t float64) *RequestOut {
 		}
 		r.reqs[a.id] = q
 		r.order = append(r.order, q)
+		r.count++
 	}
 	return q
 }
@@ -153,7 +158,9 @@ func (r *recorder) use(t float64, info contInfo, app string, sign float64) {
 func (r *recorder) utilPoint(t float64) {
 	ut := &r.run.Utilization
 	if last := &ut.Points[len(ut.Points)-1]; last.T == t {
+		r.count -= len(last.ByApp)
 		last.ByApp = r.byApp()
+		r.count += len(last.ByApp)
 		return
 	}
 	if len(ut.Points) >= r.maxPoints {
@@ -161,6 +168,7 @@ func (r *recorder) utilPoint(t float64) {
 		return
 	}
 	ut.Points = append(ut.Points, UtilPoint{T: t, ByApp: r.byApp()})
+	r.count += 1 + len(ut.Points[len(ut.Points)-1].ByApp)
 }
 
 // byApp is the current use per application; a use below useEps (the
@@ -196,6 +204,7 @@ func (r *recorder) pairPoint(a, b int, t float64) {
 		return
 	}
 	s.Points = append(s.Points, PairPoint{T: t, Share: share, Slope: slope})
+	r.count++
 }
 
 // finish closes the holds still open at t (their container-seconds up
@@ -247,6 +256,11 @@ func (r *recorder) totals() {
 		r.run.Requests[i] = *q
 	}
 }
+
+// items counts what the answer will hold (encodeItem's unit): events,
+// utilisation points with their entries, pair points, requests, and the
+// containers of the packing.
+func (r *recorder) items() int { return r.count + r.packed }
 
 // pairSeries lists the series in pair order.
 func (r *recorder) pairSeries() []PairSeries {

@@ -61,8 +61,8 @@ func (x *xsched) prepare(p *pending) error {
 func (x *xsched) round(ctx context.Context, t float64, queue []*pending) ([]decision, bool) {
 	x.queue = x.queue[:0]
 	for _, p := range queue {
-		if len(p.times) > 0 {
-			x.queue = append(x.queue, assign.Queued{Ask: x.prepared[p.a.id], ID: p.a.id, Count: len(p.times)})
+		if p.times.len() > 0 {
+			x.queue = append(x.queue, assign.Queued{Ask: x.prepared[p.a.id], ID: p.a.id, Count: p.times.len()})
 		}
 	}
 	res, complete := x.m.Round(ctx, t, x.queue)
