@@ -44,6 +44,7 @@ var basePolicy = policy{
 	{"/v1/examples/*", anyToken},
 	{"/v1/schemas", anyToken},
 	{"/v1/schemas/*", anyToken},
+	{"/v1/openapi.json", anyToken}, // like the schemas it is built from
 	{"/v1/jobs", access{scope: ScopeJobs}},
 	{"/v1/jobs/*", access{scope: ScopeJobs}},
 }

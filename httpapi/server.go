@@ -1,5 +1,6 @@
 // Package httpapi is xflex's HTTP front end: a chi router that exposes every
-// problem as POST /v1/{problem}, the embedded JSON Schemas, health and
+// problem as POST /v1/{problem}, the embedded JSON Schemas and the OpenAPI
+// document built from them (openapi.go), health and
 // version endpoints, and the middleware every request goes through (request
 // id, access log, panic recovery, Bearer tokens and their scopes when the
 // server has an auth file (auth.go), body and response deadlines, body
@@ -22,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -95,6 +97,13 @@ type Server struct {
 	adm      *admission
 	draining atomic.Bool
 	router   chi.Router
+	// policy is what each path needs with an auth file (authpolicy.go);
+	// the OpenAPI document states it as each operation's security.
+	policy policy
+
+	openapiOnce sync.Once
+	openapiDoc  []byte
+	openapiErr  error
 }
 
 // New builds the server and its routes.
@@ -106,10 +115,11 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	for _, p := range runner.Problems() {
 		names = append(names, p.Name)
 	}
+	s.policy = basePolicy.withProblems(names)
 	// Auth runs inside deadlines, so a refused request cannot hold its
 	// connection by trickling a body the server must read past.
 	r.Use(requestID, accessLog(log), recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
-		authenticate(cfg.Auth, basePolicy.withProblems(names)), compression())
+		authenticate(cfg.Auth, s.policy), compression())
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
@@ -124,6 +134,7 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	r.Get("/v1/problems", s.listProblems)
 	r.Get("/v1/schemas", s.listSchemas)
 	r.Get("/v1/schemas/{name}", s.getSchema)
+	r.Get("/v1/openapi.json", s.openAPI)
 	for _, p := range runner.Problems() {
 		r.Post("/v1/"+p.Name, s.solveHandler(p))
 		if b, ok := examples.Request(p.Command()); ok {

@@ -48,7 +48,8 @@ const (
 type Meta struct {
 	Status Status `json:"status"`
 	// Objective, Bound and Gap are set where they apply. Gap is relative:
-	// |objective-bound| / max(|objective|, tiny).
+	// RelGap(objective, bound) = |objective-bound| / max(|objective|,
+	// |bound|, GapFloor), as common.json documents it.
 	Objective *float64 `json:"objective,omitempty"`
 	Bound     *float64 `json:"bound,omitempty"`
 	Gap       *float64 `json:"gap,omitempty"`

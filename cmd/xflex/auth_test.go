@@ -303,7 +303,8 @@ func TestPolicyCoversEveryRoute(t *testing.T) {
 		"GET /healthz": "open", "GET /readyz": "open", "GET /version": "open",
 		"GET /ui": "open", "GET /ui/*": "open",
 		"GET /v1/problems": "any", "GET /v1/schemas": "any", "GET /v1/schemas/{name}": "any",
-		"POST /v1/jobs": "jobs", "GET /v1/jobs": "jobs", "GET /v1/jobs/{id}": "jobs", "DELETE /v1/jobs/{id}": "jobs",
+		"GET /v1/openapi.json": "any",
+		"POST /v1/jobs":        "jobs", "GET /v1/jobs": "jobs", "GET /v1/jobs/{id}": "jobs", "DELETE /v1/jobs/{id}": "jobs",
 		"GET /v1/jobs/{id}/result": "jobs", "GET /v1/jobs/{id}/variants/{name}/result": "jobs",
 	}
 	for _, p := range runner.Problems() {

@@ -112,6 +112,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "xflex: jobs: %v\n", err)
 		return 1
 	}
+	if _, err := api.OpenAPI(); err != nil { // built now, every route mounted, not at the first GET
+		fmt.Fprintf(stderr, "xflex: %v\n", err)
+		return 3
+	}
 	ln, err := net.ListenTCP("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: listen %s: %v\n", c.addr, err)
