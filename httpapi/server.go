@@ -141,8 +141,9 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 			r.Get(examplePath(p), exampleHandler(b))
 		}
 	}
-	r.Get("/ui", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ui/", http.StatusMovedPermanently) })
-	r.Get("/ui/*", ui.Handler("/ui/").ServeHTTP)
+	r.Get("/ui", ui.Page)
+	r.Get("/ui/", ui.Page)
+	r.Get("/ui/{file}", uiFile)
 	s.router = r
 	return s
 }
@@ -218,6 +219,13 @@ type problemInfo struct {
 	ResponseSchema string `json:"response_schema"`
 	// Example is the path of the problem's example request, when it has one.
 	Example string `json:"example,omitempty"`
+}
+
+// uiFile serves one of the web page's files, or a 404 problem.
+func uiFile(w http.ResponseWriter, r *http.Request) {
+	if name := chi.URLParam(r, "file"); !ui.ServeFile(w, r, name) {
+		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "the web page has no file "+name)
+	}
 }
 
 // examplePath is where a problem's example request is served.

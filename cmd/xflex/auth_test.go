@@ -301,7 +301,7 @@ func TestPolicyCoversEveryRoute(t *testing.T) {
 
 	want := map[string]string{ // METHOD route -> open, any (token), or the scope
 		"GET /healthz": "open", "GET /readyz": "open", "GET /version": "open",
-		"GET /ui": "open", "GET /ui/*": "open",
+		"GET /ui": "open", "GET /ui/": "open", "GET /ui/{file}": "open",
 		"GET /v1/problems": "any", "GET /v1/schemas": "any", "GET /v1/schemas/{name}": "any",
 		"GET /v1/openapi.json": "any",
 		"POST /v1/jobs":        "jobs", "GET /v1/jobs": "jobs", "GET /v1/jobs/{id}": "jobs", "DELETE /v1/jobs/{id}": "jobs",
