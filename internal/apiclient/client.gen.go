@@ -1359,19 +1359,7 @@ type TetrisSimulateResponse struct {
 
 // XscheduleAssignRequest The cluster's containers (explicit, or an X-Select request and result as placement) with owners and current users, the applications' sharing bounds, the pair contexts and the pending requests at time now.
 type XscheduleAssignRequest struct {
-	Apps []struct {
-		// Mode garbo: never lends or borrows (default share).
-		Mode interface{} `json:"mode,omitempty"`
-
-		// Name An identifier: 1 to 128 printable characters.
-		Name CommonName `json:"name"`
-
-		// SharingBound δ_A, in currency (default 0).
-		SharingBound *CommonNonneg `json:"sharing_bound,omitempty"`
-
-		// SharingBounds δ_AB per peer B; Δ_AB = min(δ_AB, δ_BA).
-		SharingBounds *map[string]CommonNonneg `json:"sharing_bounds,omitempty"`
-	} `json:"apps"`
+	Apps XscheduleAssignRequestPropertiesApps `json:"apps"`
 
 	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
 	BudgetMs   *CommonBudgetMs `json:"budget_ms,omitempty"`
@@ -1393,15 +1381,7 @@ type XscheduleAssignRequest struct {
 		// User The application using it now; absent when free.
 		User *CommonName `json:"user,omitempty"`
 	} `json:"containers,omitempty"`
-	Nodes *[]struct {
-		Capacity XscheduleAssignRequestVector `json:"capacity"`
-
-		// Name An identifier: 1 to 128 printable characters.
-		Name CommonName `json:"name"`
-
-		// Rack An identifier: 1 to 128 printable characters.
-		Rack *CommonName `json:"rack,omitempty"`
-	} `json:"nodes,omitempty"`
+	Nodes *XscheduleAssignRequestPropertiesNodes `json:"nodes,omitempty"`
 
 	// Now curTime: the time of this round.
 	Now XscheduleAssignRequestTime `json:"now"`
@@ -1423,16 +1403,10 @@ type XscheduleAssignRequest struct {
 	} `json:"pairs,omitempty"`
 
 	// Placement An X-Select request and the result of its response; each placed container becomes container "node/k" (k from 0 in result order, counts expanded).
-	Placement *struct {
-		// Request Pack containers of given shapes, each owned by an application, into nodes so that every application gets lambda times its forecast mix, for the largest lambda.
-		Request XselectRequest `json:"request"`
-
-		// Result The result of an xselect response (schemas/xselect.response.json), closed: unknown fields are refused.
-		Result XscheduleAssignRequestXselectResult `json:"result"`
-	} `json:"placement,omitempty"`
+	Placement *XscheduleAssignRequestPropertiesPlacement `json:"placement,omitempty"`
 
 	// Prices Charge per unit of each resource per unit time; default: a container's charge rate is its normalised size (Σ size / cluster total).
-	Prices   *XscheduleAssignRequestVector `json:"prices,omitempty"`
+	Prices   *XscheduleAssignRequestPropertiesPrices `json:"prices,omitempty"`
 	Requests []struct {
 		// App An identifier: 1 to 128 printable characters.
 		App   CommonName `json:"app"`
@@ -1460,13 +1434,13 @@ type XscheduleAssignRequest struct {
 		// Type Default owned_first.
 		Type interface{} `json:"type,omitempty"`
 	} `json:"requests"`
-	Resources *[]CommonName `json:"resources,omitempty"`
+	Resources *XscheduleAssignRequestPropertiesResources `json:"resources,omitempty"`
 
 	// Seed Seed for every random choice; same input and seed, same output.
 	Seed     *CommonSeed `json:"seed,omitempty"`
 	Settings *struct {
 		// Fitness Default 2.
-		Fitness *float64 `json:"fitness,omitempty"`
+		Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
 
 		// GracePeriod Time to release a preempted container (default 30; 0 kills at once).
 		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
@@ -1505,6 +1479,50 @@ type XscheduleAssignRequestNotice struct {
 
 // XscheduleAssignRequestPriority defines model for xschedule-assign.request.priority.
 type XscheduleAssignRequestPriority = int64
+
+// XscheduleAssignRequestPropertiesApps defines model for xschedule-assign.request.properties.apps.
+type XscheduleAssignRequestPropertiesApps = []struct {
+	// Mode garbo: never lends or borrows (default share).
+	Mode interface{} `json:"mode,omitempty"`
+
+	// Name An identifier: 1 to 128 printable characters.
+	Name CommonName `json:"name"`
+
+	// SharingBound δ_A, in currency (default 0).
+	SharingBound *CommonNonneg `json:"sharing_bound,omitempty"`
+
+	// SharingBounds δ_AB per peer B; Δ_AB = min(δ_AB, δ_BA).
+	SharingBounds *map[string]CommonNonneg `json:"sharing_bounds,omitempty"`
+}
+
+// XscheduleAssignRequestPropertiesNodes defines model for xschedule-assign.request.properties.nodes.
+type XscheduleAssignRequestPropertiesNodes = []struct {
+	Capacity XscheduleAssignRequestVector `json:"capacity"`
+
+	// Name An identifier: 1 to 128 printable characters.
+	Name CommonName `json:"name"`
+
+	// Rack An identifier: 1 to 128 printable characters.
+	Rack *CommonName `json:"rack,omitempty"`
+}
+
+// XscheduleAssignRequestPropertiesPlacement An X-Select request and the result of its response; each placed container becomes container "node/k" (k from 0 in result order, counts expanded).
+type XscheduleAssignRequestPropertiesPlacement struct {
+	// Request Pack containers of given shapes, each owned by an application, into nodes so that every application gets lambda times its forecast mix, for the largest lambda.
+	Request XselectRequest `json:"request"`
+
+	// Result The result of an xselect response (schemas/xselect.response.json), closed: unknown fields are refused.
+	Result XscheduleAssignRequestXselectResult `json:"result"`
+}
+
+// XscheduleAssignRequestPropertiesPrices Charge per unit of each resource per unit time; default: a container's charge rate is its normalised size (Σ size / cluster total).
+type XscheduleAssignRequestPropertiesPrices = XscheduleAssignRequestVector
+
+// XscheduleAssignRequestPropertiesResources defines model for xschedule-assign.request.properties.resources.
+type XscheduleAssignRequestPropertiesResources = []CommonName
+
+// XscheduleAssignRequestPropertiesSettingsPropertiesFitness Default 2.
+type XscheduleAssignRequestPropertiesSettingsPropertiesFitness = float64
 
 // XscheduleAssignRequestSigned defines model for xschedule-assign.request.signed.
 type XscheduleAssignRequestSigned = float64
@@ -1678,6 +1696,555 @@ type XscheduleAssignResponse struct {
 			Request string `json:"request"`
 		} `json:"pending"`
 	} `json:"result"`
+}
+
+// XscheduleSimulateRequest The cluster's owned containers (explicit, or an X-Select request and result as placement), the applications' sharing bounds, a trace of requests with arrival times and durations, the scheduler's settings and an end time. Every container starts free and every pair context at zero at time 0.
+type XscheduleSimulateRequest struct {
+	// Apps The applications: name, mode (share or garbo), sharing_bound δ_A and per-peer sharing_bounds δ_AB.
+	Apps XscheduleAssignRequestPropertiesApps `json:"apps"`
+
+	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
+	BudgetMs *CommonBudgetMs `json:"budget_ms,omitempty"`
+
+	// Containers The containers X-Select placed, each owned by an application; all start free.
+	Containers *[]struct {
+		// Id Unique container id.
+		Id CommonName `json:"id"`
+
+		// Node The node it is on.
+		Node CommonName `json:"node"`
+
+		// Owner The owning application.
+		Owner CommonName `json:"owner"`
+
+		// Size Its size per resource.
+		Size XscheduleAssignRequestVector `json:"size"`
+	} `json:"containers,omitempty"`
+
+	// Horizon End time (default: when nothing is left to happen).
+	Horizon *CommonNonneg `json:"horizon,omitempty"`
+
+	// Limits Bounds on the answer's size.
+	Limits *struct {
+		// MaxEvents Events listed per run (default 100000); later ones are counted in events_dropped.
+		MaxEvents *int64 `json:"max_events,omitempty"`
+
+		// MaxPoints Points per series (default 10000); a series that reaches it stops, truncated.
+		MaxPoints *int64 `json:"max_points,omitempty"`
+	} `json:"limits,omitempty"`
+
+	// Nodes The processing nodes: name, rack, capacity per resource.
+	Nodes *XscheduleAssignRequestPropertiesNodes `json:"nodes,omitempty"`
+
+	// Placement An X-Select request and the result of its response, instead of resources, nodes and containers: each placed container becomes container "node/k" (k from 0 in result order, counts expanded), owned by its application.
+	Placement *XscheduleAssignRequestPropertiesPlacement `json:"placement,omitempty"`
+
+	// Prices Per resource: a container's charge rate is Σ size·price instead of its normalised size.
+	Prices *XscheduleAssignRequestPropertiesPrices `json:"prices,omitempty"`
+
+	// Requests The trace, in any order.
+	Requests []struct {
+		// App The requesting application.
+		App CommonName `json:"app"`
+
+		// Arrival Time of the ask.
+		Arrival CommonNonneg `json:"arrival"`
+
+		// Count Containers asked for.
+		Count int64 `json:"count"`
+
+		// Duration How long each granted container is held before it is released (a preempted one is asked again and runs its whole duration again).
+		Duration CommonPositive `json:"duration"`
+
+		// Host Locality: only containers on this node.
+		Host *CommonName `json:"host,omitempty"`
+
+		// Id Unique request id.
+		Id CommonName `json:"id"`
+
+		// PreemptionPriority Of the containers granted: lower is preempted first among equal scores.
+		PreemptionPriority *XscheduleAssignRequestPriority `json:"preemption_priority,omitempty"`
+
+		// Priority Request priority: higher is served first.
+		Priority *XscheduleAssignRequestPriority `json:"priority,omitempty"`
+
+		// Rack Locality: only containers on this rack.
+		Rack *CommonName `json:"rack,omitempty"`
+
+		// Size Least size of each container per resource.
+		Size XscheduleAssignRequestVector `json:"size"`
+
+		// Type X-Schedule request type (default owned_first); DRF ignores it.
+		Type interface{} `json:"type,omitempty"`
+
+		// User The DRF user it is charged to in the baseline (default app).
+		User *CommonName `json:"user,omitempty"`
+	} `json:"requests"`
+
+	// Resources Resource names (with nodes and containers).
+	Resources *XscheduleAssignRequestPropertiesResources `json:"resources,omitempty"`
+
+	// Seed Seed for every random choice; same input and seed, same output.
+	Seed *CommonSeed `json:"seed,omitempty"`
+
+	// Settings X-Schedule's knobs and the simulation's.
+	Settings *struct {
+		// Fitness Containers larger in aggregate normalised size than fitness times the request's are not considered (default 2).
+		Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
+
+		// GracePeriod Time a preempted user has to release the container (default 30; 0 kills at once).
+		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
+
+		// Patience A container asked and not granted within patience of its ask expires (default: never).
+		Patience *CommonNonneg `json:"patience,omitempty"`
+
+		// SchedulingInterval Decision rounds run at its multiples while a request is pending or a notice outstanding (default 1).
+		SchedulingInterval *CommonPositive `json:"scheduling_interval,omitempty"`
+
+		// TtlHorizon Cap of the TTL projection (default 3600).
+		TtlHorizon *CommonPositive `json:"ttl_horizon,omitempty"`
+
+		// TtlWeight Weight of the TTL term of the score (default 1).
+		TtlWeight *CommonNonneg `json:"ttl_weight,omitempty"`
+	} `json:"settings,omitempty"`
+}
+
+// XscheduleSimulateResponse defines model for xschedule-simulate.response.
+type XscheduleSimulateResponse struct {
+	// Meta How the result was obtained: every response's meta, the same for every problem.
+	Meta CommonMeta `json:"meta"`
+
+	// Result The trace under X-Schedule (the run's fields, the imbalance series) and under online DRF (baselines.drf).
+	Result struct {
+		// Apps Per application, in application order.
+		Apps []struct {
+			// App Application name.
+			App string `json:"app"`
+
+			// Asked Containers asked, asks again after a preemption included.
+			Asked int64 `json:"asked"`
+
+			// AvgWait Mean time from a container's ask to its grant.
+			AvgWait float64 `json:"avg_wait"`
+
+			// Borrowed Container-seconds in other applications' containers (0 under DRF).
+			Borrowed float64 `json:"borrowed"`
+
+			// Completed Containers released with their work done.
+			Completed int64 `json:"completed"`
+
+			// Expired Containers dropped after waiting longer than patience.
+			Expired int64 `json:"expired"`
+
+			// Granted Containers granted.
+			Granted int64 `json:"granted"`
+
+			// Lent Container-seconds of its containers in other applications' use (0 under DRF).
+			Lent float64 `json:"lent"`
+
+			// Own Container-seconds in its own containers (0 under DRF).
+			Own float64 `json:"own"`
+
+			// PreemptionsCaused Containers taken from others for it.
+			PreemptionsCaused int64 `json:"preemptions_caused"`
+
+			// PreemptionsSuffered Its containers taken from it.
+			PreemptionsSuffered int64 `json:"preemptions_suffered"`
+
+			// Used Container-seconds used: own + borrowed, or all use under DRF.
+			Used float64 `json:"used"`
+
+			// Waiting Containers still wanted at the end (asked − granted − expired).
+			Waiting int64 `json:"waiting"`
+		} `json:"apps"`
+
+		// Baselines Other schedulers on the same trace and nodes.
+		Baselines struct {
+			// Drf Online DRF with best-fit placement, no ownership, no preemption.
+			Drf XscheduleSimulateResponseRun `json:"drf"`
+		} `json:"baselines"`
+
+		// Ended Why it stopped at until: quiet (nothing was left to happen), horizon, or budget (the budget ran out; the rest of the trace was not simulated).
+		Ended interface{} `json:"ended"`
+
+		// Events Container events in time order (ties in the order they happened), up to limits.max_events.
+		Events []struct {
+			// ByApp notice, preempt: the application it is taken for.
+			ByApp *string `json:"by_app,omitempty"`
+
+			// ByRequest notice, preempt: the request it is taken for.
+			ByRequest *string `json:"by_request,omitempty"`
+
+			// Container Container id.
+			Container string `json:"container"`
+
+			// Kind grant: user gets the container for request; notice: user, running request in it, must give it up for by_request of by_app within the grace period; preempt: it is taken from user and request's work is lost; release: user gave it back, request's work done.
+			Kind interface{} `json:"kind"`
+
+			// Owner Its owner ("" under DRF).
+			Owner string `json:"owner"`
+
+			// Request The request concerned (see kind).
+			Request string `json:"request"`
+
+			// T Time.
+			T float64 `json:"t"`
+
+			// User The application concerned (see kind).
+			User string `json:"user"`
+		} `json:"events"`
+
+		// EventsDropped Events beyond limits.max_events, not listed.
+		EventsDropped int64 `json:"events_dropped"`
+
+		// Imbalance X-Sight's second view (the paper's Figure 2): a series per pair of sharing applications whose context ever moved, in pair order.
+		Imbalance []XscheduleSimulateResponseSeries `json:"imbalance"`
+
+		// Packing X-Sight's third view: the final packing, per node in node order.
+		Packing []struct {
+			// Capacity Capacity per resource (less reserved for a placement).
+			Capacity []float64 `json:"capacity"`
+
+			// Containers X-Schedule: every container; DRF: those in use.
+			Containers []struct {
+				// Id Container id.
+				Id string `json:"id"`
+
+				// Owner Owner ("" under DRF).
+				Owner string `json:"owner"`
+
+				// Request Request it serves ("" when free).
+				Request string `json:"request"`
+
+				// Size Size per resource.
+				Size []float64 `json:"size"`
+
+				// User Application using it ("" when free).
+				User string `json:"user"`
+			} `json:"containers"`
+
+			// Name Node name.
+			Name string `json:"name"`
+
+			// Rack Its rack.
+			Rack *string `json:"rack,omitempty"`
+		} `json:"packing"`
+
+		// Requests Per request, in order of first ask.
+		Requests []struct {
+			// App Requesting application.
+			App string `json:"app"`
+
+			// Arrival Time of its first ask.
+			Arrival float64 `json:"arrival"`
+
+			// Asked Containers asked, asks again after a preemption included.
+			Asked int64 `json:"asked"`
+
+			// Completed Containers released with their work done.
+			Completed int64 `json:"completed"`
+
+			// Expired Containers dropped after waiting longer than patience.
+			Expired int64 `json:"expired"`
+
+			// FirstGrant Time of its first grant (absent when none).
+			FirstGrant *float64 `json:"first_grant,omitempty"`
+
+			// Granted Containers granted.
+			Granted int64 `json:"granted"`
+
+			// Id Request id.
+			Id string `json:"id"`
+
+			// LastGrant Time of its last grant (absent when none).
+			LastGrant *float64 `json:"last_grant,omitempty"`
+
+			// Owners Grants by owner of the container (X-Schedule only).
+			Owners *map[string]int64 `json:"owners,omitempty"`
+
+			// Preempted Its containers taken from it (each asked again).
+			Preempted int64 `json:"preempted"`
+
+			// User DRF user (default the application).
+			User string `json:"user"`
+
+			// Wait Mean time from a container's ask to its grant.
+			Wait float64 `json:"wait"`
+
+			// Waiting Containers still wanted at the end (asked − granted − expired).
+			Waiting int64 `json:"waiting"`
+		} `json:"requests"`
+
+		// Summary Totals over all applications.
+		Summary struct {
+			// Asked Containers asked, asks again after a preemption included.
+			Asked int64 `json:"asked"`
+
+			// AvgWait Mean time from a container's ask to its grant.
+			AvgWait float64 `json:"avg_wait"`
+
+			// Completed Containers released with their work done.
+			Completed int64 `json:"completed"`
+
+			// Expired Containers dropped after waiting longer than patience.
+			Expired int64 `json:"expired"`
+
+			// Granted Containers granted.
+			Granted int64 `json:"granted"`
+
+			// Preemptions Containers taken from their users.
+			Preemptions int64 `json:"preemptions"`
+
+			// Used Container-seconds used.
+			Used float64 `json:"used"`
+
+			// Waiting Containers still wanted at the end (asked − granted − expired).
+			Waiting int64 `json:"waiting"`
+		} `json:"summary"`
+
+		// Until How far the simulation got.
+		Until float64 `json:"until"`
+
+		// Utilization X-Sight's first view: the cluster's use over time by application.
+		Utilization struct {
+			// Points A point at time 0 and whenever use changes (changes at one time in one point).
+			Points []struct {
+				// ByApp Per application using anything: the mean over resources of the fraction of the cluster's capacity in the containers it uses.
+				ByApp map[string]float64 `json:"by_app"`
+
+				// T Time.
+				T float64 `json:"t"`
+			} `json:"points"`
+
+			// Truncated The series reached limits.max_points and stopped.
+			Truncated bool `json:"truncated"`
+		} `json:"utilization"`
+	} `json:"result"`
+}
+
+// XscheduleSimulateResponseRun One scheduler's simulation of the trace.
+type XscheduleSimulateResponseRun struct {
+	// Apps Per application, in application order.
+	Apps []struct {
+		// App Application name.
+		App string `json:"app"`
+
+		// Asked Containers asked, asks again after a preemption included.
+		Asked int64 `json:"asked"`
+
+		// AvgWait Mean time from a container's ask to its grant.
+		AvgWait float64 `json:"avg_wait"`
+
+		// Borrowed Container-seconds in other applications' containers (0 under DRF).
+		Borrowed float64 `json:"borrowed"`
+
+		// Completed Containers released with their work done.
+		Completed int64 `json:"completed"`
+
+		// Expired Containers dropped after waiting longer than patience.
+		Expired int64 `json:"expired"`
+
+		// Granted Containers granted.
+		Granted int64 `json:"granted"`
+
+		// Lent Container-seconds of its containers in other applications' use (0 under DRF).
+		Lent float64 `json:"lent"`
+
+		// Own Container-seconds in its own containers (0 under DRF).
+		Own float64 `json:"own"`
+
+		// PreemptionsCaused Containers taken from others for it.
+		PreemptionsCaused int64 `json:"preemptions_caused"`
+
+		// PreemptionsSuffered Its containers taken from it.
+		PreemptionsSuffered int64 `json:"preemptions_suffered"`
+
+		// Used Container-seconds used: own + borrowed, or all use under DRF.
+		Used float64 `json:"used"`
+
+		// Waiting Containers still wanted at the end (asked − granted − expired).
+		Waiting int64 `json:"waiting"`
+	} `json:"apps"`
+
+	// Ended Why it stopped at until: quiet (nothing was left to happen), horizon, or budget (the budget ran out; the rest of the trace was not simulated).
+	Ended interface{} `json:"ended"`
+
+	// Events Container events in time order (ties in the order they happened), up to limits.max_events.
+	Events []struct {
+		// ByApp notice, preempt: the application it is taken for.
+		ByApp *string `json:"by_app,omitempty"`
+
+		// ByRequest notice, preempt: the request it is taken for.
+		ByRequest *string `json:"by_request,omitempty"`
+
+		// Container Container id.
+		Container string `json:"container"`
+
+		// Kind grant: user gets the container for request; notice: user, running request in it, must give it up for by_request of by_app within the grace period; preempt: it is taken from user and request's work is lost; release: user gave it back, request's work done.
+		Kind interface{} `json:"kind"`
+
+		// Owner Its owner ("" under DRF).
+		Owner string `json:"owner"`
+
+		// Request The request concerned (see kind).
+		Request string `json:"request"`
+
+		// T Time.
+		T float64 `json:"t"`
+
+		// User The application concerned (see kind).
+		User string `json:"user"`
+	} `json:"events"`
+
+	// EventsDropped Events beyond limits.max_events, not listed.
+	EventsDropped int64 `json:"events_dropped"`
+
+	// Packing X-Sight's third view: the final packing, per node in node order.
+	Packing []struct {
+		// Capacity Capacity per resource (less reserved for a placement).
+		Capacity []float64 `json:"capacity"`
+
+		// Containers X-Schedule: every container; DRF: those in use.
+		Containers []struct {
+			// Id Container id.
+			Id string `json:"id"`
+
+			// Owner Owner ("" under DRF).
+			Owner string `json:"owner"`
+
+			// Request Request it serves ("" when free).
+			Request string `json:"request"`
+
+			// Size Size per resource.
+			Size []float64 `json:"size"`
+
+			// User Application using it ("" when free).
+			User string `json:"user"`
+		} `json:"containers"`
+
+		// Name Node name.
+		Name string `json:"name"`
+
+		// Rack Its rack.
+		Rack *string `json:"rack,omitempty"`
+	} `json:"packing"`
+
+	// Requests Per request, in order of first ask.
+	Requests []struct {
+		// App Requesting application.
+		App string `json:"app"`
+
+		// Arrival Time of its first ask.
+		Arrival float64 `json:"arrival"`
+
+		// Asked Containers asked, asks again after a preemption included.
+		Asked int64 `json:"asked"`
+
+		// Completed Containers released with their work done.
+		Completed int64 `json:"completed"`
+
+		// Expired Containers dropped after waiting longer than patience.
+		Expired int64 `json:"expired"`
+
+		// FirstGrant Time of its first grant (absent when none).
+		FirstGrant *float64 `json:"first_grant,omitempty"`
+
+		// Granted Containers granted.
+		Granted int64 `json:"granted"`
+
+		// Id Request id.
+		Id string `json:"id"`
+
+		// LastGrant Time of its last grant (absent when none).
+		LastGrant *float64 `json:"last_grant,omitempty"`
+
+		// Owners Grants by owner of the container (X-Schedule only).
+		Owners *map[string]int64 `json:"owners,omitempty"`
+
+		// Preempted Its containers taken from it (each asked again).
+		Preempted int64 `json:"preempted"`
+
+		// User DRF user (default the application).
+		User string `json:"user"`
+
+		// Wait Mean time from a container's ask to its grant.
+		Wait float64 `json:"wait"`
+
+		// Waiting Containers still wanted at the end (asked − granted − expired).
+		Waiting int64 `json:"waiting"`
+	} `json:"requests"`
+
+	// Summary Totals over all applications.
+	Summary struct {
+		// Asked Containers asked, asks again after a preemption included.
+		Asked int64 `json:"asked"`
+
+		// AvgWait Mean time from a container's ask to its grant.
+		AvgWait float64 `json:"avg_wait"`
+
+		// Completed Containers released with their work done.
+		Completed int64 `json:"completed"`
+
+		// Expired Containers dropped after waiting longer than patience.
+		Expired int64 `json:"expired"`
+
+		// Granted Containers granted.
+		Granted int64 `json:"granted"`
+
+		// Preemptions Containers taken from their users.
+		Preemptions int64 `json:"preemptions"`
+
+		// Used Container-seconds used.
+		Used float64 `json:"used"`
+
+		// Waiting Containers still wanted at the end (asked − granted − expired).
+		Waiting int64 `json:"waiting"`
+	} `json:"summary"`
+
+	// Until How far the simulation got.
+	Until float64 `json:"until"`
+
+	// Utilization X-Sight's first view: the cluster's use over time by application.
+	Utilization struct {
+		// Points A point at time 0 and whenever use changes (changes at one time in one point).
+		Points []struct {
+			// ByApp Per application using anything: the mean over resources of the fraction of the cluster's capacity in the containers it uses.
+			ByApp map[string]float64 `json:"by_app"`
+
+			// T Time.
+			T float64 `json:"t"`
+		} `json:"points"`
+
+		// Truncated The series reached limits.max_points and stopped.
+		Truncated bool `json:"truncated"`
+	} `json:"utilization"`
+}
+
+// XscheduleSimulateResponseSeries The imbalance of the pair (a, b) over time, exact piecewise linear: share at t, then slope until the next point.
+type XscheduleSimulateResponseSeries struct {
+	// A First application (application order).
+	A string `json:"a"`
+
+	// B Second application.
+	B string `json:"b"`
+
+	// Bound Δ_ab = min(δ_ab, δ_ba).
+	Bound float64 `json:"bound"`
+
+	// Points A point at time 0, at every change of the pair's slope and at the end.
+	Points []struct {
+		// Share How far b is in debt to a (negative: a to b).
+		Share float64 `json:"share"`
+
+		// Slope Rate of change of share from t.
+		Slope float64 `json:"slope"`
+
+		// T Time.
+		T float64 `json:"t"`
+	} `json:"points"`
+
+	// Truncated The series reached limits.max_points and stopped.
+	Truncated bool `json:"truncated"`
 }
 
 // XselectRequest Pack containers of given shapes, each owned by an application, into nodes so that every application gets lambda times its forecast mix, for the largest lambda.
@@ -2205,6 +2772,9 @@ type SolveTetrisSimulateJSONRequestBody = TetrisSimulateRequest
 
 // SolveXscheduleAssignJSONRequestBody defines body for SolveXscheduleAssign for application/json ContentType.
 type SolveXscheduleAssignJSONRequestBody = XscheduleAssignRequest
+
+// SolveXscheduleSimulateJSONRequestBody defines body for SolveXscheduleSimulate for application/json ContentType.
+type SolveXscheduleSimulateJSONRequestBody = XscheduleSimulateRequest
 
 // SolveXselectJSONRequestBody defines body for SolveXselect for application/json ContentType.
 type SolveXselectJSONRequestBody = XselectRequest
@@ -2818,6 +3388,32 @@ func (t *GetJobResult200JSONResponseBody) MergeXscheduleAssignResponse(v Xschedu
 	return err
 }
 
+// AsXscheduleSimulateResponse returns the union data inside the GetJobResult200JSONResponseBody as a XscheduleSimulateResponse
+func (t GetJobResult200JSONResponseBody) AsXscheduleSimulateResponse() (XscheduleSimulateResponse, error) {
+	var body XscheduleSimulateResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXscheduleSimulateResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided XscheduleSimulateResponse
+func (t *GetJobResult200JSONResponseBody) FromXscheduleSimulateResponse(v XscheduleSimulateResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXscheduleSimulateResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided XscheduleSimulateResponse
+func (t *GetJobResult200JSONResponseBody) MergeXscheduleSimulateResponse(v XscheduleSimulateResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsJobsComparison returns the union data inside the GetJobResult200JSONResponseBody as a JobsComparison
 func (t GetJobResult200JSONResponseBody) AsJobsComparison() (JobsComparison, error) {
 	var body JobsComparison
@@ -3062,6 +3658,32 @@ func (t *GetVariantResult200JSONResponseBody) MergeXscheduleAssignResponse(v Xsc
 	return err
 }
 
+// AsXscheduleSimulateResponse returns the union data inside the GetVariantResult200JSONResponseBody as a XscheduleSimulateResponse
+func (t GetVariantResult200JSONResponseBody) AsXscheduleSimulateResponse() (XscheduleSimulateResponse, error) {
+	var body XscheduleSimulateResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXscheduleSimulateResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided XscheduleSimulateResponse
+func (t *GetVariantResult200JSONResponseBody) FromXscheduleSimulateResponse(v XscheduleSimulateResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXscheduleSimulateResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided XscheduleSimulateResponse
+func (t *GetVariantResult200JSONResponseBody) MergeXscheduleSimulateResponse(v XscheduleSimulateResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t GetVariantResult200JSONResponseBody) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
@@ -3156,6 +3778,25 @@ type ClientInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// UiPage The planners' web page
+	//
+	// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+	//
+	// Corresponds with GET /ui (the `UiPage` operationId).
+	UiPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UiPageSlash The planners' web page
+	//
+	// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+	//
+	// Corresponds with GET /ui/ (the `UiPageSlash` operationId).
+	UiPageSlash(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UiFile One of the web page's scripts and style sheets
+	//
+	// Corresponds with GET /ui/{file} (the `UiFile` operationId).
+	UiFile(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SolveCmmfWithBody Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).
 	//
 	// Validates the body against cmmf.request.json, solves within budget_ms and answers cmmf.response.json; `xflex solve cmmf FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -3173,6 +3814,51 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/cmmf (the `SolveCmmf` operationId).
 	SolveCmmf(ctx context.Context, body SolveCmmfJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleCmmf An example request for POST /v1/cmmf
+	//
+	// Corresponds with GET /v1/examples/cmmf (the `ExampleCmmf` operationId).
+	ExampleCmmf(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleFairshare An example request for POST /v1/fairshare
+	//
+	// Corresponds with GET /v1/examples/fairshare (the `ExampleFairshare` operationId).
+	ExampleFairshare(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleFlex An example request for POST /v1/flex
+	//
+	// Corresponds with GET /v1/examples/flex (the `ExampleFlex` operationId).
+	ExampleFlex(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleTetrisAssign An example request for POST /v1/tetris/assign
+	//
+	// Corresponds with GET /v1/examples/tetris/assign (the `ExampleTetrisAssign` operationId).
+	ExampleTetrisAssign(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleTetrisSimulate An example request for POST /v1/tetris/simulate
+	//
+	// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
+	ExampleTetrisSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleXscheduleAssign An example request for POST /v1/xschedule/assign
+	//
+	// Corresponds with GET /v1/examples/xschedule/assign (the `ExampleXscheduleAssign` operationId).
+	ExampleXscheduleAssign(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleXscheduleSimulate An example request for POST /v1/xschedule/simulate
+	//
+	// Corresponds with GET /v1/examples/xschedule/simulate (the `ExampleXscheduleSimulate` operationId).
+	ExampleXscheduleSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleXselect An example request for POST /v1/xselect
+	//
+	// Corresponds with GET /v1/examples/xselect (the `ExampleXselect` operationId).
+	ExampleXselect(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleXsize An example request for POST /v1/xsize
+	//
+	// Corresponds with GET /v1/examples/xsize (the `ExampleXsize` operationId).
+	ExampleXsize(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SolveFairshareWithBody Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers
 	//
@@ -3333,6 +4019,24 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/xschedule/assign (the `SolveXscheduleAssign` operationId).
 	SolveXscheduleAssign(ctx context.Context, body SolveXscheduleAssignJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// SolveXscheduleSimulateWithBody X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+	//
+	// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+	SolveXscheduleSimulateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SolveXscheduleSimulate X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+	//
+	// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+	SolveXscheduleSimulate(ctx context.Context, body SolveXscheduleSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SolveXselectWithBody X-Select: pack owned containers into nodes, maximizing the share multiplier λ
 	//
 	// Validates the body against xselect.request.json, solves within budget_ms and answers xselect.response.json; `xflex solve xselect FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -3405,6 +4109,55 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 	return c.Client.Do(req)
 }
 
+// UiPage The planners' web page
+//
+// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+//
+// Corresponds with GET /ui (the `UiPage` operationId).
+func (c *Client) UiPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUiPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UiPageSlash The planners' web page
+//
+// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+//
+// Corresponds with GET /ui/ (the `UiPageSlash` operationId).
+func (c *Client) UiPageSlash(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUiPageSlashRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UiFile One of the web page's scripts and style sheets
+//
+// Corresponds with GET /ui/{file} (the `UiFile` operationId).
+func (c *Client) UiFile(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUiFileRequest(c.Server, file)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SolveCmmfWithBody Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).
 //
 // Validates the body against cmmf.request.json, solves within budget_ms and answers cmmf.response.json; `xflex solve cmmf FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -3433,6 +4186,141 @@ func (c *Client) SolveCmmfWithBody(ctx context.Context, contentType string, body
 // Corresponds with POST /v1/cmmf (the `SolveCmmf` operationId).
 func (c *Client) SolveCmmf(ctx context.Context, body SolveCmmfJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSolveCmmfRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleCmmf An example request for POST /v1/cmmf
+//
+// Corresponds with GET /v1/examples/cmmf (the `ExampleCmmf` operationId).
+func (c *Client) ExampleCmmf(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleCmmfRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleFairshare An example request for POST /v1/fairshare
+//
+// Corresponds with GET /v1/examples/fairshare (the `ExampleFairshare` operationId).
+func (c *Client) ExampleFairshare(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleFairshareRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleFlex An example request for POST /v1/flex
+//
+// Corresponds with GET /v1/examples/flex (the `ExampleFlex` operationId).
+func (c *Client) ExampleFlex(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleFlexRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleTetrisAssign An example request for POST /v1/tetris/assign
+//
+// Corresponds with GET /v1/examples/tetris/assign (the `ExampleTetrisAssign` operationId).
+func (c *Client) ExampleTetrisAssign(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleTetrisAssignRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleTetrisSimulate An example request for POST /v1/tetris/simulate
+//
+// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
+func (c *Client) ExampleTetrisSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleTetrisSimulateRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleXscheduleAssign An example request for POST /v1/xschedule/assign
+//
+// Corresponds with GET /v1/examples/xschedule/assign (the `ExampleXscheduleAssign` operationId).
+func (c *Client) ExampleXscheduleAssign(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleXscheduleAssignRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleXscheduleSimulate An example request for POST /v1/xschedule/simulate
+//
+// Corresponds with GET /v1/examples/xschedule/simulate (the `ExampleXscheduleSimulate` operationId).
+func (c *Client) ExampleXscheduleSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleXscheduleSimulateRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleXselect An example request for POST /v1/xselect
+//
+// Corresponds with GET /v1/examples/xselect (the `ExampleXselect` operationId).
+func (c *Client) ExampleXselect(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleXselectRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleXsize An example request for POST /v1/xsize
+//
+// Corresponds with GET /v1/examples/xsize (the `ExampleXsize` operationId).
+func (c *Client) ExampleXsize(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleXsizeRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3812,6 +4700,44 @@ func (c *Client) SolveXscheduleAssign(ctx context.Context, body SolveXscheduleAs
 	return c.Client.Do(req)
 }
 
+// SolveXscheduleSimulateWithBody X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+//
+// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+func (c *Client) SolveXscheduleSimulateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSolveXscheduleSimulateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SolveXscheduleSimulate X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+//
+// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+func (c *Client) SolveXscheduleSimulate(ctx context.Context, body SolveXscheduleSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSolveXscheduleSimulateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SolveXselectWithBody X-Select: pack owned containers into nodes, maximizing the share multiplier λ
 //
 // Validates the body against xselect.request.json, solves within budget_ms and answers xselect.response.json; `xflex solve xselect FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -3957,6 +4883,94 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewUiPageRequest constructs an http.Request for the UiPage method
+func NewUiPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/ui")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUiPageSlashRequest constructs an http.Request for the UiPageSlash method
+func NewUiPageSlashRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/ui/")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUiFileRequest constructs an http.Request for the UiFile method
+func NewUiFileRequest(server string, file string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "file", file, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/ui/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewSolveCmmfRequest calls the generic SolveCmmf builder with application/json body
 func NewSolveCmmfRequest(server string, body SolveCmmfJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -3993,6 +5007,249 @@ func NewSolveCmmfRequestWithBody(server string, contentType string, body io.Read
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewExampleCmmfRequest constructs an http.Request for the ExampleCmmf method
+func NewExampleCmmfRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/cmmf")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleFairshareRequest constructs an http.Request for the ExampleFairshare method
+func NewExampleFairshareRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/fairshare")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleFlexRequest constructs an http.Request for the ExampleFlex method
+func NewExampleFlexRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/flex")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleTetrisAssignRequest constructs an http.Request for the ExampleTetrisAssign method
+func NewExampleTetrisAssignRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/tetris/assign")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleTetrisSimulateRequest constructs an http.Request for the ExampleTetrisSimulate method
+func NewExampleTetrisSimulateRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/tetris/simulate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleXscheduleAssignRequest constructs an http.Request for the ExampleXscheduleAssign method
+func NewExampleXscheduleAssignRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/xschedule/assign")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleXscheduleSimulateRequest constructs an http.Request for the ExampleXscheduleSimulate method
+func NewExampleXscheduleSimulateRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/xschedule/simulate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleXselectRequest constructs an http.Request for the ExampleXselect method
+func NewExampleXselectRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/xselect")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleXsizeRequest constructs an http.Request for the ExampleXsize method
+func NewExampleXsizeRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/xsize")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -4660,6 +5917,46 @@ func NewSolveXscheduleAssignRequestWithBody(server string, contentType string, b
 	return req, nil
 }
 
+// NewSolveXscheduleSimulateRequest calls the generic SolveXscheduleSimulate builder with application/json body
+func NewSolveXscheduleSimulateRequest(server string, body SolveXscheduleSimulateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSolveXscheduleSimulateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSolveXscheduleSimulateRequestWithBody constructs an http.Request for the SolveXscheduleSimulate method, with any body, and a specified content type
+func NewSolveXscheduleSimulateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/xschedule/simulate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSolveXselectRequest calls the generic SolveXselect builder with application/json body
 func NewSolveXselectRequest(server string, body SolveXselectJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4825,6 +6122,31 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResponse, error)
 
+	// UiPageWithResponse The planners' web page
+	//
+	// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /ui (the `UiPage` operationId).
+	UiPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*UiPageResponse, error)
+
+	// UiPageSlashWithResponse The planners' web page
+	//
+	// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /ui/ (the `UiPageSlash` operationId).
+	UiPageSlashWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*UiPageSlashResponse, error)
+
+	// UiFileWithResponse One of the web page's scripts and style sheets
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /ui/{file} (the `UiFile` operationId).
+	UiFileWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*UiFileResponse, error)
+
 	// SolveCmmfWithBodyWithResponse Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).
 	//
 	// Validates the body against cmmf.request.json, solves within budget_ms and answers cmmf.response.json; `xflex solve cmmf FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -4842,6 +6164,69 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/cmmf (the `SolveCmmf` operationId).
 	SolveCmmfWithResponse(ctx context.Context, body SolveCmmfJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveCmmfResponse, error)
+
+	// ExampleCmmfWithResponse An example request for POST /v1/cmmf
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/cmmf (the `ExampleCmmf` operationId).
+	ExampleCmmfWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleCmmfResponse, error)
+
+	// ExampleFairshareWithResponse An example request for POST /v1/fairshare
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/fairshare (the `ExampleFairshare` operationId).
+	ExampleFairshareWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleFairshareResponse, error)
+
+	// ExampleFlexWithResponse An example request for POST /v1/flex
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/flex (the `ExampleFlex` operationId).
+	ExampleFlexWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleFlexResponse, error)
+
+	// ExampleTetrisAssignWithResponse An example request for POST /v1/tetris/assign
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/tetris/assign (the `ExampleTetrisAssign` operationId).
+	ExampleTetrisAssignWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleTetrisAssignResponse, error)
+
+	// ExampleTetrisSimulateWithResponse An example request for POST /v1/tetris/simulate
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
+	ExampleTetrisSimulateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleTetrisSimulateResponse, error)
+
+	// ExampleXscheduleAssignWithResponse An example request for POST /v1/xschedule/assign
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/xschedule/assign (the `ExampleXscheduleAssign` operationId).
+	ExampleXscheduleAssignWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXscheduleAssignResponse, error)
+
+	// ExampleXscheduleSimulateWithResponse An example request for POST /v1/xschedule/simulate
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/xschedule/simulate (the `ExampleXscheduleSimulate` operationId).
+	ExampleXscheduleSimulateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXscheduleSimulateResponse, error)
+
+	// ExampleXselectWithResponse An example request for POST /v1/xselect
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/xselect (the `ExampleXselect` operationId).
+	ExampleXselectWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXselectResponse, error)
+
+	// ExampleXsizeWithResponse An example request for POST /v1/xsize
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/xsize (the `ExampleXsize` operationId).
+	ExampleXsizeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXsizeResponse, error)
 
 	// SolveFairshareWithBodyWithResponse Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers
 	//
@@ -5020,6 +6405,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/xschedule/assign (the `SolveXscheduleAssign` operationId).
 	SolveXscheduleAssignWithResponse(ctx context.Context, body SolveXscheduleAssignJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveXscheduleAssignResponse, error)
 
+	// SolveXscheduleSimulateWithBodyWithResponse X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+	//
+	// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+	SolveXscheduleSimulateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SolveXscheduleSimulateResponse, error)
+
+	// SolveXscheduleSimulateWithResponse X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+	//
+	// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+	SolveXscheduleSimulateWithResponse(ctx context.Context, body SolveXscheduleSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveXscheduleSimulateResponse, error)
+
 	// SolveXselectWithBodyWithResponse X-Select: pack owned containers into nodes, maximizing the share multiplier λ
 	//
 	// Validates the body against xselect.request.json, solves within budget_ms and answers xselect.response.json; `xflex solve xselect FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -5183,6 +6586,115 @@ func (r ReadyzResponse) ContentType() string {
 	return ""
 }
 
+type UiPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r UiPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UiPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UiPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UiPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UiPageSlashResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r UiPageSlashResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UiPageSlashResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UiPageSlashResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UiPageSlashResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UiFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem404
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UiFileResponse) GetApplicationproblemJSON404() *Problem404 {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r UiFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UiFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UiFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UiFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SolveCmmfResponse503Headers the declared response headers of an HTTP 503 response for SolveCmmf
 type SolveCmmfResponse503Headers struct {
 	RetryAfter *int64
@@ -5295,6 +6807,438 @@ func (r SolveCmmfResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SolveCmmfResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleCmmfResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CmmfRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleCmmfResponse) GetJSON200() *CmmfRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleCmmfResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleCmmfResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleCmmfResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleCmmfResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleCmmfResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleFairshareResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FairshareRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleFairshareResponse) GetJSON200() *FairshareRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleFairshareResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleFairshareResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleFairshareResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleFairshareResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleFairshareResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleFlexResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FlexRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleFlexResponse) GetJSON200() *FlexRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleFlexResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleFlexResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleFlexResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleFlexResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleFlexResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleTetrisAssignResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TetrisAssignRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleTetrisAssignResponse) GetJSON200() *TetrisAssignRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleTetrisAssignResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleTetrisAssignResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleTetrisAssignResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleTetrisAssignResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleTetrisAssignResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleTetrisSimulateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TetrisSimulateRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleTetrisSimulateResponse) GetJSON200() *TetrisSimulateRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleTetrisSimulateResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleTetrisSimulateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleTetrisSimulateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleTetrisSimulateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleTetrisSimulateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleXscheduleAssignResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XscheduleAssignRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleXscheduleAssignResponse) GetJSON200() *XscheduleAssignRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleXscheduleAssignResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleXscheduleAssignResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleXscheduleAssignResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleXscheduleAssignResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleXscheduleAssignResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleXscheduleSimulateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XscheduleSimulateRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleXscheduleSimulateResponse) GetJSON200() *XscheduleSimulateRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleXscheduleSimulateResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleXscheduleSimulateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleXscheduleSimulateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleXscheduleSimulateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleXscheduleSimulateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleXselectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XselectRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleXselectResponse) GetJSON200() *XselectRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleXselectResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleXselectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleXselectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleXselectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleXselectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleXsizeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XsizeRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleXsizeResponse) GetJSON200() *XsizeRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleXsizeResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleXsizeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleXsizeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleXsizeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleXsizeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6142,6 +8086,9 @@ type ListProblemsResponse struct {
 			// Command Its name for `xflex solve` and job submissions, e.g. tetris-assign.
 			Command string `json:"command"`
 
+			// Example Where GET serves its example request (examples/COMMAND.json), when it has one.
+			Example *string `json:"example,omitempty"`
+
 			// Name The problem's name, e.g. tetris/assign.
 			Name string `json:"name"`
 
@@ -6168,6 +8115,9 @@ func (r ListProblemsResponse) GetJSON200() *struct {
 	Problems []struct {
 		// Command Its name for `xflex solve` and job submissions, e.g. tetris-assign.
 		Command string `json:"command"`
+
+		// Example Where GET serves its example request (examples/COMMAND.json), when it has one.
+		Example *string `json:"example,omitempty"`
 
 		// Name The problem's name, e.g. tetris/assign.
 		Name string `json:"name"`
@@ -6697,6 +8647,124 @@ func (r SolveXscheduleAssignResponse) ContentType() string {
 	return ""
 }
 
+// SolveXscheduleSimulateResponse503Headers the declared response headers of an HTTP 503 response for SolveXscheduleSimulate
+type SolveXscheduleSimulateResponse503Headers struct {
+	RetryAfter *int64
+}
+
+type SolveXscheduleSimulateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XscheduleSimulateResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem400
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem403
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem406
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem408
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem413
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem415
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem422
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem500
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem503
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SolveXscheduleSimulateResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SolveXscheduleSimulateResponse) GetJSON200() *XscheduleSimulateResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON400() *Problem400 {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON403() *Problem403 {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON406() *Problem406 {
+	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON408() *Problem408 {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON413() *Problem413 {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON415() *Problem415 {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON422() *Problem422 {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON500() *Problem500 {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SolveXscheduleSimulateResponse) GetApplicationproblemJSON503() *Problem503 {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SolveXscheduleSimulateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SolveXscheduleSimulateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SolveXscheduleSimulateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SolveXscheduleSimulateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SolveXselectResponse503Headers the declared response headers of an HTTP 503 response for SolveXselect
 type SolveXselectResponse503Headers struct {
 	RetryAfter *int64
@@ -7018,6 +9086,49 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 	return ParseReadyzResponse(rsp)
 }
 
+// UiPageWithResponse The planners' web page
+//
+// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /ui (the `UiPage` operationId).
+func (c *ClientWithResponses) UiPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*UiPageResponse, error) {
+	rsp, err := c.UiPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUiPageResponse(rsp)
+}
+
+// UiPageSlashWithResponse The planners' web page
+//
+// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /ui/ (the `UiPageSlash` operationId).
+func (c *ClientWithResponses) UiPageSlashWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*UiPageSlashResponse, error) {
+	rsp, err := c.UiPageSlash(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUiPageSlashResponse(rsp)
+}
+
+// UiFileWithResponse One of the web page's scripts and style sheets
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /ui/{file} (the `UiFile` operationId).
+func (c *ClientWithResponses) UiFileWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*UiFileResponse, error) {
+	rsp, err := c.UiFile(ctx, file, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUiFileResponse(rsp)
+}
+
 // SolveCmmfWithBodyWithResponse Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).
 //
 // Validates the body against cmmf.request.json, solves within budget_ms and answers cmmf.response.json; `xflex solve cmmf FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -7046,6 +9157,123 @@ func (c *ClientWithResponses) SolveCmmfWithResponse(ctx context.Context, body So
 		return nil, err
 	}
 	return ParseSolveCmmfResponse(rsp)
+}
+
+// ExampleCmmfWithResponse An example request for POST /v1/cmmf
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/cmmf (the `ExampleCmmf` operationId).
+func (c *ClientWithResponses) ExampleCmmfWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleCmmfResponse, error) {
+	rsp, err := c.ExampleCmmf(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleCmmfResponse(rsp)
+}
+
+// ExampleFairshareWithResponse An example request for POST /v1/fairshare
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/fairshare (the `ExampleFairshare` operationId).
+func (c *ClientWithResponses) ExampleFairshareWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleFairshareResponse, error) {
+	rsp, err := c.ExampleFairshare(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleFairshareResponse(rsp)
+}
+
+// ExampleFlexWithResponse An example request for POST /v1/flex
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/flex (the `ExampleFlex` operationId).
+func (c *ClientWithResponses) ExampleFlexWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleFlexResponse, error) {
+	rsp, err := c.ExampleFlex(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleFlexResponse(rsp)
+}
+
+// ExampleTetrisAssignWithResponse An example request for POST /v1/tetris/assign
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/tetris/assign (the `ExampleTetrisAssign` operationId).
+func (c *ClientWithResponses) ExampleTetrisAssignWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleTetrisAssignResponse, error) {
+	rsp, err := c.ExampleTetrisAssign(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleTetrisAssignResponse(rsp)
+}
+
+// ExampleTetrisSimulateWithResponse An example request for POST /v1/tetris/simulate
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
+func (c *ClientWithResponses) ExampleTetrisSimulateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleTetrisSimulateResponse, error) {
+	rsp, err := c.ExampleTetrisSimulate(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleTetrisSimulateResponse(rsp)
+}
+
+// ExampleXscheduleAssignWithResponse An example request for POST /v1/xschedule/assign
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/xschedule/assign (the `ExampleXscheduleAssign` operationId).
+func (c *ClientWithResponses) ExampleXscheduleAssignWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXscheduleAssignResponse, error) {
+	rsp, err := c.ExampleXscheduleAssign(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleXscheduleAssignResponse(rsp)
+}
+
+// ExampleXscheduleSimulateWithResponse An example request for POST /v1/xschedule/simulate
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/xschedule/simulate (the `ExampleXscheduleSimulate` operationId).
+func (c *ClientWithResponses) ExampleXscheduleSimulateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXscheduleSimulateResponse, error) {
+	rsp, err := c.ExampleXscheduleSimulate(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleXscheduleSimulateResponse(rsp)
+}
+
+// ExampleXselectWithResponse An example request for POST /v1/xselect
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/xselect (the `ExampleXselect` operationId).
+func (c *ClientWithResponses) ExampleXselectWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXselectResponse, error) {
+	rsp, err := c.ExampleXselect(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleXselectResponse(rsp)
+}
+
+// ExampleXsizeWithResponse An example request for POST /v1/xsize
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/xsize (the `ExampleXsize` operationId).
+func (c *ClientWithResponses) ExampleXsizeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXsizeResponse, error) {
+	rsp, err := c.ExampleXsize(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleXsizeResponse(rsp)
 }
 
 // SolveFairshareWithBodyWithResponse Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers
@@ -7351,6 +9579,36 @@ func (c *ClientWithResponses) SolveXscheduleAssignWithResponse(ctx context.Conte
 	return ParseSolveXscheduleAssignResponse(rsp)
 }
 
+// SolveXscheduleSimulateWithBodyWithResponse X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+//
+// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+func (c *ClientWithResponses) SolveXscheduleSimulateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SolveXscheduleSimulateResponse, error) {
+	rsp, err := c.SolveXscheduleSimulateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSolveXscheduleSimulateResponse(rsp)
+}
+
+// SolveXscheduleSimulateWithResponse X-Schedule simulator: a request trace over time under X-Schedule and under online DRF
+//
+// Validates the body against xschedule-simulate.request.json, solves within budget_ms and answers xschedule-simulate.response.json; `xflex solve xschedule-simulate FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/xschedule/simulate (the `SolveXscheduleSimulate` operationId).
+func (c *ClientWithResponses) SolveXscheduleSimulateWithResponse(ctx context.Context, body SolveXscheduleSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveXscheduleSimulateResponse, error) {
+	rsp, err := c.SolveXscheduleSimulate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSolveXscheduleSimulateResponse(rsp)
+}
+
 // SolveXselectWithBodyWithResponse X-Select: pack owned containers into nodes, maximizing the share multiplier λ
 //
 // Validates the body against xselect.request.json, solves within budget_ms and answers xselect.response.json; `xflex solve xselect FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -7498,6 +9756,64 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 	return response, nil
 }
 
+// ParseUiPageResponse parses an HTTP response from a UiPageWithResponse call
+func ParseUiPageResponse(rsp *http.Response) (*UiPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UiPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseUiPageSlashResponse parses an HTTP response from a UiPageSlashWithResponse call
+func ParseUiPageSlashResponse(rsp *http.Response) (*UiPageSlashResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UiPageSlashResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseUiFileResponse parses an HTTP response from a UiFileWithResponse call
+func ParseUiFileResponse(rsp *http.Response) (*UiFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UiFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem404
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseSolveCmmfResponse parses an HTTP response from a SolveCmmfWithResponse call
 func ParseSolveCmmfResponse(rsp *http.Response) (*SolveCmmfResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -7605,6 +9921,303 @@ func ParseSolveCmmfResponse(rsp *http.Response) (*SolveCmmfResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExampleCmmfResponse parses an HTTP response from a ExampleCmmfWithResponse call
+func ParseExampleCmmfResponse(rsp *http.Response) (*ExampleCmmfResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleCmmfResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CmmfRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleFairshareResponse parses an HTTP response from a ExampleFairshareWithResponse call
+func ParseExampleFairshareResponse(rsp *http.Response) (*ExampleFairshareResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleFairshareResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FairshareRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleFlexResponse parses an HTTP response from a ExampleFlexWithResponse call
+func ParseExampleFlexResponse(rsp *http.Response) (*ExampleFlexResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleFlexResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FlexRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleTetrisAssignResponse parses an HTTP response from a ExampleTetrisAssignWithResponse call
+func ParseExampleTetrisAssignResponse(rsp *http.Response) (*ExampleTetrisAssignResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleTetrisAssignResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TetrisAssignRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleTetrisSimulateResponse parses an HTTP response from a ExampleTetrisSimulateWithResponse call
+func ParseExampleTetrisSimulateResponse(rsp *http.Response) (*ExampleTetrisSimulateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleTetrisSimulateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TetrisSimulateRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleXscheduleAssignResponse parses an HTTP response from a ExampleXscheduleAssignWithResponse call
+func ParseExampleXscheduleAssignResponse(rsp *http.Response) (*ExampleXscheduleAssignResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleXscheduleAssignResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XscheduleAssignRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleXscheduleSimulateResponse parses an HTTP response from a ExampleXscheduleSimulateWithResponse call
+func ParseExampleXscheduleSimulateResponse(rsp *http.Response) (*ExampleXscheduleSimulateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleXscheduleSimulateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XscheduleSimulateRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleXselectResponse parses an HTTP response from a ExampleXselectWithResponse call
+func ParseExampleXselectResponse(rsp *http.Response) (*ExampleXselectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleXselectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XselectRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleXsizeResponse parses an HTTP response from a ExampleXsizeWithResponse call
+func ParseExampleXsizeResponse(rsp *http.Response) (*ExampleXsizeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleXsizeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XsizeRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
 	}
 
 	return response, nil
@@ -8375,6 +10988,9 @@ func ParseListProblemsResponse(rsp *http.Response) (*ListProblemsResponse, error
 				// Command Its name for `xflex solve` and job submissions, e.g. tetris-assign.
 				Command string `json:"command"`
 
+				// Example Where GET serves its example request (examples/COMMAND.json), when it has one.
+				Example *string `json:"example,omitempty"`
+
 				// Name The problem's name, e.g. tetris/assign.
 				Name string `json:"name"`
 
@@ -8813,6 +11429,118 @@ func ParseSolveXscheduleAssignResponse(rsp *http.Response) (*SolveXscheduleAssig
 	switch {
 	case rsp.StatusCode == 503:
 		var headers SolveXscheduleAssignResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSolveXscheduleSimulateResponse parses an HTTP response from a SolveXscheduleSimulateWithResponse call
+func ParseSolveXscheduleSimulateResponse(rsp *http.Response) (*SolveXscheduleSimulateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SolveXscheduleSimulateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XscheduleSimulateResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem400
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem403
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem406
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem408
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem413
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem415
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem422
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem500
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem503
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (image/svg+xml) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers SolveXscheduleSimulateResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -95,6 +95,9 @@ func solves(c *ClientWithResponses) map[string]solveFunc {
 		"xschedule-assign": typed(c.SolveXscheduleAssignWithResponse, func(r *SolveXscheduleAssignResponse) *CommonMeta {
 			return metaOf(r.JSON200, func(v *XscheduleAssignResponse) CommonMeta { return v.Meta })
 		}),
+		"xschedule-simulate": typed(c.SolveXscheduleSimulateWithResponse, func(r *SolveXscheduleSimulateResponse) *CommonMeta {
+			return metaOf(r.JSON200, func(v *XscheduleSimulateResponse) CommonMeta { return v.Meta })
+		}),
 	}
 }
 
