@@ -318,6 +318,7 @@ func TestUIEndToEnd(t *testing.T) {
 		t.Run("sync/"+strings.ReplaceAll(name, "/", "-"), func(t *testing.T) { solveExample(t, ctx, runner, name) })
 	}
 	t.Run("no picture", func(t *testing.T) { withoutPicture(t, ctx) })
+	t.Run("file", func(t *testing.T) { loadFile(t, ctx) })
 	t.Run("labels", func(t *testing.T) { labelled(t, ctx) })
 	t.Run("keyboard", func(t *testing.T) { keyboard(t, ctx) })
 	t.Run("schema error", func(t *testing.T) { schemaError(t, ctx) })
@@ -342,6 +343,11 @@ func solveExample(t *testing.T, ctx context.Context, runner *solver.Runner, name
 	}
 	checkPicture(t, ctx, name)
 	p, _ := runner.Lookup(name)
+	downloads := js[[]string](t, ctx, `["dl-json", "dl-svg"].map(id => { const a = document.getElementById(id);
+		return a.hidden || !a.href.startsWith("blob:") ? "" : a.download; })`)
+	if want := []string{p.Command() + "-answer.json", p.Command() + "-picture.svg"}; fmt.Sprint(downloads) != fmt.Sprint(want) {
+		t.Errorf("%s: downloads offered %q, want %q", name, downloads, want)
+	}
 	saveScreenshot(t, ctx, "#picture", "ui-"+p.Command())
 }
 
@@ -556,5 +562,25 @@ func withoutPicture(t *testing.T, ctx context.Context) {
 	hidden := js[bool](t, ctx, `document.getElementById("picture-img").hidden && document.getElementById("dl-svg").hidden`)
 	if !strings.Contains(caption, "406") || !hidden {
 		t.Errorf("no picture: caption %q, image and its download hidden %v", caption, hidden)
+	}
+}
+
+// loadFile loads a request from a file through the file field: the
+// editor then holds the file's text.
+func loadFile(t *testing.T, ctx context.Context) {
+	path := filepath.Join(t.TempDir(), "mine.json")
+	want := "{\"resources\": [\"cpu\"]}\n"
+	if err := os.WriteFile(path, []byte(want), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := js[string](t, ctx, `document.body.dataset.finished`)
+	do(t, ctx, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{path}),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.dataset.finished !== %q`, before),
+			chromedp.WithPollingTimeout(10*time.Second)))
+	if got := js[string](t, ctx, `document.getElementById("request").value`); got != want {
+		t.Errorf("the editor holds %q after loading the file, want %q", got, want)
+	}
+	if msg := text(t, ctx, "#status"); !strings.Contains(msg, "mine.json") {
+		t.Errorf("status after loading the file: %q", msg)
 	}
 }
