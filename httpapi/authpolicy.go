@@ -38,7 +38,10 @@ var basePolicy = policy{
 	{"/readyz", openAccess},
 	{"/version", openAccess},
 	{"/metrics", access{scope: ScopeAdmin}},
+	{"/ui", openAccess}, // the page's files: static, no data; its API calls carry the token
+	{"/ui/*", openAccess},
 	{"/v1/problems", anyToken},
+	{"/v1/examples/*", anyToken},
 	{"/v1/schemas", anyToken},
 	{"/v1/schemas/*", anyToken},
 	{"/v1/openapi.json", anyToken}, // like the schemas it is built from

@@ -122,6 +122,7 @@ var openAPITags = []map[string]any{
 	{"name": "jobs", "description": "Asynchronous solves and what-if scenarios."},
 	{"name": "schemas", "description": "The JSON Schemas of every request and response, and this document."},
 	{"name": "operations", "description": "Health, readiness and version, for probes and operators."},
+	{"name": "ui", "description": "The planners' web page (/ui/) and its files: no data, open without a token."},
 }
 
 // bearerScheme is the auth file's tokens (see `xflex token new`).

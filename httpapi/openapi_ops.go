@@ -178,6 +178,23 @@ var serviceOperations = []operation{
 	{method: "GET", path: "/v1/openapi.json", id: "getOpenAPI", tag: "schemas", summary: "This OpenAPI 3.1 document",
 		description: "Built at start-up from the embedded JSON Schemas and the routes this server serves.",
 		ok:          map[int]map[string]any{200: jsonAnswer("The document.", map[string]any{"type": "object"})}},
+	uiPage("/ui", "uiPage"),
+	uiPage("/ui/", "uiPageSlash"),
+	{method: "GET", path: "/ui/{file}", id: "uiFile", tag: "ui", summary: "One of the web page's scripts and style sheets",
+		params: []map[string]any{pathParam("file", "The file name, e.g. app.js (the names the page loads).")},
+		ok: map[int]map[string]any{200: {"description": "The file.", "content": map[string]any{
+			"text/javascript": textContent, "text/css": textContent}}},
+		problems: []int{404}},
+}
+
+// textContent is a text answer's content.
+var textContent = map[string]any{"schema": map[string]any{"type": "string"}}
+
+// uiPage is the web page, served at /ui and /ui/ alike.
+func uiPage(path, id string) operation {
+	return operation{method: "GET", path: path, id: id, tag: "ui", summary: "The planners' web page",
+		description: "Plain HTML embedded in the binary; it calls this API with the token typed into it.",
+		ok:          map[int]map[string]any{200: {"description": "The page.", "content": map[string]any{"text/html": textContent}}}}
 }
 
 var problemList = object("The problems.", []string{"problems"}, map[string]any{"problems": map[string]any{
@@ -189,6 +206,7 @@ var problemList = object("The problems.", []string{"problems"}, map[string]any{"
 		"summary":         prop("string", "What it solves, in one line."),
 		"request_schema":  prop("string", "URL of its request schema."),
 		"response_schema": prop("string", "URL of its response schema."),
+		"example":         prop("string", "Where GET serves its example request (examples/COMMAND.json), when it has one."),
 	}),
 }})
 

@@ -31,6 +31,8 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/rs/zerolog"
 
+	"github.com/xflex/xflex/examples"
+	"github.com/xflex/xflex/httpapi/ui"
 	"github.com/xflex/xflex/solver"
 )
 
@@ -146,7 +148,13 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	r.Get("/v1/openapi.json", s.openAPI)
 	for _, p := range runner.Problems() {
 		r.Post("/v1/"+p.Name, s.solveHandler(p))
+		if b, ok := examples.Request(p.Command()); ok {
+			r.Get(examplePath(p), exampleHandler(b))
+		}
 	}
+	r.Get("/ui", ui.Page)
+	r.Get("/ui/", ui.Page)
+	r.Get("/ui/{file}", uiFile)
 	s.router = r
 	return s
 }
@@ -228,15 +236,36 @@ type problemInfo struct {
 	Summary        string `json:"summary"`
 	RequestSchema  string `json:"request_schema"`
 	ResponseSchema string `json:"response_schema"`
+	// Example is the path of the problem's example request, when it has one.
+	Example string `json:"example,omitempty"`
+}
+
+// uiFile serves one of the web page's files, or a 404 problem.
+func uiFile(w http.ResponseWriter, r *http.Request) {
+	if name := chi.URLParam(r, "file"); !ui.ServeFile(w, r, name) {
+		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "the web page has no file "+name)
+	}
+}
+
+// examplePath is where a problem's example request is served.
+func examplePath(p solver.Problem) string { return "/v1/examples/" + p.Name }
+
+// exampleHandler serves one embedded example request (examples/).
+func exampleHandler(b []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) { WriteMedia(w, http.StatusOK, MediaJSON, b) }
 }
 
 func (s *Server) listProblems(w http.ResponseWriter, _ *http.Request) {
 	var out []problemInfo
 	for _, p := range s.runner.Problems() {
-		out = append(out, problemInfo{
+		info := problemInfo{
 			Name: p.Name, Path: "/v1/" + p.Name, Command: p.Command(), Summary: p.Summary,
 			RequestSchema: "/v1/schemas/" + p.RequestSchema, ResponseSchema: "/v1/schemas/" + p.ResponseSchema,
-		})
+		}
+		if _, ok := examples.Request(p.Command()); ok {
+			info.Example = examplePath(p)
+		}
+		out = append(out, info)
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"problems": out})
 }

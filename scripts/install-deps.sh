@@ -4,7 +4,9 @@
 # toolchain new enough for go.mod. Uses sudo when not root. Idempotent: it
 # installs only what is missing.
 #   install-deps.sh          what building and serving need
-#   install-deps.sh --test   plus a PostgreSQL server for the job-store tests
+#   install-deps.sh --test   plus a PostgreSQL server for the job-store tests and
+#                            headless Chromium (with a font) for the web page's
+#                            browser test (httpapi/ui)
 set -euo pipefail
 
 want_test=0
@@ -15,7 +17,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 need_apt=()
 pkgs=(coinor-libcbc-dev coinor-libclp-dev pkg-config gcc g++ libc6-dev git ca-certificates)
-[ "$want_test" = 1 ] && pkgs+=(postgresql)
+[ "$want_test" = 1 ] && pkgs+=(postgresql chromium fonts-dejavu-core)
 for pkg in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
     need_apt+=("$pkg")

@@ -301,6 +301,7 @@ func TestPolicyCoversEveryRoute(t *testing.T) {
 
 	want := map[string]string{ // METHOD route -> open, any (token), or the scope
 		"GET /healthz": "open", "GET /readyz": "open", "GET /version": "open", "GET /metrics": "admin",
+		"GET /ui": "open", "GET /ui/": "open", "GET /ui/{file}": "open",
 		"GET /v1/problems": "any", "GET /v1/schemas": "any", "GET /v1/schemas/{name}": "any",
 		"GET /v1/openapi.json": "any",
 		"POST /v1/jobs":        "jobs", "GET /v1/jobs": "jobs", "GET /v1/jobs/{id}": "jobs", "DELETE /v1/jobs/{id}": "jobs",
@@ -308,6 +309,7 @@ func TestPolicyCoversEveryRoute(t *testing.T) {
 	}
 	for _, p := range runner.Problems() {
 		want["POST /v1/"+p.Name] = "solve"
+		want["GET /v1/examples/"+p.Name] = "any"
 	}
 	param := regexp.MustCompile(`\{[^}]*\}`)
 	h := api.Handler()

@@ -291,6 +291,9 @@ type CommonMeta struct {
 	// Examples: 1.5
 	Objective *float64 `json:"objective,omitempty"`
 
+	// Partial true only on GET /v1/jobs/{id}/result?partial=true while the job runs: the solver's best answer so far, not its final one (status feasible). Absent otherwise.
+	Partial *bool `json:"partial,omitempty"`
+
 	// Seed The seed every random choice used: the request's seed, 0 when absent.
 	//
 	// Examples: 0
@@ -3900,6 +3903,25 @@ type ClientInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// UiPage The planners' web page
+	//
+	// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+	//
+	// Corresponds with GET /ui (the `UiPage` operationId).
+	UiPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UiPageSlash The planners' web page
+	//
+	// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+	//
+	// Corresponds with GET /ui/ (the `UiPageSlash` operationId).
+	UiPageSlash(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UiFile One of the web page's scripts and style sheets
+	//
+	// Corresponds with GET /ui/{file} (the `UiFile` operationId).
+	UiFile(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SolveCmmfWithBody Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).
 	//
 	// Validates the body against cmmf.request.json, solves within budget_ms and answers cmmf.response.json; `xflex solve cmmf FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -3917,6 +3939,51 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/cmmf (the `SolveCmmf` operationId).
 	SolveCmmf(ctx context.Context, body SolveCmmfJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleCmmf An example request for POST /v1/cmmf
+	//
+	// Corresponds with GET /v1/examples/cmmf (the `ExampleCmmf` operationId).
+	ExampleCmmf(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleFairshare An example request for POST /v1/fairshare
+	//
+	// Corresponds with GET /v1/examples/fairshare (the `ExampleFairshare` operationId).
+	ExampleFairshare(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleFlex An example request for POST /v1/flex
+	//
+	// Corresponds with GET /v1/examples/flex (the `ExampleFlex` operationId).
+	ExampleFlex(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleTetrisAssign An example request for POST /v1/tetris/assign
+	//
+	// Corresponds with GET /v1/examples/tetris/assign (the `ExampleTetrisAssign` operationId).
+	ExampleTetrisAssign(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleTetrisSimulate An example request for POST /v1/tetris/simulate
+	//
+	// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
+	ExampleTetrisSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleXscheduleAssign An example request for POST /v1/xschedule/assign
+	//
+	// Corresponds with GET /v1/examples/xschedule/assign (the `ExampleXscheduleAssign` operationId).
+	ExampleXscheduleAssign(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleXscheduleSimulate An example request for POST /v1/xschedule/simulate
+	//
+	// Corresponds with GET /v1/examples/xschedule/simulate (the `ExampleXscheduleSimulate` operationId).
+	ExampleXscheduleSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleXselect An example request for POST /v1/xselect
+	//
+	// Corresponds with GET /v1/examples/xselect (the `ExampleXselect` operationId).
+	ExampleXselect(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleXsize An example request for POST /v1/xsize
+	//
+	// Corresponds with GET /v1/examples/xsize (the `ExampleXsize` operationId).
+	ExampleXsize(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SolveFairshareWithBody Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers
 	//
@@ -4182,6 +4249,55 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 	return c.Client.Do(req)
 }
 
+// UiPage The planners' web page
+//
+// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+//
+// Corresponds with GET /ui (the `UiPage` operationId).
+func (c *Client) UiPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUiPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UiPageSlash The planners' web page
+//
+// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+//
+// Corresponds with GET /ui/ (the `UiPageSlash` operationId).
+func (c *Client) UiPageSlash(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUiPageSlashRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UiFile One of the web page's scripts and style sheets
+//
+// Corresponds with GET /ui/{file} (the `UiFile` operationId).
+func (c *Client) UiFile(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUiFileRequest(c.Server, file)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SolveCmmfWithBody Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).
 //
 // Validates the body against cmmf.request.json, solves within budget_ms and answers cmmf.response.json; `xflex solve cmmf FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -4210,6 +4326,141 @@ func (c *Client) SolveCmmfWithBody(ctx context.Context, contentType string, body
 // Corresponds with POST /v1/cmmf (the `SolveCmmf` operationId).
 func (c *Client) SolveCmmf(ctx context.Context, body SolveCmmfJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSolveCmmfRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleCmmf An example request for POST /v1/cmmf
+//
+// Corresponds with GET /v1/examples/cmmf (the `ExampleCmmf` operationId).
+func (c *Client) ExampleCmmf(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleCmmfRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleFairshare An example request for POST /v1/fairshare
+//
+// Corresponds with GET /v1/examples/fairshare (the `ExampleFairshare` operationId).
+func (c *Client) ExampleFairshare(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleFairshareRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleFlex An example request for POST /v1/flex
+//
+// Corresponds with GET /v1/examples/flex (the `ExampleFlex` operationId).
+func (c *Client) ExampleFlex(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleFlexRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleTetrisAssign An example request for POST /v1/tetris/assign
+//
+// Corresponds with GET /v1/examples/tetris/assign (the `ExampleTetrisAssign` operationId).
+func (c *Client) ExampleTetrisAssign(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleTetrisAssignRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleTetrisSimulate An example request for POST /v1/tetris/simulate
+//
+// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
+func (c *Client) ExampleTetrisSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleTetrisSimulateRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleXscheduleAssign An example request for POST /v1/xschedule/assign
+//
+// Corresponds with GET /v1/examples/xschedule/assign (the `ExampleXscheduleAssign` operationId).
+func (c *Client) ExampleXscheduleAssign(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleXscheduleAssignRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleXscheduleSimulate An example request for POST /v1/xschedule/simulate
+//
+// Corresponds with GET /v1/examples/xschedule/simulate (the `ExampleXscheduleSimulate` operationId).
+func (c *Client) ExampleXscheduleSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleXscheduleSimulateRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleXselect An example request for POST /v1/xselect
+//
+// Corresponds with GET /v1/examples/xselect (the `ExampleXselect` operationId).
+func (c *Client) ExampleXselect(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleXselectRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleXsize An example request for POST /v1/xsize
+//
+// Corresponds with GET /v1/examples/xsize (the `ExampleXsize` operationId).
+func (c *Client) ExampleXsize(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleXsizeRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4799,6 +5050,94 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewUiPageRequest constructs an http.Request for the UiPage method
+func NewUiPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/ui")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUiPageSlashRequest constructs an http.Request for the UiPageSlash method
+func NewUiPageSlashRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/ui/")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUiFileRequest constructs an http.Request for the UiFile method
+func NewUiFileRequest(server string, file string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "file", file, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/ui/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewSolveCmmfRequest calls the generic SolveCmmf builder with application/json body
 func NewSolveCmmfRequest(server string, body SolveCmmfJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4835,6 +5174,249 @@ func NewSolveCmmfRequestWithBody(server string, contentType string, body io.Read
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewExampleCmmfRequest constructs an http.Request for the ExampleCmmf method
+func NewExampleCmmfRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/cmmf")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleFairshareRequest constructs an http.Request for the ExampleFairshare method
+func NewExampleFairshareRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/fairshare")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleFlexRequest constructs an http.Request for the ExampleFlex method
+func NewExampleFlexRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/flex")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleTetrisAssignRequest constructs an http.Request for the ExampleTetrisAssign method
+func NewExampleTetrisAssignRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/tetris/assign")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleTetrisSimulateRequest constructs an http.Request for the ExampleTetrisSimulate method
+func NewExampleTetrisSimulateRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/tetris/simulate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleXscheduleAssignRequest constructs an http.Request for the ExampleXscheduleAssign method
+func NewExampleXscheduleAssignRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/xschedule/assign")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleXscheduleSimulateRequest constructs an http.Request for the ExampleXscheduleSimulate method
+func NewExampleXscheduleSimulateRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/xschedule/simulate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleXselectRequest constructs an http.Request for the ExampleXselect method
+func NewExampleXselectRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/xselect")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleXsizeRequest constructs an http.Request for the ExampleXsize method
+func NewExampleXsizeRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/xsize")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -5768,6 +6350,31 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResponse, error)
 
+	// UiPageWithResponse The planners' web page
+	//
+	// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /ui (the `UiPage` operationId).
+	UiPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*UiPageResponse, error)
+
+	// UiPageSlashWithResponse The planners' web page
+	//
+	// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /ui/ (the `UiPageSlash` operationId).
+	UiPageSlashWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*UiPageSlashResponse, error)
+
+	// UiFileWithResponse One of the web page's scripts and style sheets
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /ui/{file} (the `UiFile` operationId).
+	UiFileWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*UiFileResponse, error)
+
 	// SolveCmmfWithBodyWithResponse Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).
 	//
 	// Validates the body against cmmf.request.json, solves within budget_ms and answers cmmf.response.json; `xflex solve cmmf FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -5785,6 +6392,69 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/cmmf (the `SolveCmmf` operationId).
 	SolveCmmfWithResponse(ctx context.Context, body SolveCmmfJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveCmmfResponse, error)
+
+	// ExampleCmmfWithResponse An example request for POST /v1/cmmf
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/cmmf (the `ExampleCmmf` operationId).
+	ExampleCmmfWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleCmmfResponse, error)
+
+	// ExampleFairshareWithResponse An example request for POST /v1/fairshare
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/fairshare (the `ExampleFairshare` operationId).
+	ExampleFairshareWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleFairshareResponse, error)
+
+	// ExampleFlexWithResponse An example request for POST /v1/flex
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/flex (the `ExampleFlex` operationId).
+	ExampleFlexWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleFlexResponse, error)
+
+	// ExampleTetrisAssignWithResponse An example request for POST /v1/tetris/assign
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/tetris/assign (the `ExampleTetrisAssign` operationId).
+	ExampleTetrisAssignWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleTetrisAssignResponse, error)
+
+	// ExampleTetrisSimulateWithResponse An example request for POST /v1/tetris/simulate
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
+	ExampleTetrisSimulateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleTetrisSimulateResponse, error)
+
+	// ExampleXscheduleAssignWithResponse An example request for POST /v1/xschedule/assign
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/xschedule/assign (the `ExampleXscheduleAssign` operationId).
+	ExampleXscheduleAssignWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXscheduleAssignResponse, error)
+
+	// ExampleXscheduleSimulateWithResponse An example request for POST /v1/xschedule/simulate
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/xschedule/simulate (the `ExampleXscheduleSimulate` operationId).
+	ExampleXscheduleSimulateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXscheduleSimulateResponse, error)
+
+	// ExampleXselectWithResponse An example request for POST /v1/xselect
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/xselect (the `ExampleXselect` operationId).
+	ExampleXselectWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXselectResponse, error)
+
+	// ExampleXsizeWithResponse An example request for POST /v1/xsize
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/xsize (the `ExampleXsize` operationId).
+	ExampleXsizeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXsizeResponse, error)
 
 	// SolveFairshareWithBodyWithResponse Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers
 	//
@@ -6192,6 +6862,115 @@ func (r ReadyzResponse) ContentType() string {
 	return ""
 }
 
+type UiPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r UiPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UiPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UiPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UiPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UiPageSlashResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r UiPageSlashResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UiPageSlashResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UiPageSlashResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UiPageSlashResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UiFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem404
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UiFileResponse) GetApplicationproblemJSON404() *Problem404 {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r UiFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UiFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UiFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UiFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SolveCmmfResponse503Headers the declared response headers of an HTTP 503 response for SolveCmmf
 type SolveCmmfResponse503Headers struct {
 	RetryAfter *int64
@@ -6304,6 +7083,438 @@ func (r SolveCmmfResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SolveCmmfResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleCmmfResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CmmfRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleCmmfResponse) GetJSON200() *CmmfRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleCmmfResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleCmmfResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleCmmfResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleCmmfResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleCmmfResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleFairshareResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FairshareRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleFairshareResponse) GetJSON200() *FairshareRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleFairshareResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleFairshareResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleFairshareResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleFairshareResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleFairshareResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleFlexResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FlexRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleFlexResponse) GetJSON200() *FlexRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleFlexResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleFlexResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleFlexResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleFlexResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleFlexResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleTetrisAssignResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TetrisAssignRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleTetrisAssignResponse) GetJSON200() *TetrisAssignRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleTetrisAssignResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleTetrisAssignResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleTetrisAssignResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleTetrisAssignResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleTetrisAssignResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleTetrisSimulateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TetrisSimulateRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleTetrisSimulateResponse) GetJSON200() *TetrisSimulateRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleTetrisSimulateResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleTetrisSimulateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleTetrisSimulateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleTetrisSimulateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleTetrisSimulateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleXscheduleAssignResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XscheduleAssignRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleXscheduleAssignResponse) GetJSON200() *XscheduleAssignRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleXscheduleAssignResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleXscheduleAssignResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleXscheduleAssignResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleXscheduleAssignResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleXscheduleAssignResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleXscheduleSimulateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XscheduleSimulateRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleXscheduleSimulateResponse) GetJSON200() *XscheduleSimulateRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleXscheduleSimulateResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleXscheduleSimulateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleXscheduleSimulateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleXscheduleSimulateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleXscheduleSimulateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleXselectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XselectRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleXselectResponse) GetJSON200() *XselectRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleXselectResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleXselectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleXselectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleXselectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleXselectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleXsizeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XsizeRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleXsizeResponse) GetJSON200() *XsizeRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleXsizeResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleXsizeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleXsizeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleXsizeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleXsizeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7159,6 +8370,9 @@ type ListProblemsResponse struct {
 			// Command Its name for `xflex solve` and job submissions, e.g. tetris-assign.
 			Command string `json:"command"`
 
+			// Example Where GET serves its example request (examples/COMMAND.json), when it has one.
+			Example *string `json:"example,omitempty"`
+
 			// Name The problem's name, e.g. tetris/assign.
 			Name string `json:"name"`
 
@@ -7185,6 +8399,9 @@ func (r ListProblemsResponse) GetJSON200() *struct {
 	Problems []struct {
 		// Command Its name for `xflex solve` and job submissions, e.g. tetris-assign.
 		Command string `json:"command"`
+
+		// Example Where GET serves its example request (examples/COMMAND.json), when it has one.
+		Example *string `json:"example,omitempty"`
 
 		// Name The problem's name, e.g. tetris/assign.
 		Name string `json:"name"`
@@ -8166,6 +9383,49 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 	return ParseReadyzResponse(rsp)
 }
 
+// UiPageWithResponse The planners' web page
+//
+// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /ui (the `UiPage` operationId).
+func (c *ClientWithResponses) UiPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*UiPageResponse, error) {
+	rsp, err := c.UiPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUiPageResponse(rsp)
+}
+
+// UiPageSlashWithResponse The planners' web page
+//
+// Plain HTML embedded in the binary; it calls this API with the token typed into it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /ui/ (the `UiPageSlash` operationId).
+func (c *ClientWithResponses) UiPageSlashWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*UiPageSlashResponse, error) {
+	rsp, err := c.UiPageSlash(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUiPageSlashResponse(rsp)
+}
+
+// UiFileWithResponse One of the web page's scripts and style sheets
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /ui/{file} (the `UiFile` operationId).
+func (c *ClientWithResponses) UiFileWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*UiFileResponse, error) {
+	rsp, err := c.UiFile(ctx, file, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUiFileResponse(rsp)
+}
+
 // SolveCmmfWithBodyWithResponse Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).
 //
 // Validates the body against cmmf.request.json, solves within budget_ms and answers cmmf.response.json; `xflex solve cmmf FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead.
@@ -8194,6 +9454,123 @@ func (c *ClientWithResponses) SolveCmmfWithResponse(ctx context.Context, body So
 		return nil, err
 	}
 	return ParseSolveCmmfResponse(rsp)
+}
+
+// ExampleCmmfWithResponse An example request for POST /v1/cmmf
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/cmmf (the `ExampleCmmf` operationId).
+func (c *ClientWithResponses) ExampleCmmfWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleCmmfResponse, error) {
+	rsp, err := c.ExampleCmmf(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleCmmfResponse(rsp)
+}
+
+// ExampleFairshareWithResponse An example request for POST /v1/fairshare
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/fairshare (the `ExampleFairshare` operationId).
+func (c *ClientWithResponses) ExampleFairshareWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleFairshareResponse, error) {
+	rsp, err := c.ExampleFairshare(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleFairshareResponse(rsp)
+}
+
+// ExampleFlexWithResponse An example request for POST /v1/flex
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/flex (the `ExampleFlex` operationId).
+func (c *ClientWithResponses) ExampleFlexWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleFlexResponse, error) {
+	rsp, err := c.ExampleFlex(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleFlexResponse(rsp)
+}
+
+// ExampleTetrisAssignWithResponse An example request for POST /v1/tetris/assign
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/tetris/assign (the `ExampleTetrisAssign` operationId).
+func (c *ClientWithResponses) ExampleTetrisAssignWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleTetrisAssignResponse, error) {
+	rsp, err := c.ExampleTetrisAssign(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleTetrisAssignResponse(rsp)
+}
+
+// ExampleTetrisSimulateWithResponse An example request for POST /v1/tetris/simulate
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
+func (c *ClientWithResponses) ExampleTetrisSimulateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleTetrisSimulateResponse, error) {
+	rsp, err := c.ExampleTetrisSimulate(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleTetrisSimulateResponse(rsp)
+}
+
+// ExampleXscheduleAssignWithResponse An example request for POST /v1/xschedule/assign
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/xschedule/assign (the `ExampleXscheduleAssign` operationId).
+func (c *ClientWithResponses) ExampleXscheduleAssignWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXscheduleAssignResponse, error) {
+	rsp, err := c.ExampleXscheduleAssign(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleXscheduleAssignResponse(rsp)
+}
+
+// ExampleXscheduleSimulateWithResponse An example request for POST /v1/xschedule/simulate
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/xschedule/simulate (the `ExampleXscheduleSimulate` operationId).
+func (c *ClientWithResponses) ExampleXscheduleSimulateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXscheduleSimulateResponse, error) {
+	rsp, err := c.ExampleXscheduleSimulate(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleXscheduleSimulateResponse(rsp)
+}
+
+// ExampleXselectWithResponse An example request for POST /v1/xselect
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/xselect (the `ExampleXselect` operationId).
+func (c *ClientWithResponses) ExampleXselectWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXselectResponse, error) {
+	rsp, err := c.ExampleXselect(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleXselectResponse(rsp)
+}
+
+// ExampleXsizeWithResponse An example request for POST /v1/xsize
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/xsize (the `ExampleXsize` operationId).
+func (c *ClientWithResponses) ExampleXsizeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXsizeResponse, error) {
+	rsp, err := c.ExampleXsize(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleXsizeResponse(rsp)
 }
 
 // SolveFairshareWithBodyWithResponse Fair shares on heterogeneous servers: exact MMF/PF/efficiency optima and the DRF, TSF, PS-DSF, rPS-DSF, BF-DRF progressive-filling schedulers
@@ -8709,6 +10086,64 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 	return response, nil
 }
 
+// ParseUiPageResponse parses an HTTP response from a UiPageWithResponse call
+func ParseUiPageResponse(rsp *http.Response) (*UiPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UiPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseUiPageSlashResponse parses an HTTP response from a UiPageSlashWithResponse call
+func ParseUiPageSlashResponse(rsp *http.Response) (*UiPageSlashResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UiPageSlashResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseUiFileResponse parses an HTTP response from a UiFileWithResponse call
+func ParseUiFileResponse(rsp *http.Response) (*UiFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UiFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem404
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseSolveCmmfResponse parses an HTTP response from a SolveCmmfWithResponse call
 func ParseSolveCmmfResponse(rsp *http.Response) (*SolveCmmfResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -8816,6 +10251,303 @@ func ParseSolveCmmfResponse(rsp *http.Response) (*SolveCmmfResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExampleCmmfResponse parses an HTTP response from a ExampleCmmfWithResponse call
+func ParseExampleCmmfResponse(rsp *http.Response) (*ExampleCmmfResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleCmmfResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CmmfRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleFairshareResponse parses an HTTP response from a ExampleFairshareWithResponse call
+func ParseExampleFairshareResponse(rsp *http.Response) (*ExampleFairshareResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleFairshareResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FairshareRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleFlexResponse parses an HTTP response from a ExampleFlexWithResponse call
+func ParseExampleFlexResponse(rsp *http.Response) (*ExampleFlexResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleFlexResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FlexRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleTetrisAssignResponse parses an HTTP response from a ExampleTetrisAssignWithResponse call
+func ParseExampleTetrisAssignResponse(rsp *http.Response) (*ExampleTetrisAssignResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleTetrisAssignResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TetrisAssignRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleTetrisSimulateResponse parses an HTTP response from a ExampleTetrisSimulateWithResponse call
+func ParseExampleTetrisSimulateResponse(rsp *http.Response) (*ExampleTetrisSimulateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleTetrisSimulateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TetrisSimulateRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleXscheduleAssignResponse parses an HTTP response from a ExampleXscheduleAssignWithResponse call
+func ParseExampleXscheduleAssignResponse(rsp *http.Response) (*ExampleXscheduleAssignResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleXscheduleAssignResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XscheduleAssignRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleXscheduleSimulateResponse parses an HTTP response from a ExampleXscheduleSimulateWithResponse call
+func ParseExampleXscheduleSimulateResponse(rsp *http.Response) (*ExampleXscheduleSimulateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleXscheduleSimulateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XscheduleSimulateRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleXselectResponse parses an HTTP response from a ExampleXselectWithResponse call
+func ParseExampleXselectResponse(rsp *http.Response) (*ExampleXselectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleXselectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XselectRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleXsizeResponse parses an HTTP response from a ExampleXsizeWithResponse call
+func ParseExampleXsizeResponse(rsp *http.Response) (*ExampleXsizeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleXsizeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XsizeRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
 	}
 
 	return response, nil
@@ -9599,6 +11331,9 @@ func ParseListProblemsResponse(rsp *http.Response) (*ListProblemsResponse, error
 			Problems []struct {
 				// Command Its name for `xflex solve` and job submissions, e.g. tetris-assign.
 				Command string `json:"command"`
+
+				// Example Where GET serves its example request (examples/COMMAND.json), when it has one.
+				Example *string `json:"example,omitempty"`
 
 				// Name The problem's name, e.g. tetris/assign.
 				Name string `json:"name"`

@@ -1,0 +1,586 @@
+package ui_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/rs/zerolog"
+
+	"github.com/xflex/xflex/examples"
+	"github.com/xflex/xflex/httpapi"
+	"github.com/xflex/xflex/jobs"
+	"github.com/xflex/xflex/jobs/jobtest"
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/problems"
+)
+
+var updateScreenshots = flag.Bool("update-screenshots", false, "write the README's screenshots (docs/ui-*.png) from the browser test")
+
+// minInkShare is the share of a picture's pixels that must differ from
+// its background: an empty or blank picture has none, the smallest
+// example's picture (a few bars with labels) has several per cent.
+const minInkShare = 0.02
+
+// chromium finds the browser, or skips the test where there is none; on
+// CI (CI=true) a missing browser fails instead, so the test cannot go
+// silently unrun there.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed; scripts/install-deps.sh --test installs it (apt package chromium)")
+	}
+	t.Skip("chromium is not installed (apt-get install chromium): the browser test is skipped; with CI=true it fails")
+	return ""
+}
+
+// noPicture is jobtest's sleep problem without its picture: the page
+// must say the server draws none (406) and log no error.
+func noPicture() solver.Problem {
+	p := jobtest.Problem()
+	p.Name, p.Picture = "test/nopicture", nil
+	return p
+}
+
+// startServer serves the whole API (solves, examples, jobs on a fresh
+// SQLite store, the page) on loopback for one test; beside the real
+// problems it has jobtest's sleep problem, a job that runs as long as
+// asked (for the cancel button).
+func startServer(t *testing.T, cfg httpapi.Config) (*httptest.Server, *solver.Runner) {
+	t.Helper()
+	set, err := jobtest.Schemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner, err := solver.NewRunnerWithSchemas(append(problems.All(), jobtest.Problem(), noPicture()), time.Minute, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(cfg, runner, zerolog.Nop())
+	stop, err := jobs.Setup(context.Background(), jobs.Config{Store: "sqlite:" + filepath.Join(t.TempDir(), "jobs.db")},
+		runner, api, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		_ = stop(context.Background())
+	})
+	return srv, runner
+}
+
+// consoleErrors collects what the page logs as an error: console.error
+// calls, uncaught exceptions, and the browser's own error entries (a
+// Content-Security-Policy refusal, a missing file). The browser's "Failed
+// to load resource: 4xx" network entries are not counted: the page gets
+// 406 and 422 answers on purpose and shows them itself.
+type consoleErrors struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (c *consoleErrors) read(ctx context.Context) {
+	for m, err := range chromedp.Console(ctx) {
+		if err != nil {
+			return
+		}
+		if (m.Type == chromedp.ConsoleError && m.Source != "network") || m.IsException() {
+			c.mu.Lock()
+			c.msgs = append(c.msgs, m.String()+" "+m.URL)
+			c.mu.Unlock()
+		}
+	}
+}
+
+func (c *consoleErrors) list() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.msgs...)
+}
+
+// newBrowser starts headless Chromium with the flags this closed network
+// needs (no background, component or sync traffic, no QUIC) and a fresh
+// profile, bounded by timeout, and starts collecting console errors.
+func newBrowser(t *testing.T, timeout time.Duration) (context.Context, *consoleErrors) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 1000),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	if err := chromedp.Do(bctx); err != nil {
+		cancelBrowser()
+		cancelAlloc()
+		t.Fatalf("start chromium: %v", err)
+	}
+	// The browser lives as long as bctx; the steps share a deadline.
+	ctx, cancelTime := context.WithTimeout(bctx, timeout)
+	errs := &consoleErrors{}
+	done := make(chan struct{})
+	go func() { defer close(done); errs.read(ctx) }()
+	t.Cleanup(func() { cancelTime(); <-done; cancelBrowser(); cancelAlloc() })
+	return ctx, errs
+}
+
+// do runs browser steps, failing the test with what on error.
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// get runs one browser action and returns its value.
+func get[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// js evaluates an expression in the page.
+func js[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	return get(t, ctx, expr, chromedp.Evaluate[T](expr))
+}
+
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	return get(t, ctx, "text of "+sel, chromedp.Text(chromedp.CSS(sel)))
+}
+
+// act clicks sel (or, with sel "", runs script) and waits until the
+// page has finished the action it started; it returns the status's
+// state (idle, done, error) and text.
+func act(t *testing.T, ctx context.Context, sel, script string) (string, string) {
+	t.Helper()
+	before := js[string](t, ctx, `document.body.dataset.finished`)
+	if sel != "" {
+		do(t, ctx, "click "+sel, chromedp.Click(chromedp.CSS(sel)))
+	} else {
+		js[any](t, ctx, script)
+	}
+	do(t, ctx, "wait after "+sel+script, chromedp.Poll[chromedp.Void](
+		fmt.Sprintf(`document.body.dataset.finished !== %q`, before), chromedp.WithPollingTimeout(40*time.Second)))
+	return js[string](t, ctx, `document.getElementById("status").dataset.state`), text(t, ctx, "#status")
+}
+
+// choose selects a problem and loads its example.
+func choose(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	act(t, ctx, "", fmt.Sprintf(`(() => { const s = document.getElementById("problem");
+		s.value = %q; s.dispatchEvent(new Event("change")); })()`, name))
+	if st, msg := act(t, ctx, "#load-example", ""); st != "idle" {
+		t.Fatalf("load the example of %s: %s %s", name, st, msg)
+	}
+}
+
+// setValue replaces a field's text as typing would (an input event).
+func setValue(t *testing.T, ctx context.Context, id, value string) {
+	t.Helper()
+	js[any](t, ctx, fmt.Sprintf(`(() => { const e = document.getElementById(%q);
+		e.value = %s; e.dispatchEvent(new Event("input")); })()`, id, jsString(value)))
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// checkPicture checks the picture pane shows a rendered picture: a
+// decoded image with a non-empty box, and a screenshot of it with a
+// meaningful share of non-background pixels.
+func checkPicture(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	if st := js[string](t, ctx, `document.getElementById("picture").dataset.state`); st != "shown" {
+		t.Fatalf("%s: no picture shown: %q", what, text(t, ctx, "#picture-caption"))
+	}
+	box := js[struct{ W, H, NW float64 }](t, ctx, `(() => { const i = document.getElementById("picture-img"),
+		r = i.getBoundingClientRect(); return {W: r.width, H: r.height, NW: i.naturalWidth}; })()`)
+	if box.W < 50 || box.H < 50 || box.NW == 0 {
+		t.Fatalf("%s: picture box %.0fx%.0f, natural width %.0f", what, box.W, box.H, box.NW)
+	}
+	share := inkShare(t, visiblePicture(t, ctx))
+	if share < minInkShare {
+		t.Fatalf("%s: only %.3f of the picture's pixels differ from its background (want >= %.2f)", what, share, minInkShare)
+	}
+	t.Logf("%s: picture %.0fx%.0f on the page, %.1f%% of its pixels drawn", what, box.W, box.H, 100*share)
+}
+
+// visiblePicture screenshots the viewport with the picture scrolled into
+// view and crops it to the part of the picture the pane shows (a wide
+// picture scrolls sideways inside it).
+func visiblePicture(t *testing.T, ctx context.Context) image.Image {
+	t.Helper()
+	r := js[struct{ X, Y, W, H, Scale float64 }](t, ctx, `(() => {
+		const i = document.getElementById("picture-img"); i.scrollIntoView({block: "center"});
+		const a = i.getBoundingClientRect(), b = document.getElementById("picture").getBoundingClientRect();
+		const x = Math.max(a.left, b.left, 0), y = Math.max(a.top, b.top, 0);
+		const r = Math.min(a.right, b.right, innerWidth), btm = Math.min(a.bottom, b.bottom, innerHeight);
+		return {X: x, Y: y, W: r - x, H: btm - y, Scale: devicePixelRatio}; })()`)
+	shot := get(t, ctx, "screenshot", chromedp.CaptureScreenshot())
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("decode screenshot: %v", err)
+	}
+	px := func(v float64) int { return int(v * r.Scale) }
+	crop := image.Rect(px(r.X), px(r.Y), px(r.X+r.W), px(r.Y+r.H))
+	if crop.Dx() < 50 || crop.Dy() < 50 {
+		t.Fatalf("the visible picture is %v", crop)
+	}
+	return img.(interface {
+		SubImage(image.Rectangle) image.Image
+	}).SubImage(crop)
+}
+
+// inkShare is the share of an image's pixels that differ from its
+// top-left pixel (the background).
+func inkShare(t *testing.T, img image.Image) float64 {
+	t.Helper()
+	r := img.Bounds()
+	bg := colourAt(img, r.Min.X, r.Min.Y)
+	ink := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if colourAt(img, x, y) != bg {
+				ink++
+			}
+		}
+	}
+	return float64(ink) / float64(r.Dx()*r.Dy())
+}
+
+func colourAt(img image.Image, x, y int) [3]uint32 {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return [3]uint32{r >> 8, g >> 8, b >> 8}
+}
+
+// saveScreenshot writes docs/NAME.png of the element sel, with
+// -update-screenshots.
+func saveScreenshot(t *testing.T, ctx context.Context, sel, name string) {
+	t.Helper()
+	if !*updateScreenshots {
+		return
+	}
+	shot := get(t, ctx, "screenshot "+name, chromedp.Screenshot(chromedp.CSS(sel)))
+	if err := os.WriteFile(filepath.Join("..", "..", "docs", name+".png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUIEndToEnd drives the page in headless Chromium: every problem's
+// example solved synchronously with its picture, a schema error shown
+// at its pointer beside the editor with its line marked, a syntax error
+// located, a job followed to its end, a scenario with its variants side
+// by side, the job list, and no console error throughout.
+func TestUIEndToEnd(t *testing.T) {
+	ctx, console := newBrowser(t, 90*time.Second)
+	srv, runner := startServer(t, httpapi.Config{})
+	do(t, ctx, "open /ui/", chromedp.Navigate(srv.URL+"/ui/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)))
+	names := js[[]string](t, ctx, `[...document.querySelectorAll("#problem option")].map(o => o.value)`)
+	if len(names) != len(runner.Problems()) {
+		t.Fatalf("the page offers %v, the server has %d problems", names, len(runner.Problems()))
+	}
+	for _, name := range names {
+		if strings.HasPrefix(name, "test/") {
+			continue
+		}
+		t.Run("sync/"+strings.ReplaceAll(name, "/", "-"), func(t *testing.T) { solveExample(t, ctx, runner, name) })
+	}
+	t.Run("no picture", func(t *testing.T) { withoutPicture(t, ctx) })
+	t.Run("file", func(t *testing.T) { loadFile(t, ctx) })
+	t.Run("labels", func(t *testing.T) { labelled(t, ctx) })
+	t.Run("keyboard", func(t *testing.T) { keyboard(t, ctx) })
+	t.Run("schema error", func(t *testing.T) { schemaError(t, ctx) })
+	t.Run("syntax error", func(t *testing.T) { syntaxError(t, ctx) })
+	t.Run("job", func(t *testing.T) { runJob(t, ctx) })
+	t.Run("scenario", func(t *testing.T) { runScenario(t, ctx) })
+	t.Run("cancel", func(t *testing.T) { cancelJob(t, ctx) })
+	t.Run("token", func(t *testing.T) { withToken(t, ctx) })
+	if errs := console.list(); len(errs) > 0 {
+		t.Errorf("the console logged %d error(s):\n%s", len(errs), strings.Join(errs, "\n"))
+	}
+}
+
+func solveExample(t *testing.T, ctx context.Context, runner *solver.Runner, name string) {
+	choose(t, ctx, name)
+	if st, msg := act(t, ctx, "#run-sync", ""); st != "done" {
+		t.Fatalf("%s: status %s: %s", name, st, msg)
+	}
+	answer := text(t, ctx, "#response")
+	if !strings.Contains(answer, `"meta"`) || !strings.Contains(answer, `"result"`) {
+		t.Fatalf("%s: the JSON pane shows %.200q", name, answer)
+	}
+	checkPicture(t, ctx, name)
+	p, _ := runner.Lookup(name)
+	downloads := js[[]string](t, ctx, `["dl-json", "dl-svg"].map(id => { const a = document.getElementById(id);
+		return a.hidden || !a.href.startsWith("blob:") ? "" : a.download; })`)
+	if want := []string{p.Command() + "-answer.json", p.Command() + "-picture.svg"}; fmt.Sprint(downloads) != fmt.Sprint(want) {
+		t.Errorf("%s: downloads offered %q, want %q", name, downloads, want)
+	}
+	saveScreenshot(t, ctx, "#picture", "ui-"+p.Command())
+}
+
+// schemaError breaks one nested field of cmmf's example and checks the
+// page shows the server's pointer beside the editor, marks the line
+// that holds the field, and flags the editor invalid; the line button
+// selects that line.
+func schemaError(t *testing.T, ctx context.Context) {
+	choose(t, ctx, "cmmf")
+	ex, _ := examples.Request("cmmf")
+	broken := strings.Replace(string(ex), `"weight": 2`, `"weight": -1`, 1)
+	if broken == string(ex) {
+		t.Fatal(`cmmf's example no longer has "weight": 2; pick another field to break`)
+	}
+	setValue(t, ctx, "request", broken)
+	if st, msg := act(t, ctx, "#run-sync", ""); st != "error" || !strings.Contains(msg, "422") {
+		t.Fatalf("broken request: status %s: %s", st, msg)
+	}
+	errs := text(t, ctx, "#request-errors")
+	if !strings.Contains(errs, "/users/3/weight") || !strings.Contains(errs, "line 12") {
+		t.Errorf("errors beside the editor: %q, want the pointer /users/3/weight at line 12", errs)
+	}
+	marked := text(t, ctx, "#request-editor mark.error-line")
+	invalid := js[string](t, ctx, `document.getElementById("request").getAttribute("aria-invalid")`)
+	beside := js[bool](t, ctx, `(() => { const e = document.getElementById("request-editor").getBoundingClientRect(),
+		l = document.getElementById("request-errors").getBoundingClientRect();
+		return l.width > 0 && l.left >= e.right && l.top < e.bottom; })()`)
+	if !strings.Contains(marked, `"weight": -1`) || invalid != "true" || !beside {
+		t.Errorf("marked line %q, aria-invalid %q, error list beside the editor %v", marked, invalid, beside)
+	}
+	saveScreenshot(t, ctx, "#solve", "ui-error")
+	do(t, ctx, "go to the line", chromedp.Click(chromedp.CSS("#request-errors button.line")))
+	selected := js[string](t, ctx, `(() => { const a = document.activeElement;
+		return a.id + ":" + a.value.slice(a.selectionStart, a.selectionEnd); })()`)
+	if !strings.HasPrefix(selected, "request:") || !strings.Contains(selected, `"weight": -1`) {
+		t.Errorf("the line button selected %q", selected)
+	}
+}
+
+// syntaxError checks a request that is not JSON is located by line
+// before anything is sent.
+func syntaxError(t *testing.T, ctx context.Context) {
+	setValue(t, ctx, "request", "{\n  \"users\": [\n    {\"name\": \"a\",}\n  ]\n}\n")
+	if st, _ := act(t, ctx, "#run-sync", ""); st != "error" {
+		t.Errorf("malformed request: status %s", st)
+	}
+	if errs := text(t, ctx, "#request-errors"); !strings.Contains(errs, "not valid JSON") || !strings.Contains(errs, "line 3") {
+		t.Errorf("syntax error shown as %q, want it located at line 3", errs)
+	}
+}
+
+// runJob runs an example as a job: the page follows it to its end and
+// shows its answer and picture, and the job list has it.
+func runJob(t *testing.T, ctx context.Context) {
+	choose(t, ctx, "cmmf")
+	// A number no float64 holds: the job is refused at /input/users/3/weight,
+	// which the page shows at that field's line in the request, judging
+	// the number as written (not as JavaScript's Infinity, sent as null).
+	ex, _ := examples.Request("cmmf")
+	setValue(t, ctx, "request", strings.Replace(string(ex), `"weight": 2`, `"weight": 1e400`, 1))
+	if st, msg := act(t, ctx, "#run-job", ""); st != "error" || !strings.Contains(msg, "422") {
+		t.Fatalf("job with 1e400: status %s: %s", st, msg)
+	}
+	if errs := text(t, ctx, "#request-errors"); !strings.Contains(errs, "line 12 /users/3/weight number 1e400 is out of range") {
+		t.Errorf("job with 1e400: errors %q, want 1e400 out of range at /users/3/weight, line 12", errs)
+	}
+	choose(t, ctx, "cmmf")
+	if st, msg := act(t, ctx, "#run-job", ""); st != "done" || !strings.Contains(msg, "succeeded") {
+		t.Fatalf("job: status %s: %s", st, msg)
+	}
+	checkPicture(t, ctx, "job")
+	do(t, ctx, "actual size", chromedp.Click(chromedp.CSS("#picture-size")))
+	if w := js[[2]float64](t, ctx, `(() => { const i = document.getElementById("picture-img");
+		return [i.getBoundingClientRect().width, i.naturalWidth]; })()`); w[0] != w[1] {
+		t.Errorf("Actual size shows the picture %v px wide, its own width is %v", w[0], w[1])
+	}
+	do(t, ctx, "fitted size", chromedp.Click(chromedp.CSS("#picture-size")))
+	do(t, ctx, "job list", chromedp.Poll[chromedp.Void](`document.querySelectorAll("#job-list tbody tr").length > 0`,
+		chromedp.WithPollingTimeout(10*time.Second)))
+}
+
+// runScenario runs a scenario of two variants: the comparison shows one
+// column per variant (the base first) and the picture their panels.
+func runScenario(t *testing.T, ctx context.Context) {
+	choose(t, ctx, "cmmf")
+	js[any](t, ctx, `document.getElementById("scenario").open = true`)
+	setValue(t, ctx, "variants", `[{"name": "divisible", "patch": {"divisible": true}},
+		{"name": "no-gpu", "patch": {"machine_types": [{"name": "standard", "count": 10,
+		"attributes": {"memory_gb": 7, "gpu": false, "net_gbps": 1}}]}}]`)
+	if st, msg := act(t, ctx, "#run-scenario", ""); st != "done" {
+		t.Fatalf("scenario: status %s: %s", st, msg)
+	}
+	heads := js[[]string](t, ctx, `[...document.querySelectorAll("#comparison thead th")].map(e => e.textContent)`)
+	if want := []string{"figure", "base", "divisible", "no-gpu"}; fmt.Sprint(heads) != fmt.Sprint(want) {
+		t.Errorf("comparison columns %v, want %v", heads, want)
+	}
+	checkPicture(t, ctx, "scenario")
+	saveScreenshot(t, ctx, "#result", "ui-scenario")
+}
+
+// cancelJob runs a job that would sleep 30 s, waits for the page to show
+// it running with its progress, presses Cancel job, and checks the page
+// ends on the cancelled job's best answer and its picture.
+func cancelJob(t *testing.T, ctx context.Context) {
+	js[any](t, ctx, fmt.Sprintf(`document.getElementById("problem").value = %q`, jobtest.Name))
+	setValue(t, ctx, "request", `{"ms": 30000, "value": 4, "nodes": [{"name": "a", "cap": 5}, {"name": "b", "cap": 1},
+		{"name": "c", "cap": 9}, {"name": "d", "cap": 2}]}`)
+	before := js[string](t, ctx, `document.body.dataset.finished`)
+	do(t, ctx, "run the long job", chromedp.Click(chromedp.CSS("#run-job")),
+		chromedp.Poll[chromedp.Void](`!document.getElementById("cancel-job").disabled &&
+			document.getElementById("status").textContent.includes("sleeping") &&
+			document.getElementById("progress").value > 0`, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Click(chromedp.CSS("#cancel-job")),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.dataset.finished !== %q`, before),
+			chromedp.WithPollingTimeout(20*time.Second)))
+	st, msg := js[string](t, ctx, `document.getElementById("status").dataset.state`), text(t, ctx, "#status")
+	if st != "done" || !strings.Contains(msg, "cancelled") {
+		t.Fatalf("cancelled job: status %s: %s", st, msg)
+	}
+	if answer := text(t, ctx, "#response"); !strings.Contains(answer, `"cancelled"`) {
+		t.Errorf("the cancelled job's answer: %.300q", answer)
+	}
+	checkPicture(t, ctx, "cancelled job")
+}
+
+// withToken opens the page on a server with tokens: without one the page
+// says 401 and offers no problem; with a token typed into the field it
+// lists the problems and solves, sending the token as Bearer.
+func withToken(t *testing.T, ctx context.Context) {
+	const token = "ui-test-token"
+	path := filepath.Join(t.TempDir(), "tokens")
+	line := "acme solve,jobs " + httpapi.HashToken(token) + "\n"
+	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	auth, err := httpapi.LoadAuth(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := startServer(t, httpapi.Config{Auth: auth})
+	do(t, ctx, "open /ui/ with tokens", chromedp.Navigate(srv.URL+"/ui/"),
+		chromedp.Poll[chromedp.Void](`document.body.dataset.finished === "1"`, chromedp.WithPollingTimeout(10*time.Second)))
+	if msg := text(t, ctx, "#status"); !strings.Contains(msg, "401") {
+		t.Fatalf("without a token the page says %q", msg)
+	}
+	if n := js[int](t, ctx, `document.querySelectorAll("#problem option").length`); n != 0 {
+		t.Fatalf("without a token the page offers %d problems", n)
+	}
+	st, msg := act(t, ctx, "", fmt.Sprintf(`(() => { const e = document.getElementById("token");
+		e.value = %q; e.dispatchEvent(new Event("change")); })()`, token))
+	if st != "idle" || js[int](t, ctx, `document.querySelectorAll("#problem option").length`) == 0 {
+		t.Fatalf("with the token: status %s %s", st, msg)
+	}
+	if st, msg := act(t, ctx, "#run-sync", ""); st != "done" {
+		t.Fatalf("solve with the token: %s %s", st, msg)
+	}
+	if kept := js[string](t, ctx, `sessionStorage.getItem("xflex.token")`); kept != token {
+		t.Errorf("sessionStorage holds %q", kept)
+	}
+}
+
+// labelled checks every control has a name a screen reader reads: a
+// label (or aria-label) for fields, text for buttons and links.
+func labelled(t *testing.T, ctx context.Context) {
+	unnamed := js[[]string](t, ctx, `[...document.querySelectorAll("input, select, textarea, button, a")]
+		.filter(e => e.matches("input, select, textarea") ? e.labels.length === 0 && !e.getAttribute("aria-label")
+			: e.textContent.trim() === "" && !e.getAttribute("aria-label"))
+		.map(e => e.outerHTML.slice(0, 80))`)
+	if len(unnamed) > 0 {
+		t.Errorf("controls without a name: %v", unnamed)
+	}
+}
+
+// keyboard drives the page from the keyboard alone: Tab from the problem
+// to Load example, Enter to press it, Ctrl+Enter in the editor to run.
+func keyboard(t *testing.T, ctx context.Context) {
+	finished := func() string { return js[string](t, ctx, `document.body.dataset.finished`) }
+	wait := func(before string) {
+		do(t, ctx, "wait", chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.dataset.finished !== %q`, before),
+			chromedp.WithPollingTimeout(20*time.Second)))
+	}
+	js[any](t, ctx, `document.getElementById("problem").value = "xsize"`)
+	setValue(t, ctx, "request", "")
+	do(t, ctx, "tab to Load example", chromedp.Focus(chromedp.CSS("#problem")), chromedp.KeyEvent("\t"))
+	if id := js[string](t, ctx, `document.activeElement.id`); id != "load-example" {
+		t.Fatalf("Tab from the problem went to %q", id)
+	}
+	before := finished()
+	do(t, ctx, "press Enter", chromedp.KeyEvent("\r"))
+	wait(before)
+	if js[string](t, ctx, `document.getElementById("request").value`) == "" {
+		t.Fatal("Enter on Load example loaded nothing")
+	}
+	before = finished()
+	do(t, ctx, "Ctrl+Enter", chromedp.Focus(chromedp.CSS("#request")),
+		chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	wait(before)
+	if st, msg := js[string](t, ctx, `document.getElementById("status").dataset.state`), text(t, ctx, "#status"); st != "done" {
+		t.Errorf("Ctrl+Enter in the editor: status %s %s", st, msg)
+	}
+}
+
+// withoutPicture solves a problem the server draws no picture for: the
+// answer is shown, and the picture pane says why there is none.
+func withoutPicture(t *testing.T, ctx context.Context) {
+	js[any](t, ctx, `document.getElementById("problem").value = "test/nopicture"`)
+	setValue(t, ctx, "request", `{"ms": 0, "value": 1}`)
+	if st, msg := act(t, ctx, "#run-sync", ""); st != "done" {
+		t.Fatalf("status %s: %s", st, msg)
+	}
+	caption := text(t, ctx, "#picture-caption")
+	hidden := js[bool](t, ctx, `document.getElementById("picture-img").hidden && document.getElementById("dl-svg").hidden`)
+	if !strings.Contains(caption, "406") || !hidden {
+		t.Errorf("no picture: caption %q, image and its download hidden %v", caption, hidden)
+	}
+}
+
+// loadFile loads a request from a file through the file field: the
+// editor then holds the file's text.
+func loadFile(t *testing.T, ctx context.Context) {
+	path := filepath.Join(t.TempDir(), "mine.json")
+	want := "{\"resources\": [\"cpu\"]}\n"
+	if err := os.WriteFile(path, []byte(want), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := js[string](t, ctx, `document.body.dataset.finished`)
+	do(t, ctx, "choose the file", chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{path}),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.dataset.finished !== %q`, before),
+			chromedp.WithPollingTimeout(10*time.Second)))
+	if got := js[string](t, ctx, `document.getElementById("request").value`); got != want {
+		t.Errorf("the editor holds %q after loading the file, want %q", got, want)
+	}
+	if msg := text(t, ctx, "#status"); !strings.Contains(msg, "mine.json") {
+		t.Errorf("status after loading the file: %q", msg)
+	}
+}
