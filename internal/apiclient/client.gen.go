@@ -518,7 +518,7 @@ type FairshareResponseResult struct {
 	// ServerSelection Progressive filling's server choice: rrr (randomized round robin, seeded) or joint; absent for the exact policies and bfdrf (always best fit).
 	ServerSelection interface{} `json:"server_selection,omitempty"`
 
-	// Status This policy's status, as meta.status (optimal, feasible, timeout).
+	// Status This policy's status, as meta.status (optimal, feasible, timeout). timeout means this policy was cut short, by the budget or by a cancelled job: meta.status says which (timeout or cancelled).
 	Status interface{} `json:"status,omitempty"`
 
 	// TotalTasks Σ_n x_n: tasks placed in all.
