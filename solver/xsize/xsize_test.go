@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xflex/xflex/ptas"
 	"github.com/xflex/xflex/solver"
@@ -299,4 +300,41 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("response does not marshal: %v", err)
 		}
 	})
+}
+
+// A 4D profile's grid joins cover far more than joinMaxCover pairs; the
+// join level (exact, ρ = 1) still runs on them and its bound enters the
+// answer's lower bound. (How far it lifts the bound depends on the CPU the
+// budget gets; benchmarks/xsize measures it.)
+func TestLargeGridJoinLevel(t *testing.T) {
+	req, err := Generate(1, map[string]string{"requests": "10000", "distinct": "300", "dims": "4", "k": "8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, opts, err := Instance(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	res, err := ptas.Solve(ctx, in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joins *ptas.LevelStat
+	for i, l := range res.Levels {
+		if l.Family == ptas.FamilyJoins {
+			joins = &res.Levels[i]
+		}
+	}
+	if joins == nil {
+		t.Fatalf("no grid-join level among %+v", res.Levels)
+	}
+	if res.LowerBound < joins.RayBound || res.LowerBound > res.Cost || res.Cost > joins.Cost {
+		t.Fatalf("join level %+v, lower bound %v, cost %v", *joins, res.LowerBound, res.Cost)
+	}
 }
