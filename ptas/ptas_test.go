@@ -887,3 +887,28 @@ func TestGridJoinsWalk(t *testing.T) {
 		}
 	}
 }
+
+// On the grid-join problem the request-side evaluation of the Lagrangian
+// gives bit-identical V_c, opened set and L(λ) to the direct sums.
+func TestEvalByRequestIdentical(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for it := 0; it < 60; it++ {
+		in := randInstance(r, 2+it%3, 5+r.IntN(40), 1+r.IntN(4), it%3 == 1)
+		joins, covers := GridJoins(context.Background(), in)
+		rp := buildJoinProblem(in, joins, covers, Cost)
+		lg := newLagrange(rp, in.K)
+		if lg.byReq == nil {
+			t.Fatalf("it %d: no request index on the join problem", it)
+		}
+		for j := range lg.lambda {
+			lg.lambda[j] = in.W[j] * r.Float64() * 1.5
+		}
+		lg.eval()
+		got, open, value := slices.Clone(lg.v), slices.Clone(lg.open), lg.value
+		lg.byReq = nil
+		lg.eval()
+		if !slices.Equal(got, lg.v) || !slices.Equal(open, lg.open) || value != lg.value {
+			t.Fatalf("it %d: by request %v %v %v, direct %v %v %v", it, got, open, value, lg.v, lg.open, lg.value)
+		}
+	}
+}
