@@ -61,18 +61,21 @@ func newLagrange(rp *rayProblem, K int) *lagrange {
 }
 
 // requestIndex lists, per request, the candidates covering it by
-// increasing cost (ties by index).
+// increasing cost (ties by index): candidates sorted once, then dealt out
+// to their members in that order.
 func requestIndex(rp *rayProblem) [][]int32 {
-	byReq := make([][]int32, len(rp.in.U))
-	for c := range rp.cands {
-		for _, j := range rp.members(c) {
-			byReq[j] = append(byReq[j], int32(c))
-		}
+	order := make([]int32, len(rp.cands))
+	for c := range order {
+		order[c] = int32(c)
 	}
-	for _, cs := range byReq {
-		slices.SortFunc(cs, func(x, y int32) int {
-			return cmp.Or(cmp.Compare(rp.cands[x].cost, rp.cands[y].cost), cmp.Compare(x, y))
-		})
+	slices.SortFunc(order, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(rp.cands[x].cost, rp.cands[y].cost), cmp.Compare(x, y))
+	})
+	byReq := make([][]int32, len(rp.in.U))
+	for _, c := range order {
+		for _, j := range rp.members(int(c)) {
+			byReq[j] = append(byReq[j], c)
+		}
 	}
 	return byReq
 }
