@@ -394,8 +394,12 @@ func (s *refinement) run() error {
 			return err
 		}
 		if dirs == nil && li == 0 {
-			// Many dimensions: even the first ε needs too many directions;
-			// take the finest lattice that fits (ρ = 1 + (d−1)/N).
+			// Many dimensions: even the first ε needs too many directions.
+			// A coarse level and the grid joins first, then the finest
+			// lattice that fits (ρ = 1 + (d−1)/N).
+			if err := s.coarseFirst(maxCand, spent); err != nil || s.done() || (spent && len(s.res.Levels) > 0) {
+				return err
+			}
 			dirs = coarsestLattice(s.in, maxCand)
 		}
 		if dirs == nil {
@@ -418,6 +422,28 @@ func (s *refinement) run() error {
 		}
 	}
 	return nil
+}
+
+// coarseFirst runs, when the asked ε needs more directions than fit, the
+// first level of DefaultSchedule and then the grid joins: a cheap answer
+// early, and on grids the joins' exact bound, which can certify the
+// target long before the finest lattice that fits has been laid out (in
+// 4D that lattice alone takes seconds).
+func (s *refinement) coarseFirst(maxCand int, spent bool) error {
+	dirs, err := dirsFor(s.opts.Family, s.in, DefaultSchedule[0], maxCand)
+	if err != nil || dirs == nil {
+		return err
+	}
+	if err := s.level(dirs, spent); err != nil || spent {
+		return err // a spent budget allows the one level of minimum effort
+	}
+	report(s.ctx, s.res, fmt.Sprintf("level ε=%g", DefaultSchedule[0]), 0)
+	s.opts.step(s.res)
+	if s.done() {
+		return nil
+	}
+	_, err = s.tryJoins(0)
+	return err
 }
 
 // schedule is the ε of each level: DefaultSchedule, or, with a target ε,
