@@ -157,7 +157,9 @@
 // cost/lower_bound − 1: a proof that cost ≤ (1+epsilon)·OPT, and at most
 // ρ−1 of every level solved exactly (as then the bound is OPT_rays/ρ and the
 // cost at most OPT_rays). With an ε asked, the first level has
-// ρ ≤ 1 + 0.9·ε ≤ 1+ε, so solving it exactly reaches the target, and a ray
+// ρ ≤ 1 + 0.9·ε ≤ 1+ε (when that set does not fit the candidate limit, as
+// in 4D, the coarsest default level and the grid joins run first, then the
+// finest lattice that fits), so solving it exactly reaches the target, and a ray
 // bound within 10 % of ε of its optimum already does; the search at a level
 // stops as soon as the target is certified, and otherwise once the bound is
 // within 2 % of (ρ−1) of the level's best value, where further work could
