@@ -41,49 +41,98 @@ func GridJoins(ctx context.Context, in *Instance) (joins [][]float64, covers [][
 			return nil, nil
 		}
 	}
-	s := make([]float64, d)
-	jn := make([]float64, d)
-	var cov []int32
-	for k := 0; k < size; k++ {
-		if k&1023 == 0 && ctx.Err() != nil {
-			return nil, nil
+	all := make([]int32, n)
+	for j := range all {
+		all[j] = int32(j)
+	}
+	g := &gridWalk{ctx: ctx, in: in, vals: vals, s: make([]float64, d), sets: make([][]int32, d)}
+	if !g.walk(d-1, all) {
+		return nil, nil
+	}
+	return g.joins, g.covers
+}
+
+// gridWalk enumerates the grid depth first, the last resource outermost
+// (so points come in lexicographic order of grid index, resource 0 fastest),
+// narrowing the dominated requests one resource at a time: a subtree is cut
+// as soon as no request left has the point's value in the resource just
+// fixed, since then no point below it is a join. The work is the size of
+// those narrowed sets rather than grid × requests.
+type gridWalk struct {
+	ctx    context.Context
+	in     *Instance
+	vals   [][]float64
+	s      []float64
+	sets   [][]int32 // scratch per depth
+	steps  int
+	joins  [][]float64
+	covers [][]int32
+}
+
+// walk fixes resource i to each grid value over the requests set (those
+// dominated in resources above i) and recurses; false when ctx ended.
+func (g *gridWalk) walk(i int, set []int32) bool {
+	for _, v := range g.vals[i] {
+		if g.steps++; g.steps&1023 == 0 && g.ctx.Err() != nil {
+			return false
 		}
-		x := k
-		for i := range s {
-			s[i] = vals[i][x%len(vals[i])]
-			x /= len(vals[i])
-		}
-		if len(in.Caps) > 0 {
-			ok := false
-			for _, c := range in.Caps {
-				if Fits(s, c) {
-					ok = true
-					break
-				}
+		sub, hit := g.sets[i][:0], false
+		for _, j := range set {
+			if x := g.in.U[j][i]; x <= v {
+				sub = append(sub, j)
+				hit = hit || x == v
 			}
-			if !ok {
-				continue
+		}
+		g.sets[i] = sub
+		if !hit {
+			continue // covers only grow with v, but none has v here yet
+		}
+		g.s[i] = v
+		if i > 0 {
+			if !g.walk(i-1, sub) {
+				return false
 			}
-		}
-		cov = cov[:0]
-		for i := range jn {
-			jn[i] = math.Inf(-1)
-		}
-		for j, u := range in.U {
-			if Fits(u, s) {
-				cov = append(cov, int32(j))
-				for i, x := range u {
-					jn[i] = math.Max(jn[i], x)
-				}
-			}
-		}
-		if len(cov) == 0 || !equalVec(jn, s) {
 			continue
 		}
-		joins = append(joins, append([]float64(nil), s...))
-		covers = append(covers, append([]int32(nil), cov...))
+		if g.isJoin(sub) && g.fitsNode() {
+			g.joins = append(g.joins, append([]float64(nil), g.s...))
+			g.covers = append(g.covers, append([]int32(nil), sub...))
+		}
 	}
-	return joins, covers
+	return true
+}
+
+// isJoin reports whether the current point is the join of set, the
+// requests it dominates: the cut in walk checks each resource only against
+// the requests left at its depth, and finer resources may drop them.
+func (g *gridWalk) isJoin(set []int32) bool {
+	for i, v := range g.s {
+		hit := false
+		for _, j := range set {
+			if g.in.U[j][i] == v {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			return false
+		}
+	}
+	return true
+}
+
+// fitsNode reports whether the current point fits some node type (always
+// when there are none).
+func (g *gridWalk) fitsNode() bool {
+	if len(g.in.Caps) == 0 {
+		return true
+	}
+	for _, c := range g.in.Caps {
+		if Fits(g.s, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // buildJoinProblem makes the candidate problem over the grid joins: one

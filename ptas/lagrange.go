@@ -1,9 +1,11 @@
 package ptas
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -32,6 +34,9 @@ type lagrange struct {
 	value  float64   // L(lambda), already reduced by lbSafety
 	// direct selects per-candidate sums over the Fenwick sweep of chains.
 	direct bool
+	// byReq, for the grid-join problem only, lists per request the
+	// candidates covering it by increasing cost (see evalByRequest).
+	byReq [][]int32
 	// scratch
 	order []int
 	a     []float64
@@ -49,7 +54,55 @@ func newLagrange(rp *rayProblem, K int) *lagrange {
 		sweep += len(ch.order) * (bits.Len(uint(n)) + 1)
 	}
 	lg.direct = rp.coverCount() <= sweep
+	if rp.points != nil && lg.direct {
+		lg.byReq = requestIndex(rp)
+	}
 	return lg
+}
+
+// requestIndex lists, per request, the candidates covering it by
+// increasing cost (ties by index): candidates sorted once, then dealt out
+// to their members in that order.
+func requestIndex(rp *rayProblem) [][]int32 {
+	order := make([]int32, len(rp.cands))
+	for c := range order {
+		order[c] = int32(c)
+	}
+	slices.SortFunc(order, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(rp.cands[x].cost, rp.cands[y].cost), cmp.Compare(x, y))
+	})
+	byReq := make([][]int32, len(rp.in.U))
+	for _, c := range order {
+		for _, j := range rp.members(int(c)) {
+			byReq[j] = append(byReq[j], c)
+		}
+	}
+	return byReq
+}
+
+// evalByRequest computes the V_c of the direct sum from the request side:
+// request j contributes w_j·cost_c − λ_j exactly to the candidates
+// cheaper than λ_j/w_j, a prefix of byReq[j], so only those pairs are
+// visited (in 4D grids about a tenth of all). A join's members are in
+// increasing request order, so every V_c adds the same terms in the same
+// order as the direct sum and comes out bit-identical.
+func (lg *lagrange) evalByRequest() {
+	rp := lg.rp
+	clear(lg.v)
+	for j, cs := range lg.byReq {
+		a, w, l := lg.a[j], rp.in.W[j], lg.lambda[j]
+		for _, c := range cs {
+			x := rp.cands[c].cost
+			if x >= a {
+				break
+			}
+			lg.v[c] += w*x - l
+		}
+	}
+	for c, v := range lg.v {
+		lg.v[c] = min(v, 0)
+	}
+	lg.finish()
 }
 
 // eval computes V_c for every candidate, the opened set and L(λ) in
@@ -65,6 +118,10 @@ func (lg *lagrange) eval() {
 	for j := range lg.order {
 		lg.order[j] = j
 		lg.a[j] = lg.lambda[j] / rp.in.W[j]
+	}
+	if lg.byReq != nil {
+		lg.evalByRequest()
+		return
 	}
 	if lg.direct {
 		for c := range rp.cands {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -829,4 +830,85 @@ func rho2D(vecs [][]float64) float64 {
 		return math.Inf(1)
 	}
 	return 1 / (1 - gap)
+}
+
+// gridJoinsNaive is GridJoins by its definition: every grid point that
+// fits a node type and is the join of the requests it dominates.
+func gridJoinsNaive(in *Instance) (joins [][]float64, covers [][]int32) {
+	d := in.Dim()
+	vals := make([][]float64, d)
+	size := 1
+	for i := range vals {
+		for _, u := range in.U {
+			vals[i] = append(vals[i], u[i])
+		}
+		slices.Sort(vals[i])
+		vals[i] = slices.Compact(vals[i])
+		size *= len(vals[i])
+	}
+	for k := 0; k < size; k++ {
+		s := make([]float64, d)
+		for i, x := 0, k; i < d; i++ {
+			s[i] = vals[i][x%len(vals[i])]
+			x /= len(vals[i])
+		}
+		if len(in.Caps) > 0 && len(fittingNodes(s, in.Caps)) == 0 {
+			continue
+		}
+		var cov []int
+		for j, u := range in.U {
+			if Fits(u, s) {
+				cov = append(cov, j)
+			}
+		}
+		if len(cov) == 0 || !equalVec(Join(in.U, cov), s) {
+			continue
+		}
+		c32 := make([]int32, len(cov))
+		for x, j := range cov {
+			c32[x] = int32(j)
+		}
+		joins, covers = append(joins, s), append(covers, c32)
+	}
+	return joins, covers
+}
+
+// GridJoins' pruned depth-first walk finds exactly the grid joins of the
+// definition, in the same order with the same covers.
+func TestGridJoinsWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for it := 0; it < 200; it++ {
+		d := 1 + it%4
+		in := randInstance(r, d, 3+r.IntN(30), 1+r.IntN(4), it%3 == 1)
+		joins, covers := GridJoins(context.Background(), in)
+		wj, wc := gridJoinsNaive(in)
+		if !reflect.DeepEqual(joins, wj) || !reflect.DeepEqual(covers, wc) {
+			t.Fatalf("it %d: got %d joins %v\nwant %d %v", it, len(joins), joins, len(wj), wj)
+		}
+	}
+}
+
+// On the grid-join problem the request-side evaluation of the Lagrangian
+// gives bit-identical V_c, opened set and L(λ) to the direct sums.
+func TestEvalByRequestIdentical(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for it := 0; it < 60; it++ {
+		in := randInstance(r, 2+it%3, 5+r.IntN(40), 1+r.IntN(4), it%3 == 1)
+		joins, covers := GridJoins(context.Background(), in)
+		rp := buildJoinProblem(in, joins, covers, Cost)
+		lg := newLagrange(rp, in.K)
+		if lg.byReq == nil {
+			t.Fatalf("it %d: no request index on the join problem", it)
+		}
+		for j := range lg.lambda {
+			lg.lambda[j] = in.W[j] * r.Float64() * 1.5
+		}
+		lg.eval()
+		got, open, value := slices.Clone(lg.v), slices.Clone(lg.open), lg.value
+		lg.byReq = nil
+		lg.eval()
+		if !slices.Equal(got, lg.v) || !slices.Equal(open, lg.open) || value != lg.value {
+			t.Fatalf("it %d: by request %v %v %v, direct %v %v %v", it, got, open, value, lg.v, lg.open, lg.value)
+		}
+	}
 }

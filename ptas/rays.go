@@ -44,6 +44,9 @@ type rayProblem struct {
 	// points, when set, gives each chain's single candidate explicitly
 	// (the grid-join problem); otherwise points lie on the chain's ray.
 	points [][]float64
+	// lagShare, when positive, replaces lagShare as the part of the
+	// remaining budget the level's Lagrangian search may use.
+	lagShare float64
 }
 
 func (rp *rayProblem) members(c int) []int32 {

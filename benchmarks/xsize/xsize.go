@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -102,7 +103,8 @@ func RunCase(ctx context.Context, requests, dims, k int, budget time.Duration, e
 }
 
 // Report prints the table. scale "small" runs 1,000 and 10,000 requests,
-// K = 4 and 8, in 2 and 3 dimensions; "full" runs the grid.
+// K = 4 and 8, in 2 and 3 dimensions; "full" runs the grid and
+// then SeedTable at 10,000 requests over 5 seeds.
 func Report(ctx context.Context, w io.Writer, scale string) error {
 	sizes, ks, dims, reps := []int{1000, 10000}, []int{4, 8}, []int{2, 3}, 3
 	if scale == "full" {
@@ -150,5 +152,48 @@ func Report(ctx context.Context, w io.Writer, scale string) error {
 	fmt.Fprintf(w, "wall median %s (max %s), cpu median %s (max %s), reached %d/%d, worst ε %.4f\n",
 		times[len(times)/2].Round(time.Millisecond), times[len(times)-1].Round(time.Millisecond),
 		cpus[len(cpus)/2].Round(time.Millisecond), cpus[len(cpus)-1].Round(time.Millisecond), reached, reps, worst)
-	return nil
+	if scale != "full" {
+		return nil
+	}
+	fmt.Fprintln(w)
+	_, err := SeedTable(ctx, w, 10000, dims, ks, reps)
+	return err
+}
+
+// SeedRow is one case of SeedTable: the ε reached through the Runner in a
+// 1 s budget over several seeds.
+type SeedRow struct {
+	Dims, K               int
+	Median, Max           float64
+	WallMedian, CPUMedian time.Duration
+}
+
+// SeedTable solves requests × dims × K with seeds 1..seeds through the
+// Runner (budget 1 s, no ε asked) and prints the median and largest ε
+// reached and the median wall and CPU time per case.
+func SeedTable(ctx context.Context, w io.Writer, requests int, dims, ks []int, seeds int) ([]SeedRow, error) {
+	fmt.Fprintf(w, "%d requests, budget 1 s, ε reached over seeds 1..%d\n", requests, seeds)
+	fmt.Fprintf(w, "%4s %3s %9s %9s %8s %8s\n", "dims", "K", "median ε", "max ε", "wall", "cpu")
+	var rows []SeedRow
+	for _, d := range dims {
+		for _, k := range ks {
+			var eps []float64
+			var walls, cpus []time.Duration
+			for s := 1; s <= seeds; s++ {
+				row, err := RunCase(ctx, requests, d, k, time.Second, 0, int64(s))
+				if err != nil {
+					return nil, fmt.Errorf("xsize seeds %dD/K=%d/seed %d: %w", d, k, s, err)
+				}
+				eps, walls, cpus = append(eps, row.Epsilon), append(walls, row.Elapsed), append(cpus, row.CPU)
+			}
+			slices.Sort(eps)
+			slices.Sort(walls)
+			slices.Sort(cpus)
+			r := SeedRow{Dims: d, K: k, Median: eps[len(eps)/2], Max: eps[len(eps)-1], WallMedian: walls[len(walls)/2], CPUMedian: cpus[len(cpus)/2]}
+			fmt.Fprintf(w, "%4d %3d %9.4f %9.4f %8s %8s\n", r.Dims, r.K, r.Median, r.Max,
+				r.WallMedian.Round(time.Millisecond), r.CPUMedian.Round(time.Millisecond))
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
 }

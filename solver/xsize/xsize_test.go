@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xflex/xflex/ptas"
 	"github.com/xflex/xflex/solver"
@@ -299,4 +300,67 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("response does not marshal: %v", err)
 		}
 	})
+}
+
+// A 4D profile's grid joins cover far more than joinMaxCover pairs; the
+// join level (exact, ρ = 1) still runs on them and its bound enters the
+// answer's lower bound. (How far it lifts the bound depends on the CPU the
+// budget gets; benchmarks/xsize measures it.)
+func TestLargeGridJoinLevel(t *testing.T) {
+	in, opts := profile4D(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	res, err := ptas.Solve(ctx, in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joins *ptas.LevelStat
+	for i, l := range res.Levels {
+		if l.Family == ptas.FamilyJoins {
+			joins = &res.Levels[i]
+		}
+	}
+	if joins == nil {
+		t.Fatalf("no grid-join level among %+v", res.Levels)
+	}
+	if res.LowerBound < joins.RayBound || res.LowerBound > res.Cost || res.Cost > joins.Cost {
+		t.Fatalf("join level %+v, lower bound %v, cost %v", *joins, res.LowerBound, res.Cost)
+	}
+}
+
+// profile4D is a generated 4D profile of 10,000 requests, K = 8.
+func profile4D(t *testing.T) (*ptas.Instance, ptas.Options) {
+	t.Helper()
+	req, err := Generate(1, map[string]string{"requests": "10000", "distinct": "300", "dims": "4", "k": "8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, opts, err := Instance(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, opts
+}
+
+// With ε = 0.05 asked in 4D no lattice with ρ ≤ 1.045 fits; Solve runs the
+// coarse first level (ρ = 1.5) and the grid joins, whose bound certifies
+// the target, instead of laying out the finest lattice that fits (~20,000
+// rays, seconds).
+func TestEpsilonTarget4D(t *testing.T) {
+	in, opts := profile4D(t)
+	opts.Epsilon = 0.05
+	res, err := ptas.Solve(context.Background(), in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Levels) != 2 || res.Levels[0].Rho != 1.5 || res.Levels[1].Family != ptas.FamilyJoins {
+		t.Fatalf("levels %+v", res.Levels)
+	}
+	if res.Epsilon > opts.Epsilon || res.LowerBound > res.Cost {
+		t.Fatalf("ε %v (cost %v, bound %v), want ≤ %v", res.Epsilon, res.Cost, res.LowerBound, opts.Epsilon)
+	}
 }
