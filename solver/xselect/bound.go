@@ -363,7 +363,7 @@ const cfgBoundShare = 2
 // packer (its configurations respect exlocation and Garbo).
 func (m *model) configBound(ctx context.Context, ub float64, note string) (float64, string) {
 	cfg := m.newConfigLP()
-	if len(cfg.classes) > cfgMaxClasses || len(cfg.kinds) > cfgMaxKinds {
+	if len(cfg.classes) > cfgMaxClasses || cfg.branchKinds() > cfgMaxKinds {
 		return ub, note
 	}
 	if dl, ok := ctx.Deadline(); ok {
