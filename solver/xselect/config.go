@@ -27,12 +27,11 @@ import (
 // knapsack per node class solved exactly by branch and bound.
 //
 // Containers are aggregated into kinds (same shape, same allowed node
-// classes; a group in an exlocation or Garbo conflict is a kind of its
-// own, and configurations respect the conflicts); colocation is relaxed
-// away, so the optimum is a valid upper bound on λ whenever the pricing
-// was exact. The
-// same solution guides the packer: nodes receive whole configurations
-// (rounded), and the greedy fills what is left.
+// classes, same conflict partners; configurations respect the
+// conflicts); colocation is relaxed away, so the optimum is a valid upper
+// bound on λ whenever the pricing was exact. The same solution guides the
+// packer: nodes receive whole configurations (rounded), and the greedy
+// fills what is left (with colocation, the colocated bundles too).
 
 // cfgPriceNodes caps the branch-and-bound nodes of one pricing call; when
 // it is hit the pricing is not exact, so the LP optimum is not a proven
@@ -199,18 +198,39 @@ func (gc *groupConflicts) conflict(g, h int) bool {
 	return false
 }
 
-// groupKinds aggregates the groups into kinds: a group in any conflict is
-// a kind of its own, so that configurations can respect them; groups in
-// none aggregate by shape and allowed signature.
+// writePartners writes the part of group g's kind key its conflicts
+// decide: nothing for a group in none; its own index for a group in
+// conflict with itself; otherwise the groups it conflicts with. Groups
+// with the same partners (as every non-Garbo group beside Garbo
+// applications) may share a node with each other and conflict with the
+// same kinds, so they can be one kind.
+func (gc *groupConflicts) writePartners(sb *strings.Builder, g int) {
+	if !gc.has[g] {
+		return
+	}
+	if gc.conflict(g, g) {
+		sb.WriteString("g" + strconv.Itoa(g) + ":")
+		return
+	}
+	sb.WriteString("p")
+	for _, h := range gc.in {
+		if gc.conflict(g, h) {
+			sb.WriteString(strconv.Itoa(h) + ",")
+		}
+	}
+	sb.WriteString(":")
+}
+
+// groupKinds aggregates the groups into kinds by shape, allowed signature
+// and conflict partners (writePartners), so that configurations can
+// respect the conflicts.
 func (c *configLP) groupKinds(m *model, gc *groupConflicts) {
 	var sb strings.Builder
 	kidx := map[string]int{}
 	c.kindOf = make([]int, len(m.groups))
 	for g, gr := range m.groups {
 		sb.Reset()
-		if gc.has[g] {
-			sb.WriteString("g" + strconv.Itoa(g) + ":")
-		}
+		gc.writePartners(&sb, g)
 		sb.WriteString(strconv.Itoa(gr.shape))
 		sb.WriteByte(':')
 		al := make([]bool, len(c.classes))
@@ -789,7 +809,9 @@ func (c *configLP) fits(ctx context.Context, n []int64) (bool, *cfgSolution, err
 const cfgRepack = 3
 
 // pack places configurations on the nodes of sp (which must be every
-// node, with one item type per group: no colocation). Per class it puts
+// node). Configurations place single containers only: where sol planned
+// room for containers that are colocated (bundle items), that room is left
+// for the final fill, which places the bundles whole. Per class it puts
 // ⌊y_p⌋ nodes of each configuration of sol on empty nodes (in node
 // order), then re-solves the configuration LP for the containers still
 // unplaced on the nodes still empty (up to cfgRepack times) and places the

@@ -179,6 +179,11 @@ func TestConfigPackValid(t *testing.T) {
 			// respect the conflicts.
 			gp.Garbo, gp.Exlocate = 1, 2
 		}
+		if seed%4 == 1 {
+			// Colocation: configurations leave room for the bundles,
+			// which the fill places whole.
+			gp.Colocate = 1
+		}
 		req := GenerateWith(seed, gp)
 		m, err := build(req)
 		if err != nil {
@@ -232,4 +237,27 @@ func TestConfigLPManyKinds(t *testing.T) {
 		t.Fatal("configuration LP not kept for the packer")
 	}
 	t.Logf("%d kinds, %d branched on, bound %.4f", len(cfg.kinds), cfg.branchKinds(), ub)
+}
+
+// TestConfigLPGarboKinds checks that groups with the same conflict
+// partners share a kind: beside Garbo applications every other group is
+// in a conflict, and with a kind per group (before) the pricing hit its
+// node cap on this cluster (60 kinds), so the configuration LP was never
+// solved with proof.
+func TestConfigLPGarboKinds(t *testing.T) {
+	req := GenerateWith(5, GenParams{Nodes: 1000, Resources: 3, Apps: 30, Shapes: 8, Types: 3, MaxCount: 20, Garbo: 3, Exlocate: 5, Colocate: 3})
+	m, err := build(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.newConfigLP()
+	creq := make([]float64, len(cfg.kinds))
+	for g, gr := range m.groups {
+		creq[cfg.kindOf[g]] += float64(gr.c)
+	}
+	sol, err := cfg.solve(context.Background(), creq, nil)
+	if err != nil {
+		t.Fatalf("%d kinds: %v", len(cfg.kinds), err)
+	}
+	t.Logf("%d groups, %d kinds, λ ≤ %.4f", len(m.groups), len(cfg.kinds), sol.obj)
 }
