@@ -260,4 +260,27 @@ func TestConfigLPGarboKinds(t *testing.T) {
 		t.Fatalf("%d kinds: %v", len(cfg.kinds), err)
 	}
 	t.Logf("%d groups, %d kinds, λ ≤ %.4f", len(m.groups), len(cfg.kinds), sol.obj)
+	// The cluster has colocation too: the configuration packer still
+	// runs and, with the bundles left to the fill, packs 97% of the bound
+	// whole (the LP-guided greedy and local search reached 95.4%).
+	ub, _ := m.upperBound(context.Background())
+	if m.lp == nil || m.lp.cfg == nil {
+		t.Fatal("configuration LP not kept for the packer")
+	}
+	c := m.required()
+	n := vecpack.BreakpointAtMost(0.97*ub, c).Counts(c)
+	sp := m.buildSpec(n, nil)
+	if !sp.bundled() {
+		t.Fatal("no colocated bundles")
+	}
+	p, err := configPack(context.Background(), sp, m.lp.cfg, vecpack.FFDSum(), 1)
+	if err != nil || p == nil {
+		t.Fatalf("configPack: %v", err)
+	}
+	if err := p.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Unplaced() > 0 {
+		t.Fatalf("%d containers unplaced at 97%% of the bound %g", p.Unplaced(), ub)
+	}
 }
