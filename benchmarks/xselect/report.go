@@ -93,14 +93,63 @@ func medianRun(runs []Run) Run {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d.Microseconds())/1000) }
 
+// HardCase is a generated cluster outside the issue-6 table: node
+// predicates, Garbo applications, exlocation and colocation, or more kinds
+// than the class-based path used to take (issue 21).
+type HardCase struct {
+	Name   string
+	Params xs.GenParams
+}
+
+// HardCases returns table (5)'s clusters (seed 5 each).
+func HardCases() []HardCase {
+	return []HardCase{
+		{"1,000 nodes, R=3, 30 apps, 30% with a node predicate", xs.GenParams{Nodes: 1000, Resources: 3, Apps: 30, Shapes: 8, Types: 3, MaxCount: 20, Require: 0.3}},
+		{"1,000 nodes, R=3, 30 apps, 3 Garbo, 5 exlocate, 3 colocate pairs", xs.GenParams{Nodes: 1000, Resources: 3, Apps: 30, Shapes: 8, Types: 3, MaxCount: 20, Garbo: 3, Exlocate: 5, Colocate: 3}},
+		{"10,000 nodes, R=4, 200 apps, 20 shapes, 10 types, 50% predicates", xs.GenParams{Nodes: 10000, Resources: 4, Apps: 200, Shapes: 20, Types: 10, MaxCount: 20, Require: 0.5}},
+	}
+}
+
+// HardRepeats is how many times table (5) solves each case per budget.
+const HardRepeats = 5
+
+// reportHard prints table (5): the constrained clusters at the service
+// budget and at 10 s, medians over HardRepeats runs (at scale small
+// without the 10,000-node cluster).
+func reportHard(ctx context.Context, w io.Writer, scale string) error {
+	fmt.Fprintf(w, "\n(5) constrained clusters (issue 21), seed 5\n")
+	fmt.Fprintf(w, "%-68s %7s %9s %9s %7s %8s %8s  %s\n", "instance", "budget", "λ", "bound", "gap", "wall ms", "cpu ms", "status")
+	for _, hc := range HardCases() {
+		if scale != "full" && hc.Params.Nodes > 1000 {
+			continue
+		}
+		req := xs.GenerateWith(5, hc.Params)
+		for _, budget := range []time.Duration{ServiceBudget, 10 * time.Second} {
+			var runs []Run
+			for range HardRepeats {
+				r, err := Solve(ctx, req, budget, xs.Variant{})
+				if err != nil {
+					return fmt.Errorf("%s: %w", hc.Name, err)
+				}
+				runs = append(runs, r)
+			}
+			m := medianRun(runs)
+			fmt.Fprintf(w, "%-68s %7s %9.4f %9.4f %6.2f%% %8s %8s  %s\n", hc.Name, budget, m.Result.Lambda, m.Result.UpperBound, 100*m.Result.Gap, ms(m.Wall), ms(m.CPU), m.Status)
+		}
+	}
+	fmt.Fprintf(w, "  (median over %d runs per budget; λ, gap and status from the run of median λ)\n", HardRepeats)
+	return nil
+}
+
 // Report prints the tables: (1) λ against the bound, (3) the greedy
-// rules, (4) incremental replans and (2) the realtime stream.
+// rules, (4) incremental replans, (2) the realtime stream and (5) the
+// constrained clusters.
 func Report(ctx context.Context, w io.Writer, scale string) error {
 	if scale != "small" && scale != "full" {
 		return fmt.Errorf("scale %q: want small or full", scale)
 	}
 	fmt.Fprintf(w, "X-Select (issue #6), scale %s\n\n", scale)
-	for _, table := range []func(context.Context, io.Writer, string) error{reportBound, reportRules, reportReplans, reportStream} {
+	for _, table := range []func(context.Context, io.Writer, string) error{reportBound, reportRules, reportReplans, reportStream, reportHard} {
 		if err := table(ctx, w, scale); err != nil {
 			return err
 		}

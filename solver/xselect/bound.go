@@ -18,9 +18,9 @@ type lpGuide struct {
 	classSize []float64   // nodes per class
 	x         [][]float64 // [group][class]
 	tot       []float64   // Σ_k x[g][k]
-	// cfg is the configuration LP (nil when the instance has colocation,
-	// or its column generation did not finish): the packer
-	// then starts from its configurations.
+	// cfg is the configuration LP (nil when its column generation did not
+	// finish or the instance is beyond its caps): the packer then starts
+	// from its configurations.
 	cfg *configLP
 	// seed seeds the configuration packer's repair search (opts.Seed).
 	seed uint64
@@ -358,12 +358,12 @@ const cfgBoundShare = 2
 // max λ, then a bisection over the breakpoints below it with the
 // configuration LP's counting form (rounded-up counts per kind), under
 // the same budget as the rounded-count tightening. Every step that does
-// not finish with proof leaves the bound where it was. When the instance
-// has no colocation, the configuration LP is also kept to guide the
-// packer (its configurations respect exlocation and Garbo).
+// not finish with proof leaves the bound where it was. The configuration
+// LP is also kept to guide the packer (its configurations respect
+// exlocation and Garbo; configPack leaves colocated bundles to the fill).
 func (m *model) configBound(ctx context.Context, ub float64, note string) (float64, string) {
 	cfg := m.newConfigLP()
-	if len(cfg.classes) > cfgMaxClasses || len(cfg.kinds) > cfgMaxKinds {
+	if len(cfg.classes) > cfgMaxClasses || cfg.branchKinds() > cfgMaxKinds {
 		return ub, note
 	}
 	if dl, ok := ctx.Deadline(); ok {
@@ -379,7 +379,7 @@ func (m *model) configBound(ctx context.Context, ub float64, note string) (float
 	if err != nil {
 		return ub, note
 	}
-	if m.lp != nil && len(m.coloc) == 0 {
+	if m.lp != nil {
 		m.lp.cfg = cfg
 	}
 	if sol.obj >= ub {

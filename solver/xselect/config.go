@@ -1,6 +1,7 @@
 package xselect
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,12 +27,11 @@ import (
 // knapsack per node class solved exactly by branch and bound.
 //
 // Containers are aggregated into kinds (same shape, same allowed node
-// classes; a group in an exlocation or Garbo conflict is a kind of its
-// own, and configurations respect the conflicts); colocation is relaxed
-// away, so the optimum is a valid upper bound on λ whenever the pricing
-// was exact. The
-// same solution guides the packer: nodes receive whole configurations
-// (rounded), and the greedy fills what is left.
+// classes, same conflict partners; configurations respect the
+// conflicts); colocation is relaxed away, so the optimum is a valid upper
+// bound on λ whenever the pricing was exact. The same solution guides the
+// packer: nodes receive whole configurations (rounded), and the greedy
+// fills what is left (with colocation, the colocated bundles too).
 
 // cfgPriceNodes caps the branch-and-bound nodes of one pricing call; when
 // it is hit the pricing is not exact, so the LP optimum is not a proven
@@ -51,9 +51,10 @@ const cfgCtxEvery = 4096
 // budget there; the class LP's bound and guide are used instead.
 const cfgMaxClasses = 256
 
-// cfgMaxKinds caps the container kinds (shape × allowed signature): the
-// pricing branches on every kind, so beyond a few dozen its cost grows
-// past what a budget share can pay; the class LP is used instead.
+// cfgMaxKinds caps the kinds the pricing branches on in one node class
+// (branchKinds: kinds in a conflict, and one per size among the rest):
+// beyond a few dozen its cost grows past what a budget share can pay; the
+// class LP is used instead.
 const cfgMaxKinds = 64
 
 // cfgMaxRounds caps the column-generation rounds of one solve; on the
@@ -197,18 +198,39 @@ func (gc *groupConflicts) conflict(g, h int) bool {
 	return false
 }
 
-// groupKinds aggregates the groups into kinds: a group in any conflict is
-// a kind of its own, so that configurations can respect them; groups in
-// none aggregate by shape and allowed signature.
+// writePartners writes the part of group g's kind key its conflicts
+// decide: nothing for a group in none; its own index for a group in
+// conflict with itself; otherwise the groups it conflicts with. Groups
+// with the same partners (as every non-Garbo group beside Garbo
+// applications) may share a node with each other and conflict with the
+// same kinds, so they can be one kind.
+func (gc *groupConflicts) writePartners(sb *strings.Builder, g int) {
+	if !gc.has[g] {
+		return
+	}
+	if gc.conflict(g, g) {
+		sb.WriteString("g" + strconv.Itoa(g) + ":")
+		return
+	}
+	sb.WriteString("p")
+	for _, h := range gc.in {
+		if gc.conflict(g, h) {
+			sb.WriteString(strconv.Itoa(h) + ",")
+		}
+	}
+	sb.WriteString(":")
+}
+
+// groupKinds aggregates the groups into kinds by shape, allowed signature
+// and conflict partners (writePartners), so that configurations can
+// respect the conflicts.
 func (c *configLP) groupKinds(m *model, gc *groupConflicts) {
 	var sb strings.Builder
 	kidx := map[string]int{}
 	c.kindOf = make([]int, len(m.groups))
 	for g, gr := range m.groups {
 		sb.Reset()
-		if gc.has[g] {
-			sb.WriteString("g" + strconv.Itoa(g) + ":")
-		}
+		gc.writePartners(&sb, g)
 		sb.WriteString(strconv.Itoa(gr.shape))
 		sb.WriteByte(':')
 		al := make([]bool, len(c.classes))
@@ -247,6 +269,28 @@ func (c *configLP) kindConflicts(gc *groupConflicts) {
 			}
 		}
 	}
+}
+
+// branchKinds is the most kinds one class's pricing branches on: the
+// allowed kinds in a conflict plus one per distinct size among the other
+// allowed kinds (mergeItems).
+func (c *configLP) branchKinds() int {
+	most := 0
+	for k := range c.classes {
+		n := 0
+		sizes := map[string]bool{}
+		for _, kd := range c.kinds {
+			switch {
+			case !kd.allowed[k]:
+			case len(kd.conflict) > 0 || kd.self:
+				n++
+			default:
+				sizes[fmt.Sprint(kd.size)] = true
+			}
+		}
+		most = max(most, n+len(sizes))
+	}
+	return most
 }
 
 // seedPool seeds the pool with the single-kind configurations.
@@ -383,8 +427,10 @@ func (c *configLP) solveOn(ctx context.Context, creq []float64, demand []float64
 			mu := math.Abs(sol.RowDuals[S+k])
 			a, found, exact := c.price(ctx, k, w, demand, mu+cfgPriceEps*math.Max(1, mu))
 			if found {
-				if c.add(cfgPattern{class: k, a: a}) {
-					added = true
+				for _, x := range a {
+					if c.add(cfgPattern{class: k, a: x}) {
+						added = true
+					}
 				}
 				continue
 			}
@@ -412,11 +458,43 @@ func (c *configLP) solveOn(ctx context.Context, creq []float64, demand []float64
 // found says a configuration above floor was found; exact is false when
 // the node cap was hit (then a better one may exist, and without found
 // it is not proven that none beats floor).
-func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float64, floor float64) (best []int, found, exact bool) {
+//
+// A first pass stops after cfgQuickNodes nodes: when it finds an
+// improving configuration that one enters (column generation needs an
+// improving column, not the best); only when it finds none does the full
+// search run, so the round that ends column generation is still proven.
+//
+// Besides the best it returns the incumbents it superseded (up to
+// cfgPriceCols in all, best first): each also has a reduced cost above
+// floor, and entering them together saves column-generation rounds.
+func (c *configLP) price(ctx context.Context, k int, w []float64, demand []float64, floor float64) (cols [][]int, found, exact bool) {
 	pr := newPricer(ctx, c, k, w, demand, floor)
+	pr.limit = cfgQuickNodes
 	pr.dfs(0, 0)
-	return pr.best, pr.found, pr.exact
+	if !pr.found {
+		pr = newPricer(ctx, c, k, w, demand, floor)
+		pr.dfs(0, 0)
+	}
+	if !pr.found {
+		return nil, false, pr.exact
+	}
+	cols = append(cols, pr.best)
+	for i := len(pr.prev) - 1; i >= 0 && len(cols) < cfgPriceCols; i-- {
+		cols = append(cols, pr.prev[i])
+	}
+	return cols, true, pr.exact
 }
+
+// cfgQuickNodes caps price's first pass. On the 10,000-node cluster with
+// 30 node classes and 140 kinds (RESULTS.md) the configuration LP took 16
+// rounds and 68 million branch-and-bound nodes with the full search only;
+// with a first pass of 1,000 / 3,000 / 10,000 / 100,000 nodes it took
+// 20 / 12 / 13 / 11 rounds and 8.3 / 1.2 / 5.6 / 18 million nodes.
+const cfgQuickNodes = 3000
+
+// cfgPriceCols is how many improving configurations one pricing call may
+// enter (the best and the last incumbents it beat).
+const cfgPriceCols = 4
 
 // pricer is one pricing's depth-first branch and bound over the kinds
 // items, in branching order.
@@ -427,10 +505,13 @@ type pricer struct {
 	demand []float64
 	cap    []float64
 	items  []int
+	// also lists, per item, the other kinds it stands for (mergeItems).
+	also map[int][]int
 	// best is the best configuration so far, of value bestVal; cur the one
 	// being built, rem the capacity it leaves.
 	best, cur []int
 	bestVal   float64
+	prev      [][]int // the incumbents best superseded, in order
 	rem       []float64
 	forbid    []int // chosen kinds each kind conflicts with
 	forbidden int   // Σ forbid
@@ -439,23 +520,76 @@ type pricer struct {
 	suf     [][]float64
 	scratch []float64
 	nodes   int
+	limit   int
 	found   bool
 	exact   bool
 }
 
 func newPricer(ctx context.Context, c *configLP, k int, w, demand []float64, floor float64) *pricer {
 	cap := c.classes[k].cap
-	pr := &pricer{ctx: ctx, c: c, w: w, demand: demand, cap: cap, bestVal: floor, exact: true,
+	pr := &pricer{ctx: ctx, c: c, w: w, demand: demand, cap: cap, bestVal: floor, exact: true, limit: cfgPriceNodes,
 		best: make([]int, len(c.kinds)), cur: make([]int, len(c.kinds)), forbid: make([]int, len(c.kinds)),
 		rem: slices.Clone(cap), scratch: make([]float64, len(cap)+1)}
-	for s, kd := range c.kinds {
-		if kd.allowed[k] && w[s] > 0 && c.kindFit(s, cap) > 0 && (demand == nil || demand[s] >= 1) {
-			pr.items = append(pr.items, s)
-		}
-	}
+	pr.mergeItems(k)
 	pr.sortItems()
 	pr.suffixes()
 	return pr
+}
+
+// mergeItems picks the kinds the pricing branches on. Kinds in no
+// conflict that have the same size are interchangeable in a
+// configuration, so one item stands for all of them: its kind of largest
+// dual (ties by index) first, the others in pr.also by decreasing dual.
+// Without demand a configuration using the others is never better, so
+// they are dropped; with demand a count a fills the kinds in that order up
+// to their demands. The optimum is unchanged (exchanging a container for
+// one of the same size and no smaller dual keeps it feasible and no
+// worse), but on clusters whose predicates split one shape into many
+// kinds the branching shrinks from kinds to shapes.
+func (pr *pricer) mergeItems(k int) {
+	c := pr.c
+	pr.also = map[int][]int{}
+	head := map[string]int{}
+	for s, kd := range c.kinds {
+		if !kd.allowed[k] || pr.w[s] <= 0 || c.kindFit(s, pr.cap) == 0 || (pr.demand != nil && pr.demand[s] < 1) {
+			continue
+		}
+		if len(kd.conflict) > 0 || kd.self {
+			pr.items = append(pr.items, s)
+			continue
+		}
+		key := fmt.Sprint(kd.size)
+		h, ok := head[key]
+		if !ok {
+			head[key] = s
+			pr.items = append(pr.items, s)
+			continue
+		}
+		if pr.w[s] > pr.w[h] {
+			pr.also[s] = append([]int{h}, pr.also[h]...)
+			delete(pr.also, h)
+			head[key] = s
+			pr.items[slices.Index(pr.items, h)] = s
+		} else {
+			pr.also[h] = append(pr.also[h], s)
+		}
+	}
+	for h, rest := range pr.also {
+		slices.SortStableFunc(rest, func(a, b int) int { return cmp.Compare(pr.w[b], pr.w[a]) })
+		if pr.demand == nil {
+			delete(pr.also, h)
+		}
+	}
+}
+
+// itemDemand is how many containers item s (with its merged kinds) may
+// still take.
+func (pr *pricer) itemDemand(s int) float64 {
+	d := pr.demand[s]
+	for _, u := range pr.also[s] {
+		d += pr.demand[u]
+	}
+	return d
 }
 
 // density is kind s's value per unit of normalised size.
@@ -564,11 +698,14 @@ func (pr *pricer) dfs(i int, val float64) {
 		return
 	}
 	pr.nodes++
-	if pr.nodes > cfgPriceNodes || (pr.nodes%cfgCtxEvery == 0 && pr.ctx.Err() != nil) {
+	if pr.nodes > pr.limit || (pr.nodes%cfgCtxEvery == 0 && pr.ctx.Err() != nil) {
 		pr.exact = false
 		return
 	}
 	if val > pr.bestVal {
+		if pr.found {
+			pr.prev = append(pr.prev, slices.Clone(pr.best))
+		}
 		pr.bestVal = val
 		copy(pr.best, pr.cur)
 		pr.found = true
@@ -579,20 +716,38 @@ func (pr *pricer) dfs(i int, val float64) {
 	s := pr.items[i]
 	n := pr.c.kindFit(s, pr.rem)
 	if pr.demand != nil {
-		n = min(n, int(pr.demand[s]+1e-9))
+		n = min(n, int(pr.itemDemand(s)+1e-9))
 	}
 	if pr.forbid[s] > 0 {
 		n = 0
 	}
 	for a := n; a >= 0 && pr.exact; a-- {
-		pr.choose(s, a)
-		pr.dfs(i+1, val+pr.w[s]*float64(a))
+		v := pr.choose(s, a)
+		pr.dfs(i+1, val+v)
 		pr.unchoose(s, a)
 	}
 }
 
-// choose takes a items of kind s: their room, and the kinds they forbid.
-func (pr *pricer) choose(s, a int) {
+// spread puts a containers of item s on its kinds in order (s, then
+// pr.also[s]), each up to its demand, and returns their value.
+func (pr *pricer) spread(s, a int) float64 {
+	if len(pr.also[s]) == 0 {
+		pr.cur[s] = a
+		return pr.w[s] * float64(a)
+	}
+	v := 0.0
+	for _, u := range append([]int{s}, pr.also[s]...) {
+		take := min(a, int(pr.demand[u]+1e-9))
+		pr.cur[u] = take
+		v += pr.w[u] * float64(take)
+		a -= take
+	}
+	return v
+}
+
+// choose takes a items of item s: their room, and the kinds they forbid;
+// it returns their value.
+func (pr *pricer) choose(s, a int) float64 {
 	for r, x := range pr.c.kinds[s].size {
 		pr.rem[r] -= x * float64(a)
 	}
@@ -602,12 +757,15 @@ func (pr *pricer) choose(s, a int) {
 			pr.forbidden++
 		}
 	}
-	pr.cur[s] = a
+	return pr.spread(s, a)
 }
 
 // unchoose undoes choose.
 func (pr *pricer) unchoose(s, a int) {
 	pr.cur[s] = 0
+	for _, u := range pr.also[s] {
+		pr.cur[u] = 0
+	}
 	if a > 0 {
 		for _, u := range pr.c.kinds[s].conflict {
 			pr.forbid[u]--
@@ -651,7 +809,9 @@ func (c *configLP) fits(ctx context.Context, n []int64) (bool, *cfgSolution, err
 const cfgRepack = 3
 
 // pack places configurations on the nodes of sp (which must be every
-// node, with one item type per group: no colocation). Per class it puts
+// node). Configurations place single containers only: where sol planned
+// room for containers that are colocated (bundle items), that room is left
+// for the final fill, which places the bundles whole. Per class it puts
 // ⌊y_p⌋ nodes of each configuration of sol on empty nodes (in node
 // order), then re-solves the configuration LP for the containers still
 // unplaced on the nodes still empty (up to cfgRepack times) and places the

@@ -73,6 +73,10 @@ func TestConfigPricingVsEnumeration(t *testing.T) {
 				sizes[s][r] = float64(rng.IntN(5))
 			}
 			sizes[s][rng.IntN(R)] = float64(1 + rng.IntN(5))
+			if s > 0 && rng.IntN(3) == 0 {
+				// Same size as kind 0: the pricing merges them.
+				copy(sizes[s], sizes[0])
+			}
 			w[s] = math.Round(rng.Float64()*100) / 10
 			if demand != nil {
 				demand[s] = float64(rng.IntN(4))
@@ -80,31 +84,44 @@ func TestConfigPricingVsEnumeration(t *testing.T) {
 			c.kinds = append(c.kinds, cfgKind{size: sizes[s], allowed: []bool{true}})
 		}
 		want := bruteKnapsack(sizes, w, cap, demand)
-		a, found, exact := c.price(context.Background(), 0, w, demand, 0)
+		cols, found, exact := c.price(context.Background(), 0, w, demand, 0)
 		if !exact {
 			t.Fatalf("instance %d: pricing not exact on a tiny knapsack", it)
-		}
-		got := 0.0
-		use := make([]float64, R)
-		for s, k := range a {
-			got += w[s] * float64(k)
-			for r := range use {
-				use[r] += float64(k) * sizes[s][r]
-			}
-			if demand != nil && float64(k) > demand[s] {
-				t.Fatalf("instance %d: kind %d count %d above demand %g", it, s, k, demand[s])
-			}
-		}
-		if !vecpack.Fits(use, cap) {
-			t.Fatalf("instance %d: configuration %v does not fit %v", it, a, cap)
 		}
 		if want > 1e-9 != found {
 			t.Fatalf("instance %d: found %v, enumeration optimum %g", it, found, want)
 		}
-		if found && math.Abs(got-want) > 1e-9 {
-			t.Fatalf("instance %d: pricing value %g, enumeration %g", it, got, want)
+		for j, a := range cols {
+			got := checkConfig(t, it, a, sizes, w, cap, demand)
+			if j == 0 && math.Abs(got-want) > 1e-9 {
+				t.Fatalf("instance %d: pricing value %g, enumeration %g", it, got, want)
+			}
+			if got <= 0 || got > want+1e-9 {
+				t.Fatalf("instance %d: column %d of value %g, floor 0, optimum %g", it, j, got, want)
+			}
 		}
 	}
+}
+
+// checkConfig fails unless configuration a fits cap within demand; it
+// returns a's value.
+func checkConfig(t *testing.T, it int, a []int, sizes [][]float64, w, cap, demand []float64) float64 {
+	t.Helper()
+	got := 0.0
+	use := make([]float64, len(cap))
+	for s, k := range a {
+		got += w[s] * float64(k)
+		for r := range use {
+			use[r] += float64(k) * sizes[s][r]
+		}
+		if demand != nil && float64(k) > demand[s] {
+			t.Fatalf("instance %d: kind %d count %d above demand %g", it, s, k, demand[s])
+		}
+	}
+	if !vecpack.Fits(use, cap) {
+		t.Fatalf("instance %d: configuration %v does not fit %v", it, a, cap)
+	}
+	return got
 }
 
 // TestConfigBoundBetweenMIPAndClassLP checks on random tiny instances that
@@ -162,6 +179,11 @@ func TestConfigPackValid(t *testing.T) {
 			// respect the conflicts.
 			gp.Garbo, gp.Exlocate = 1, 2
 		}
+		if seed%4 == 1 {
+			// Colocation: configurations leave room for the bundles,
+			// which the fill places whole.
+			gp.Colocate = 1
+		}
 		req := GenerateWith(seed, gp)
 		m, err := build(req)
 		if err != nil {
@@ -192,5 +214,73 @@ func TestConfigPackValid(t *testing.T) {
 		if float64(p.Unplaced()) > maxLeft*float64(total) {
 			t.Fatalf("seed %d: %d of %d containers unplaced at λ %s (bound %g)", seed, p.Unplaced(), total, lam, ub)
 		}
+	}
+}
+
+// TestConfigLPManyKinds checks that predicates splitting the shapes into
+// more kinds than cfgMaxKinds no longer turn the configuration LP off:
+// the pricing branches on one kind per size (mergeItems), so the LP is
+// built, solved with proof and kept for the packer. (Before, 119 kinds
+// against a cap of 64 left the packer to the LP-guided greedy.)
+func TestConfigLPManyKinds(t *testing.T) {
+	req := GenerateWith(5, GenParams{Nodes: 300, Resources: 4, Apps: 120, Shapes: 20, Types: 10, MaxCount: 20, Require: 0.5})
+	m, err := build(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.newConfigLP()
+	if len(cfg.kinds) <= cfgMaxKinds || cfg.branchKinds() > cfgMaxKinds {
+		t.Fatalf("instance has %d kinds, %d branched on: want more than %d and at most %d", len(cfg.kinds), cfg.branchKinds(), cfgMaxKinds, cfgMaxKinds)
+	}
+	ub, _ := m.upperBound(context.Background())
+	if m.lp == nil || m.lp.cfg == nil {
+		t.Fatal("configuration LP not kept for the packer")
+	}
+	t.Logf("%d kinds, %d branched on, bound %.4f", len(cfg.kinds), cfg.branchKinds(), ub)
+}
+
+// TestConfigLPGarboKinds checks that groups with the same conflict
+// partners share a kind: beside Garbo applications every other group is
+// in a conflict, and with a kind per group (before) the pricing hit its
+// node cap on this cluster (60 kinds), so the configuration LP was never
+// solved with proof.
+func TestConfigLPGarboKinds(t *testing.T) {
+	req := GenerateWith(5, GenParams{Nodes: 1000, Resources: 3, Apps: 30, Shapes: 8, Types: 3, MaxCount: 20, Garbo: 3, Exlocate: 5, Colocate: 3})
+	m, err := build(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.newConfigLP()
+	creq := make([]float64, len(cfg.kinds))
+	for g, gr := range m.groups {
+		creq[cfg.kindOf[g]] += float64(gr.c)
+	}
+	sol, err := cfg.solve(context.Background(), creq, nil)
+	if err != nil {
+		t.Fatalf("%d kinds: %v", len(cfg.kinds), err)
+	}
+	t.Logf("%d groups, %d kinds, λ ≤ %.4f", len(m.groups), len(cfg.kinds), sol.obj)
+	// The cluster has colocation too: the configuration packer still
+	// runs and, with the bundles left to the fill, packs 97% of the bound
+	// whole (the LP-guided greedy and local search reached 95.4%).
+	ub, _ := m.upperBound(context.Background())
+	if m.lp == nil || m.lp.cfg == nil {
+		t.Fatal("configuration LP not kept for the packer")
+	}
+	c := m.required()
+	n := vecpack.BreakpointAtMost(0.97*ub, c).Counts(c)
+	sp := m.buildSpec(n, nil)
+	if !sp.bundled() {
+		t.Fatal("no colocated bundles")
+	}
+	p, err := configPack(context.Background(), sp, m.lp.cfg, vecpack.FFDSum(), 1)
+	if err != nil || p == nil {
+		t.Fatalf("configPack: %v", err)
+	}
+	if err := p.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Unplaced() > 0 {
+		t.Fatalf("%d containers unplaced at 97%% of the bound %g", p.Unplaced(), ub)
 	}
 }

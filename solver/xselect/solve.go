@@ -414,17 +414,13 @@ func bestPartial(sp *spec, cands []candidate, c []int64) (*vecpack.Packing, stri
 func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide *lpGuide, guidedOnly bool) (*vecpack.Packing, string, []candidate, error) {
 	type cand = candidate
 	var cands []cand
-	if guide != nil && guide.cfg != nil && len(rules) > 0 {
-		p, err := configPack(ctx, sp, guide.cfg, rules[0], guide.seed)
-		if p != nil {
-			name := "configuration-lp+" + rules[0].Name
-			if err == nil && p.Unplaced() == 0 {
-				return p, name, nil, nil
-			}
-			cands = append(cands, cand{p, name})
-		}
-		if err != nil && ctx.Err() != nil {
-			return nil, "", cands, err
+	// With colocation the configuration packer comes after the LP-guided
+	// greedies, which packed those instances before it did: where they
+	// succeed the answer stays as it was.
+	bundled := sp.bundled()
+	if !bundled {
+		if p, name, err := configCandidate(ctx, sp, rules, guide, &cands); p != nil || err != nil {
+			return p, name, cands, err
 		}
 	}
 	if guide != nil {
@@ -440,6 +436,11 @@ func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide
 				return p, r.Name + "+lp-guided", nil, nil
 			}
 			cands = append(cands, cand{p, r.Name + "+lp-guided"})
+		}
+	}
+	if bundled {
+		if p, name, err := configCandidate(ctx, sp, rules, guide, &cands); p != nil || err != nil {
+			return p, name, cands, err
 		}
 	}
 	if guidedOnly && guide != nil {
@@ -459,6 +460,28 @@ func greedyCandidates(ctx context.Context, sp *spec, rules []vecpack.Rule, guide
 		cands = append(cands, cand{p, r.Name})
 	}
 	return nil, "", cands, nil
+}
+
+// configCandidate runs the configuration packer when the guide has a
+// configuration LP. It returns the packing when it holds every item;
+// otherwise it appends the partial packing to cands and returns nil, with
+// the error when ctx ended.
+func configCandidate(ctx context.Context, sp *spec, rules []vecpack.Rule, guide *lpGuide, cands *[]candidate) (*vecpack.Packing, string, error) {
+	if guide == nil || guide.cfg == nil || len(rules) == 0 {
+		return nil, "", nil
+	}
+	p, err := configPack(ctx, sp, guide.cfg, rules[0], guide.seed)
+	if p != nil {
+		name := "configuration-lp+" + rules[0].Name
+		if err == nil && p.Unplaced() == 0 {
+			return p, name, nil
+		}
+		*cands = append(*cands, candidate{p, name})
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, "", err
+	}
+	return nil, "", nil
 }
 
 // heuristicPack is greedyCandidates followed by the local search from the
@@ -506,14 +529,15 @@ func heuristicPack(ctx context.Context, sp *spec, c []int64, rules []vecpack.Rul
 }
 
 // configPack packs sp from the configuration LP's solution for its counts
-// (sp must have one item type per group: no colocation). It returns nil
+// (every container, colocated ones included, so that the configurations
+// leave room for the bundles the fill places afterwards). It returns nil
 // without error when the counts do not fit the configuration LP (no
 // packing holds them) or its column generation stopped without proof.
 func configPack(ctx context.Context, sp *spec, cfg *configLP, rule vecpack.Rule, seed uint64) (*vecpack.Packing, error) {
 	n := make([]int64, len(sp.single))
-	for g, t := range sp.single {
-		if t >= 0 {
-			n[g] = int64(sp.in.Types[t].Count)
+	for t, ms := range sp.members {
+		for _, g := range ms {
+			n[g] += int64(sp.in.Types[t].Count)
 		}
 	}
 	_, sol, err := cfg.fits(ctx, n)

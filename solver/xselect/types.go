@@ -58,6 +58,16 @@ func (m *model) buildSpec(n []int64, nodes []int) *spec {
 	return sp
 }
 
+// bundled reports whether some item type of sp is a colocated bundle.
+func (sp *spec) bundled() bool {
+	for _, ms := range sp.members {
+		if len(ms) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // bundle is count identical bundles of one container of each member group.
 type bundle struct {
 	members []int
