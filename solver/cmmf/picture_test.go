@@ -3,7 +3,6 @@ package cmmf
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -71,9 +70,5 @@ func TestPictureAggregates(t *testing.T) {
 // picture depends on nothing that varies between runs, elapsed_ms
 // included), well-formed and under the size bound.
 func TestPictureRuns(t *testing.T) {
-	raw, err := os.ReadFile("../../examples/cmmf.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	solvertest.Picture(t, Problem(), raw)
+	solvertest.PictureFile(t, Problem(), "../../examples/cmmf.json")
 }

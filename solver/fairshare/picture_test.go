@@ -3,7 +3,6 @@ package fairshare
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -62,9 +61,5 @@ func TestPictureAggregates(t *testing.T) {
 // picture depends on nothing that varies between runs, elapsed_ms
 // included), well-formed and under the size bound.
 func TestPictureRuns(t *testing.T) {
-	raw, err := os.ReadFile("../../examples/fairshare.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	solvertest.Picture(t, Problem(), raw)
+	solvertest.PictureFile(t, Problem(), "../../examples/fairshare.json")
 }

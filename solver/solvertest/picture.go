@@ -50,6 +50,16 @@ func Picture(t testing.TB, p solver.Problem, raw []byte) ([]byte, []byte, sightt
 	return svgs[0], resps[0], sighttest.Check(t, svgs[0])
 }
 
+// PictureFile is Picture of the request stored in the file path.
+func PictureFile(t testing.TB, p solver.Problem, path string) ([]byte, []byte, sighttest.Shape) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Picture(t, p, raw)
+}
+
 // EachPicture runs a subtest per request of p's: each file
 // testdata/*.json of the calling test's package, then example (a path),
 // then, when generate is not nil, the instance it makes, marshalled

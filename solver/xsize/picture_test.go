@@ -2,7 +2,6 @@ package xsize
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -72,11 +71,7 @@ func TestPictureBins(t *testing.T) {
 // picture depends on nothing that varies between runs, elapsed_ms
 // included), well-formed and under the size bound.
 func TestPictureRuns(t *testing.T) {
-	raw, err := os.ReadFile("../../examples/xsize.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	solvertest.Picture(t, Problem(), raw)
+	solvertest.PictureFile(t, Problem(), "../../examples/xsize.json")
 }
 
 // An answer that does not match its request (no resources, a shape of no

@@ -3,7 +3,6 @@ package simulate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -92,9 +91,5 @@ func TestPictureAggregates(t *testing.T) {
 // picture depends on nothing that varies between runs, elapsed_ms
 // included), well-formed and under the size bound.
 func TestPictureRuns(t *testing.T) {
-	raw, err := os.ReadFile("../../../examples/xschedule-simulate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	solvertest.Picture(t, Problem(), raw)
+	solvertest.PictureFile(t, Problem(), "../../../examples/xschedule-simulate.json")
 }
