@@ -96,25 +96,39 @@ func genApps(req *Request, g GenParams, rng *rand.Rand) {
 
 func round3(x float64) float64 { return float64(int(x*1000)) / 1000 }
 
-// genCluster fills each node with PerNode containers of random shapes
-// that fit it, owners random; a Busy fraction is in use, a Borrowed part
-// of those by a sharing application other than the owner.
+// genCluster fills the cluster (GenCluster); a Busy fraction of the
+// containers is in use, a Borrowed part of those by a sharing application
+// other than the owner.
 func genCluster(req *Request, g GenParams, rng *rand.Rand) {
-	for n := range g.Nodes {
+	req.Nodes, req.Containers = GenCluster(g.Nodes, g.PerNode, req.Apps, rng, func(c *Container) { genUse(req, c, g, rng) })
+}
+
+// GenCluster makes nodes of 16 cpu and 64 memory (n0, n1, …, four to a
+// rack r0, r1, …) and tries perNode containers of random shapes on each,
+// keeping those that fit, each owned by a random one of apps. made, when
+// not nil, is called on each container as it is made, before the next
+// draw from rng (xschedule-simulate's generator shares this cluster).
+func GenCluster(nodes, perNode int, apps []App, rng *rand.Rand, made func(*Container)) ([]Node, []Container) {
+	var ns []Node
+	var cs []Container
+	for n := range nodes {
 		nd := Node{Name: fmt.Sprintf("n%d", n), Rack: fmt.Sprintf("r%d", n/4), Capacity: []float64{16, 64}}
-		req.Nodes = append(req.Nodes, nd)
+		ns = append(ns, nd)
 		left := []float64{16, 64}
-		for k := range g.PerNode {
+		for k := range perNode {
 			s := shapes[rng.IntN(len(shapes))]
 			if s[0] > left[0] || s[1] > left[1] {
 				continue
 			}
 			left[0], left[1] = left[0]-s[0], left[1]-s[1]
-			c := Container{ID: fmt.Sprintf("%s/%d", nd.Name, k), Node: nd.Name, Size: s, Owner: req.Apps[rng.IntN(g.Apps)].Name}
-			genUse(req, &c, g, rng)
-			req.Containers = append(req.Containers, c)
+			c := Container{ID: fmt.Sprintf("%s/%d", nd.Name, k), Node: nd.Name, Size: s, Owner: apps[rng.IntN(len(apps))].Name}
+			if made != nil {
+				made(&c)
+			}
+			cs = append(cs, c)
 		}
 	}
+	return ns, cs
 }
 
 func genUse(req *Request, c *Container, g GenParams, rng *rand.Rand) {

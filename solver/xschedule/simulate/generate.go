@@ -43,22 +43,13 @@ func Generate(seed int64, params map[string]string) (any, error) {
 
 func round3(x float64) float64 { return float64(int(x*1000)) / 1000 }
 
-var shapes = [][]float64{{1, 4}, {2, 8}, {4, 16}, {4, 8}}
-
+// genCluster is xschedule-assign's generated cluster, every container
+// free.
 func genCluster(req *Request, g genParams, rng *rand.Rand) {
-	for n := range g.nodes {
-		nd := assign.Node{Name: fmt.Sprintf("n%d", n), Rack: fmt.Sprintf("r%d", n/4), Capacity: []float64{16, 64}}
-		req.Nodes = append(req.Nodes, nd)
-		left := []float64{16, 64}
-		for k := range g.perNode {
-			s := shapes[rng.IntN(len(shapes))]
-			if s[0] > left[0] || s[1] > left[1] {
-				continue
-			}
-			left[0], left[1] = left[0]-s[0], left[1]-s[1]
-			req.Containers = append(req.Containers, Container{ID: fmt.Sprintf("%s/%d", nd.Name, k), Node: nd.Name, Size: s,
-				Owner: req.Apps[rng.IntN(g.apps)].Name})
-		}
+	var conts []assign.Container
+	req.Nodes, conts = assign.GenCluster(g.nodes, g.perNode, req.Apps, rng, nil)
+	for _, c := range conts {
+		req.Containers = append(req.Containers, Container{ID: c.ID, Node: c.Node, Size: c.Size, Owner: c.Owner})
 	}
 }
 
