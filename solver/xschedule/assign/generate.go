@@ -47,39 +47,56 @@ var shapes = [][]float64{{1, 4}, {2, 8}, {4, 16}, {4, 8}}
 
 func readGen(params map[string]string) (GenParams, error) {
 	g := GenParams{Nodes: 20, Apps: 4, PerNode: 4, Requests: 10, MaxCount: 3, Busy: 0.6, Borrowed: 0.3, Bound: 0.05, Grace: 30, Locality: 0.2}
-	ints := []struct {
-		key    string
-		dst    *int
-		lo, hi int
-	}{{"nodes", &g.Nodes, 1, 1000000}, {"apps", &g.Apps, 1, 10000}, {"garbo", &g.Garbo, 0, 10000}, {"per_node", &g.PerNode, 1, 4},
+	ints := []IntParam{{"nodes", &g.Nodes, 1, 1000000}, {"apps", &g.Apps, 1, 10000}, {"garbo", &g.Garbo, 0, 10000}, {"per_node", &g.PerNode, 1, 4},
 		{"requests", &g.Requests, 0, 1000000}, {"max_count", &g.MaxCount, 1, 1000}}
-	for _, p := range ints {
-		if s, ok := params[p.key]; ok {
-			v, err := strconv.Atoi(s)
-			if err != nil || v < p.lo || v > p.hi {
-				return g, fmt.Errorf("parameter %s=%q: want an integer in [%d, %d]", p.key, s, p.lo, p.hi)
-			}
-			*p.dst = v
-		}
-	}
-	floats := []struct {
-		key    string
-		dst    *float64
-		lo, hi float64
-	}{{"busy", &g.Busy, 0, 1}, {"borrowed", &g.Borrowed, 0, 1}, {"bound", &g.Bound, 0, 1e6}, {"grace", &g.Grace, 0, 1e6}, {"locality", &g.Locality, 0, 1}}
-	for _, p := range floats {
-		if s, ok := params[p.key]; ok {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(v >= p.lo && v <= p.hi) {
-				return g, fmt.Errorf("parameter %s=%q: want a number in [%g, %g]", p.key, s, p.lo, p.hi)
-			}
-			*p.dst = v
-		}
+	floats := []FloatParam{{"busy", &g.Busy, 0, 1}, {"borrowed", &g.Borrowed, 0, 1}, {"bound", &g.Bound, 0, 1e6}, {"grace", &g.Grace, 0, 1e6}, {"locality", &g.Locality, 0, 1}}
+	if err := ReadParams(params, ints, floats); err != nil {
+		return g, err
 	}
 	if g.Garbo > g.Apps {
 		return g, fmt.Errorf("parameter garbo=%d exceeds apps=%d", g.Garbo, g.Apps)
 	}
 	return g, nil
+}
+
+// IntParam and FloatParam are a generator's parameter: its key in
+// params, the field it sets and the bounds it must lie in.
+type (
+	IntParam struct {
+		Key    string
+		Dst    *int
+		Lo, Hi int
+	}
+	FloatParam struct {
+		Key    string
+		Dst    *float64
+		Lo, Hi float64
+	}
+)
+
+// ReadParams sets each parameter found in params, or says which is not a
+// number within its bounds (xschedule-simulate's generator reads its own
+// with it).
+func ReadParams(params map[string]string, ints []IntParam, floats []FloatParam) error {
+	for _, p := range ints {
+		if s, ok := params[p.Key]; ok {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < p.Lo || v > p.Hi {
+				return fmt.Errorf("parameter %s=%q: want an integer in [%d, %d]", p.Key, s, p.Lo, p.Hi)
+			}
+			*p.Dst = v
+		}
+	}
+	for _, p := range floats {
+		if s, ok := params[p.Key]; ok {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(v >= p.Lo && v <= p.Hi) {
+				return fmt.Errorf("parameter %s=%q: want a number in [%g, %g]", p.Key, s, p.Lo, p.Hi)
+			}
+			*p.Dst = v
+		}
+	}
+	return nil
 }
 
 func genApps(req *Request, g GenParams, rng *rand.Rand) {
