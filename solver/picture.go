@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 )
@@ -38,4 +39,22 @@ func (r *Runner) Picture(name string, request, response []byte) (svg []byte, err
 func (r *Runner) HasPicture(name string) bool {
 	p, ok := r.Lookup(name)
 	return ok && p.Picture != nil
+}
+
+// DecodePicture decodes what a PictureFunc is given: the request as a Req
+// and the response's result as a Res, with its meta. Its error says which
+// of the two did not decode ("request: …" or "response: …").
+func DecodePicture[Req, Res any](request, response json.RawMessage) (Req, Res, Meta, error) {
+	var req Req
+	var resp struct {
+		Result Res  `json:"result"`
+		Meta   Meta `json:"meta"`
+	}
+	if err := json.Unmarshal(request, &req); err != nil {
+		return req, resp.Result, resp.Meta, fmt.Errorf("request: %w", err)
+	}
+	if err := json.Unmarshal(response, &resp); err != nil {
+		return req, resp.Result, resp.Meta, fmt.Errorf("response: %w", err)
+	}
+	return req, resp.Result, resp.Meta, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,5 +69,25 @@ func TestTypedPicture(t *testing.T) {
 	}
 	if b, _ := p.Picture(nil, nil); string(b) != "x" {
 		t.Fatalf("Picture = %q", b)
+	}
+}
+
+// DecodePicture decodes the request, the response's result and its meta,
+// and says which of the two did not decode.
+func TestDecodePicture(t *testing.T) {
+	type req struct{ N int }
+	type res struct{ M int }
+	r, s, meta, err := DecodePicture[req, res]([]byte(`{"n":1}`), []byte(`{"result":{"m":2},"meta":{"status":"optimal"}}`))
+	if err != nil || r.N != 1 || s.M != 2 || meta.Status != "optimal" {
+		t.Errorf("got %+v %+v %q %v", r, s, meta.Status, err)
+	}
+	for _, c := range []struct{ request, response, want string }{
+		{`{`, `{"result":{}}`, "request: "},
+		{`{}`, `{"result":7}`, "response: "},
+	} {
+		_, _, _, err := DecodePicture[req, res]([]byte(c.request), []byte(c.response))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s, %s: error %v, want %q…", c.request, c.response, err, c.want)
+		}
 	}
 }

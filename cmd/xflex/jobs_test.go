@@ -35,21 +35,7 @@ func jobsServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(httpapi.Config{}, runner, zerolog.Nop())
-	stop, err := jobs.Setup(context.Background(), jobs.Config{
-		Store: "sqlite:" + filepath.Join(t.TempDir(), "jobs.db"), PollInterval: 20 * time.Millisecond,
-	}, runner, api, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(api.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = stop(ctx)
-	})
-	return srv.URL
+	return problemsJobsServer(t, runner).URL
 }
 
 func jobsCLI(t *testing.T, stdin string, args ...string) (string, string, int) {

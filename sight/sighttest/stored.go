@@ -2,6 +2,7 @@ package sighttest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,4 +54,39 @@ func Stored(t testing.TB, root, cli, dir string) []Case {
 		t.Fatalf("no stored answers for %s", cli)
 	}
 	return out
+}
+
+// MaxStoredBytes is the most a stored answer's picture may weigh.
+const MaxStoredBytes = 300_000
+
+// EachStored runs a subtest per case Stored finds for cli (root as for
+// Stored; the problem's package is the calling test's directory). Each
+// draws the case with draw and fails unless the SVG passes Check, a second
+// drawing gives the same bytes and it weighs at most MaxStoredBytes; it
+// then decodes the stored answer's result into an R and hands it, with
+// the case and the SVG's shape, to count, which compares the problem's
+// class counts with the answer.
+func EachStored[R any](t *testing.T, root, cli string, draw func(req, resp json.RawMessage) ([]byte, error), count func(t *testing.T, c Case, res *R, s Shape)) {
+	t.Helper()
+	for _, c := range Stored(t, root, cli, ".") {
+		t.Run(c.Name, func(t *testing.T) {
+			svg, err := draw(c.Request, c.Response)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := Check(t, svg)
+			var resp struct{ Result R }
+			if err := json.Unmarshal(c.Response, &resp); err != nil {
+				t.Fatal(err)
+			}
+			count(t, c, &resp.Result, s)
+			again, _ := draw(c.Request, c.Response)
+			if !bytes.Equal(svg, again) {
+				t.Error("two drawings of the same answer differ")
+			}
+			if len(svg) > MaxStoredBytes {
+				t.Errorf("SVG is %d bytes", len(svg))
+			}
+		})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/solver"
 )
 
 // Picture limits: more users than maxBars are drawn as the largest
@@ -22,22 +23,13 @@ const (
 // beside the same users' totals under Choosy and under independent
 // allocation, one panel each on one scale.
 func picture(request, response json.RawMessage) ([]byte, error) {
-	var req Request
-	if err := json.Unmarshal(request, &req); err != nil {
-		return nil, fmt.Errorf("cmmf picture: request: %w", err)
+	req, result, meta, err := solver.DecodePicture[Request, Result](request, response)
+	if err != nil {
+		return nil, fmt.Errorf("cmmf picture: %w", err)
 	}
-	var resp struct {
-		Result Result `json:"result"`
-		Meta   struct {
-			Status string `json:"status"`
-		} `json:"meta"`
-	}
-	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("cmmf picture: response: %w", err)
-	}
-	res := &resp.Result
+	res := &result
 	chart := sight.BarChart{Unit: "machines", Segments: segmentNames(&req, res)}
-	chart.Panels = append(chart.Panels, cmmfPanel(res, chart.Segments, resp.Meta.Status))
+	chart.Panels = append(chart.Panels, cmmfPanel(res, chart.Segments, string(meta.Status)))
 	var notes []string
 	if n := chart.KeepSegments(maxSegments); n > 0 {
 		notes = append(notes, fmt.Sprintf("the %d %ss least allocated are grouped as other", n, kindOf(&req)))
@@ -54,7 +46,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		notes = append(notes, fmt.Sprintf("the %d users with the largest CMMF totals are drawn; the other %d are drawn as one bar of their mean", maxBars, n))
 	}
 	desc := fmt.Sprintf("Allocation per user, stacked by %s: CMMF (%s, divisible %t) beside the baselines' totals. %d users, %d panels.",
-		kindOf(&req), resp.Meta.Status, res.Divisible, len(res.Users), len(chart.Panels))
+		kindOf(&req), meta.Status, res.Divisible, len(res.Users), len(chart.Panels))
 	d := chart.Doc("CMMF allocation", desc+sight.Notes(notes))
 	d.Footnote(notes)
 	return d.Bytes(), nil

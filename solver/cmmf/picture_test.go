@@ -1,10 +1,8 @@
 package cmmf
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,33 +14,15 @@ import (
 // desc, a bar per user in each panel (CMMF, Choosy unless skipped,
 // independent), the same bytes twice, and under 300 KB.
 func TestPictureStored(t *testing.T) {
-	for _, c := range sighttest.Stored(t, "../..", "cmmf", ".") {
-		t.Run(c.Name, func(t *testing.T) {
-			svg, err := picture(c.Request, c.Response)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := sighttest.Check(t, svg)
-			var resp struct{ Result Result }
-			if err := json.Unmarshal(c.Response, &resp); err != nil {
-				t.Fatal(err)
-			}
-			panels := 2
-			if resp.Result.Choosy.Skipped == "" {
-				panels = 3
-			}
-			if got, want := s.Classes["bar"], panels*len(resp.Result.Users); got != want {
-				t.Errorf("%d bars, want %d (%d users × %d panels)", got, want, len(resp.Result.Users), panels)
-			}
-			again, _ := picture(c.Request, c.Response)
-			if !bytes.Equal(svg, again) {
-				t.Error("two drawings of the same answer differ")
-			}
-			if len(svg) > 300_000 {
-				t.Errorf("SVG is %d bytes", len(svg))
-			}
-		})
-	}
+	sighttest.EachStored(t, "../..", "cmmf", picture, func(t *testing.T, _ sighttest.Case, res *Result, s sighttest.Shape) {
+		panels := 2
+		if res.Choosy.Skipped == "" {
+			panels = 3
+		}
+		if got, want := s.Classes["bar"], panels*len(res.Users); got != want {
+			t.Errorf("%d bars, want %d (%d users × %d panels)", got, want, len(res.Users), panels)
+		}
+	})
 }
 
 // A thousand users on twenty machine types draw as the 60 largest and one
@@ -90,9 +70,5 @@ func TestPictureAggregates(t *testing.T) {
 // picture depends on nothing that varies between runs, elapsed_ms
 // included), well-formed and under the size bound.
 func TestPictureRuns(t *testing.T) {
-	raw, err := os.ReadFile("../../examples/cmmf.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	solvertest.Picture(t, Problem(), raw)
+	solvertest.PictureFile(t, Problem(), "../../examples/cmmf.json")
 }

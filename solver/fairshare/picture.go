@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/solver"
 )
 
 // Picture limits: more frameworks than maxBars are drawn as the largest
@@ -24,19 +25,13 @@ const (
 // policy alone, or with compare every policy (the exact optima mmf, pf
 // and efficiency beside the progressive-filling family) on one scale.
 func picture(request, response json.RawMessage) ([]byte, error) {
-	var req Request
-	if err := json.Unmarshal(request, &req); err != nil {
-		return nil, fmt.Errorf("fairshare picture: request: %w", err)
+	req, res, _, err := solver.DecodePicture[Request, Result](request, response)
+	if err != nil {
+		return nil, fmt.Errorf("fairshare picture: %w", err)
 	}
-	var resp struct {
-		Result Result `json:"result"`
-	}
-	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("fairshare picture: response: %w", err)
-	}
-	results := resp.Result.Compare
+	results := res.Compare
 	if len(results) == 0 {
-		results = []*Result{&resp.Result}
+		results = []*Result{&res}
 	}
 	chart := sight.BarChart{PerRow: panelsPerRow, Unit: "tasks", Segments: serverNames(&req, results)}
 	index := map[string]int{}
@@ -59,7 +54,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		notes = append(notes, fmt.Sprintf("the %d frameworks with the most tasks under %s are drawn; the other %d are drawn as one bar of their mean", maxBars, panelTitle(results[0]), n))
 	}
 	desc := fmt.Sprintf("Tasks per framework, stacked by server, under %d %s (%s). %d frameworks on %d servers.",
-		len(results), plural(len(results), "policy", "policies"), titles(results), len(resp.Result.Frameworks), len(req.Servers))
+		len(results), plural(len(results), "policy", "policies"), titles(results), len(res.Frameworks), len(req.Servers))
 	d := chart.Doc("Fair shares on heterogeneous servers", desc+sight.Notes(notes))
 	d.Footnote(notes)
 	return d.Bytes(), nil

@@ -1,10 +1,8 @@
 package fairshare
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,30 +14,12 @@ import (
 // desc, a bar per framework in each policy's panel, the same bytes twice,
 // and under 300 KB.
 func TestPictureStored(t *testing.T) {
-	for _, c := range sighttest.Stored(t, "../..", "fairshare", ".") {
-		t.Run(c.Name, func(t *testing.T) {
-			svg, err := picture(c.Request, c.Response)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := sighttest.Check(t, svg)
-			var resp struct{ Result Result }
-			if err := json.Unmarshal(c.Response, &resp); err != nil {
-				t.Fatal(err)
-			}
-			panels := max(1, len(resp.Result.Compare))
-			if got, want := s.Classes["bar"], panels*len(resp.Result.Frameworks); got != want {
-				t.Errorf("%d bars, want %d (%d frameworks × %d panels)", got, want, len(resp.Result.Frameworks), panels)
-			}
-			again, _ := picture(c.Request, c.Response)
-			if !bytes.Equal(svg, again) {
-				t.Error("two drawings of the same answer differ")
-			}
-			if len(svg) > 300_000 {
-				t.Errorf("SVG is %d bytes", len(svg))
-			}
-		})
-	}
+	sighttest.EachStored(t, "../..", "fairshare", picture, func(t *testing.T, _ sighttest.Case, res *Result, s sighttest.Shape) {
+		panels := max(1, len(res.Compare))
+		if got, want := s.Classes["bar"], panels*len(res.Frameworks); got != want {
+			t.Errorf("%d bars, want %d (%d frameworks × %d panels)", got, want, len(res.Frameworks), panels)
+		}
+	})
 }
 
 // 500 frameworks on 20 servers under two policies draw as the 60 largest
@@ -81,9 +61,5 @@ func TestPictureAggregates(t *testing.T) {
 // picture depends on nothing that varies between runs, elapsed_ms
 // included), well-formed and under the size bound.
 func TestPictureRuns(t *testing.T) {
-	raw, err := os.ReadFile("../../examples/fairshare.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	solvertest.Picture(t, Problem(), raw)
+	solvertest.PictureFile(t, Problem(), "../../examples/fairshare.json")
 }

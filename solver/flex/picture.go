@@ -20,24 +20,16 @@ const maxBaselineJobs = sight.MaxRows
 // schedules of the same request (recomputed: the response lists only
 // their objectives), each panel titled with its objective.
 func picture(request, response json.RawMessage) ([]byte, error) {
-	var req Request
-	if err := json.Unmarshal(request, &req); err != nil {
-		return nil, fmt.Errorf("request: %w", err)
+	req, res, meta, err := solver.DecodePicture[Request, pictureResult](request, response)
+	if err != nil {
+		return nil, err
 	}
-	var resp struct {
-		Result pictureResult `json:"result"`
-		Meta   solver.Meta   `json:"meta"`
-	}
-	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("response: %w", err)
-	}
-	res := resp.Result
 	row := make(map[string]int, len(res.Ordering))
 	for i, id := range res.Ordering {
 		row[id] = i
 	}
 	g := sight.Gantt{
-		Title: fmt.Sprintf("Flex: %s %s = %s (%s)", res.Aggregate, res.Metric, sight.Num(res.Objective), resp.Meta.Status),
+		Title: fmt.Sprintf("Flex: %s %s = %s (%s)", res.Aggregate, res.Metric, sight.Num(res.Objective), meta.Status),
 		Desc:  fmt.Sprintf("Malleable schedule of %d jobs on %d slots; rows in the answer's priority order (%s).", len(req.Jobs), req.Slots, res.OrderingSource),
 		Rows:  res.Ordering,
 		Start: req.Start,

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/sight/sighttest"
 	"github.com/xflex/xflex/solver/solvertest"
 )
 
@@ -18,57 +19,26 @@ import (
 // FIFO, Fair) with one "gantt-row" and one "completion" per job each, or
 // past sight.MaxRows jobs one panel of binned rows.
 func TestPicture(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	files = append(files, filepath.Join("..", "..", "examples", "flex.json"), "generated")
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			raw := readOrGenerate(t, f)
-			_, resp, shape := solvertest.Picture(t, Problem(), raw)
-			var r struct{ Result pictureResult }
-			if err := json.Unmarshal(resp, &r); err != nil {
-				t.Fatal(err)
+	generate := func() (any, error) { return Generate(2, map[string]string{"jobs": "1000"}) }
+	solvertest.EachPicture(t, Problem(), filepath.Join("..", "..", "examples", "flex.json"), generate, func(t *testing.T, _ []byte, res *pictureResult, shape sighttest.Shape) {
+		jobs := len(res.Ordering)
+		want := map[string]int{"panel": 3, "gantt-row": 3 * jobs, "completion": 3 * jobs}
+		if jobs > sight.MaxRows {
+			rows := (jobs + 3) / 4 // 1,000 jobs: bins of 4
+			want = map[string]int{"panel": 1, "gantt-row": rows, "completion": rows}
+			if !strings.Contains(shape.Desc, "aggregated: 1000 jobs in 250 rows") || !strings.Contains(shape.Desc, "FIFO") {
+				t.Errorf("desc %q does not say how it aggregates and why FIFO and Fair are missing", shape.Desc)
 			}
-			jobs := len(r.Result.Ordering)
-			want := map[string]int{"panel": 3, "gantt-row": 3 * jobs, "completion": 3 * jobs}
-			if jobs > sight.MaxRows {
-				rows := (jobs + 3) / 4 // 1,000 jobs: bins of 4
-				want = map[string]int{"panel": 1, "gantt-row": rows, "completion": rows}
-				if !strings.Contains(shape.Desc, "aggregated: 1000 jobs in 250 rows") || !strings.Contains(shape.Desc, "FIFO") {
-					t.Errorf("desc %q does not say how it aggregates and why FIFO and Fair are missing", shape.Desc)
-				}
-				if b := shape.Classes["bar"]; b == 0 || b > rows {
-					t.Errorf("%d bars for %d rows (one per row with listed intervals)", b, rows)
-				}
+			if b := shape.Classes["bar"]; b == 0 || b > rows {
+				t.Errorf("%d bars for %d rows (one per row with listed intervals)", b, rows)
 			}
-			for class, n := range want {
-				if shape.Classes[class] != n {
-					t.Errorf("%d elements of class %s, want %d", shape.Classes[class], class, n)
-				}
-			}
-		})
-	}
-}
-
-// readOrGenerate reads a request file, or for "generated" makes one of
-// 1,000 jobs.
-func readOrGenerate(t *testing.T, f string) []byte {
-	t.Helper()
-	if f != "generated" {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
 		}
-		return raw
-	}
-	inst, err := Generate(2, map[string]string{"jobs": "1000"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := json.Marshal(inst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
+		for class, n := range want {
+			if shape.Classes[class] != n {
+				t.Errorf("%d elements of class %s, want %d", shape.Classes[class], class, n)
+			}
+		}
+	})
 }
 
 // TestPictureBaselines checks that the FIFO and Fair schedules the

@@ -2,6 +2,9 @@ package solvertest
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/xflex/xflex/sight/sighttest"
@@ -45,4 +48,63 @@ func Picture(t testing.TB, p solver.Problem, raw []byte) ([]byte, []byte, sightt
 		t.Errorf("picture of %d bytes, want at most %d", len(svgs[0]), MaxPictureBytes)
 	}
 	return svgs[0], resps[0], sighttest.Check(t, svgs[0])
+}
+
+// PictureFile is Picture of the request stored in the file path.
+func PictureFile(t testing.TB, p solver.Problem, path string) ([]byte, []byte, sighttest.Shape) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Picture(t, p, raw)
+}
+
+// EachPicture runs a subtest per request of p's: each file
+// testdata/*.json of the calling test's package, then example (a path),
+// then, when generate is not nil, the instance it makes, marshalled
+// ("generated"). Each solves and draws its request with Picture, decodes
+// the response's result into an R and hands it, with the request and the
+// SVG's shape, to count, which compares the problem's class counts with
+// the answer.
+func EachPicture[R any](t *testing.T, p solver.Problem, example string, generate func() (any, error), count func(t *testing.T, raw []byte, res *R, s sighttest.Shape)) {
+	t.Helper()
+	files, _ := filepath.Glob("testdata/*.json")
+	files = append(files, example)
+	if generate != nil {
+		files = append(files, "generated")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			raw := readOrGenerate(t, f, generate)
+			_, resp, shape := Picture(t, p, raw)
+			var r struct{ Result R }
+			if err := json.Unmarshal(resp, &r); err != nil {
+				t.Fatal(err)
+			}
+			count(t, raw, &r.Result, shape)
+		})
+	}
+}
+
+// readOrGenerate reads the request file f, or for "generated" marshals
+// what generate makes.
+func readOrGenerate(t *testing.T, f string, generate func() (any, error)) []byte {
+	t.Helper()
+	if f != "generated" {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	inst, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }

@@ -15,25 +15,17 @@ import (
 // grey), reserved capacity grey at the bottom, a replan's changed nodes
 // marked, and every application's containers short of ⌈λ·c⌉ listed.
 func picture(request, response json.RawMessage) ([]byte, error) {
-	var req Request
-	if err := json.Unmarshal(request, &req); err != nil {
-		return nil, fmt.Errorf("request: %w", err)
+	req, res, meta, err := solver.DecodePicture[Request, Result](request, response)
+	if err != nil {
+		return nil, err
 	}
-	var resp struct {
-		Result Result      `json:"result"`
-		Meta   solver.Meta `json:"meta"`
-	}
-	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("response: %w", err)
-	}
-	res := resp.Result
 	owners, rank := ownersByShare(res.Apps)
 	sizes := map[string][]float64{}
 	for _, s := range req.Shapes {
 		sizes[s.Name] = s.Size
 	}
 	p := sight.Packing{
-		Title: fmt.Sprintf("X-Select: λ = %s (upper bound %s), %s", sight.Num(res.Lambda), sight.Num(res.UpperBound), resp.Meta.Status),
+		Title: fmt.Sprintf("X-Select: λ = %s (upper bound %s), %s", sight.Num(res.Lambda), sight.Num(res.UpperBound), meta.Status),
 		Desc: fmt.Sprintf("Packing of application-owned containers into nodes that gives every application λ = %s times its forecast mix; fill colour is the owning application.",
 			res.LambdaFraction),
 		Resources: req.Resources,

@@ -1,12 +1,11 @@
 package xselect
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/sight/sighttest"
 	"github.com/xflex/xflex/solver/solvertest"
 )
 
@@ -16,34 +15,21 @@ import (
 // container and one "unplaced" line per application and shape short of
 // ⌈λ·c⌉.
 func TestPicture(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	files = append(files, filepath.Join("..", "..", "examples", "xselect.json"))
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
+	solvertest.EachPicture(t, Problem(), filepath.Join("..", "..", "examples", "xselect.json"), nil, func(t *testing.T, _ []byte, res *Result, shape sighttest.Shape) {
+		containers := 0
+		for _, n := range res.Nodes {
+			containers += len(n.Containers)
+		}
+		want := map[string]int{"node": len(res.Nodes), "container": containers, "unplaced": len(unplaced(res.Apps))}
+		if len(res.Nodes) > sight.Columns(len(res.Resources)) || containers*len(res.Resources) > sight.MaxItemRects {
+			t.Fatalf("example too large to be drawn item by item; test the aggregation in sight")
+		}
+		for class, n := range want {
+			if shape.Classes[class] != n {
+				t.Errorf("%d elements of class %s, want %d", shape.Classes[class], class, n)
 			}
-			_, resp, shape := solvertest.Picture(t, Problem(), raw)
-			var r struct{ Result Result }
-			if err := json.Unmarshal(resp, &r); err != nil {
-				t.Fatal(err)
-			}
-			containers := 0
-			for _, n := range r.Result.Nodes {
-				containers += len(n.Containers)
-			}
-			want := map[string]int{"node": len(r.Result.Nodes), "container": containers, "unplaced": len(unplaced(r.Result.Apps))}
-			if len(r.Result.Nodes) > sight.Columns(len(r.Result.Resources)) || containers*len(r.Result.Resources) > sight.MaxItemRects {
-				t.Fatalf("example too large to be drawn item by item; test the aggregation in sight")
-			}
-			for class, n := range want {
-				if shape.Classes[class] != n {
-					t.Errorf("%d elements of class %s, want %d", shape.Classes[class], class, n)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestUnplaced(t *testing.T) {

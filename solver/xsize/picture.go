@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/solver"
 )
 
 // Picture limits: at most maxResources resources get a panel per pair
@@ -38,17 +39,11 @@ func binCells(n, panels int) int {
 // resources (a projection each, small multiples); one resource puts the
 // weight on the y axis.
 func picture(request, response json.RawMessage) ([]byte, error) {
-	var req Request
-	if err := json.Unmarshal(request, &req); err != nil {
-		return nil, fmt.Errorf("xsize picture: request: %w", err)
+	req, result, _, err := solver.DecodePicture[Request, Result](request, response)
+	if err != nil {
+		return nil, fmt.Errorf("xsize picture: %w", err)
 	}
-	var resp struct {
-		Result Result `json:"result"`
-	}
-	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("xsize picture: response: %w", err)
-	}
-	res := &resp.Result
+	res := &result
 	dims := min(len(req.Resources), maxResources)
 	pairs := resourcePairs(dims)
 	perRow := min(len(pairs), panelsPerRow)

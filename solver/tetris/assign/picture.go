@@ -16,22 +16,14 @@ import (
 // by local demand and coloured by job (most tasks placed first; past the
 // palette's eight, grey), and the unplaced tasks listed with the reason.
 func picture(request, response json.RawMessage) ([]byte, error) {
-	var req Request
-	if err := json.Unmarshal(request, &req); err != nil {
-		return nil, fmt.Errorf("request: %w", err)
+	req, res, meta, err := solver.DecodePicture[Request, Result](request, response)
+	if err != nil {
+		return nil, err
 	}
-	var resp struct {
-		Result Result      `json:"result"`
-		Meta   solver.Meta `json:"meta"`
-	}
-	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("response: %w", err)
-	}
-	res := resp.Result
 	resources := resourceNames(req.Machines)
 	jobs, rank := jobsByTasks(res.Assignments)
 	p := sight.Packing{
-		Title:      fmt.Sprintf("Tetris round: %d tasks placed, %d unplaced, %s", res.Summary.Placed, res.Summary.Unplaced, resp.Meta.Status),
+		Title:      fmt.Sprintf("Tetris round: %d tasks placed, %d unplaced, %s", res.Summary.Placed, res.Summary.Unplaced, meta.Status),
 		Desc:       "Tasks placed on machines in one Tetris scheduling round; fill colour is the task's job, grey at the bottom the capacity in use before the round.",
 		Resources:  resources,
 		Owners:     jobs,

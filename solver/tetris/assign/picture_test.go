@@ -2,12 +2,12 @@ package assign
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/sight/sighttest"
 	"github.com/xflex/xflex/solver/solvertest"
 )
 
@@ -16,34 +16,21 @@ import (
 // two runs, one column ("node") per machine, one "container" per placed
 // task and one "unplaced" line per unplaced task (at most sight.MaxListed).
 func TestPicture(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	files = append(files, filepath.Join("..", "..", "..", "examples", "tetris-assign.json"))
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
+	solvertest.EachPicture(t, Problem(), filepath.Join("..", "..", "..", "examples", "tetris-assign.json"), nil, func(t *testing.T, raw []byte, res *Result, shape sighttest.Shape) {
+		var req Request
+		if err := json.Unmarshal(raw, &req); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int{"node": len(req.Machines), "unplaced": min(len(res.Unplaced), sight.MaxListed)}
+		if !strings.Contains(shape.Desc, "aggregated") {
+			want["container"] = len(res.Assignments)
+		}
+		for class, n := range want {
+			if shape.Classes[class] != n {
+				t.Errorf("%d elements of class %s, want %d", shape.Classes[class], class, n)
 			}
-			_, resp, shape := solvertest.Picture(t, Problem(), raw)
-			var r struct{ Result Result }
-			if err := json.Unmarshal(resp, &r); err != nil {
-				t.Fatal(err)
-			}
-			var req Request
-			if err := json.Unmarshal(raw, &req); err != nil {
-				t.Fatal(err)
-			}
-			want := map[string]int{"node": len(req.Machines), "unplaced": min(len(r.Result.Unplaced), sight.MaxListed)}
-			if !strings.Contains(shape.Desc, "aggregated") {
-				want["container"] = len(r.Result.Assignments)
-			}
-			for class, n := range want {
-				if shape.Classes[class] != n {
-					t.Errorf("%d elements of class %s, want %d", shape.Classes[class], class, n)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestPictureAggregates draws a generated round of 10,000 tasks on 1,000

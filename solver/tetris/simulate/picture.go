@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -142,16 +141,7 @@ func resourcesByUse(res *Result) []string {
 			use[r] += v * (b.End - b.Start)
 		}
 	}
-	names := make([]string, 0, len(use))
-	for r := range use {
-		names = append(names, r)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		if c := cmp.Compare(use[b], use[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	names, _ := sight.TopN(use, 0)
 	return names
 }
 

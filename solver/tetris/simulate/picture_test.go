@@ -1,10 +1,8 @@
 package simulate
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,37 +14,18 @@ import (
 // desc, a utilisation line per resource, a CDF line per policy (two when
 // compared with the fair policy), the same bytes twice, under 300 KB.
 func TestPictureStored(t *testing.T) {
-	for _, c := range sighttest.Stored(t, "../../..", "tetris-simulate", ".") {
-		t.Run(c.Name, func(t *testing.T) {
-			svg, err := picture(c.Request, c.Response)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := sighttest.Check(t, svg)
-			var resp struct{ Result Result }
-			if err := json.Unmarshal(c.Response, &resp); err != nil {
-				t.Fatal(err)
-			}
-			res := &resp.Result
-			cdfs := 1
-			if res.Fair != nil {
-				cdfs = 2
-			}
-			if got := s.Classes["cdf-line"]; got != cdfs {
-				t.Errorf("%d CDF lines, want %d", got, cdfs)
-			}
-			if got, want := s.Classes["util-line"], min(len(resourcesByUse(res)), maxResources); got != want || want == 0 {
-				t.Errorf("%d utilisation lines, want %d", got, want)
-			}
-			again, _ := picture(c.Request, c.Response)
-			if !bytes.Equal(svg, again) {
-				t.Error("two drawings of the same answer differ")
-			}
-			if len(svg) > 300_000 {
-				t.Errorf("SVG is %d bytes", len(svg))
-			}
-		})
-	}
+	sighttest.EachStored(t, "../../..", "tetris-simulate", picture, func(t *testing.T, _ sighttest.Case, res *Result, s sighttest.Shape) {
+		cdfs := 1
+		if res.Fair != nil {
+			cdfs = 2
+		}
+		if got := s.Classes["cdf-line"]; got != cdfs {
+			t.Errorf("%d CDF lines, want %d", got, cdfs)
+		}
+		if got, want := s.Classes["util-line"], min(len(resourcesByUse(res)), maxResources); got != want || want == 0 {
+			t.Errorf("%d utilisation lines, want %d", got, want)
+		}
+	})
 }
 
 // A long run (5,000 bins, 12 resources, 20,000 jobs, over-allocated cpu)
@@ -96,9 +75,5 @@ func TestPictureAggregates(t *testing.T) {
 // picture depends on nothing that varies between runs, elapsed_ms
 // included), well-formed and under the size bound.
 func TestPictureRuns(t *testing.T) {
-	raw, err := os.ReadFile("../../../examples/tetris-simulate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	solvertest.Picture(t, Problem(), raw)
+	solvertest.PictureFile(t, Problem(), "../../../examples/tetris-simulate.json")
 }

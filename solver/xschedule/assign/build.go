@@ -376,7 +376,7 @@ func (m *Model) checkAskSize(ptr string, k *ask, vs *solver.Violations) {
 		m.index.largest = largestSizes(m.conts)
 	}
 	for _, size := range m.index.largest {
-		if fitsDims(size, k.size) {
+		if FitsDims(size, k.size) {
 			return
 		}
 	}
@@ -396,10 +396,10 @@ func largestSizes(conts []cont) [][]float64 {
 			continue
 		}
 		seen[k] = true
-		if slices.ContainsFunc(out, func(o []float64) bool { return fitsDims(o, c.size) }) {
+		if slices.ContainsFunc(out, func(o []float64) bool { return FitsDims(o, c.size) }) {
 			continue
 		}
-		out = slices.DeleteFunc(out, func(o []float64) bool { return fitsDims(c.size, o) })
+		out = slices.DeleteFunc(out, func(o []float64) bool { return FitsDims(c.size, o) })
 		out = append(out, c.size)
 	}
 	return out

@@ -79,7 +79,7 @@ func (m *Model) rank(a *ask, scope func(owner int) bool, ttl bool) []ranked {
 	m.cache.pairNow++
 	for j := range m.classes {
 		k := &m.classes[j]
-		if !scope(k.owner) || !fitsDims(k.size, a.size) || k.norm > m.settings.fitness*a.norm*(1+fitTol) {
+		if !scope(k.owner) || !FitsDims(k.size, a.size) || k.norm > m.settings.fitness*a.norm*(1+fitTol) {
 			continue
 		}
 		s := a.norm / k.norm

@@ -3,12 +3,10 @@ package assign
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/solvertest"
 )
 
 // FuzzRound: any body gets a typed error or an answer, never a panic;
@@ -16,26 +14,13 @@ import (
 // any decoded request; an accepted request's decisions keep the
 // invariants.
 func FuzzRound(f *testing.F) {
-	for _, fn := range []string{filepath.Join("..", "..", "..", "examples", "xschedule-assign.json"), filepath.Join("testdata", "placement.json")} {
-		raw, err := os.ReadFile(fn)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(raw)
-	}
-	r, err := solver.NewRunner([]solver.Problem{Problem()}, 200*time.Millisecond)
-	if err != nil {
-		f.Fatal(err)
-	}
+	run := solvertest.FuzzRunner(f, Problem(), filepath.Join("..", "..", "..", "examples", "xschedule-assign.json"), filepath.Join("testdata", "placement.json"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var req Request
 		if json.Unmarshal(raw, &req) == nil {
 			_, _ = Build(&req) // must return on unvalidated input
 		}
-		if _, err := r.Run(context.Background(), "xschedule/assign", raw); err != nil {
-			if _, ok := err.(*solver.Error); !ok {
-				t.Fatalf("non-typed error %T: %v", err, err)
-			}
+		if run(t, raw) == nil {
 			return
 		}
 		m, err := Build(&req)

@@ -47,39 +47,56 @@ var shapes = [][]float64{{1, 4}, {2, 8}, {4, 16}, {4, 8}}
 
 func readGen(params map[string]string) (GenParams, error) {
 	g := GenParams{Nodes: 20, Apps: 4, PerNode: 4, Requests: 10, MaxCount: 3, Busy: 0.6, Borrowed: 0.3, Bound: 0.05, Grace: 30, Locality: 0.2}
-	ints := []struct {
-		key    string
-		dst    *int
-		lo, hi int
-	}{{"nodes", &g.Nodes, 1, 1000000}, {"apps", &g.Apps, 1, 10000}, {"garbo", &g.Garbo, 0, 10000}, {"per_node", &g.PerNode, 1, 4},
+	ints := []IntParam{{"nodes", &g.Nodes, 1, 1000000}, {"apps", &g.Apps, 1, 10000}, {"garbo", &g.Garbo, 0, 10000}, {"per_node", &g.PerNode, 1, 4},
 		{"requests", &g.Requests, 0, 1000000}, {"max_count", &g.MaxCount, 1, 1000}}
-	for _, p := range ints {
-		if s, ok := params[p.key]; ok {
-			v, err := strconv.Atoi(s)
-			if err != nil || v < p.lo || v > p.hi {
-				return g, fmt.Errorf("parameter %s=%q: want an integer in [%d, %d]", p.key, s, p.lo, p.hi)
-			}
-			*p.dst = v
-		}
-	}
-	floats := []struct {
-		key    string
-		dst    *float64
-		lo, hi float64
-	}{{"busy", &g.Busy, 0, 1}, {"borrowed", &g.Borrowed, 0, 1}, {"bound", &g.Bound, 0, 1e6}, {"grace", &g.Grace, 0, 1e6}, {"locality", &g.Locality, 0, 1}}
-	for _, p := range floats {
-		if s, ok := params[p.key]; ok {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(v >= p.lo && v <= p.hi) {
-				return g, fmt.Errorf("parameter %s=%q: want a number in [%g, %g]", p.key, s, p.lo, p.hi)
-			}
-			*p.dst = v
-		}
+	floats := []FloatParam{{"busy", &g.Busy, 0, 1}, {"borrowed", &g.Borrowed, 0, 1}, {"bound", &g.Bound, 0, 1e6}, {"grace", &g.Grace, 0, 1e6}, {"locality", &g.Locality, 0, 1}}
+	if err := ReadParams(params, ints, floats); err != nil {
+		return g, err
 	}
 	if g.Garbo > g.Apps {
 		return g, fmt.Errorf("parameter garbo=%d exceeds apps=%d", g.Garbo, g.Apps)
 	}
 	return g, nil
+}
+
+// IntParam and FloatParam are a generator's parameter: its key in
+// params, the field it sets and the bounds it must lie in.
+type (
+	IntParam struct {
+		Key    string
+		Dst    *int
+		Lo, Hi int
+	}
+	FloatParam struct {
+		Key    string
+		Dst    *float64
+		Lo, Hi float64
+	}
+)
+
+// ReadParams sets each parameter found in params, or says which is not a
+// number within its bounds (xschedule-simulate's generator reads its own
+// with it).
+func ReadParams(params map[string]string, ints []IntParam, floats []FloatParam) error {
+	for _, p := range ints {
+		if s, ok := params[p.Key]; ok {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < p.Lo || v > p.Hi {
+				return fmt.Errorf("parameter %s=%q: want an integer in [%d, %d]", p.Key, s, p.Lo, p.Hi)
+			}
+			*p.Dst = v
+		}
+	}
+	for _, p := range floats {
+		if s, ok := params[p.Key]; ok {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(v >= p.Lo && v <= p.Hi) {
+				return fmt.Errorf("parameter %s=%q: want a number in [%g, %g]", p.Key, s, p.Lo, p.Hi)
+			}
+			*p.Dst = v
+		}
+	}
+	return nil
 }
 
 func genApps(req *Request, g GenParams, rng *rand.Rand) {
@@ -96,25 +113,39 @@ func genApps(req *Request, g GenParams, rng *rand.Rand) {
 
 func round3(x float64) float64 { return float64(int(x*1000)) / 1000 }
 
-// genCluster fills each node with PerNode containers of random shapes
-// that fit it, owners random; a Busy fraction is in use, a Borrowed part
-// of those by a sharing application other than the owner.
+// genCluster fills the cluster (GenCluster); a Busy fraction of the
+// containers is in use, a Borrowed part of those by a sharing application
+// other than the owner.
 func genCluster(req *Request, g GenParams, rng *rand.Rand) {
-	for n := range g.Nodes {
+	req.Nodes, req.Containers = GenCluster(g.Nodes, g.PerNode, req.Apps, rng, func(c *Container) { genUse(req, c, g, rng) })
+}
+
+// GenCluster makes nodes of 16 cpu and 64 memory (n0, n1, …, four to a
+// rack r0, r1, …) and tries perNode containers of random shapes on each,
+// keeping those that fit, each owned by a random one of apps. made, when
+// not nil, is called on each container as it is made, before the next
+// draw from rng (xschedule-simulate's generator shares this cluster).
+func GenCluster(nodes, perNode int, apps []App, rng *rand.Rand, made func(*Container)) ([]Node, []Container) {
+	var ns []Node
+	var cs []Container
+	for n := range nodes {
 		nd := Node{Name: fmt.Sprintf("n%d", n), Rack: fmt.Sprintf("r%d", n/4), Capacity: []float64{16, 64}}
-		req.Nodes = append(req.Nodes, nd)
+		ns = append(ns, nd)
 		left := []float64{16, 64}
-		for k := range g.PerNode {
+		for k := range perNode {
 			s := shapes[rng.IntN(len(shapes))]
 			if s[0] > left[0] || s[1] > left[1] {
 				continue
 			}
 			left[0], left[1] = left[0]-s[0], left[1]-s[1]
-			c := Container{ID: fmt.Sprintf("%s/%d", nd.Name, k), Node: nd.Name, Size: s, Owner: req.Apps[rng.IntN(g.Apps)].Name}
-			genUse(req, &c, g, rng)
-			req.Containers = append(req.Containers, c)
+			c := Container{ID: fmt.Sprintf("%s/%d", nd.Name, k), Node: nd.Name, Size: s, Owner: apps[rng.IntN(len(apps))].Name}
+			if made != nil {
+				made(&c)
+			}
+			cs = append(cs, c)
 		}
 	}
+	return ns, cs
 }
 
 func genUse(req *Request, c *Container, g GenParams, rng *rand.Rand) {

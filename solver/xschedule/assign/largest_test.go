@@ -19,10 +19,10 @@ func TestLargestSizes(t *testing.T) {
 			want := []float64{float64(rng.IntN(7)), float64(rng.IntN(7)), float64(rng.IntN(4))}
 			fitsAny, some := false, false
 			for _, c := range conts {
-				fitsAny = fitsAny || fitsDims(c.size, want)
+				fitsAny = fitsAny || FitsDims(c.size, want)
 			}
 			for _, s := range largest {
-				some = some || fitsDims(s, want)
+				some = some || FitsDims(s, want)
 			}
 			if fitsAny != some {
 				t.Fatalf("request %v: fits a container %v, fits a largest size %v (%v)", want, fitsAny, some, largest)

@@ -205,7 +205,9 @@ func normalize(size, totals []float64) float64 {
 	return s
 }
 
-func fitsDims(have, want []float64) bool {
+// FitsDims reports whether have is at least want in every dimension
+// (xschedule-simulate's DRF baseline places with it too).
+func FitsDims(have, want []float64) bool {
 	for r, w := range want {
 		if have[r] < w {
 			return false

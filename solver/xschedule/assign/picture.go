@@ -15,18 +15,10 @@ import (
 // idle ones dashed), containers under notice of preemption dotted, and
 // the requests left pending listed with the reason.
 func picture(request, response json.RawMessage) ([]byte, error) {
-	var req Request
-	if err := json.Unmarshal(request, &req); err != nil {
-		return nil, fmt.Errorf("request: %w", err)
+	req, res, _, err := solver.DecodePicture[Request, Result](request, response)
+	if err != nil {
+		return nil, err
 	}
-	var resp struct {
-		Result Result      `json:"result"`
-		Meta   solver.Meta `json:"meta"`
-	}
-	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("response: %w", err)
-	}
-	res := resp.Result
 	var vs solver.Violations // Build accepted the request: none
 	cl := readCluster(&req, &vs)
 	conts := usedAfter(cl.conts, req.Usage, res)

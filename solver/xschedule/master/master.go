@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -136,7 +137,7 @@ func New(cfg Config, jobs []Job) (*Master, error) {
 		m.jobs = append(m.jobs, &job{Job: j, idx: i, pending: j.Tasks})
 	}
 	m.arrivals = slices.Clone(m.jobs)
-	slices.SortStableFunc(m.arrivals, func(a, b *job) int { return cmpFloat(a.Arrival, b.Arrival) })
+	slices.SortStableFunc(m.arrivals, func(a, b *job) int { return cmp.Compare(a.Arrival, b.Arrival) })
 	return m, nil
 }
 
@@ -176,16 +177,6 @@ func checkJob(j Job, seen map[string]bool) error {
 	}
 	seen[j.ID] = true
 	return nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Wake is the time of the master's next own event: a job's arrival, a

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -138,7 +139,7 @@ func TestFIFOOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		order := slices.Clone(jobs)
-		slices.SortStableFunc(order, func(a, b Job) int { return cmpFloat(a.Arrival, b.Arrival) })
+		slices.SortStableFunc(order, func(a, b Job) int { return cmp.Compare(a.Arrival, b.Arrival) })
 		lastStart := map[string]float64{}
 		firstStart := map[string]float64{}
 		for _, r := range m.Runs() {

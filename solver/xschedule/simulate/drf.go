@@ -133,7 +133,7 @@ func (d *drf) firstFit(queue []*pending, left map[*pending]int, u string) (*pend
 func (d *drf) bestFit(a *ask) int {
 	best, bestLeft := -1, 0.0
 	for n := range d.nodes {
-		if (a.host != "" && d.nodes[n].Name != a.host) || (a.rack != "" && d.racks[n] != a.rack) || !fits(d.free[n], a.size) {
+		if (a.host != "" && d.nodes[n].Name != a.host) || (a.rack != "" && d.racks[n] != a.rack) || !assign.FitsDims(d.free[n], a.size) {
 			continue
 		}
 		l := 0.0
@@ -147,15 +147,6 @@ func (d *drf) bestFit(a *ask) int {
 		}
 	}
 	return best
-}
-
-func fits(free, size []float64) bool {
-	for r, x := range size {
-		if free[r] < x {
-			return false
-		}
-	}
-	return true
 }
 
 // place makes a container of the ask's size on node n.

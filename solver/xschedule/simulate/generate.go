@@ -3,7 +3,6 @@ package simulate
 import (
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/xschedule/assign"
@@ -43,22 +42,13 @@ func Generate(seed int64, params map[string]string) (any, error) {
 
 func round3(x float64) float64 { return float64(int(x*1000)) / 1000 }
 
-var shapes = [][]float64{{1, 4}, {2, 8}, {4, 16}, {4, 8}}
-
+// genCluster is xschedule-assign's generated cluster, every container
+// free.
 func genCluster(req *Request, g genParams, rng *rand.Rand) {
-	for n := range g.nodes {
-		nd := assign.Node{Name: fmt.Sprintf("n%d", n), Rack: fmt.Sprintf("r%d", n/4), Capacity: []float64{16, 64}}
-		req.Nodes = append(req.Nodes, nd)
-		left := []float64{16, 64}
-		for k := range g.perNode {
-			s := shapes[rng.IntN(len(shapes))]
-			if s[0] > left[0] || s[1] > left[1] {
-				continue
-			}
-			left[0], left[1] = left[0]-s[0], left[1]-s[1]
-			req.Containers = append(req.Containers, Container{ID: fmt.Sprintf("%s/%d", nd.Name, k), Node: nd.Name, Size: s,
-				Owner: req.Apps[rng.IntN(g.apps)].Name})
-		}
+	var conts []assign.Container
+	req.Nodes, conts = assign.GenCluster(g.nodes, g.perNode, req.Apps, rng, nil)
+	for _, c := range conts {
+		req.Containers = append(req.Containers, Container{ID: c.ID, Node: c.Node, Size: c.Size, Owner: c.Owner})
 	}
 }
 
@@ -84,34 +74,17 @@ func genTrace(req *Request, g genParams, rng *rand.Rand) {
 
 func readGen(params map[string]string) (genParams, error) {
 	g := genParams{nodes: 8, apps: 3, perNode: 4, requests: 40, maxCount: 3, bound: 0.5, grace: 5, span: 100, maxDuration: 60}
-	ints := []struct {
-		key    string
-		dst    *int
-		lo, hi int
-	}{{"nodes", &g.nodes, 1, 100000}, {"apps", &g.apps, 1, 1000}, {"garbo", &g.garbo, 0, 1000}, {"per_node", &g.perNode, 1, 4},
-		{"requests", &g.requests, 0, 100000}, {"max_count", &g.maxCount, 1, 100}}
-	for _, p := range ints {
-		if s, ok := params[p.key]; ok {
-			v, err := strconv.Atoi(s)
-			if err != nil || v < p.lo || v > p.hi {
-				return g, fmt.Errorf("parameter %s=%q: want an integer in [%d, %d]", p.key, s, p.lo, p.hi)
-			}
-			*p.dst = v
-		}
+	ints := []assign.IntParam{
+		{Key: "nodes", Dst: &g.nodes, Lo: 1, Hi: 100000}, {Key: "apps", Dst: &g.apps, Lo: 1, Hi: 1000},
+		{Key: "garbo", Dst: &g.garbo, Lo: 0, Hi: 1000}, {Key: "per_node", Dst: &g.perNode, Lo: 1, Hi: 4},
+		{Key: "requests", Dst: &g.requests, Lo: 0, Hi: 100000}, {Key: "max_count", Dst: &g.maxCount, Lo: 1, Hi: 100},
 	}
-	floats := []struct {
-		key    string
-		dst    *float64
-		lo, hi float64
-	}{{"bound", &g.bound, 0, 1e6}, {"grace", &g.grace, 0, 1e6}, {"span", &g.span, 0, 1e6}, {"max_duration", &g.maxDuration, 1, 1e6}}
-	for _, p := range floats {
-		if s, ok := params[p.key]; ok {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(v >= p.lo && v <= p.hi) {
-				return g, fmt.Errorf("parameter %s=%q: want a number in [%g, %g]", p.key, s, p.lo, p.hi)
-			}
-			*p.dst = v
-		}
+	floats := []assign.FloatParam{
+		{Key: "bound", Dst: &g.bound, Lo: 0, Hi: 1e6}, {Key: "grace", Dst: &g.grace, Lo: 0, Hi: 1e6},
+		{Key: "span", Dst: &g.span, Lo: 0, Hi: 1e6}, {Key: "max_duration", Dst: &g.maxDuration, Lo: 1, Hi: 1e6},
+	}
+	if err := assign.ReadParams(params, ints, floats); err != nil {
+		return g, err
 	}
 	if g.garbo > g.apps {
 		return g, fmt.Errorf("parameter garbo=%d exceeds apps=%d", g.garbo, g.apps)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/solver"
 )
 
 // Picture limits: applications past the palette's eight (by use) share
@@ -33,17 +34,11 @@ const (
 // each pair of applications against its bound (Figure 2), and the final
 // packing of containers into nodes with their owners and users.
 func picture(request, response json.RawMessage) ([]byte, error) {
-	var req Request
-	if err := json.Unmarshal(request, &req); err != nil {
-		return nil, fmt.Errorf("xschedule-simulate picture: request: %w", err)
+	req, result, _, err := solver.DecodePicture[Request, drawn](request, response)
+	if err != nil {
+		return nil, fmt.Errorf("xschedule-simulate picture: %w", err)
 	}
-	var resp struct {
-		Result drawn `json:"result"`
-	}
-	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("xschedule-simulate picture: response: %w", err)
-	}
-	res := &resp.Result
+	res := &result
 	apps := appsByUse(res.Apps)
 	pairs, notes := pickPairs(res.Imbalance)
 	rows := 1 + (len(pairs)+1)/2

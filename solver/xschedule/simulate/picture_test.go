@@ -1,10 +1,8 @@
 package simulate
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -17,39 +15,20 @@ import (
 // imbalance curve with its centre line and two bound lines, a node column
 // per node; the same bytes twice; under 300 KB.
 func TestPictureStored(t *testing.T) {
-	for _, c := range sighttest.Stored(t, "../../..", "xschedule-simulate", ".") {
-		t.Run(c.Name, func(t *testing.T) {
-			svg, err := picture(c.Request, c.Response)
-			if err != nil {
-				t.Fatal(err)
+	sighttest.EachStored(t, "../../..", "xschedule-simulate", picture, func(t *testing.T, _ sighttest.Case, res *Result, s sighttest.Shape) {
+		pairs := min(len(res.Imbalance), maxPairs)
+		layers := min(len(res.Apps), 8)
+		if len(res.Apps) > 8 {
+			layers++
+		}
+		want := map[string]int{"util-area": 2 * layers, "imbalance-line": pairs, "centre-line": pairs,
+			"bound-line": 2 * pairs, "red-zone": 2 * pairs, "node": len(res.Packing)}
+		for class, n := range want {
+			if s.Classes[class] != n {
+				t.Errorf("%d %q, want %d", s.Classes[class], class, n)
 			}
-			s := sighttest.Check(t, svg)
-			var resp struct{ Result Result }
-			if err := json.Unmarshal(c.Response, &resp); err != nil {
-				t.Fatal(err)
-			}
-			res := &resp.Result
-			pairs := min(len(res.Imbalance), maxPairs)
-			layers := min(len(res.Apps), 8)
-			if len(res.Apps) > 8 {
-				layers++
-			}
-			want := map[string]int{"util-area": 2 * layers, "imbalance-line": pairs, "centre-line": pairs,
-				"bound-line": 2 * pairs, "red-zone": 2 * pairs, "node": len(res.Packing)}
-			for class, n := range want {
-				if s.Classes[class] != n {
-					t.Errorf("%d %q, want %d", s.Classes[class], class, n)
-				}
-			}
-			again, _ := picture(c.Request, c.Response)
-			if !bytes.Equal(svg, again) {
-				t.Error("two drawings of the same answer differ")
-			}
-			if len(svg) > 300_000 {
-				t.Errorf("SVG is %d bytes", len(svg))
-			}
-		})
-	}
+		}
+	})
 }
 
 // Twelve applications with 66 pairs and long series draw 8 named layers
@@ -112,9 +91,5 @@ func TestPictureAggregates(t *testing.T) {
 // picture depends on nothing that varies between runs, elapsed_ms
 // included), well-formed and under the size bound.
 func TestPictureRuns(t *testing.T) {
-	raw, err := os.ReadFile("../../../examples/xschedule-simulate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	solvertest.Picture(t, Problem(), raw)
+	solvertest.PictureFile(t, Problem(), "../../../examples/xschedule-simulate.json")
 }
