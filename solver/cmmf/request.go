@@ -162,6 +162,15 @@ type builder struct {
 	// on group g. explicitUsers[j]: users listing unit j whose predicates
 	// hold on it. A user is in one kind of list or the other.
 	groupUsers, explicitUsers [][]int
+	// Users with the same predicates and no allowed list can use the same
+	// groups and so the same types: requireGroup maps a predicate list's
+	// key to its entry, requireOf[i] is user i's entry (-1 for a user with
+	// an allowed list or bad predicates). Predicates are evaluated once per
+	// entry and group, and the entry's users share one Allowed slice.
+	requireGroup  map[string]int
+	requireOf     []int
+	requireRep    []int   // each entry's first user
+	requireGroups [][]int // each entry's groups, ascending
 }
 
 // unit is a machine (count 1) or a machine type, with its attributes.
@@ -230,6 +239,8 @@ func (b *builder) groupUnits() {
 	b.groupUsers = make([][]int, len(b.groupRep))
 	b.explicitUsers = make([][]int, len(b.units))
 	b.userIndex = make(map[string]int, len(b.req.Users))
+	b.requireGroup = map[string]int{}
+	b.requireOf = make([]int, 0, len(b.req.Users))
 }
 
 // addUser checks user i and adds it to the instance and to the lists of
@@ -248,14 +259,35 @@ func (b *builder) addUser(i int, u *User) {
 			valid = false
 		}
 	}
+	b.requireOf = append(b.requireOf, -1)
 	if u.Allowed != nil {
 		b.addListed(i, u, valid)
 	} else if valid {
+		b.addRequiring(i, u)
+	}
+}
+
+// addRequiring adds user i, without an allowed list, to the groups on
+// which its predicates hold, evaluating them only for the first user with
+// the same predicates.
+func (b *builder) addRequiring(i int, u *User) {
+	key := requireKey(u.Require)
+	e, seen := b.requireGroup[key]
+	if !seen {
+		e = len(b.requireRep)
+		b.requireGroup[key] = e
+		b.requireRep = append(b.requireRep, i)
+		var gs []int
 		for g := range b.groupRep {
 			if b.holdsOn(u, g) {
-				b.groupUsers[g] = append(b.groupUsers[g], i)
+				gs = append(gs, g)
 			}
 		}
+		b.requireGroups = append(b.requireGroups, gs)
+	}
+	b.requireOf[i] = e
+	for _, g := range b.requireGroups[e] {
+		b.groupUsers[g] = append(b.groupUsers[g], i)
 	}
 }
 
@@ -347,7 +379,15 @@ func (b *builder) makeTypes() []int {
 	}
 	for t, us := range typeUsers {
 		for _, i := range us {
-			b.in.Users[i].Allowed = append(b.in.Users[i].Allowed, t) // ascending t
+			if e := b.requireOf[i]; e < 0 || b.requireRep[e] == i {
+				b.in.Users[i].Allowed = append(b.in.Users[i].Allowed, t) // ascending t
+			}
+		}
+	}
+	for i, e := range b.requireOf {
+		if e >= 0 {
+			rep := b.in.Users[b.requireRep[e]].Allowed
+			b.in.Users[i].Allowed = rep[:len(rep):len(rep)]
 		}
 	}
 	return unitType
@@ -487,20 +527,42 @@ func attrKey(attrs map[string]any) string {
 	sort.Strings(keys)
 	b := make([]byte, 0, 16*len(keys))
 	for _, k := range keys {
-		b = strconv.AppendQuote(b, k)
-		switch v := attrs[k].(type) {
-		case string:
-			b = strconv.AppendQuote(append(b, 's'), v)
-		case float64:
-			b = strconv.AppendFloat(append(b, 'n'), v, 'g', -1, 64)
-		case bool:
-			b = strconv.AppendBool(append(b, 'b'), v)
-		default:
-			b = fmt.Appendf(append(b, '?'), "%v", v)
-		}
+		b = appendValueKey(strconv.AppendQuote(b, k), attrs[k])
 		b = append(b, ';')
 	}
 	return string(b)
+}
+
+// requireKey encodes a list of predicates as a map key: equal keys mean
+// the same predicates in the same order, so the same machines pass.
+func requireKey(ps []Predicate) string {
+	var b []byte
+	for _, p := range ps {
+		b = strconv.AppendQuote(b, p.Attr)
+		b = append(append(b, p.Op...), ':')
+		b = appendValueKey(b, p.Value)
+		b = append(b, ';')
+	}
+	return string(b)
+}
+
+// appendValueKey appends a JSON value tagged with its type.
+func appendValueKey(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case string:
+		return strconv.AppendQuote(append(b, 's'), v)
+	case float64:
+		return strconv.AppendFloat(append(b, 'n'), v, 'g', -1, 64)
+	case bool:
+		return strconv.AppendBool(append(b, 'b'), v)
+	case []any:
+		b = append(b, '[')
+		for _, x := range v {
+			b = append(appendValueKey(b, x), ',')
+		}
+		return append(b, ']')
+	}
+	return fmt.Appendf(append(b, '?'), "%v", v)
 }
 
 // intsKey encodes a list of ints as a map key.
