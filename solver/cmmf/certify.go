@@ -3,7 +3,6 @@ package cmmf
 import (
 	"fmt"
 	"math"
-	"sort"
 )
 
 // Certify checks an allocation for leximin optimality
@@ -35,13 +34,15 @@ func Certify(in *Instance, a *Allocation) error {
 	holders := make([][]int, nt) // classes holding some of each type
 	used := make([]float64, nt)
 	for c, cl := range cs {
-		for _, t := range cl.types {
-			held := 0.0
-			for _, i := range cl.members {
-				held += a.Amount[i][sort.SearchInts(in.Users[i].Allowed, t)]
+		held := make([]float64, len(cl.types)) // members all allow cl.types
+		for _, i := range cl.members {
+			for k, x := range a.Amount[i] {
+				held[k] += x
 			}
-			used[t] += held
-			if held > holdTol(in, a, t) {
+		}
+		for k, t := range cl.types {
+			used[t] += held[k]
+			if held[k] > holdTol(in, a, t) {
 				holders[t] = append(holders[t], c)
 			}
 		}
@@ -70,8 +71,65 @@ func Certify(in *Instance, a *Allocation) error {
 			}
 		}
 	}
-	seenC := make([]int, nc)
-	seenT := make([]int, nt)
+	g := &residualGraph{in: in, cs: cs, holders: holders}
+	if !exchangeFound(g, s, used, next, last) {
+		return nil
+	}
+	return exchangeError(g, s, used, next, last)
+}
+
+// exchangeFound says whether some class's next unit can improve on the
+// last unit of a class it reaches, or reaches an idle machine: one pass
+// over the components of the residual graph, each summarised by the
+// highest last unit and whether an idle machine is among what it reaches.
+func exchangeFound(g *residualGraph, s *intSolver, used []float64, next, last []*unitKey) bool {
+	type summary struct {
+		idle bool
+		last *unitKey
+	}
+	var sums []summary
+	nc := len(g.cs)
+	comp := condense(g, func(members, comp []int) {
+		var m summary
+		merge := func(o summary) {
+			m.idle = m.idle || o.idle
+			if o.last != nil && (m.last == nil || s.cmpShareWeight(*o.last, *m.last) > 0) {
+				m.last = o.last
+			}
+		}
+		for _, v := range members {
+			if v < nc {
+				merge(summary{last: last[v]})
+			} else if t := v - nc; g.in.Types[t].Cap > 0 && used[t] < float64(g.in.Types[t].Cap) {
+				m.idle = true
+			}
+			for k := 0; ; k++ {
+				w, ok := g.succ(v, k)
+				if !ok {
+					break
+				}
+				if w >= 0 && comp[w] != len(sums) {
+					merge(sums[comp[w]])
+				}
+			}
+		}
+		sums = append(sums, m)
+	})
+	for c := range nc {
+		m := sums[comp[c]]
+		if next[c] != nil && (m.idle || m.last != nil && s.cmpShareWeight(*next[c], *m.last) < 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// exchangeError searches from each class in turn for the first improving
+// exchange or reachable idle machine and describes it.
+func exchangeError(g *residualGraph, s *intSolver, used []float64, next, last []*unitKey) error {
+	in, cs := g.in, g.cs
+	seenC := make([]int, len(cs))
+	seenT := make([]int, len(in.Types))
 	stamp := 0
 	for c := range cs {
 		if next[c] == nil {
@@ -94,7 +152,7 @@ func Certify(in *Instance, a *Allocation) error {
 				if used[t] < float64(in.Types[t].Cap) {
 					return fmt.Errorf("user %q is below its demand and can reach an idle machine of type %q", in.Users[next[c].u].Name, in.Types[t].Name)
 				}
-				for _, e := range holders[t] {
+				for _, e := range g.holders[t] {
 					if seenC[e] != stamp {
 						seenC[e] = stamp
 						queue = append(queue, e)
