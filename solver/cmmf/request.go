@@ -209,15 +209,8 @@ func (b *builder) indexUnits() {
 		if u.count < 0 {
 			b.vs.Add(solver.Ptr(b.kind, k, "count"), "count must be non-negative")
 		}
-		attrs := make([]string, 0, len(u.attrs))
-		for a := range u.attrs {
-			attrs = append(attrs, a)
-		}
-		sort.Strings(attrs)
-		for _, a := range attrs {
-			if f, ok := u.attrs[a].(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
-				b.vs.Add(solver.Ptr(b.kind, k, "attributes", a), "attribute must be finite")
-			}
+		for _, a := range nonFinite(u.attrs) {
+			b.vs.Add(solver.Ptr(b.kind, k, "attributes", a), "attribute must be finite")
 		}
 	}
 }
@@ -226,8 +219,10 @@ func (b *builder) indexUnits() {
 func (b *builder) groupUnits() {
 	b.groupOf = make([]int, len(b.units))
 	byAttrs := map[string]int{}
+	var keys []string
 	for j, un := range b.units {
-		key := attrKey(un.attrs)
+		keys = sortedKeys(un.attrs, keys)
+		key := attrKey(un.attrs, keys)
 		g, ok := byAttrs[key]
 		if !ok {
 			g = len(b.groupRep)
@@ -517,14 +512,44 @@ func mergeSorted(a, b []int) []int {
 	return append(append(out, a...), b...)
 }
 
-// attrKey is a canonical encoding of an attribute map: sorted keys, each
-// value tagged with its JSON type.
-func attrKey(attrs map[string]any) string {
+// nonFinite lists the attributes whose values are NaN or infinite (JSON
+// has none, Go callers may), sorted.
+func nonFinite(attrs map[string]any) []string {
+	var bad []string
+	for a, v := range attrs {
+		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			bad = append(bad, a)
+		}
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+// sortedKeys is attrs' keys, sorted. Machines usually share one set of
+// attribute names, so prev (the previous machine's sorted keys) is
+// returned as it is when it names exactly attrs' keys.
+func sortedKeys(attrs map[string]any, prev []string) []string {
+	same := len(prev) == len(attrs)
+	for _, k := range prev {
+		if !same {
+			break
+		}
+		_, same = attrs[k]
+	}
+	if same {
+		return prev
+	}
 	keys := make([]string, 0, len(attrs))
 	for k := range attrs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	return keys
+}
+
+// attrKey is a canonical encoding of an attribute map whose keys, sorted,
+// are keys: each key with its value tagged with its JSON type.
+func attrKey(attrs map[string]any, keys []string) string {
 	b := make([]byte, 0, 16*len(keys))
 	for _, k := range keys {
 		b = appendValueKey(strconv.AppendQuote(b, k), attrs[k])
