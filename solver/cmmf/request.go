@@ -159,8 +159,9 @@ type builder struct {
 	// groupOf[j] is unit j's group, groupRep[g] group g's first unit.
 	groupOf, groupRep []int
 	// groupUsers[g]: users without an allowed list whose predicates hold
-	// on group g. explicitUsers[j]: users listing unit j whose predicates
-	// hold on it. A user is in one kind of list or the other.
+	// on group g, one per predicate entry (see requireGroup).
+	// explicitUsers[j]: users listing unit j whose predicates hold on it.
+	// A user is in one kind of list or the other.
 	groupUsers, explicitUsers [][]int
 	// Users with the same predicates and no allowed list can use the same
 	// groups and so the same types: requireGroup maps a predicate list's
@@ -262,9 +263,9 @@ func (b *builder) addUser(i int, u *User) {
 	}
 }
 
-// addRequiring adds user i, without an allowed list, to the groups on
-// which its predicates hold, evaluating them only for the first user with
-// the same predicates.
+// addRequiring records user i, without an allowed list, under its
+// predicates' entry; the first user of an entry evaluates them and stands
+// for the entry in the lists of the groups on which they hold.
 func (b *builder) addRequiring(i int, u *User) {
 	key := requireKey(u.Require)
 	e, seen := b.requireGroup[key]
@@ -281,8 +282,10 @@ func (b *builder) addRequiring(i int, u *User) {
 		b.requireGroups = append(b.requireGroups, gs)
 	}
 	b.requireOf[i] = e
-	for _, g := range b.requireGroups[e] {
-		b.groupUsers[g] = append(b.groupUsers[g], i)
+	if !seen {
+		for _, g := range b.requireGroups[e] {
+			b.groupUsers[g] = append(b.groupUsers[g], i)
+		}
 	}
 }
 
@@ -374,9 +377,7 @@ func (b *builder) makeTypes() []int {
 	}
 	for t, us := range typeUsers {
 		for _, i := range us {
-			if e := b.requireOf[i]; e < 0 || b.requireRep[e] == i {
-				b.in.Users[i].Allowed = append(b.in.Users[i].Allowed, t) // ascending t
-			}
+			b.in.Users[i].Allowed = append(b.in.Users[i].Allowed, t) // ascending t
 		}
 	}
 	for i, e := range b.requireOf {
@@ -388,7 +389,8 @@ func (b *builder) makeTypes() []int {
 	return unitType
 }
 
-// usersOf lists the users that can use unit j, ascending.
+// usersOf lists the users that can use unit j, ascending, each predicate
+// entry by its first user.
 func (b *builder) usersOf(j int) []int {
 	return mergeSorted(b.groupUsers[b.groupOf[j]], b.explicitUsers[j])
 }
