@@ -2,6 +2,7 @@ package cmmf
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -95,21 +96,33 @@ type class struct {
 }
 
 // buildClasses groups users by their allowed type set, in order of first
-// member.
+// member. Sets are looked up by a hash of their types and compared in
+// full, so no key is built per user (a user may allow thousands of types).
 func buildClasses(in *Instance) []class {
-	idx := map[string]int{}
+	byHash := map[uint64][]int{} // hash → classes with that hash
 	var cs []class
 	for i, u := range in.Users {
-		key := intsKey(u.Allowed)
-		c, ok := idx[key]
-		if !ok {
+		h := hashInts(u.Allowed)
+		c := slices.IndexFunc(byHash[h], func(c int) bool { return slices.Equal(cs[c].types, u.Allowed) })
+		if c >= 0 {
+			c = byHash[h][c]
+		} else {
 			c = len(cs)
-			idx[key] = c
+			byHash[h] = append(byHash[h], c)
 			cs = append(cs, class{types: u.Allowed})
 		}
 		cs[c].members = append(cs[c].members, i)
 	}
 	return cs
+}
+
+// hashInts is the FNV-1a hash of a list of ints.
+func hashInts(a []int) uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range a {
+		h = (h ^ uint64(v)) * 1099511628211
+	}
+	return h
 }
 
 // Shares returns total/weight per user.

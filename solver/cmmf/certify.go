@@ -3,7 +3,6 @@ package cmmf
 import (
 	"fmt"
 	"math"
-	"sort"
 )
 
 // Certify checks an allocation for leximin optimality
@@ -35,13 +34,15 @@ func Certify(in *Instance, a *Allocation) error {
 	holders := make([][]int, nt) // classes holding some of each type
 	used := make([]float64, nt)
 	for c, cl := range cs {
-		for _, t := range cl.types {
-			held := 0.0
-			for _, i := range cl.members {
-				held += a.Amount[i][sort.SearchInts(in.Users[i].Allowed, t)]
+		held := make([]float64, len(cl.types)) // members all allow cl.types
+		for _, i := range cl.members {
+			for k, x := range a.Amount[i] {
+				held[k] += x
 			}
-			used[t] += held
-			if held > holdTol(in, a, t) {
+		}
+		for k, t := range cl.types {
+			used[t] += held[k]
+			if held[k] > holdTol(in, a, t) {
 				holders[t] = append(holders[t], c)
 			}
 		}
@@ -70,8 +71,65 @@ func Certify(in *Instance, a *Allocation) error {
 			}
 		}
 	}
-	seenC := make([]int, nc)
-	seenT := make([]int, nt)
+	g := &residualGraph{in: in, cs: cs, holders: holders}
+	if !exchangeFound(g, s, used, next, last) {
+		return nil
+	}
+	return exchangeError(g, s, used, next, last)
+}
+
+// exchangeFound says whether some class's next unit can improve on the
+// last unit of a class it reaches, or reaches an idle machine: one pass
+// over the components of the residual graph, each summarised by the
+// highest last unit and whether an idle machine is among what it reaches.
+func exchangeFound(g *residualGraph, s *intSolver, used []float64, next, last []*unitKey) bool {
+	type summary struct {
+		idle bool
+		last *unitKey
+	}
+	var sums []summary
+	nc := len(g.cs)
+	comp := condense(g, func(members, comp []int) {
+		var m summary
+		merge := func(o summary) {
+			m.idle = m.idle || o.idle
+			if o.last != nil && (m.last == nil || s.cmpShareWeight(*o.last, *m.last) > 0) {
+				m.last = o.last
+			}
+		}
+		for _, v := range members {
+			if v < nc {
+				merge(summary{last: last[v]})
+			} else if t := v - nc; g.in.Types[t].Cap > 0 && used[t] < float64(g.in.Types[t].Cap) {
+				m.idle = true
+			}
+			for k := 0; ; k++ {
+				w, ok := g.succ(v, k)
+				if !ok {
+					break
+				}
+				if w >= 0 && comp[w] != len(sums) {
+					merge(sums[comp[w]])
+				}
+			}
+		}
+		sums = append(sums, m)
+	})
+	for c := range nc {
+		m := sums[comp[c]]
+		if next[c] != nil && (m.idle || m.last != nil && s.cmpShareWeight(*next[c], *m.last) < 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// exchangeError searches from each class in turn for the first improving
+// exchange or reachable idle machine and describes it.
+func exchangeError(g *residualGraph, s *intSolver, used []float64, next, last []*unitKey) error {
+	in, cs := g.in, g.cs
+	seenC := make([]int, len(cs))
+	seenT := make([]int, len(in.Types))
 	stamp := 0
 	for c := range cs {
 		if next[c] == nil {
@@ -94,7 +152,7 @@ func Certify(in *Instance, a *Allocation) error {
 				if used[t] < float64(in.Types[t].Cap) {
 					return fmt.Errorf("user %q is below its demand and can reach an idle machine of type %q", in.Users[next[c].u].Name, in.Types[t].Name)
 				}
-				for _, e := range holders[t] {
+				for _, e := range g.holders[t] {
 					if seenC[e] != stamp {
 						seenC[e] = stamp
 						queue = append(queue, e)
@@ -141,9 +199,81 @@ const certTol = 1e-9
 // plus its amount slack stays below j's share minus its own, by more than
 // rel of j's share.
 func improves(in *Instance, a *Allocation, rel float64, i, j int) bool {
-	wi, wj := in.Users[i].Weight, in.Users[j].Weight
-	si, sj := a.Total[i]/wi, a.Total[j]/wj
-	return si+a.Slack/wi < sj-a.Slack/wj-rel*max(1, sj)
+	return takeLevel(in, a, i) < giveLevel(in, a, rel, j)
+}
+
+// takeLevel is the share above which user i, as a receiver, gains nothing.
+func takeLevel(in *Instance, a *Allocation, i int) float64 {
+	wi := in.Users[i].Weight
+	return a.Total[i]/wi + a.Slack/wi
+}
+
+// giveLevel is the share a receiver must stay below to gain from user j.
+func giveLevel(in *Instance, a *Allocation, rel float64, j int) float64 {
+	wj := in.Users[j].Weight
+	sj := a.Total[j] / wj
+	return sj - a.Slack/wj - rel*max(1, sj)
+}
+
+// gainFound says whether some class's receiver reaches an idle type or a
+// giver it improves on (see certifyDivisible): one pass over the
+// components of the residual graph, each summarised by whether it reaches
+// an idle type and by the two reachable givers, from different classes,
+// with the highest give levels (a receiver may be its own class's giver).
+func gainFound(g *residualGraph, a *Allocation, rel float64, idle func(t int) bool, recv, give []int) bool {
+	type summary struct {
+		idle bool
+		top  [2]int // users, -1 for none; top[0] has the higher level
+	}
+	in, nc := g.in, len(g.cs)
+	level := func(j int) float64 { return giveLevel(in, a, rel, j) }
+	var sums []summary
+	comp := condense(g, func(members, comp []int) {
+		m := summary{top: [2]int{-1, -1}}
+		add := func(j int) {
+			switch {
+			case j < 0 || j == m.top[0] || j == m.top[1]:
+			case m.top[0] < 0 || level(j) > level(m.top[0]):
+				m.top = [2]int{j, m.top[0]}
+			case m.top[1] < 0 || level(j) > level(m.top[1]):
+				m.top[1] = j
+			}
+		}
+		for _, v := range members {
+			if v < nc {
+				add(give[v])
+			} else if t := v - nc; in.Types[t].Cap > 0 && idle(t) {
+				m.idle = true
+			}
+			for k := 0; ; k++ {
+				w, ok := g.succ(v, k)
+				if !ok {
+					break
+				}
+				if w >= 0 && comp[w] != len(sums) {
+					o := sums[comp[w]]
+					m.idle = m.idle || o.idle
+					add(o.top[0])
+					add(o.top[1])
+				}
+			}
+		}
+		sums = append(sums, m)
+	})
+	for c := range nc {
+		i, m := recv[c], sums[comp[c]]
+		if i < 0 {
+			continue
+		}
+		j := m.top[0]
+		if j == i {
+			j = m.top[1]
+		}
+		if m.idle || j >= 0 && improves(in, a, rel, i, j) {
+			return true
+		}
+	}
+	return false
 }
 
 // certifyDivisible is the continuous exchange criterion: an allocation is
@@ -174,6 +304,13 @@ func certifyDivisible(in *Instance, a *Allocation, cs []class, holders [][]int, 
 			}
 		}
 	}
+	g := &residualGraph{in: in, cs: cs, holders: holders}
+	idle := func(t int) bool {
+		return used[t] < float64(in.Types[t].Cap)-tol(float64(in.Types[t].Cap))
+	}
+	if !gainFound(g, a, rel, idle, recv, give) {
+		return nil
+	}
 	seenC := make([]int, nc)
 	seenT := make([]int, nt)
 	stamp := 0
@@ -195,7 +332,7 @@ func certifyDivisible(in *Instance, a *Allocation, cs []class, holders [][]int, 
 					continue
 				}
 				seenT[t] = stamp
-				if used[t] < float64(in.Types[t].Cap)-tol(float64(in.Types[t].Cap)) {
+				if idle(t) {
 					return fmt.Errorf("user %q is below its demand and can reach idle capacity of type %q", in.Users[i].Name, in.Types[t].Name)
 				}
 				for _, e := range holders[t] {

@@ -48,6 +48,7 @@ func Problem() solver.Problem {
 		Summary:        "Constrained max-min fair allocation of machines to users with placement constraints (exact; divisible or whole machines; weighted; min-move replans).",
 		Generate:       Generate,
 		GenParams:      genParamTable,
+		Decode:         decode,
 		Build:          Build,
 		Solve:          solve,
 		PreBuild:       true,

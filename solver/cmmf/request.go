@@ -159,9 +159,19 @@ type builder struct {
 	// groupOf[j] is unit j's group, groupRep[g] group g's first unit.
 	groupOf, groupRep []int
 	// groupUsers[g]: users without an allowed list whose predicates hold
-	// on group g. explicitUsers[j]: users listing unit j whose predicates
-	// hold on it. A user is in one kind of list or the other.
+	// on group g, one per predicate entry (see requireGroup).
+	// explicitUsers[j]: users listing unit j whose predicates hold on it.
+	// A user is in one kind of list or the other.
 	groupUsers, explicitUsers [][]int
+	// Users with the same predicates and no allowed list can use the same
+	// groups and so the same types: requireGroup maps a predicate list's
+	// key to its entry, requireOf[i] is user i's entry (-1 for a user with
+	// an allowed list or bad predicates). Predicates are evaluated once per
+	// entry and group, and the entry's users share one Allowed slice.
+	requireGroup  map[string]int
+	requireOf     []int
+	requireRep    []int   // each entry's first user
+	requireGroups [][]int // each entry's groups, ascending
 }
 
 // unit is a machine (count 1) or a machine type, with its attributes.
@@ -200,15 +210,8 @@ func (b *builder) indexUnits() {
 		if u.count < 0 {
 			b.vs.Add(solver.Ptr(b.kind, k, "count"), "count must be non-negative")
 		}
-		attrs := make([]string, 0, len(u.attrs))
-		for a := range u.attrs {
-			attrs = append(attrs, a)
-		}
-		sort.Strings(attrs)
-		for _, a := range attrs {
-			if f, ok := u.attrs[a].(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
-				b.vs.Add(solver.Ptr(b.kind, k, "attributes", a), "attribute must be finite")
-			}
+		for _, a := range nonFinite(u.attrs) {
+			b.vs.Add(solver.Ptr(b.kind, k, "attributes", a), "attribute must be finite")
 		}
 	}
 }
@@ -217,8 +220,10 @@ func (b *builder) indexUnits() {
 func (b *builder) groupUnits() {
 	b.groupOf = make([]int, len(b.units))
 	byAttrs := map[string]int{}
+	var keys []string
 	for j, un := range b.units {
-		key := attrKey(un.attrs)
+		keys = sortedKeys(un.attrs, keys)
+		key := attrKey(un.attrs, keys)
 		g, ok := byAttrs[key]
 		if !ok {
 			g = len(b.groupRep)
@@ -230,6 +235,8 @@ func (b *builder) groupUnits() {
 	b.groupUsers = make([][]int, len(b.groupRep))
 	b.explicitUsers = make([][]int, len(b.units))
 	b.userIndex = make(map[string]int, len(b.req.Users))
+	b.requireGroup = map[string]int{}
+	b.requireOf = make([]int, 0, len(b.req.Users))
 }
 
 // addUser checks user i and adds it to the instance and to the lists of
@@ -248,13 +255,36 @@ func (b *builder) addUser(i int, u *User) {
 			valid = false
 		}
 	}
+	b.requireOf = append(b.requireOf, -1)
 	if u.Allowed != nil {
 		b.addListed(i, u, valid)
 	} else if valid {
+		b.addRequiring(i, u)
+	}
+}
+
+// addRequiring records user i, without an allowed list, under its
+// predicates' entry; the first user of an entry evaluates them and stands
+// for the entry in the lists of the groups on which they hold.
+func (b *builder) addRequiring(i int, u *User) {
+	key := requireKey(u.Require)
+	e, seen := b.requireGroup[key]
+	if !seen {
+		e = len(b.requireRep)
+		b.requireGroup[key] = e
+		b.requireRep = append(b.requireRep, i)
+		var gs []int
 		for g := range b.groupRep {
 			if b.holdsOn(u, g) {
-				b.groupUsers[g] = append(b.groupUsers[g], i)
+				gs = append(gs, g)
 			}
+		}
+		b.requireGroups = append(b.requireGroups, gs)
+	}
+	b.requireOf[i] = e
+	if !seen {
+		for _, g := range b.requireGroups[e] {
+			b.groupUsers[g] = append(b.groupUsers[g], i)
 		}
 	}
 }
@@ -350,10 +380,17 @@ func (b *builder) makeTypes() []int {
 			b.in.Users[i].Allowed = append(b.in.Users[i].Allowed, t) // ascending t
 		}
 	}
+	for i, e := range b.requireOf {
+		if e >= 0 {
+			rep := b.in.Users[b.requireRep[e]].Allowed
+			b.in.Users[i].Allowed = rep[:len(rep):len(rep)]
+		}
+	}
 	return unitType
 }
 
-// usersOf lists the users that can use unit j, ascending.
+// usersOf lists the users that can use unit j, ascending, each predicate
+// entry by its first user.
 func (b *builder) usersOf(j int) []int {
 	return mergeSorted(b.groupUsers[b.groupOf[j]], b.explicitUsers[j])
 }
@@ -477,30 +514,82 @@ func mergeSorted(a, b []int) []int {
 	return append(append(out, a...), b...)
 }
 
-// attrKey is a canonical encoding of an attribute map: sorted keys, each
-// value tagged with its JSON type.
-func attrKey(attrs map[string]any) string {
+// nonFinite lists the attributes whose values are NaN or infinite (JSON
+// has none, Go callers may), sorted.
+func nonFinite(attrs map[string]any) []string {
+	var bad []string
+	for a, v := range attrs {
+		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			bad = append(bad, a)
+		}
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+// sortedKeys is attrs' keys, sorted. Machines usually share one set of
+// attribute names, so prev (the previous machine's sorted keys) is
+// returned as it is when it names exactly attrs' keys.
+func sortedKeys(attrs map[string]any, prev []string) []string {
+	same := len(prev) == len(attrs)
+	for _, k := range prev {
+		if !same {
+			break
+		}
+		_, same = attrs[k]
+	}
+	if same {
+		return prev
+	}
 	keys := make([]string, 0, len(attrs))
 	for k := range attrs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	return keys
+}
+
+// attrKey is a canonical encoding of an attribute map whose keys, sorted,
+// are keys: each key with its value tagged with its JSON type.
+func attrKey(attrs map[string]any, keys []string) string {
 	b := make([]byte, 0, 16*len(keys))
 	for _, k := range keys {
-		b = strconv.AppendQuote(b, k)
-		switch v := attrs[k].(type) {
-		case string:
-			b = strconv.AppendQuote(append(b, 's'), v)
-		case float64:
-			b = strconv.AppendFloat(append(b, 'n'), v, 'g', -1, 64)
-		case bool:
-			b = strconv.AppendBool(append(b, 'b'), v)
-		default:
-			b = fmt.Appendf(append(b, '?'), "%v", v)
-		}
+		b = appendValueKey(strconv.AppendQuote(b, k), attrs[k])
 		b = append(b, ';')
 	}
 	return string(b)
+}
+
+// requireKey encodes a list of predicates as a map key: equal keys mean
+// the same predicates in the same order, so the same machines pass.
+func requireKey(ps []Predicate) string {
+	var b []byte
+	for _, p := range ps {
+		b = strconv.AppendQuote(b, p.Attr)
+		b = append(append(b, p.Op...), ':')
+		b = appendValueKey(b, p.Value)
+		b = append(b, ';')
+	}
+	return string(b)
+}
+
+// appendValueKey appends a JSON value tagged with its type.
+func appendValueKey(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case string:
+		return strconv.AppendQuote(append(b, 's'), v)
+	case float64:
+		return strconv.AppendFloat(append(b, 'n'), v, 'g', -1, 64)
+	case bool:
+		return strconv.AppendBool(append(b, 'b'), v)
+	case []any:
+		b = append(b, '[')
+		for _, x := range v {
+			b = append(appendValueKey(b, x), ',')
+		}
+		return append(b, ']')
+	}
+	return fmt.Appendf(append(b, '?'), "%v", v)
 }
 
 // intsKey encodes a list of ints as a map key.
