@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // Progressive filling (section IV). Tasks are placed one whole task at a
@@ -79,9 +78,16 @@ type filler struct {
 	// critFn, when set, replaces the policy's criterion (used to complete
 	// rounded exact optima).
 	critFn func(n, i int) float64
-	// order, for the server-independent criteria (DRF, TSF), lists the
-	// frameworks by criterion and tie-break, kept sorted as tasks land.
-	order []int
+	// psW[g][n] is PS-DSF's weight of n on group g (PS-DSF and rPS-DSF).
+	psW [][]float64
+	// heaps, for the policies' own runs (not round's), hold the frameworks
+	// by key per class (fillheap.go): one class for DRF and TSF, one per
+	// group for PS-DSF and rPS-DSF; classCopies lists each class's copies
+	// in index order and classOf maps a copy to its class.
+	heaps       []*fwHeap
+	classCopies [][]int
+	classOf     []int
+	frontier    []int32 // scratch for fwHeap.firstFit
 }
 
 func newFiller(in *instance, o fillOpts) (*filler, error) {
@@ -145,13 +151,6 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 		} else {
 			f.tsfW[n] = math.Inf(1)
 		}
-	}
-	if o.policy == PolicyDRF || o.policy == PolicyTSF {
-		f.order = make([]int, N)
-		for n := range f.order {
-			f.order[n] = n
-		}
-		sortBy(f.order, func(a, b int) bool { return f.better(f.crit(a, 0), a, 0, f.crit(b, 0), b, 0) })
 	}
 	return f, nil
 }
@@ -260,12 +259,11 @@ func (f *filler) placeMany(n, i, k int) {
 		}
 	}
 	f.x[n] += float64(k)
-	if f.order != nil {
-		// n's criterion grew: move it later until the order holds again
-		// (criteria of the others are unchanged).
-		k := slices.Index(f.order, n)
-		for ; k+1 < len(f.order) && f.better(f.crit(f.order[k+1], i), f.order[k+1], i, f.crit(n, i), n, i); k++ {
-			f.order[k], f.order[k+1] = f.order[k+1], f.order[k]
+	for _, q := range f.heaps {
+		if f.x[n] >= f.capN[n] {
+			q.remove(n)
+		} else {
+			q.grew(n)
 		}
 	}
 	f.xs[n][int(f.srvOf[i])] += float64(k)
@@ -279,17 +277,11 @@ func (f *filler) placeMany(n, i, k int) {
 	}
 }
 
-// bestOn returns the smallest-criterion framework that fits on copy i, or -1.
+// bestOn returns the smallest-criterion framework that fits on copy i, or -1:
+// from the copy's class heap when the filler has heaps, else by a scan.
 func (f *filler) bestOn(i int) (int, float64) {
-	if f.order != nil {
-		// Server-independent criterion: the first framework in criterion
-		// order that fits is the smallest-criterion one that fits.
-		for _, n := range f.order {
-			if f.fitsOn(n, i) {
-				return n, f.crit(n, i)
-			}
-		}
-		return -1, 0
+	if f.heaps != nil {
+		return f.bestInClass(i)
 	}
 	best, bc := -1, 0.0
 	for n := range f.in.fws {
@@ -328,10 +320,15 @@ func (f *filler) run(ctx context.Context, rng *rand.Rand) error {
 	switch {
 	case f.o.policy == PolicyBFDRF:
 		return f.runBestFit(ctx)
+	}
+	f.initHeaps()
+	switch {
 	case f.o.selection == SelectRRR:
 		return f.runRRR(ctx, rng)
-	default:
+	case f.o.policy == PolicyRPSDSF:
 		return f.runJoint(ctx)
+	default:
+		return f.runJointHeap(ctx)
 	}
 }
 

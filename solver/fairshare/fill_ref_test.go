@@ -101,9 +101,15 @@ func newRefFiller(in *instance, o fillOpts) (*refFiller, error) {
 		}
 	}
 	if o.policy == PolicyDRF || o.policy == PolicyTSF {
-		f.order = make([]int, N)
-		for n := range f.order {
-			f.order[n] = n
+		// The one change from the code this file keeps: a TSF framework
+		// no whole task of which fits anywhere (weight +Inf) is left out
+		// of the order. Its criterion 0·Inf was NaN, which compares false
+		// both ways, so the insertion sort could not move any framework
+		// past it and the frameworks behind it starved.
+		for n := range N {
+			if !math.IsInf(f.tsfW[n], 1) {
+				f.order = append(f.order, n)
+			}
 		}
 		sortBy(f.order, func(a, b int) bool { return f.better(f.crit(a, 0), a, 0, f.crit(b, 0), b, 0) })
 	}
