@@ -68,13 +68,14 @@ type filler struct {
 	// static criterion weights
 	drfW []float64 // max_r d/total / φ
 	tsfW []float64 // 1/(φ·N_n)
-	// for joint/bfdrf: copies touched so far and untouched copies per group
+	// for bfdrf and rPS-DSF joint: copies touched so far and untouched
+	// copies per group
 	touched   []int
 	isTouched []bool
 	untouched [][]int // per group, ascending; head consumed first
 	head      []int
-	dead      []bool
 	groupOf   []int // copy -> group
+	ver       []int // copy -> tasks placed on it so far (runJointLazy)
 	// critFn, when set, replaces the policy's criterion (used to complete
 	// rounded exact optima).
 	critFn func(n, i int) float64
@@ -87,7 +88,10 @@ type filler struct {
 	heaps       []*fwHeap
 	classCopies [][]int
 	classOf     []int
-	frontier    []int32 // scratch for fwHeap.firstFit
+	// members[h] lists, in index order, the frameworks that may ever fit
+	// in class h; dflat holds the demands, N×R.
+	members [][]int
+	dflat   []float64
 }
 
 func newFiller(in *instance, o fillOpts) (*filler, error) {
@@ -116,7 +120,7 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 		}
 	}
 	f.isTouched = make([]bool, S)
-	f.dead = make([]bool, S)
+	f.ver = make([]int, S)
 	N := len(in.fws)
 	f.x = make([]float64, N)
 	f.capN = make([]float64, N)
@@ -259,6 +263,7 @@ func (f *filler) placeMany(n, i, k int) {
 		}
 	}
 	f.x[n] += float64(k)
+	f.ver[i]++
 	for _, q := range f.heaps {
 		if f.x[n] >= f.capN[n] {
 			q.remove(n)
@@ -297,16 +302,11 @@ func (f *filler) bestOn(i int) (int, float64) {
 }
 
 // candidates lists the copies a deterministic selection must consider:
-// every touched copy not known dead and the lowest untouched copy of each
+// every touched copy and the lowest untouched copy of each
 // group (untouched copies of a group are identical, so the lowest index
 // stands for all of them under the lower-index tie-break).
-func (f *filler) candidates(dst []int, includeDead bool) []int {
-	dst = dst[:0]
-	for _, i := range f.touched {
-		if includeDead || !f.dead[i] {
-			dst = append(dst, i)
-		}
-	}
+func (f *filler) candidates(dst []int) []int {
+	dst = append(dst[:0], f.touched...)
 	for g := range f.untouched {
 		if h := f.head[g]; h < len(f.untouched[g]) {
 			dst = append(dst, f.untouched[g][h])
@@ -326,7 +326,7 @@ func (f *filler) run(ctx context.Context, rng *rand.Rand) error {
 	case f.o.selection == SelectRRR:
 		return f.runRRR(ctx, rng)
 	case f.o.policy == PolicyRPSDSF:
-		return f.runJoint(ctx)
+		return f.runJointLazy(ctx)
 	default:
 		return f.runJointHeap(ctx)
 	}
@@ -359,38 +359,6 @@ func (f *filler) runRRR(ctx context.Context, rng *rand.Rand) error {
 		f.place(n, i)
 	}
 	return nil
-}
-
-func (f *filler) runJoint(ctx context.Context) error {
-	var cand []int
-	steps := 0
-	for {
-		if steps++; steps%ctxEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		cand = f.candidates(cand, false)
-		bn, bi, bc := -1, -1, 0.0
-		for _, i := range cand {
-			n, c := f.bestOn(i)
-			if n < 0 {
-				f.dead[i] = true
-				if !f.isTouched[i] {
-					// The lowest untouched copy of a group fits nothing, so
-					// none of the group's untouched copies does.
-					g := f.groupOf[i]
-					f.head[g] = len(f.untouched[g])
-				}
-				continue
-			}
-			if bn < 0 || f.better(c, n, i, bc, bn, bi) {
-				bn, bi, bc = n, i, c
-			}
-		}
-		if bn < 0 {
-			return nil
-		}
-		f.place(bn, bi)
-	}
 }
 
 // bfScore is the best-fit distance between n's demand shape and copy i's
@@ -432,7 +400,7 @@ func (f *filler) runBestFit(ctx context.Context) error {
 		// DRF order with the tie-break; the order persists between steps
 		// and changes by one framework, so the insertion sort is cheap.
 		sortBy(order, func(a, b int) bool { return f.better(f.crit(a, 0), a, 0, f.crit(b, 0), b, 0) })
-		cand = f.candidates(cand, true)
+		cand = f.candidates(cand)
 		placed := false
 		for _, n := range order {
 			if f.x[n] >= f.capN[n] {

@@ -98,66 +98,6 @@ func (q *fwHeap) remove(n int) {
 	}
 }
 
-// firstFit returns the smallest-key framework for which ok holds, visiting
-// the heap in key order (a best-first walk over the heap tree with a small
-// frontier heap, so skipping k frameworks costs O(k log k)), or -1. stop,
-// when not nil, ends the walk early when it holds for the next framework
-// in key order (rPS-DSF: its lower bound already loses).
-func (q *fwHeap) firstFit(ok func(n int) bool, stop func(n int) bool, fr []int32) int {
-	if len(q.a) == 0 {
-		return -1
-	}
-	fr = append(fr[:0], 0)
-	for len(fr) > 0 {
-		k := fr[0]
-		n := int(q.a[k])
-		if stop != nil && stop(n) {
-			return -1
-		}
-		if ok(n) {
-			return n
-		}
-		fr[0] = fr[len(fr)-1]
-		fr = fr[:len(fr)-1]
-		q.frontierDown(fr, 0)
-		for _, c := range [2]int32{2*k + 1, 2*k + 2} {
-			if int(c) < len(q.a) {
-				fr = append(fr, c)
-				q.frontierUp(fr, len(fr)-1)
-			}
-		}
-	}
-	return -1
-}
-
-func (q *fwHeap) frontierUp(fr []int32, k int) {
-	for k > 0 {
-		p := (k - 1) / 2
-		if !q.less(int(fr[k]), int(fr[p])) {
-			return
-		}
-		fr[k], fr[p] = fr[p], fr[k]
-		k = p
-	}
-}
-
-func (q *fwHeap) frontierDown(fr []int32, k int) {
-	for {
-		c := 2*k + 1
-		if c >= len(fr) {
-			return
-		}
-		if c+1 < len(fr) && q.less(int(fr[c+1]), int(fr[c])) {
-			c++
-		}
-		if !q.less(int(fr[c]), int(fr[k])) {
-			return
-		}
-		fr[k], fr[c] = fr[c], fr[k]
-		k = c
-	}
-}
-
 // key is framework n's heap key in class h: the criterion for DRF, TSF and
 // PS-DSF (computed exactly as crit does, so comparisons agree bit for bit),
 // the PS-DSF criterion as rPS-DSF's lower bound.
@@ -191,20 +131,15 @@ func (f *filler) psWeights() {
 	}
 }
 
-// initHeaps builds the key classes and their heaps. A framework joins a
-// class only if it could ever fit there: not capped at zero tasks, allowed
-// on the class's servers, and with a finite key (TSF's weight is +Inf, and
+// initHeaps builds the key classes, their heaps, and each group's list of
+// the frameworks that may fit there: not capped at zero tasks, allowed on
+// the group's servers, and with a finite weight (TSF's is +Inf, and
 // PS-DSF's, when no whole task fits).
 func (f *filler) initHeaps() {
 	S := len(f.srvOf)
 	f.classOf = make([]int, S)
-	if f.o.policy == PolicyDRF || f.o.policy == PolicyTSF {
-		all := make([]int, S)
-		for i := range all {
-			all[i] = i
-		}
-		f.classCopies = [][]int{all}
-	} else {
+	perGroup := f.o.policy == PolicyPSDSF || f.o.policy == PolicyRPSDSF
+	if perGroup {
 		f.psWeights()
 		f.classCopies = make([][]int, len(f.in.groups))
 		for i := range S {
@@ -212,14 +147,38 @@ func (f *filler) initHeaps() {
 			f.classOf[i] = g
 			f.classCopies[g] = append(f.classCopies[g], i)
 		}
+	} else {
+		all := make([]int, S)
+		for i := range all {
+			all[i] = i
+		}
+		f.classCopies = [][]int{all}
 	}
-	var members []int
-	for h, cs := range f.classCopies {
-		members = members[:0]
+	f.dflat = make([]float64, 0, len(f.in.fws)*f.R)
+	for n := range f.in.fws {
+		f.dflat = append(f.dflat, f.in.fws[n].d...)
+	}
+	f.members = make([][]int, len(f.in.groups))
+	for g, gr := range f.in.groups {
+		h := 0
+		if perGroup {
+			h = g
+		}
 		for n := range f.in.fws {
-			allowed := len(f.classCopies) == 1 || (len(cs) > 0 && f.in.fws[n].allowed[f.srvOf[cs[0]]])
-			if allowed && f.capN[n] >= 1 && !math.IsInf(f.weight(n, h), 0) {
-				members = append(members, n)
+			if f.in.fws[n].allowed[gr.members[0]] && f.capN[n] >= 1 && !math.IsInf(f.weight(n, h), 0) {
+				f.members[g] = append(f.members[g], n)
+			}
+		}
+	}
+	for h := range f.classCopies {
+		var members []int
+		if perGroup {
+			members = f.members[h]
+		} else {
+			for n := range f.in.fws {
+				if f.capN[n] >= 1 && !math.IsInf(f.weight(n, h), 0) {
+					members = append(members, n)
+				}
 			}
 		}
 		f.heaps = append(f.heaps, newFwHeap(f, h, members))
@@ -238,36 +197,29 @@ func (f *filler) weight(n, h int) float64 {
 	}
 }
 
-// bestInClass is bestOn(i) from copy i's class heap: the first framework in
-// key order that fits; for rPS-DSF, whose criterion on the copy is at
-// least its key, the best criterion among the frameworks that fit, the
-// walk ending once the keys exceed the best found beyond the tie
-// tolerance.
+// bestInClass is bestOn(i) by one pass over the frameworks of copy i's
+// class in index order (the reference's scan, over flat arrays and only
+// the frameworks that may fit there): the smallest criterion among those
+// that fit.
 func (f *filler) bestInClass(i int) (int, float64) {
-	h := f.classOf[i]
-	q := f.heaps[h]
-	fit := func(n int) bool { return f.fitsOn(n, i) }
-	if f.o.policy != PolicyRPSDSF {
-		n := q.firstFit(fit, nil, f.frontier)
-		if n < 0 {
-			return -1, 0
-		}
-		return n, f.crit(n, i)
-	}
+	R, h, g := f.R, f.classOf[i], f.groupOf[i]
+	res := f.res[i*R : (i+1)*R]
+	capv := f.in.servers[f.srvOf[i]].cap
 	best, bc := -1, 0.0
-	consider := func(n int) bool {
-		if f.fitsOn(n, i) {
-			if c := f.crit(n, i); best < 0 || f.better(c, n, i, bc, best, i) {
-				best, bc = n, c
-			}
+	for _, n := range f.members[g] {
+		if f.x[n] >= f.capN[n] || !fits(f.dflat[n*R:(n+1)*R], res, capv) {
+			continue
 		}
-		return false
+		var c float64
+		if f.o.policy == PolicyRPSDSF {
+			c = f.crit(n, i)
+		} else {
+			c = f.key(n, h)
+		}
+		if best < 0 || f.better(c, n, i, bc, best, i) {
+			best, bc = n, c
+		}
 	}
-	stop := func(n int) bool {
-		k := f.key(n, h)
-		return best >= 0 && bc < k-4*tieRel*k
-	}
-	q.firstFit(consider, stop, f.frontier)
 	return best, bc
 }
 
