@@ -88,10 +88,10 @@ type filler struct {
 	heaps       []*fwHeap
 	classCopies [][]int
 	classOf     []int
-	// members[h] lists, in index order, the frameworks that may ever fit
-	// in class h; dflat holds the demands, N×R.
-	members [][]int
-	dflat   []float64
+	// trees, per class, answer bestOn (fitTree); dflat holds the
+	// demands, N×R.
+	trees []*fitTree
+	dflat []float64
 }
 
 func newFiller(in *instance, o fillOpts) (*filler, error) {
@@ -264,6 +264,9 @@ func (f *filler) placeMany(n, i, k int) {
 	}
 	f.x[n] += float64(k)
 	f.ver[i]++
+	for _, t := range f.trees {
+		t.update(n)
+	}
 	for _, q := range f.heaps {
 		if f.x[n] >= f.capN[n] {
 			q.remove(n)
@@ -285,7 +288,7 @@ func (f *filler) placeMany(n, i, k int) {
 // bestOn returns the smallest-criterion framework that fits on copy i, or -1:
 // from the copy's class heap when the filler has heaps, else by a scan.
 func (f *filler) bestOn(i int) (int, float64) {
-	if f.heaps != nil {
+	if f.trees != nil {
 		return f.bestInClass(i)
 	}
 	best, bc := -1, 0.0

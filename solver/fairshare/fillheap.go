@@ -131,10 +131,11 @@ func (f *filler) psWeights() {
 	}
 }
 
-// initHeaps builds the key classes, their heaps, and each group's list of
-// the frameworks that may fit there: not capped at zero tasks, allowed on
-// the group's servers, and with a finite weight (TSF's is +Inf, and
-// PS-DSF's, when no whole task fits).
+// initHeaps builds the key classes and, over each class's possible
+// frameworks, the fit trees bestOn uses (rrr, and rPS-DSF's joint) or the
+// heaps of runJointHeap (DRF, TSF, PS-DSF joint). DRF and TSF have one
+// class (one structure to update per task; the trees check δ at their
+// leaves), PS-DSF and rPS-DSF one per group.
 func (f *filler) initHeaps() {
 	S := len(f.srvOf)
 	f.classOf = make([]int, S)
@@ -158,31 +159,32 @@ func (f *filler) initHeaps() {
 	for n := range f.in.fws {
 		f.dflat = append(f.dflat, f.in.fws[n].d...)
 	}
-	f.members = make([][]int, len(f.in.groups))
-	for g, gr := range f.in.groups {
-		h := 0
-		if perGroup {
-			h = g
-		}
-		for n := range f.in.fws {
-			if f.in.fws[n].allowed[gr.members[0]] && f.capN[n] >= 1 && !math.IsInf(f.weight(n, h), 0) {
-				f.members[g] = append(f.members[g], n)
-			}
-		}
-	}
+	trees := f.o.selection == SelectRRR || f.o.policy == PolicyRPSDSF
 	for h := range f.classCopies {
-		var members []int
-		if perGroup {
-			members = f.members[h]
+		m := f.classMembers(h, perGroup)
+		if trees {
+			f.trees = append(f.trees, newFitTree(f, h, m))
 		} else {
-			for n := range f.in.fws {
-				if f.capN[n] >= 1 && !math.IsInf(f.weight(n, h), 0) {
-					members = append(members, n)
-				}
-			}
+			f.heaps = append(f.heaps, newFwHeap(f, h, m))
 		}
-		f.heaps = append(f.heaps, newFwHeap(f, h, members))
 	}
+}
+
+// classMembers lists, in index order, the frameworks that may ever fit in
+// class h: not capped at zero tasks, with a finite weight (TSF's is +Inf,
+// and PS-DSF's, when no whole task fits), and, for a group's class,
+// allowed on its servers.
+func (f *filler) classMembers(h int, perGroup bool) []int {
+	var out []int
+	for n := range f.in.fws {
+		if perGroup && !f.in.fws[n].allowed[f.in.groups[h].members[0]] {
+			continue
+		}
+		if f.capN[n] >= 1 && !math.IsInf(f.weight(n, h), 0) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // weight is the factor of x_n in n's key in class h.
@@ -197,30 +199,9 @@ func (f *filler) weight(n, h int) float64 {
 	}
 }
 
-// bestInClass is bestOn(i) by one pass over the frameworks of copy i's
-// class in index order (the reference's scan, over flat arrays and only
-// the frameworks that may fit there): the smallest criterion among those
-// that fit.
+// bestInClass is bestOn(i) from the fit tree of copy i's group.
 func (f *filler) bestInClass(i int) (int, float64) {
-	R, h, g := f.R, f.classOf[i], f.groupOf[i]
-	res := f.res[i*R : (i+1)*R]
-	capv := f.in.servers[f.srvOf[i]].cap
-	best, bc := -1, 0.0
-	for _, n := range f.members[g] {
-		if f.x[n] >= f.capN[n] || !fits(f.dflat[n*R:(n+1)*R], res, capv) {
-			continue
-		}
-		var c float64
-		if f.o.policy == PolicyRPSDSF {
-			c = f.crit(n, i)
-		} else {
-			c = f.key(n, h)
-		}
-		if best < 0 || f.better(c, n, i, bc, best, i) {
-			best, bc = n, c
-		}
-	}
-	return best, bc
+	return f.trees[f.classOf[i]].best(i)
 }
 
 // runJointHeap is joint selection for the criteria fixed per class (DRF,
