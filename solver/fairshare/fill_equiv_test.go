@@ -98,3 +98,31 @@ func fillBoth(t *testing.T, in *instance, o fillOpts, seed uint64) (got, want []
 	}
 	return f.xs, r.xs
 }
+
+// TestTSFUnfitFrameworkStarvesNone: a TSF framework no whole task of which
+// fits anywhere has weight +Inf; its criterion 0·Inf was NaN, the
+// criterion order could not sort past it and the frameworks behind it
+// got nothing. Each of the others must get its fair turn.
+func TestTSFUnfitFrameworkStarvesNone(t *testing.T) {
+	req := &Request{Resources: []string{"cpu"}, Policy: PolicyTSF,
+		Servers: []ServerSpec{{Name: "s", Capacity: []float64{12}}},
+		Frameworks: []FrameworkSpec{
+			{Name: "a", Demand: []float64{1}}, {Name: "huge", Demand: []float64{100}}, {Name: "b", Demand: []float64{1}},
+		}}
+	in, err := build(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range []string{SelectRRR, SelectJoint} {
+		f, err := newFiller(in, fillOpts{policy: PolicyTSF, selection: sel, tie: TiePaper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.run(context.Background(), rand.New(rand.NewPCG(1, 0))); err != nil {
+			t.Fatal(err)
+		}
+		if f.x[0] != 6 || f.x[2] != 6 {
+			t.Errorf("%s: tasks %v, want 6 each for a and b", sel, f.x)
+		}
+	}
+}
