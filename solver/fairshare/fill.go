@@ -81,10 +81,10 @@ type filler struct {
 	critFn func(n, i int) float64
 	// psW[g][n] is PS-DSF's weight of n on group g (PS-DSF and rPS-DSF).
 	psW [][]float64
-	// heaps, for the policies' own runs (not round's), hold the frameworks
-	// by key per class (fillheap.go): one class for DRF and TSF, one per
-	// group for PS-DSF and rPS-DSF; classCopies lists each class's copies
-	// in index order and classOf maps a copy to its class.
+	// heaps, for joint DRF, TSF and PS-DSF, hold the frameworks by key per
+	// class (fillheap.go): one class for DRF and TSF, one per group for
+	// PS-DSF and rPS-DSF; classCopies lists each class's copies in index
+	// order and classOf maps a copy to its class.
 	heaps       []*fwHeap
 	classCopies [][]int
 	classOf     []int
@@ -286,7 +286,8 @@ func (f *filler) placeMany(n, i, k int) {
 }
 
 // bestOn returns the smallest-criterion framework that fits on copy i, or -1:
-// from the copy's class heap when the filler has heaps, else by a scan.
+// from the copy's class fit tree when the filler has trees, else (round's
+// criteria) by a scan.
 func (f *filler) bestOn(i int) (int, float64) {
 	if f.trees != nil {
 		return f.bestInClass(i)

@@ -9,7 +9,8 @@ import (
 // order (criterion, then the tie-break) on one key class: the whole
 // cluster for DRF and TSF, whose criteria do not depend on the server, or
 // one server group for PS-DSF and rPS-DSF (for rPS-DSF the key is the
-// PS-DSF criterion, a lower bound: a residual is at most the capacity).
+// PS-DSF criterion, a lower bound: a residual is at most the capacity;
+// fitTree uses it).
 // A framework leaves the heap for good once it can fit nowhere in the
 // class (residuals and eligibility only shrink).
 type fwHeap struct {
