@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // Progressive filling (section IV). Tasks are placed one whole task at a
@@ -69,19 +68,30 @@ type filler struct {
 	// static criterion weights
 	drfW []float64 // max_r d/total / φ
 	tsfW []float64 // 1/(φ·N_n)
-	// for joint/bfdrf: copies touched so far and untouched copies per group
+	// for bfdrf and rPS-DSF joint: copies touched so far and untouched
+	// copies per group
 	touched   []int
 	isTouched []bool
 	untouched [][]int // per group, ascending; head consumed first
 	head      []int
-	dead      []bool
 	groupOf   []int // copy -> group
+	ver       []int // copy -> tasks placed on it so far (runJointLazy)
 	// critFn, when set, replaces the policy's criterion (used to complete
 	// rounded exact optima).
 	critFn func(n, i int) float64
-	// order, for the server-independent criteria (DRF, TSF), lists the
-	// frameworks by criterion and tie-break, kept sorted as tasks land.
-	order []int
+	// psW[g][n] is PS-DSF's weight of n on group g (PS-DSF and rPS-DSF).
+	psW [][]float64
+	// heaps, for joint DRF, TSF and PS-DSF, hold the frameworks by key per
+	// class (fillheap.go): one class for DRF and TSF, one per group for
+	// PS-DSF and rPS-DSF; classCopies lists each class's copies in index
+	// order and classOf maps a copy to its class.
+	heaps       []*fwHeap
+	classCopies [][]int
+	classOf     []int
+	// trees, per class, answer bestOn (fitTree); dflat holds the
+	// demands, N×R.
+	trees []*fitTree
+	dflat []float64
 }
 
 func newFiller(in *instance, o fillOpts) (*filler, error) {
@@ -110,7 +120,7 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 		}
 	}
 	f.isTouched = make([]bool, S)
-	f.dead = make([]bool, S)
+	f.ver = make([]int, S)
 	N := len(in.fws)
 	f.x = make([]float64, N)
 	f.capN = make([]float64, N)
@@ -145,13 +155,6 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 		} else {
 			f.tsfW[n] = math.Inf(1)
 		}
-	}
-	if o.policy == PolicyDRF || o.policy == PolicyTSF {
-		f.order = make([]int, N)
-		for n := range f.order {
-			f.order[n] = n
-		}
-		sortBy(f.order, func(a, b int) bool { return f.better(f.crit(a, 0), a, 0, f.crit(b, 0), b, 0) })
 	}
 	return f, nil
 }
@@ -260,12 +263,15 @@ func (f *filler) placeMany(n, i, k int) {
 		}
 	}
 	f.x[n] += float64(k)
-	if f.order != nil {
-		// n's criterion grew: move it later until the order holds again
-		// (criteria of the others are unchanged).
-		k := slices.Index(f.order, n)
-		for ; k+1 < len(f.order) && f.better(f.crit(f.order[k+1], i), f.order[k+1], i, f.crit(n, i), n, i); k++ {
-			f.order[k], f.order[k+1] = f.order[k+1], f.order[k]
+	f.ver[i]++
+	for _, t := range f.trees {
+		t.update(n)
+	}
+	for _, q := range f.heaps {
+		if f.x[n] >= f.capN[n] {
+			q.remove(n)
+		} else {
+			q.grew(n)
 		}
 	}
 	f.xs[n][int(f.srvOf[i])] += float64(k)
@@ -279,17 +285,12 @@ func (f *filler) placeMany(n, i, k int) {
 	}
 }
 
-// bestOn returns the smallest-criterion framework that fits on copy i, or -1.
+// bestOn returns the smallest-criterion framework that fits on copy i, or -1:
+// from the copy's class fit tree when the filler has trees, else (round's
+// criteria) by a scan.
 func (f *filler) bestOn(i int) (int, float64) {
-	if f.order != nil {
-		// Server-independent criterion: the first framework in criterion
-		// order that fits is the smallest-criterion one that fits.
-		for _, n := range f.order {
-			if f.fitsOn(n, i) {
-				return n, f.crit(n, i)
-			}
-		}
-		return -1, 0
+	if f.trees != nil {
+		return f.bestInClass(i)
 	}
 	best, bc := -1, 0.0
 	for n := range f.in.fws {
@@ -305,16 +306,11 @@ func (f *filler) bestOn(i int) (int, float64) {
 }
 
 // candidates lists the copies a deterministic selection must consider:
-// every touched copy not known dead and the lowest untouched copy of each
+// every touched copy and the lowest untouched copy of each
 // group (untouched copies of a group are identical, so the lowest index
 // stands for all of them under the lower-index tie-break).
-func (f *filler) candidates(dst []int, includeDead bool) []int {
-	dst = dst[:0]
-	for _, i := range f.touched {
-		if includeDead || !f.dead[i] {
-			dst = append(dst, i)
-		}
-	}
+func (f *filler) candidates(dst []int) []int {
+	dst = append(dst[:0], f.touched...)
 	for g := range f.untouched {
 		if h := f.head[g]; h < len(f.untouched[g]) {
 			dst = append(dst, f.untouched[g][h])
@@ -328,10 +324,15 @@ func (f *filler) run(ctx context.Context, rng *rand.Rand) error {
 	switch {
 	case f.o.policy == PolicyBFDRF:
 		return f.runBestFit(ctx)
+	}
+	f.initHeaps()
+	switch {
 	case f.o.selection == SelectRRR:
 		return f.runRRR(ctx, rng)
+	case f.o.policy == PolicyRPSDSF:
+		return f.runJointLazy(ctx)
 	default:
-		return f.runJoint(ctx)
+		return f.runJointHeap(ctx)
 	}
 }
 
@@ -362,38 +363,6 @@ func (f *filler) runRRR(ctx context.Context, rng *rand.Rand) error {
 		f.place(n, i)
 	}
 	return nil
-}
-
-func (f *filler) runJoint(ctx context.Context) error {
-	var cand []int
-	steps := 0
-	for {
-		if steps++; steps%ctxEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		cand = f.candidates(cand, false)
-		bn, bi, bc := -1, -1, 0.0
-		for _, i := range cand {
-			n, c := f.bestOn(i)
-			if n < 0 {
-				f.dead[i] = true
-				if !f.isTouched[i] {
-					// The lowest untouched copy of a group fits nothing, so
-					// none of the group's untouched copies does.
-					g := f.groupOf[i]
-					f.head[g] = len(f.untouched[g])
-				}
-				continue
-			}
-			if bn < 0 || f.better(c, n, i, bc, bn, bi) {
-				bn, bi, bc = n, i, c
-			}
-		}
-		if bn < 0 {
-			return nil
-		}
-		f.place(bn, bi)
-	}
 }
 
 // bfScore is the best-fit distance between n's demand shape and copy i's
@@ -435,7 +404,7 @@ func (f *filler) runBestFit(ctx context.Context) error {
 		// DRF order with the tie-break; the order persists between steps
 		// and changes by one framework, so the insertion sort is cheap.
 		sortBy(order, func(a, b int) bool { return f.better(f.crit(a, 0), a, 0, f.crit(b, 0), b, 0) })
-		cand = f.candidates(cand, true)
+		cand = f.candidates(cand)
 		placed := false
 		for _, n := range order {
 			if f.x[n] >= f.capN[n] {
