@@ -305,20 +305,6 @@ func (f *filler) bestOn(i int) (int, float64) {
 	return best, bc
 }
 
-// candidates lists the copies a deterministic selection must consider:
-// every touched copy and the lowest untouched copy of each
-// group (untouched copies of a group are identical, so the lowest index
-// stands for all of them under the lower-index tie-break).
-func (f *filler) candidates(dst []int) []int {
-	dst = append(dst[:0], f.touched...)
-	for g := range f.untouched {
-		if h := f.head[g]; h < len(f.untouched[g]) {
-			dst = append(dst, f.untouched[g][h])
-		}
-	}
-	return dst
-}
-
 // run fills until nothing fits; rng is used by rrr only.
 func (f *filler) run(ctx context.Context, rng *rand.Rand) error {
 	switch {
@@ -387,49 +373,6 @@ func (f *filler) bfScore(n, i int) float64 {
 		s += math.Abs(d[r]/d[ref] - res[r]/res[ref])
 	}
 	return s
-}
-
-func (f *filler) runBestFit(ctx context.Context) error {
-	N := len(f.in.fws)
-	order := make([]int, N)
-	for n := range order {
-		order[n] = n
-	}
-	var cand []int
-	steps := 0
-	for {
-		if steps++; steps%ctxEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		// DRF order with the tie-break; the order persists between steps
-		// and changes by one framework, so the insertion sort is cheap.
-		sortBy(order, func(a, b int) bool { return f.better(f.crit(a, 0), a, 0, f.crit(b, 0), b, 0) })
-		cand = f.candidates(cand)
-		placed := false
-		for _, n := range order {
-			if f.x[n] >= f.capN[n] {
-				continue
-			}
-			bi, bs := -1, math.Inf(1)
-			for _, i := range cand {
-				if !f.in.fws[n].allowed[f.srvOf[i]] {
-					continue
-				}
-				s := f.bfScore(n, i)
-				if bi < 0 || s < bs || (s == bs && i < bi) {
-					bi, bs = i, s
-				}
-			}
-			if bi >= 0 && f.fitsOn(n, bi) {
-				f.place(n, bi)
-				placed = true
-				break
-			}
-		}
-		if !placed {
-			return nil
-		}
-	}
 }
 
 // sortBy is an insertion sort: stable, allocation-free, and the order
