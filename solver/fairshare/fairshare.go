@@ -103,6 +103,7 @@ func solve(ctx context.Context, b solver.Built[Request, *instance], opts solver.
 	}
 	if req.Compare {
 		pols := comparePolicies(req.Selection)
+		own := *res // the request's own answer, before compare entries
 		for k, pol := range pols {
 			if ctx.Err() != nil {
 				// Comparisons are extras: once the budget is gone the
@@ -112,6 +113,12 @@ func solve(ctx context.Context, b solver.Built[Request, *instance], opts solver.
 			}
 			q := p
 			q.policy, q.selection = pol[0], pol[1]
+			if sameRun(p, q) {
+				// The request's own policy: the same deterministic run,
+				// so its answer is reused rather than computed twice.
+				res.Compare = append(res.Compare, &own)
+				continue
+			}
 			var sub solver.Meta
 			r, err := solveOne(ctx, in, q, &sub)
 			if errors.Is(err, errNumeric) {
@@ -128,6 +135,25 @@ func solve(ctx context.Context, b solver.Built[Request, *instance], opts solver.
 		}
 	}
 	return res, meta, nil
+}
+
+// sameRun says whether p and q run the same policy the same way: q differs
+// from p only in policy and selection, and a filling policy's empty
+// selection means its default one (BF-DRF and the exact optima have none).
+func sameRun(p, q params) bool {
+	if p.policy != q.policy {
+		return false
+	}
+	if !isFill(p.policy) || p.policy == PolicyBFDRF {
+		return true
+	}
+	sel := func(x params) string {
+		if x.selection == "" {
+			return defaultSelection(x.policy)
+		}
+		return x.selection
+	}
+	return sel(p) == sel(q)
 }
 
 // comparePolicies lists what compare runs: the three exact optima, every
