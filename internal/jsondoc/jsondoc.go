@@ -63,6 +63,8 @@ import (
 	"io"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/xflex/xflex/internal/jsonenc"
 )
 
 // maxDepth is encoding/json's nesting limit (scanner.go maxNestingDepth):
@@ -155,6 +157,17 @@ type parser struct {
 	// text; keyTable the object keys.
 	table    []entry
 	keyTable []entry
+
+	// canonical turns on the canonical form (DecodeCanonical, canonical.go):
+	// canon receives it value by value, members holds the spans of the
+	// members of the objects being parsed (innermost last), moved is
+	// scratch for reordering an object's members, and root the members of
+	// a top-level object, written out once the whole input is accepted.
+	canonical bool
+	canon     []byte
+	members   []member
+	moved     []byte
+	root      []member
 }
 
 // plain marks the string bytes that need no attention: ASCII from space
@@ -195,7 +208,11 @@ func (p *parser) value() (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		return p.shareString(b), true
+		v := p.shareString(b)
+		if p.canonical {
+			p.canon = jsonenc.String(p.canon, v.(string))
+		}
+		return v, true
 	case 't':
 		return true, p.literal("true")
 	case 'f':
@@ -216,6 +233,9 @@ func (p *parser) literal(word string) bool {
 		return false
 	}
 	p.pos = end
+	if p.canonical {
+		p.canon = append(p.canon, word...)
+	}
 	return true
 }
 
@@ -230,6 +250,9 @@ func (p *parser) number() (any, bool) {
 	}
 	p.pos = i
 	lit := d[start:i]
+	if p.canonical {
+		p.canon = append(p.canon, lit...)
+	}
 	if len(lit) > maxShared {
 		return json.Number(lit), true
 	}
@@ -563,11 +586,20 @@ func (p *parser) array() (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	if p.canonical {
+		p.canon = append(p.canon, '[')
+	}
 	if empty {
+		if p.canonical {
+			p.canon = append(p.canon, ']')
+		}
 		return []any{}, true
 	}
 	base := len(p.elems)
 	for {
+		if p.canonical && len(p.elems) > base {
+			p.canon = append(p.canon, ',')
+		}
 		v, ok := p.value()
 		if !ok {
 			return nil, false
@@ -585,6 +617,9 @@ func (p *parser) array() (any, bool) {
 	copy(out, p.elems[base:])
 	p.elems = p.elems[:base]
 	p.depth--
+	if p.canonical {
+		p.canon = append(p.canon, ']')
+	}
 	return out, true
 }
 
@@ -599,13 +634,21 @@ func (p *parser) object() (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	opening := len(p.canon)
+	if p.canonical {
+		p.canon = append(p.canon, '{')
+	}
 	if empty {
+		if p.canonical {
+			p.canon = append(p.canon, '}')
+		}
 		return map[string]any{}, true
 	}
 	d := p.data
 	m := make(map[string]any)
 	n := 0
 	base := len(p.keys)
+	memberBase := len(p.members)
 	for {
 		if p.pos >= len(d) || d[p.pos] != '"' {
 			return nil, false
@@ -621,9 +664,13 @@ func (p *parser) object() (any, bool) {
 		}
 		p.pos++
 		p.skipSpace()
+		start := p.beginMember(k, n)
 		v, ok := p.value()
 		if !ok {
 			return nil, false
+		}
+		if p.canonical {
+			p.members = append(p.members, member{key: k, start: start, end: len(p.canon)})
 		}
 		if n < smallObject {
 			m[k] = v
@@ -654,6 +701,9 @@ func (p *parser) object() (any, bool) {
 		p.keys = p.keys[:base]
 		p.vals = p.vals[:base]
 		m = big
+	}
+	if p.canonical {
+		p.endObject(opening, memberBase)
 	}
 	p.depth--
 	return m, true

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -58,6 +59,41 @@ func compare(t testing.TB, name string, data []byte) {
 	}
 	if ok && !reflect.DeepEqual(fv, want) {
 		t.Fatalf("%s: input %q\nfast      %#v\nreference %#v", name, data, fv, want)
+	}
+	compareCanonical(t, name, data, want, wantErr)
+}
+
+// canonicalOmit is the top-level member compareCanonical leaves out.
+const canonicalOmit = "budget_ms"
+
+// compareCanonical checks DecodeCanonical against Decode and against
+// encoding/json's Marshal of the reference's value (less a top-level
+// canonicalOmit): the same value and error, and the canonical form
+// written exactly when the fast parser accepts the input.
+func compareCanonical(t testing.TB, name string, data []byte, want any, wantErr error) {
+	t.Helper()
+	var buf bytes.Buffer
+	got, written, err := jsondoc.DecodeCanonical(data, canonicalOmit, &buf)
+	if errString(err) != errString(wantErr) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: input %q\nDecodeCanonical %#v, %v\nreference       %#v, %v", name, data, got, err, want, wantErr)
+	}
+	if _, fastOK := jsondoc.Fast(data); written != fastOK || (!written && buf.Len() > 0) {
+		t.Fatalf("%s: input %q: canonical form written %v (%d bytes), fast parser accepts %v", name, data, written, buf.Len(), fastOK)
+	}
+	if !written {
+		return
+	}
+	if m, ok := want.(map[string]any); ok {
+		m = maps.Clone(m)
+		delete(m, canonicalOmit)
+		want = m
+	}
+	marshaled, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), marshaled) {
+		t.Fatalf("%s: input %q\ncanonical %q\nMarshal   %q", name, data, buf.Bytes(), marshaled)
 	}
 }
 
