@@ -677,3 +677,35 @@ func BenchmarkReference(b *testing.B) {
 		})
 	}
 }
+
+// TestWideObjects: after an object of more than 8 members, the next at
+// its depth is parsed wide (every member on the stack, the map made at its
+// final size); wide or not, small or large, with repeated keys or empty,
+// objects decode as the reference decodes them.
+func TestWideObjects(t *testing.T) {
+	obj := func(n int, dup bool) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k := i
+			if dup && i%3 == 2 {
+				k = i / 2 // a key seen before, with a new value
+			}
+			fmt.Fprintf(&b, `"k%d":%d`, k, i)
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	var elems []string
+	for i, n := range []int{9, 2, 12, 0, 3, 20, 20, 8, 9, 1, 30} {
+		elems = append(elems, obj(n, i%2 == 0))
+	}
+	flat := "[" + strings.Join(elems, ",") + "]"
+	nested := `{"a":` + flat + `,"b":[` + obj(10, true) + `,{"x":` + flat + `}],"c":` + obj(3, true) + "}"
+	for _, doc := range []string{flat, nested, "[" + nested + "," + nested + "]"} {
+		compare(t, doc[:20], []byte(doc))
+	}
+}

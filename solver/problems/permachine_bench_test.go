@@ -38,7 +38,6 @@ func BenchmarkRunCMMFMachines(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(raw)))
-	b.ResetTimer()
 	for b.Loop() {
 		if _, err := runner.Run(context.Background(), "cmmf", raw); err != nil {
 			b.Fatal(err)
