@@ -34,6 +34,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	deferGCInSolve = true
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

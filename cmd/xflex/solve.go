@@ -146,6 +146,9 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		_, _ = stdout.Write(httpapi.FromError(e, instance, "").Encode())
 		return 1
 	}
+	if deferGCInSolve {
+		deferGC(solveHeapLimit(len(body)))
+	}
 	resp, err := solveShowing(ctx, runner, p.Name, body, newDisplay(stderr, sa.quiet, false))
 	if err != nil {
 		var xe *solver.Error
