@@ -39,6 +39,11 @@
 // encoding/json's by construction; the tests and FuzzDecode compare both
 // on accepted and rejected inputs.
 //
+// DecodeCanonical (canonical.go) is Decode that also writes the
+// document's canonical form, json.Marshal's bytes for the decoded value,
+// in the same pass: the request hash (solver.CanonicalHash) without a
+// second walk over the document.
+//
 // Medians of 5 runs (go test -bench . -count 5, linux/amd64, 2 CPUs shared
 // with other work, so absolute times are noisy; the ratio is within one
 // run), the assign.GenerateRequest(PCG(1,2), 250, 10000, 100, 0.9, 1)
