@@ -55,11 +55,50 @@ const minNormal = 0x1p-1022
 // floatOf returns the float64 of a JSON number text; ok is false when s is
 // no JSON number or its float64 is infinite.
 func floatOf(s string) (f float64, ok bool) {
+	if f, ok := smallInteger(s); ok {
+		return f, true
+	}
 	if !parseNumber(s).ok {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil
+}
+
+// maxExactDigits is the most decimal digits an integer may have and still
+// be a float64 exactly (10^15 < 2^53).
+const maxExactDigits = 15
+
+// smallInteger is floatOf of the commonest number text, a JSON integer
+// -?(0|[1-9][0-9]*) of at most maxExactDigits digits, read without
+// strconv: its float64 is its value exactly, the value ParseFloat gives
+// ("-0" is -0, as there). ok is false for any other text, which floatOf
+// then reads the general way. Validation calls floatOf once per number
+// per schema branch: 2.1 million attribute values of a 100,000-machine
+// CMMF request, each tried against three anyOf branches, spent 0.3 s in
+// parseNumber and ParseFloat.
+func smallInteger(s string) (float64, bool) {
+	digits := s
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		digits = s[1:]
+	}
+	if len(digits) == 0 || len(digits) > maxExactDigits || (digits[0] == '0' && len(digits) > 1) {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	f := float64(n)
+	if neg {
+		f = -f // -0 for "-0", as ParseFloat
+	}
+	return f, true
 }
 
 // shortest is the shortest decimal that parses back to f (finite).

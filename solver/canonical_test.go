@@ -7,6 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -133,5 +137,63 @@ func TestCanonicalHashAcrossChunks(t *testing.T) {
 	sum := sha256.Sum256(want)
 	if got != hex.EncodeToString(sum[:]) {
 		t.Fatal("hash differs from the SHA-256 of json.Marshal's bytes")
+	}
+}
+
+// TestDecodeHashedMatchesCanonicalHash: the hash taken during the parse
+// (decodeHashed, what Run reports as meta.input_sha256) is CanonicalHash
+// of the decoded document on every JSON file of the repository's examples
+// and testdata, on documents whose keys come unsorted or repeated, with
+// budget_ms at the top and below it, and on a document nested too deeply
+// for the fast parser (hashed from the value instead).
+func TestDecodeHashedMatchesCanonicalHash(t *testing.T) {
+	docs := map[string][]byte{
+		"unsorted":  []byte(`{"users": [{"name": "b", "w": 2, "a": 1}], "budget_ms": 7, "a": {"z": [3, {"y": 1, "x": 2}], "b": "\u003c&\u2028"}}`),
+		"repeated":  []byte(`{"a": 1, "b": {"k": 1, "k": 2, "j": 0}, "a": 3, "budget_ms": 1, "budget_ms": 2}`),
+		"nested":    []byte(`{"x": {"budget_ms": 5, "a": 1}}`),
+		"array":     []byte(`[{"b": 1, "a": 2}, "budget_ms", {}]`),
+		"too deep":  []byte(strings.Repeat("[", 10001) + strings.Repeat("]", 10001)),
+		"only skip": []byte(`{"budget_ms": 3}`),
+	}
+	for _, root := range []string{"../examples", "."} {
+		files, err := filepath.Glob(filepath.Join(root, "*", "testdata", "*", "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		flat, _ := filepath.Glob(filepath.Join(root, "*", "testdata", "*.json"))
+		top, _ := filepath.Glob(filepath.Join(root, "*.json"))
+		for _, f := range slices.Concat(files, flat, top) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs[f] = data
+		}
+	}
+	if len(docs) < 80 {
+		t.Fatalf("only %d documents", len(docs))
+	}
+	for name, raw := range docs {
+		doc, sum, err := decodeHashed(raw)
+		want, wantErr := DecodeAny(raw)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(doc, want) {
+			t.Fatalf("%s: decodeHashed %v, DecodeAny %v", name, err, wantErr)
+		}
+		if err != nil {
+			continue
+		}
+		if sum == "" {
+			if name != "too deep" {
+				t.Errorf("%s: not hashed in the parse", name)
+			}
+			continue
+		}
+		wantSum, err := CanonicalHash(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum != wantSum {
+			t.Errorf("%s: hash %s, CanonicalHash %s", name, sum, wantSum)
+		}
 	}
 }

@@ -159,16 +159,30 @@ func intField(doc any, key string) (*int64, error) {
 func (r *Runner) CheckRequest(p Problem, raw []byte) (any, *Error) {
 	doc, err := DecodeAny(raw)
 	if err != nil {
-		return nil, &Error{Kind: KindMalformed, Detail: err.Error(), Err: err}
+		return nil, malformed(err)
 	}
-	if vs := r.schemas.Validate(p.RequestSchema, doc); len(vs) > 0 {
-		out := make([]Violation, len(vs))
-		for i, v := range vs {
-			out[i] = Violation{Pointer: v.Pointer, Message: v.Message}
-		}
-		return nil, &Error{Kind: KindSchema, Detail: fmt.Sprintf("request does not match schema %s", p.RequestSchema), Violations: out}
+	if xe := r.validate(p, doc); xe != nil {
+		return nil, xe
 	}
 	return doc, nil
+}
+
+// malformed is the error of a body that is not JSON.
+func malformed(err error) *Error {
+	return &Error{Kind: KindMalformed, Detail: err.Error(), Err: err}
+}
+
+// validate checks a decoded request against p's request schema.
+func (r *Runner) validate(p Problem, doc any) *Error {
+	vs := r.schemas.Validate(p.RequestSchema, doc)
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]Violation, len(vs))
+	for i, v := range vs {
+		out[i] = Violation{Pointer: v.Pointer, Message: v.Message}
+	}
+	return &Error{Kind: KindSchema, Detail: fmt.Sprintf("request does not match schema %s", p.RequestSchema), Violations: out}
 }
 
 // Run solves one request and encodes the answer: the returned Response's
@@ -219,20 +233,26 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 
 // prepare parses, validates and hashes raw and reads its settings:
 // everything before the solve. It waits for p's Decode, when p has one.
+// It is CheckRequest and CanonicalHash, with the hash taken in the same
+// pass as the parse where it can (decodeHashed).
 func (r *Runner) prepare(p Problem, raw []byte) (Options, Settings, string, error) {
 	decoded := startDecode(p, raw)
-	doc, xe := r.CheckRequest(p, raw)
-	if xe != nil {
+	doc, sum, err := decodeHashed(raw)
+	if err != nil {
+		return Options{}, Settings{}, "", malformed(err)
+	}
+	if xe := r.validate(p, doc); xe != nil {
 		return Options{}, Settings{}, "", xe
 	}
 	s, err := r.Settings(doc)
 	if err != nil {
-		return Options{}, Settings{}, "", &Error{Kind: KindMalformed, Detail: err.Error(), Err: err}
+		return Options{}, Settings{}, "", malformed(err)
 	}
 	opts := Options{Budget: s.Budget, Seed: s.Seed}
-	sum, err := CanonicalHash(doc)
-	if err != nil {
-		return Options{}, Settings{}, "", &Error{Kind: KindInternal, Detail: "hash input", Err: err}
+	if sum == "" {
+		if sum, err = CanonicalHash(doc); err != nil {
+			return Options{}, Settings{}, "", &Error{Kind: KindInternal, Detail: "hash input", Err: err}
+		}
 	}
 	if decoded != nil {
 		if d := <-decoded; d.err == nil {

@@ -2,7 +2,7 @@
 //
 //	xflex serve [--addr HOST:PORT] [flags]   run the HTTP API
 //	xflex token new TENANT [--scopes LIST]   make a token and its auth-file line
-//	xflex solve [--quiet] PROBLEM FILE|-     solve one request, print the response JSON
+//	xflex solve [--quiet] [--max-body N] PROBLEM FILE|-   solve one request, print the response JSON
 //	xflex gen PROBLEM --seed N [--k v ...]   print a random instance (--help: the parameters)
 //	xflex bench PROBLEM [--scale small|full] print the quality and speed table
 //	xflex problems                           list the problems
@@ -34,6 +34,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	deferGCInSolve = true
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -44,7 +45,7 @@ const usage = `xflex: offline optimization and packing for cluster schedulers
 usage:
   xflex serve [--addr HOST:PORT] [--auth-file PATH] [--store sqlite:PATH|postgres://...] [--max-budget DUR] [--max-concurrent N] [--max-body BYTES]
   xflex token new TENANT [--scopes solve,jobs,admin] [--auth-file PATH]   make a token and its auth-file line
-  xflex solve [--quiet] PROBLEM FILE|-   solve a request (same JSON as POST /v1/PROBLEM); progress bar on a terminal
+  xflex solve [--quiet] [--max-body BYTES] PROBLEM FILE|-   solve a request (same JSON as POST /v1/PROBLEM); progress bar on a terminal
   xflex jobs submit|status|wait|result|cancel|list ...   asynchronous jobs on a server (xflex jobs help)
   xflex gen PROBLEM [--seed N] [--PARAM VALUE ...]   random instance (xflex gen PROBLEM --help lists the parameters)
   xflex bench PROBLEM [--scale small|full]

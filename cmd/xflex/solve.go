@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -21,18 +22,21 @@ import (
 )
 
 // cliMaxBody matches the server's default body limit, so a file the CLI
-// accepts is one the server accepts.
+// accepts is one the server accepts. `xflex solve --max-body` changes it
+// as `xflex serve --max-body` changes the server's.
 const cliMaxBody = 16 << 20
 
 func newRunner(maxBudget time.Duration) (*solver.Runner, error) {
 	return solver.NewRunner(problems.All(), maxBudget)
 }
 
-const solveUsage = `usage: xflex solve [--quiet] PROBLEM FILE|- [--svg OUT.svg]
+const solveUsage = `usage: xflex solve [--quiet] [--max-body BYTES] PROBLEM FILE|- [--svg OUT.svg]
   solve a request (same JSON as POST /v1/PROBLEM) and print the response;
   --svg also writes the answer's picture to OUT.svg, the bytes POST /v1/PROBLEM
   answers with Accept: image/svg+xml; a progress bar (elapsed, time left in
-  the budget) is drawn on stderr when it is a terminal, unless --quiet
+  the budget) is drawn on stderr when it is a terminal, unless --quiet;
+  --max-body is the largest request in bytes, as for xflex serve (default
+  16777216, 16 MiB; a larger file gets the server's 413 problem document)
 `
 
 // solveArgs are the arguments of `xflex solve`.
@@ -42,33 +46,64 @@ type solveArgs struct {
 	svg string
 	// quiet turns the progress bar off.
 	quiet bool
+	// maxBody is the largest body accepted (--max-body), cliMaxBody
+	// unless given.
+	maxBody int64
 }
 
 // parseSolveArgs reads PROBLEM FILE, an optional --svg OUT (or
-// --svg=OUT) and --quiet (-q) anywhere among them.
+// --svg=OUT), --max-body BYTES (or --max-body=BYTES) and --quiet (-q)
+// anywhere among them.
 func parseSolveArgs(args []string) (solveArgs, bool) {
-	var a solveArgs
+	a := solveArgs{maxBody: cliMaxBody}
 	var pos []string
 	for i := 0; i < len(args); i++ {
-		switch v, isSVG := strings.CutPrefix(args[i], "--svg="); {
-		case isSVG:
-			a.svg = v
-		case args[i] == "--quiet" || args[i] == "-q":
-			a.quiet = true
-		case args[i] == "--svg" && i+1 < len(args):
-			a.svg = args[i+1]
+		arg := args[i]
+		name, value, hasValue := strings.Cut(arg, "=")
+		takesValue := name == "--svg" || name == "--max-body"
+		if takesValue && !hasValue && i+1 < len(args) {
+			value, hasValue = args[i+1], true
 			i++
-		case args[i] == "--svg" || (strings.HasPrefix(args[i], "-") && args[i] != "-"):
+		}
+		switch {
+		case takesValue && (!hasValue || value == ""):
+			return a, false
+		case name == "--svg":
+			a.svg = value
+		case name == "--max-body":
+			n, ok := parseMaxBody(value)
+			if !ok {
+				return a, false
+			}
+			a.maxBody = n
+		case arg == "--quiet" || arg == "-q":
+			a.quiet = true
+		case strings.HasPrefix(arg, "-") && arg != "-":
 			return a, false
 		default:
-			pos = append(pos, args[i])
+			pos = append(pos, arg)
 		}
 	}
-	if len(pos) != 2 || (a.svg == "" && slices.Contains(args, "--svg=")) {
+	if len(pos) != 2 {
 		return a, false
 	}
 	a.problem, a.file = pos[0], pos[1]
 	return a, true
+}
+
+// parseMaxBody reads --max-body as `xflex serve` does: a decimal int64,
+// and zero or less meaning the default (httpapi.Config.MaxBodyBytes).
+// The largest int64 is cut by one, so that reading one byte past the
+// limit (to tell a body at the limit from a longer one) cannot overflow.
+func parseMaxBody(s string) (int64, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	if n <= 0 {
+		n = cliMaxBody
+	}
+	return min(n, math.MaxInt64-1), true
 }
 
 func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -100,16 +135,19 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer f.Close()
 		r = f
 	}
-	body, err := io.ReadAll(io.LimitReader(r, cliMaxBody+1))
+	body, err := io.ReadAll(io.LimitReader(r, sa.maxBody+1))
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: read %s: %v\n", sa.file, err)
 		return 2
 	}
 	instance := "/v1/" + p.Name
-	if len(body) > cliMaxBody {
-		e := &solver.Error{Kind: solver.KindTooLarge, Detail: "request body exceeds " + strconv.Itoa(cliMaxBody) + " bytes"}
+	if int64(len(body)) > sa.maxBody {
+		e := &solver.Error{Kind: solver.KindTooLarge, Detail: "request body exceeds " + strconv.FormatInt(sa.maxBody, 10) + " bytes"}
 		_, _ = stdout.Write(httpapi.FromError(e, instance, "").Encode())
 		return 1
+	}
+	if deferGCInSolve {
+		deferGC(solveHeapLimit(len(body)))
 	}
 	resp, err := solveShowing(ctx, runner, p.Name, body, newDisplay(stderr, sa.quiet, false))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -58,6 +59,41 @@ func compare(t testing.TB, name string, data []byte) {
 	}
 	if ok && !reflect.DeepEqual(fv, want) {
 		t.Fatalf("%s: input %q\nfast      %#v\nreference %#v", name, data, fv, want)
+	}
+	compareCanonical(t, name, data, want, wantErr)
+}
+
+// canonicalOmit is the top-level member compareCanonical leaves out.
+const canonicalOmit = "budget_ms"
+
+// compareCanonical checks DecodeCanonical against Decode and against
+// encoding/json's Marshal of the reference's value (less a top-level
+// canonicalOmit): the same value and error, and the canonical form
+// written exactly when the fast parser accepts the input.
+func compareCanonical(t testing.TB, name string, data []byte, want any, wantErr error) {
+	t.Helper()
+	var buf bytes.Buffer
+	got, written, err := jsondoc.DecodeCanonical(data, canonicalOmit, &buf)
+	if errString(err) != errString(wantErr) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: input %q\nDecodeCanonical %#v, %v\nreference       %#v, %v", name, data, got, err, want, wantErr)
+	}
+	if _, fastOK := jsondoc.Fast(data); written != fastOK || (!written && buf.Len() > 0) {
+		t.Fatalf("%s: input %q: canonical form written %v (%d bytes), fast parser accepts %v", name, data, written, buf.Len(), fastOK)
+	}
+	if !written {
+		return
+	}
+	if m, ok := want.(map[string]any); ok {
+		m = maps.Clone(m)
+		delete(m, canonicalOmit)
+		want = m
+	}
+	marshaled, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), marshaled) {
+		t.Fatalf("%s: input %q\ncanonical %q\nMarshal   %q", name, data, buf.Bytes(), marshaled)
 	}
 }
 
@@ -639,5 +675,37 @@ func BenchmarkReference(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestWideObjects: after an object of more than 8 members, the next at
+// its depth is parsed wide (every member on the stack, the map made at its
+// final size); wide or not, small or large, with repeated keys or empty,
+// objects decode as the reference decodes them.
+func TestWideObjects(t *testing.T) {
+	obj := func(n int, dup bool) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k := i
+			if dup && i%3 == 2 {
+				k = i / 2 // a key seen before, with a new value
+			}
+			fmt.Fprintf(&b, `"k%d":%d`, k, i)
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	var elems []string
+	for i, n := range []int{9, 2, 12, 0, 3, 20, 20, 8, 9, 1, 30} {
+		elems = append(elems, obj(n, i%2 == 0))
+	}
+	flat := "[" + strings.Join(elems, ",") + "]"
+	nested := `{"a":` + flat + `,"b":[` + obj(10, true) + `,{"x":` + flat + `}],"c":` + obj(3, true) + "}"
+	for _, doc := range []string{flat, nested, "[" + nested + "," + nested + "]"} {
+		compare(t, doc[:20], []byte(doc))
 	}
 }

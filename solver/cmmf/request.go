@@ -113,8 +113,8 @@ func Build(req *Request) (*Instance, error) {
 	if req.Method != "" && req.Method != MethodFlow && req.Method != MethodLP {
 		b.vs.Add("/method", "unknown method %q (want flow or lp)", req.Method)
 	}
-	b.indexUnits()
 	b.groupUnits()
+	b.indexUnits()
 	for i := range req.Users {
 		b.addUser(i, &req.Users[i])
 	}
@@ -158,6 +158,9 @@ type builder struct {
 	// predicates are evaluated once per attribute group, not per machine:
 	// groupOf[j] is unit j's group, groupRep[g] group g's first unit.
 	groupOf, groupRep []int
+	// nonFinite[j] lists unit j's attributes whose values are NaN or
+	// infinite, sorted (JSON has none, Go callers may).
+	nonFinite map[int][]string
 	// groupUsers[g]: users without an allowed list whose predicates hold
 	// on group g, one per predicate entry (see requireGroup).
 	// explicitUsers[j]: users listing unit j whose predicates hold on it.
@@ -198,7 +201,8 @@ func newBuilder(req *Request) *builder {
 }
 
 // indexUnits indexes the units by name and checks their names, counts and
-// attributes (in sorted order, so violations come out the same each run).
+// attributes (in sorted order, so violations come out the same each run;
+// groupUnits found the attributes that are not finite).
 func (b *builder) indexUnits() {
 	b.unitIndex = make(map[string]int, len(b.units))
 	for k, u := range b.units {
@@ -210,24 +214,34 @@ func (b *builder) indexUnits() {
 		if u.count < 0 {
 			b.vs.Add(solver.Ptr(b.kind, k, "count"), "count must be non-negative")
 		}
-		for _, a := range nonFinite(u.attrs) {
+		for _, a := range b.nonFinite[k] {
 			b.vs.Add(solver.Ptr(b.kind, k, "attributes", a), "attribute must be finite")
 		}
 	}
 }
 
-// groupUnits groups the units by identical attributes.
+// groupUnits groups the units by identical attributes and notes the
+// attributes that are not finite. A unit's group key is made in a reused
+// buffer and allocated only for a new group.
 func (b *builder) groupUnits() {
 	b.groupOf = make([]int, len(b.units))
 	byAttrs := map[string]int{}
-	var keys []string
+	var names attrNames
+	var key []byte
 	for j, un := range b.units {
-		keys = sortedKeys(un.attrs, keys)
-		key := attrKey(un.attrs, keys)
-		g, ok := byAttrs[key]
+		names.update(un.attrs)
+		var bad []string
+		key, bad = names.appendKey(key[:0], un.attrs)
+		if bad != nil {
+			if b.nonFinite == nil {
+				b.nonFinite = map[int][]string{}
+			}
+			b.nonFinite[j] = bad
+		}
+		g, ok := byAttrs[string(key)]
 		if !ok {
 			g = len(b.groupRep)
-			byAttrs[key] = g
+			byAttrs[string(key)] = g
 			b.groupRep = append(b.groupRep, j)
 		}
 		b.groupOf[j] = g
@@ -514,50 +528,49 @@ func mergeSorted(a, b []int) []int {
 	return append(append(out, a...), b...)
 }
 
-// nonFinite lists the attributes whose values are NaN or infinite (JSON
-// has none, Go callers may), sorted.
-func nonFinite(attrs map[string]any) []string {
-	var bad []string
-	for a, v := range attrs {
-		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
-			bad = append(bad, a)
-		}
-	}
-	sort.Strings(bad)
-	return bad
+// attrNames are the attribute names of the units seen last, sorted, and
+// each quoted for group keys. Units usually share one set of names, so
+// they are sorted and quoted again only when the names change.
+type attrNames struct {
+	sorted, quoted []string
 }
 
-// sortedKeys is attrs' keys, sorted. Machines usually share one set of
-// attribute names, so prev (the previous machine's sorted keys) is
-// returned as it is when it names exactly attrs' keys.
-func sortedKeys(attrs map[string]any, prev []string) []string {
-	same := len(prev) == len(attrs)
-	for _, k := range prev {
+// update makes the names attrs' keys.
+func (a *attrNames) update(attrs map[string]any) {
+	same := len(a.sorted) == len(attrs)
+	for _, k := range a.sorted {
 		if !same {
 			break
 		}
 		_, same = attrs[k]
 	}
 	if same {
-		return prev
+		return
 	}
-	keys := make([]string, 0, len(attrs))
+	a.sorted = make([]string, 0, len(attrs))
 	for k := range attrs {
-		keys = append(keys, k)
+		a.sorted = append(a.sorted, k)
 	}
-	sort.Strings(keys)
-	return keys
+	sort.Strings(a.sorted)
+	a.quoted = make([]string, len(a.sorted))
+	for i, k := range a.sorted {
+		a.quoted[i] = strconv.Quote(k)
+	}
 }
 
-// attrKey is a canonical encoding of an attribute map whose keys, sorted,
-// are keys: each key with its value tagged with its JSON type.
-func attrKey(attrs map[string]any, keys []string) string {
-	b := make([]byte, 0, 16*len(keys))
-	for _, k := range keys {
-		b = appendValueKey(strconv.AppendQuote(b, k), attrs[k])
+// appendKey appends a canonical encoding of attrs, whose keys are the
+// names: each name with its value tagged with its JSON type. bad lists
+// the names whose values are NaN or infinite, sorted.
+func (a *attrNames) appendKey(b []byte, attrs map[string]any) (key []byte, bad []string) {
+	for i, k := range a.sorted {
+		v := attrs[k]
+		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			bad = append(bad, k)
+		}
+		b = appendValueKey(append(b, a.quoted[i]...), v)
 		b = append(b, ';')
 	}
-	return string(b)
+	return b, bad
 }
 
 // requireKey encodes a list of predicates as a map key: equal keys mean
@@ -579,6 +592,9 @@ func appendValueKey(b []byte, v any) []byte {
 	case string:
 		return strconv.AppendQuote(append(b, 's'), v)
 	case float64:
+		if exactInteger(v) {
+			return strconv.AppendInt(append(b, 'i'), int64(v), 10)
+		}
 		return strconv.AppendFloat(append(b, 'n'), v, 'g', -1, 64)
 	case bool:
 		return strconv.AppendBool(append(b, 'b'), v)
@@ -590,6 +606,13 @@ func appendValueKey(b []byte, v any) []byte {
 		return append(b, ']')
 	}
 	return fmt.Appendf(append(b, '?'), "%v", v)
+}
+
+// exactInteger reports whether f is an integer that int64 holds exactly
+// and is not -0 (which must keep a key of its own): such a value is keyed
+// by its digits, much faster than by its shortest float formatting.
+func exactInteger(f float64) bool {
+	return f == math.Trunc(f) && math.Abs(f) < 1<<53 && !(f == 0 && math.Signbit(f))
 }
 
 // intsKey encodes a list of ints as a map key.
