@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"sort"
 )
 
 // Choosy is the paper's online scheduler (§6) run on an empty cluster:
@@ -33,16 +32,23 @@ func choosyAlloc(ctx context.Context, in *Instance, seed int64) (*Allocation, er
 	}
 	order := choosyOrder(in, seed)
 	ch := newChoosy(in)
-	a := newAllocation(in)
+	gives := make([]choosyGive, 0, len(order))
 	for n, t := range order {
 		if n%choosyCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		if c := ch.pick(t); c >= 0 {
-			ch.give(a, c, int(t))
+		if c, k := ch.pick(t); c >= 0 {
+			gives = append(gives, choosyGive{int32(ch.give(c)), int32(k)})
 		} // else nobody can use it
+	}
+	// The amounts are added up afterwards: a user's row of Amount (31 MB
+	// at 10x scale) is a cache miss that stalled each pick's scan behind
+	// it (0.3 s of 0.75 s); in a loop of their own the misses overlap.
+	a := newAllocation(in)
+	for _, g := range gives {
+		a.Amount[g.user][g.k]++
 	}
 	for i, u := range in.Users {
 		a.Total[i] = float64(ch.x[i])
@@ -66,53 +72,68 @@ func choosyOrder(in *Instance, seed int64) []int32 {
 }
 
 // choosy is Choosy's state. Users with the same allowed types compete for
-// the same machines, so each class keeps a heap of its members by share,
-// and top caches each class's best candidate. A freed machine of type t
-// goes to the least best candidate of t's ~300 classes (at 10x scale);
-// comparing their cached tops field by field cost 300 M mostly tied
-// comparisons (unit weights give integer shares) over 1,000,000 machines.
-// So each class's best candidate is also one uint64 key, and the pick is
-// a scan for the least key over a compact array (30 KB at 3,829 classes).
+// the same machines, so each class keeps a heap of its members by share
+// and a key for its best candidate. A freed machine of type t goes to the
+// least best candidate of t's ~300 classes (at 10x scale); comparing
+// cached tops field by field cost 300 M mostly tied comparisons (unit
+// weights give integer shares) over 1,000,000 machines. One uint64 key a
+// class makes the pick a scan for the least key over a compact array
+// (30 KB at 3,829 classes).
+//
+// When the weights are integers with a small common multiple L, a key is
+// x·L/weight in the high half and the user in the low half: it orders
+// exactly as the shares and then the users, members' keys too, and
+// keyed holds each class's heap of member keys. Otherwise a key is the
+// float share, which may tie where the exact shares differ, so equal keys
+// are settled exactly, and shared holds each class's heap of members.
 type choosy struct {
 	in     *Instance
-	x      []int64 // machines per user
-	heaps  []*shareHeap
-	top    []choosyTop
+	x      []int64   // machines per user
 	key    []uint64  // class → its best candidate's key; MaxUint64 when none
 	byType [][]int32 // type → the classes that can use it
-	// scale[i] is L/weight for a common multiple L of the weights, so
-	// that x·scale orders shares exactly and a key is x·scale, user; nil
-	// when the weights have no such L (then keys are float shares, and
-	// equal ones are settled exactly).
-	scale []uint64
+	// typeAt[t][s] is type t's index in class byType[t][s]'s allowed
+	// types (apart from byType, which the pick scans, to halve its reads).
+	typeAt [][]int32
+	keyed  [][]uint64   // class → min-heap of its members' keys; nil without L
+	scale  []uint64     // user → L/weight; nil without L
+	shared []*shareHeap // class → its members by exact share; nil with L
 }
 
-// choosyTop is a class's best candidate; user -1 when it has none.
-type choosyTop struct {
-	user  int
-	x     int64
-	w     float64
-	share float64
-}
+// choosyGive is a machine given to a user: the k-th of its allowed types.
+type choosyGive struct{ user, k int32 }
 
 func newChoosy(in *Instance) *choosy {
 	cs := buildClasses(in)
-	ch := &choosy{in: in, x: make([]int64, len(in.Users)), heaps: make([]*shareHeap, len(cs)),
-		top: make([]choosyTop, len(cs)), key: make([]uint64, len(cs)),
-		byType: make([][]int32, len(in.Types)), scale: choosyScale(in)}
+	ch := &choosy{in: in, x: make([]int64, len(in.Users)), key: make([]uint64, len(cs)),
+		byType: make([][]int32, len(in.Types)), typeAt: make([][]int32, len(in.Types)), scale: choosyScale(in)}
+	if ch.scale != nil {
+		ch.keyed = make([][]uint64, len(cs))
+	} else {
+		ch.shared = make([]*shareHeap, len(cs))
+	}
 	for c, cl := range cs {
-		for _, t := range cl.types {
+		for k, t := range cl.types {
 			ch.byType[t] = append(ch.byType[t], int32(c))
+			ch.typeAt[t] = append(ch.typeAt[t], int32(k))
 		}
-		h := &shareHeap{in: in, x: ch.x}
+		var members []int
 		for _, i := range cl.members {
 			if in.Users[i].Demand >= 1 {
-				h.users = append(h.users, i)
+				members = append(members, i)
 			}
 		}
-		heap.Init(h)
-		ch.heaps[c] = h
-		ch.refresh(c)
+		if ch.scale != nil {
+			h := make([]uint64, len(members))
+			for k, i := range members {
+				h[k] = uint64(i) // x = 0; members ascend, so h is a heap
+			}
+			ch.keyed[c] = h
+		} else {
+			h := &shareHeap{in: in, x: ch.x, users: members}
+			heap.Init(h)
+			ch.shared[c] = h
+		}
+		ch.setKey(c)
 	}
 	return ch
 }
@@ -156,81 +177,121 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-// refresh caches class c's best candidate and its key.
-func (ch *choosy) refresh(c int) {
-	h := ch.heaps[c]
-	if h.Len() == 0 {
-		ch.top[c] = choosyTop{user: -1}
-		ch.key[c] = math.MaxUint64
-		return
+// setKey sets class c's key from its heap's top.
+func (ch *choosy) setKey(c int) {
+	ch.key[c] = math.MaxUint64
+	if ch.keyed != nil {
+		if h := ch.keyed[c]; len(h) > 0 {
+			ch.key[c] = h[0]
+		}
+	} else if h := ch.shared[c]; h.Len() > 0 {
+		i := h.users[0]
+		ch.key[c] = math.Float64bits(float64(ch.x[i]) / ch.in.Users[i].Weight) // ≥ 0: bits order as values
 	}
-	i := h.users[0]
-	w := ch.in.Users[i].Weight
-	ch.top[c] = choosyTop{user: i, x: ch.x[i], w: w, share: float64(ch.x[i]) / w}
-	if ch.scale != nil {
-		ch.key[c] = uint64(ch.x[i])*ch.scale[i]<<32 | uint64(i)
-	} else {
-		ch.key[c] = math.Float64bits(ch.top[c].share) // shares are ≥ 0: bits order as values
+}
+
+// best returns class c's best candidate; c must have one.
+func (ch *choosy) best(c int) int {
+	if ch.keyed != nil {
+		return int(uint32(ch.key[c]))
 	}
+	return ch.shared[c].users[0]
 }
 
 // pick returns the class whose best candidate gets a freed machine of type
-// t (lowest share, exactly; ties to the lower user), or -1.
-func (ch *choosy) pick(t int32) int {
-	cls, key := ch.byType[t], ch.key
-	best, least := -1, uint64(math.MaxUint64)
-	for k, c := range cls {
-		if key[c] < least {
-			best, least = k, key[c]
-		}
-	}
+// t (lowest share, exactly; ties to the lower user) and the type's index
+// in its allowed types, or -1.
+func (ch *choosy) pick(t int32) (class, k int) {
+	classes, key := ch.byType[t], ch.key
+	best := leastKey(classes, key)
 	if best < 0 {
-		return -1
+		return -1, -1
 	}
-	c := int(cls[best])
-	if ch.scale == nil { // equal float shares: settle them exactly
-		for _, d := range cls[best+1:] {
-			if key[d] == least && lessTop(&ch.top[d], &ch.top[c]) {
-				c = int(d)
+	least := key[classes[best]]
+	if ch.shared != nil { // equal float shares: settle them exactly
+		for s := best + 1; s < len(classes); s++ {
+			if key[classes[s]] == least && ch.shared[0].less(ch.best(int(classes[s])), ch.best(int(classes[best]))) {
+				best = s
 			}
 		}
 	}
-	return c
+	return int(classes[best]), int(ch.typeAt[t][best])
 }
 
-// give hands a machine of type t to class c's best candidate, who leaves
-// the heap once one more machine would pass its demand.
-func (ch *choosy) give(a *Allocation, c, t int) {
-	i := ch.top[c].user
+// leastKey returns the first position in classes of the least key below
+// MaxUint64, or -1. It takes four keys at a time, whose min compiles to
+// conditional moves, because this scan is most of Choosy's time.
+func leastKey(classes []int32, key []uint64) int {
+	best, least := -1, uint64(math.MaxUint64)
+	s := 0
+	for ; s+4 <= len(classes); s += 4 {
+		c := classes[s : s+4 : s+4]
+		k0, k1, k2, k3 := key[c[0]], key[c[1]], key[c[2]], key[c[3]]
+		m := min(k0, k1, k2, k3)
+		if m >= least {
+			continue
+		}
+		least = m
+		switch m {
+		case k0:
+			best = s
+		case k1:
+			best = s + 1
+		case k2:
+			best = s + 2
+		default:
+			best = s + 3
+		}
+	}
+	for ; s < len(classes); s++ {
+		if k := key[classes[s]]; k < least {
+			best, least = s, k
+		}
+	}
+	return best
+}
+
+// give hands a machine to class c's best candidate and returns that user,
+// who leaves the heap once one more machine would pass its demand.
+func (ch *choosy) give(c int) int {
+	i := ch.best(c)
 	ch.x[i]++
-	a.Amount[i][sort.SearchInts(ch.in.Users[i].Allowed, t)]++
-	h := ch.heaps[c]
-	if float64(ch.x[i]+1) > ch.in.Users[i].Demand {
-		heap.Pop(h)
+	full := float64(ch.x[i]+1) > ch.in.Users[i].Demand
+	if ch.keyed != nil {
+		h := ch.keyed[c]
+		if full {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+			ch.keyed[c] = h
+		} else {
+			h[0] += ch.scale[i] << 32
+		}
+		siftDownKeys(h)
+	} else if full {
+		heap.Pop(ch.shared[c])
 	} else {
-		heap.Fix(h, 0)
+		heap.Fix(ch.shared[c], 0)
 	}
-	ch.refresh(c)
+	ch.setKey(c)
+	return i
 }
 
-// lessTop orders best candidates by exact share, then user index. Users
-// are unique, so it is a strict total order.
-func lessTop(a, b *choosyTop) bool {
-	// Correctly rounded division is monotone, so different float shares
-	// order the exact shares; equal float shares are settled exactly.
-	if a.share != b.share {
-		return a.share < b.share
+// siftDownKeys restores the min-heap order of h after its root grew.
+func siftDownKeys(h []uint64) {
+	for k := 0; ; {
+		m := 2*k + 1
+		if m >= len(h) {
+			return
+		}
+		if r := m + 1; r < len(h) && h[r] < h[m] {
+			m = r
+		}
+		if h[k] <= h[m] {
+			return
+		}
+		h[k], h[m] = h[m], h[k]
+		k = m
 	}
-	var cmp int
-	if a.w == b.w {
-		cmp = cmpInt(a.x, b.x)
-	} else {
-		cmp = cmpFrac(a.x, a.w, b.x, b.w)
-	}
-	if cmp != 0 {
-		return cmp < 0
-	}
-	return a.user < b.user
 }
 
 type shareHeap struct {

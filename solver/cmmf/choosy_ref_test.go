@@ -40,6 +40,14 @@ type refChoosy struct {
 	top    []choosyTop
 }
 
+// choosyTop is a class's best candidate; user -1 when it has none.
+type choosyTop struct {
+	user  int
+	x     int64
+	w     float64
+	share float64
+}
+
 func newRefChoosy(in *Instance) *refChoosy {
 	cs := buildClasses(in)
 	ch := &refChoosy{in: in, byType: make([][]int, len(in.Types)), x: make([]int64, len(in.Users)),
