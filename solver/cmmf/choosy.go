@@ -14,25 +14,31 @@ import (
 // lower user index. It returns whole-machine totals, or ctx's error when
 // ctx ends first (the simulation costs time linear in the machine count).
 func Choosy(ctx context.Context, in *Instance, seed int64) ([]float64, error) {
-	a, err := choosyAlloc(ctx, in, seed)
+	x, err := runChoosy(ctx, in, seed, nil)
 	if err != nil {
 		return nil, err
 	}
-	return a.Total, nil
+	tot := make([]float64, len(x))
+	for i, v := range x {
+		tot[i] = float64(v)
+	}
+	return tot, nil
 }
 
 // choosyCheckEvery is how many machines Choosy hands out between checks
-// of its context: about a millisecond of work on 20,000 users.
+// of its context: a few milliseconds of work at 10x scale.
 const choosyCheckEvery = 1 << 12
 
-// choosyAlloc runs Choosy and returns its allocation per type.
-func choosyAlloc(ctx context.Context, in *Instance, seed int64) (*Allocation, error) {
+// runChoosy runs Choosy and returns each user's machine count. given, when
+// not nil, learns each machine given: to user i, of its k-th allowed type
+// (Choosy itself needs only the counts, and keeping the amounts per type
+// cost a 31 MB table at 10x scale).
+func runChoosy(ctx context.Context, in *Instance, seed int64, given func(i, k int)) ([]int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	order := choosyOrder(in, seed)
 	ch := newChoosy(in)
-	gives := make([]choosyGive, 0, len(order))
 	for n, t := range order {
 		if n%choosyCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -40,21 +46,13 @@ func choosyAlloc(ctx context.Context, in *Instance, seed int64) (*Allocation, er
 			}
 		}
 		if c, k := ch.pick(t); c >= 0 {
-			gives = append(gives, choosyGive{int32(ch.give(c)), int32(k)})
+			i := ch.give(c)
+			if given != nil {
+				given(i, k)
+			}
 		} // else nobody can use it
 	}
-	// The amounts are added up afterwards: a user's row of Amount (31 MB
-	// at 10x scale) is a cache miss that stalled each pick's scan behind
-	// it (0.3 s of 0.75 s); in a loop of their own the misses overlap.
-	a := newAllocation(in)
-	for _, g := range gives {
-		a.Amount[g.user][g.k]++
-	}
-	for i, u := range in.Users {
-		a.Total[i] = float64(ch.x[i])
-		a.Level[i] = a.Total[i] / u.Weight
-	}
-	return a, nil
+	return ch.x, nil
 }
 
 // choosyOrder is the order in which machines free up: every machine's type,
@@ -98,9 +96,6 @@ type choosy struct {
 	scale  []uint64     // user → L/weight; nil without L
 	shared []*shareHeap // class → its members by exact share; nil with L
 }
-
-// choosyGive is a machine given to a user: the k-th of its allowed types.
-type choosyGive struct{ user, k int32 }
 
 func newChoosy(in *Instance) *choosy {
 	cs := buildClasses(in)

@@ -47,6 +47,20 @@ func TestChoosyMatchesReference(t *testing.T) {
 	}
 }
 
+// choosyAlloc runs Choosy and returns its allocation per type.
+func choosyAlloc(ctx context.Context, in *Instance, seed int64) (*Allocation, error) {
+	a := newAllocation(in)
+	x, err := runChoosy(ctx, in, seed, func(i, k int) { a.Amount[i][k]++ })
+	if err != nil {
+		return nil, err
+	}
+	for i, u := range in.Users {
+		a.Total[i] = float64(x[i])
+		a.Level[i] = a.Total[i] / u.Weight
+	}
+	return a, nil
+}
+
 // randChoosyInstance draws up to 60 users over up to 12 types with up to
 // 30 machines each, weights from ws, and a demand on a third of the users.
 func randChoosyInstance(r *rand.Rand, ws []float64) *Instance {
