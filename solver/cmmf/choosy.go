@@ -58,7 +58,7 @@ func runChoosy(ctx context.Context, in *Instance, seed int64, given func(i, k in
 // choosyOrder is the order in which machines free up: every machine's type,
 // shuffled by the seed.
 func choosyOrder(in *Instance, seed int64) []int32 {
-	var order []int32
+	order := make([]int32, 0, int(min(machineCount(in), ChoosyMaxMachines)))
 	for t, ty := range in.Types {
 		for k := int64(0); k < ty.Cap; k++ {
 			order = append(order, int32(t))
@@ -87,6 +87,7 @@ func choosyOrder(in *Instance, seed int64) []int32 {
 type choosy struct {
 	in     *Instance
 	x      []int64   // machines per user
+	limit  []int64   // user → the most machines its demand allows
 	key    []uint64  // class → its best candidate's key; MaxUint64 when none
 	byType [][]int32 // type → the classes that can use it
 	// typeAt[t][s] is type t's index in class byType[t][s]'s allowed
@@ -100,7 +101,15 @@ type choosy struct {
 func newChoosy(in *Instance) *choosy {
 	cs := buildClasses(in)
 	ch := &choosy{in: in, x: make([]int64, len(in.Users)), key: make([]uint64, len(cs)),
-		byType: make([][]int32, len(in.Types)), typeAt: make([][]int32, len(in.Types)), scale: choosyScale(in)}
+		byType: make([][]int32, len(in.Types)), typeAt: make([][]int32, len(in.Types)), scale: choosyScale(in),
+		limit: make([]int64, len(in.Users))}
+	for i, u := range in.Users {
+		// A count n is at most the demand exactly when n ≤ ⌊demand⌋.
+		ch.limit[i] = math.MaxInt64
+		if u.Demand < math.MaxInt64 {
+			ch.limit[i] = int64(math.Floor(u.Demand))
+		}
+	}
 	if ch.scale != nil {
 		ch.keyed = make([][]uint64, len(cs))
 	} else {
@@ -113,7 +122,7 @@ func newChoosy(in *Instance) *choosy {
 		}
 		var members []int
 		for _, i := range cl.members {
-			if in.Users[i].Demand >= 1 {
+			if ch.limit[i] >= 1 {
 				members = append(members, i)
 			}
 		}
@@ -251,7 +260,7 @@ func leastKey(classes []int32, key []uint64) int {
 func (ch *choosy) give(c int) int {
 	i := ch.best(c)
 	ch.x[i]++
-	full := float64(ch.x[i]+1) > ch.in.Users[i].Demand
+	full := ch.x[i]+1 > ch.limit[i]
 	if ch.keyed != nil {
 		h := ch.keyed[c]
 		if full {

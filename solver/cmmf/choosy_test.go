@@ -78,12 +78,13 @@ func randChoosyInstance(r *rand.Rand, ws []float64) *Instance {
 				al = append(al, t)
 			}
 		}
-		x := uspec{w: ws[r.IntN(len(ws))], allowed: al}
-		if r.IntN(3) == 0 {
-			x.capped = true
-			x.d = math.Floor(r.Float64()*12) / 2
-		}
-		us = append(us, x)
+		us = append(us, uspec{w: ws[r.IntN(len(ws))], allowed: al})
 	}
-	return mk(caps, false, us...)
+	in := mk(caps, false, us...)
+	for i := range in.Users {
+		if r.IntN(3) == 0 { // half-integer demands: Choosy compares x+1 > demand
+			in.Users[i].Demand = math.Floor(r.Float64()*12) / 2
+		}
+	}
+	return in
 }
