@@ -9,21 +9,26 @@ import (
 // is split equally among the users that can use it, regardless of weights
 // and demands. It is additive and strategy-proof but lacks the sharing
 // incentive; xflex reports it as a baseline.
+//
+// Each user sums cap/users over its allowed types in ascending order: the
+// totals in the answers depend on that order to the last bit.
 func Independent(in *Instance) []float64 {
-	users := make([][]int, len(in.Types))
-	for i, u := range in.Users {
+	users := make([]int, len(in.Types))
+	for _, u := range in.Users {
 		for _, t := range u.Allowed {
-			users[t] = append(users[t], i)
+			users[t]++
+		}
+	}
+	share := make([]float64, len(in.Types))
+	for t, n := range users {
+		if n > 0 {
+			share[t] = float64(in.Types[t].Cap) / float64(n)
 		}
 	}
 	tot := make([]float64, len(in.Users))
-	for t, us := range users {
-		if len(us) == 0 {
-			continue
-		}
-		share := float64(in.Types[t].Cap) / float64(len(us))
-		for _, i := range us {
-			tot[i] += share
+	for i, u := range in.Users {
+		for _, t := range u.Allowed {
+			tot[i] += share[t]
 		}
 	}
 	return tot

@@ -61,3 +61,24 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkIndependent times the independent baseline, and the
+// reference it replaced (baselines_test.go), at 10x scale.
+func BenchmarkIndependent(b *testing.B) {
+	in, err := Build(GenerateRequest(1, GenParams{Users: 50_000, Types: 1_000, Machines: 1_000_000}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, impl := range []struct {
+		name string
+		run  func(*Instance) []float64
+	}{{"current", Independent}, {"reference", refIndependent}} {
+		b.Run(impl.name, func(b *testing.B) {
+			cpu := cpuTime()
+			for n := 0; n < b.N; n++ {
+				impl.run(in)
+			}
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
