@@ -11,7 +11,8 @@ import (
 // (choosy_ref_test.go, which Choosy called for its totals), on the instances of benchmarks/cmmf/RESULTS.md
 // generated in process exactly as `xflex gen cmmf --seed 1 --divisible
 // false` writes them: 1x (5,000 users, 100 types, 100,000 machines) and
-// 10x (50,000 users, 1,000 types, 1,000,000 machines; issue 21, target 4).
+// 10x (50,000 users, 1,000 types, 1,000,000 machines; issue 21, target 4),
+// with Choosy's seed 0, a request's default.
 // Besides wall time it reports cpu-ns/op, the process's user+system time,
 // which is what to compare on a machine shared with other work.
 func BenchmarkChoosy(b *testing.B) {
@@ -43,7 +44,7 @@ func BenchmarkChoosy(b *testing.B) {
 				b.ResetTimer()
 				cpu := cpuTime()
 				for n := 0; n < b.N; n++ {
-					if err := impl.run(context.Background(), in, 1); err != nil {
+					if err := impl.run(context.Background(), in, 0); err != nil {
 						b.Fatal(err)
 					}
 				}
