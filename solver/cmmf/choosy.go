@@ -214,7 +214,7 @@ func (ch *choosy) pick(t int32) (class, k int) {
 	least := key[classes[best]]
 	if ch.shared != nil { // equal float shares: settle them exactly
 		for s := best + 1; s < len(classes); s++ {
-			if key[classes[s]] == least && ch.shared[0].less(ch.best(int(classes[s])), ch.best(int(classes[best]))) {
+			if key[classes[s]] == least && lessShare(ch.in, ch.x, ch.best(int(classes[s])), ch.best(int(classes[best]))) {
 				best = s
 			}
 		}
@@ -298,26 +298,29 @@ func siftDownKeys(h []uint64) {
 	}
 }
 
+// lessShare orders users i and j by exact share x/weight, then index.
+func lessShare(in *Instance, x []int64, i, j int) bool {
+	// Correctly rounded division is monotone, so different float shares
+	// order the exact shares; equal float shares are settled exactly.
+	wi, wj := in.Users[i].Weight, in.Users[j].Weight
+	if si, sj := float64(x[i])/wi, float64(x[j])/wj; si != sj {
+		return si < sj
+	}
+	if c := cmpFrac(x[i], wi, x[j], wj); c != 0 {
+		return c < 0
+	}
+	return i < j
+}
+
+// shareHeap is a class's members below demand, least share first.
 type shareHeap struct {
 	in    *Instance
 	x     []int64
 	users []int
 }
 
-func (h *shareHeap) less(i, j int) bool {
-	// Correctly rounded division is monotone, so different float shares
-	// order the exact shares; equal float shares are settled exactly.
-	wi, wj := h.in.Users[i].Weight, h.in.Users[j].Weight
-	if si, sj := float64(h.x[i])/wi, float64(h.x[j])/wj; si != sj {
-		return si < sj
-	}
-	if c := cmpFrac(h.x[i], wi, h.x[j], wj); c != 0 {
-		return c < 0
-	}
-	return i < j
-}
 func (h *shareHeap) Len() int           { return len(h.users) }
-func (h *shareHeap) Less(a, b int) bool { return h.less(h.users[a], h.users[b]) }
+func (h *shareHeap) Less(a, b int) bool { return lessShare(h.in, h.x, h.users[a], h.users[b]) }
 func (h *shareHeap) Swap(a, b int)      { h.users[a], h.users[b] = h.users[b], h.users[a] }
 func (h *shareHeap) Push(v any)         { h.users = append(h.users, v.(int)) }
 func (h *shareHeap) Pop() any {
