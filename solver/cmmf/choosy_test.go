@@ -61,6 +61,33 @@ func choosyAlloc(ctx context.Context, in *Instance, seed int64) (*Allocation, er
 	return a, nil
 }
 
+// TestChoosyMatchesReferenceGenerated: the same on generated Google-like
+// instances, thousands of users in hundreds of classes, with and without
+// weights and demands.
+func TestChoosyMatchesReferenceGenerated(t *testing.T) {
+	for _, p := range []GenParams{
+		{Users: 2000, Types: 60, Machines: 40_000},
+		{Users: 2000, Types: 60, Machines: 40_000, Weighted: true, CappedFrac: 0.3},
+	} {
+		in, err := Build(GenerateRequest(3, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := mustChoosy(t, in, 4)
+		want, err := refChoosyAlloc(context.Background(), in, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range in.Users {
+			for k := range got.Amount[i] {
+				if got.Amount[i][k] != want.Amount[i][k] {
+					t.Fatalf("%+v: user %d type %d: %v, reference %v", p, i, in.Users[i].Allowed[k], got.Amount[i][k], want.Amount[i][k])
+				}
+			}
+		}
+	}
+}
+
 // randChoosyInstance draws up to 60 users over up to 12 types with up to
 // 30 machines each, weights from ws, and a demand on a third of the users.
 func randChoosyInstance(r *rand.Rand, ws []float64) *Instance {
