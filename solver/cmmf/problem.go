@@ -17,8 +17,8 @@
 //     certificate (certify.go);
 //   - with a current allocation, the optimal allocation that moves the
 //     fewest machines, by min-cost flow (replan.go);
-//   - the paper's baselines, independent allocation and Choosy
-//     (baselines.go), for comparison.
+//   - the paper's baselines, independent allocation (baselines.go) and
+//     Choosy (choosy.go), for comparison.
 //
 // This package is the reference every other xflex problem copies: request
 // types and semantic validation (request.go), algorithms in their own
