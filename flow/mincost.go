@@ -67,6 +67,7 @@ func (m *MinCost) Run(s, t int, limit float64) (sent float64, cost float64, err 
 	}
 	g.level = make([]int32, n)
 	g.iter = make([]int32, n)
+	g.index()
 	for sent < limit-g.Eps {
 		m.dijkstra(s)
 		if m.dist[t] == unreachable {
@@ -79,7 +80,7 @@ func (m *MinCost) Run(s, t int, limit float64) (sent float64, cost float64, err 
 		}
 		// Blocking flows on the admissible (zero reduced cost) subgraph.
 		for sent < limit-g.Eps && m.admissibleBFS(s, t) {
-			copy(g.iter, g.head)
+			copy(g.iter, g.start[:n])
 			for sent < limit-g.Eps {
 				f := m.admissibleDFS(s, t, limit-sent)
 				if f <= g.Eps {
