@@ -35,10 +35,10 @@ func relTol() float64 { return DefaultRelTol }
 // 2k is the k-th added edge, 2k+1 its reverse). The zero value is unusable;
 // build one with NewNetwork.
 type Network[T Number] struct {
-	n     int
-	head  []int32 // first arc out of each node, -1 if none
-	next  []int32 // next arc out of the same tail
-	to    []int32
+	n    int
+	head []int32 // first arc out of each node, -1 if none
+	next []int32 // next arc out of the same tail
+	to   []int32
 	// start and adj list the arcs by tail, in the order of the head/next
 	// lists (the arcs out of u are adj[start[u]:start[u+1]]), rebuilt by
 	// index when arcs were added. Scanning a node's arcs from one slice
