@@ -14,7 +14,10 @@
 // see DefaultRelTol for how Eps is chosen.
 package flow
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Number is the capacity type of a network.
 type Number interface{ ~int64 | ~float64 }
@@ -94,6 +97,16 @@ func (g *Network[T]) AddNode() int {
 	g.head = append(g.head, -1)
 	g.n++
 	return g.n - 1
+}
+
+// Grow reserves room for at least nodes more nodes and edges more edges,
+// so that building a large network does not copy its arrays as they fill.
+func (g *Network[T]) Grow(nodes, edges int) {
+	g.head = slices.Grow(g.head, nodes)
+	g.next = slices.Grow(g.next, 2*edges)
+	g.to = slices.Grow(g.to, 2*edges)
+	g.cap = slices.Grow(g.cap, 2*edges)
+	g.orig = slices.Grow(g.orig, 2*edges)
 }
 
 // index rebuilds start and adj when nodes or arcs were added since the
