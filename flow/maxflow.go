@@ -110,25 +110,27 @@ func (g *Network[T]) Grow(nodes, edges int) {
 }
 
 // index rebuilds start and adj when nodes or arcs were added since the
-// last call.
+// last call. A node's head/next list holds its arcs newest first, so adj
+// lists each node's arcs by decreasing id: one pass over the arcs from the
+// last, instead of following next.
 func (g *Network[T]) index() {
 	if len(g.start) == g.n+1 && len(g.adj) == len(g.to) {
 		return
 	}
-	g.start = append(g.start[:0], make([]int32, g.n+1)...)
-	g.adj = append(g.adj[:0], make([]int32, len(g.to))...)
+	g.start = slices.Grow(g.start[:0], g.n+1)[:g.n+1]
+	clear(g.start)
+	g.adj = slices.Grow(g.adj[:0], len(g.to))[:len(g.to)]
 	for a := range g.to {
 		g.start[g.to[a^1]+1]++
 	}
 	for u := 0; u < g.n; u++ {
 		g.start[u+1] += g.start[u]
 	}
-	for u := 0; u < g.n; u++ {
-		k := g.start[u]
-		for a := g.head[u]; a >= 0; a = g.next[a] {
-			g.adj[k] = a
-			k++
-		}
+	fill := slices.Clone(g.start[:g.n])
+	for a := len(g.to) - 1; a >= 0; a-- {
+		u := g.to[a^1]
+		g.adj[fill[u]] = int32(a)
+		fill[u]++
 	}
 }
 
