@@ -112,17 +112,10 @@ func (s *intSolver) selectKey(members []int, R int64) unitKey {
 	if R <= 0 {
 		return unitKey{k: -1, u: members[0]}
 	}
-	isMember := make(map[int]bool, len(members))
-	for _, i := range members {
-		isMember[i] = true
-	}
-	total := func(K unitKey) int64 { // units of members with key ≤ K
-		var n int64
+	total := func(K unitKey) int64 { // units of members with key ≤ K, K one of them
+		n := int64(1)
 		for _, i := range members {
 			n += s.count(i, K)
-		}
-		if isMember[K.u] && K.k >= 0 && K.k < s.lim[K.u] {
-			n++
 		}
 		return n
 	}
@@ -143,15 +136,19 @@ func (s *intSolver) selectKey(members []int, R int64) unitKey {
 
 // candidates returns the members' units whose shares lie in a window
 // around the share of the R-th smallest unit, found by float bisection on
-// the share level. It reports false when the window holds more than 16
-// units of one member (the float search cannot separate them).
+// the share level. The bisection stops once the window is narrower than
+// the smallest gap between two units of one member (1/max weight), when
+// each member has at most a unit or two in it, or at float resolution. It
+// reports false when the window holds more than 16 units of one member
+// (the float search cannot separate them).
 func (s *intSolver) candidates(members []int, R int64) ([]unitKey, bool) {
 	w := make([]float64, len(members))
 	lim := make([]float64, len(members))
-	lo, hi := -1.0, 0.0
+	lo, hi, wMax := -1.0, 0.0, 0.0
 	for x, i := range members {
 		w[x], lim[x] = s.in.Users[i].Weight, float64(s.lim[i])
 		hi = math.Max(hi, lim[x]/w[x])
+		wMax = math.Max(wMax, w[x])
 	}
 	cntF := func(v float64) float64 { // units with share ≤ v
 		n := 0.0
@@ -160,7 +157,7 @@ func (s *intSolver) candidates(members []int, R int64) ([]unitKey, bool) {
 		}
 		return n
 	}
-	for it := 0; it < 200 && hi-lo > 1e-15*math.Max(1, hi); it++ {
+	for it := 0; it < 200 && hi-lo > 1e-15*math.Max(1, hi) && (hi-lo)*wMax >= 1; it++ {
 		mid := lo + (hi-lo)/2
 		if cntF(mid) >= float64(R) {
 			hi = mid
@@ -171,7 +168,7 @@ func (s *intSolver) candidates(members []int, R int64) ([]unitKey, bool) {
 	// The window widens [lo, hi] by rel on each side, far more than the
 	// rounding of v·w (2^-52 relative).
 	const rel = 1e-9
-	var cands []unitKey
+	cands := make([]unitKey, 0, len(members))
 	for x, i := range members {
 		if lim[x] == 0 {
 			continue
