@@ -131,14 +131,13 @@ func TestMaxFlowAfterAddingArcs(t *testing.T) {
 		es := randomGraph(r, n)
 		s, tt := 0, n-1
 		g := NewNetwork[int64](n - 1) // the sink comes later
-		var early int64
 		half := len(es) / 2
 		for _, e := range es[:half] {
 			if e.u != tt && e.v != tt {
 				g.AddEdge(e.u, e.v, e.c)
 			}
 		}
-		early = g.MaxFlow(s, 1)
+		early := g.MaxFlow(s, 1)
 		g.ReachableFrom(s)
 		g.CanReach(1)
 		g.ClearFlow()

@@ -176,7 +176,7 @@ func (m *MinCost) dijkstra(s int) {
 		if it.d != m.dist[it.node] {
 			continue
 		}
-		for a := g.head[it.node]; a >= 0; a = g.next[a] {
+		for _, a := range g.adj[g.start[it.node]:g.start[it.node+1]] {
 			if g.cap[a] <= g.Eps {
 				continue
 			}
@@ -207,7 +207,7 @@ func (m *MinCost) admissibleBFS(s, t int) bool {
 	q := []int32{int32(s)}
 	for h := 0; h < len(q); h++ {
 		u := q[h]
-		for a := g.head[u]; a >= 0; a = g.next[a] {
+		for _, a := range g.adj[g.start[u]:g.start[u+1]] {
 			v := g.to[a]
 			if g.level[v] < 0 && m.admissible(a) {
 				g.level[v] = g.level[u] + 1

@@ -101,7 +101,7 @@ func newClassNet[T flow.Number](r *rounds, inNet []int, midCap T) *classNet[T] {
 		}
 	}
 	n.mids = make([]midArc, 0, mids)
-	n.g.Grow(len(inNet)+len(r.in.Types), len(inNet)+mids+len(r.in.Types))
+	n.g.Grow(len(inNet) + mids + len(r.in.Types))
 	for _, c := range inNet {
 		v := n.g.AddNode()
 		n.classNode[c] = int32(v)
