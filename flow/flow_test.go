@@ -120,6 +120,61 @@ func TestMaxFlowEqualsBruteMinCut(t *testing.T) {
 	}
 }
 
+// TestMaxFlowAfterAddingArcs grows a network between max flows (a node and
+// half of the arcs added after the first MaxFlow, ReachableFrom and
+// CanReach): the second MaxFlow must see the new arcs and finish at the
+// min cut of the whole graph.
+func TestMaxFlowAfterAddingArcs(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for it := 0; it < 300; it++ {
+		n := 3 + r.IntN(6)
+		es := randomGraph(r, n)
+		s, tt := 0, n-1
+		g := NewNetwork[int64](n - 1) // the sink comes later
+		half := len(es) / 2
+		for _, e := range es[:half] {
+			if e.u != tt && e.v != tt {
+				g.AddEdge(e.u, e.v, e.c)
+			}
+		}
+		early := g.MaxFlow(s, 1)
+		g.ReachableFrom(s)
+		g.CanReach(1)
+		g.ClearFlow()
+		g.AddNode()
+		for _, e := range es {
+			if e.u == tt || e.v == tt {
+				g.AddEdge(e.u, e.v, e.c)
+			}
+		}
+		for _, e := range es[half:] {
+			if e.u != tt && e.v != tt {
+				g.AddEdge(e.u, e.v, e.c)
+			}
+		}
+		want := bruteMinCut(n, s, tt, es)
+		if got := g.MaxFlow(s, tt); got != want {
+			t.Fatalf("instance %d: max flow %d after growth (first %d), brute min cut %d (%v)", it, got, early, want, es)
+		}
+		if g.ReachableFrom(s)[tt] || !g.CanReach(tt)[tt] {
+			t.Fatalf("instance %d: residual sides wrong after growth", it)
+		}
+	}
+}
+
+// TestMaxFlowTriesNewestArcFirst pins the order in which MaxFlow tries a
+// node's arcs (newest first): CMMF's answers depend on which of several
+// maximum flows is returned, so the order must not change.
+func TestMaxFlowTriesNewestArcFirst(t *testing.T) {
+	g := NewNetwork[int64](3)
+	g.AddEdge(0, 1, 1)
+	older := g.AddEdge(1, 2, 1)
+	newer := g.AddEdge(1, 2, 1)
+	if f := g.MaxFlow(0, 2); f != 1 || g.Flow(newer) != 1 || g.Flow(older) != 0 {
+		t.Fatalf("flow %d, newer arc %d, older arc %d; want 1 on the newer arc", f, g.Flow(newer), g.Flow(older))
+	}
+}
+
 // TestMinCostAgainstLP compares min-cost flow with the LP formulation
 // solved by lp.Solve.
 func TestMinCostAgainstLP(t *testing.T) {

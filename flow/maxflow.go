@@ -14,7 +14,10 @@
 // see DefaultRelTol for how Eps is chosen.
 package flow
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Number is the capacity type of a network.
 type Number interface{ ~int64 | ~float64 }
@@ -35,14 +38,22 @@ func relTol() float64 { return DefaultRelTol }
 // 2k is the k-th added edge, 2k+1 its reverse). The zero value is unusable;
 // build one with NewNetwork.
 type Network[T Number] struct {
-	n     int
-	head  []int32 // first arc out of each node, -1 if none
-	next  []int32 // next arc out of the same tail
-	to    []int32
+	n  int
+	to []int32 // head of each arc; to[a^1] is its tail
+	// start and adj list the arcs by tail, newest first (the arcs out of
+	// u are adj[start[u]:start[u+1]], by decreasing id), rebuilt by index
+	// when arcs were added. Every search scans a node's arcs in this
+	// order, so the max flow is determined by the order of AddEdge calls.
+	// Scanning one slice lets the processor fetch arcs in parallel, where
+	// the linked lists (head/next) this replaced waited on each load in
+	// turn: ~7x faster Dinic on CMMF's class–type networks (300,000 arcs),
+	// same order, same flows.
+	start []int32
+	adj   []int32
 	cap   []T // residual capacity of each arc
 	orig  []T // original capacity of forward arcs (reverse arcs: 0)
 	level []int32
-	iter  []int32
+	iter  []int32 // current-arc pointers: positions in adj
 	queue []int32
 	path  []int32
 	// Eps: residual capacities ≤ Eps count as saturated. Zero for int64
@@ -64,10 +75,7 @@ func (g *Network[T]) SetEps(eps T) {
 
 // NewNetwork returns an empty network on n nodes, numbered 0..n-1.
 func NewNetwork[T Number](n int) *Network[T] {
-	g := &Network[T]{n: n, head: make([]int32, n)}
-	for i := range g.head {
-		g.head[i] = -1
-	}
+	g := &Network[T]{n: n}
 	var probe T = 1
 	probe /= 2
 	g.float = probe != 0
@@ -82,9 +90,39 @@ func (g *Network[T]) N() int { return g.n }
 
 // AddNode appends a node and returns its index.
 func (g *Network[T]) AddNode() int {
-	g.head = append(g.head, -1)
 	g.n++
 	return g.n - 1
+}
+
+// Grow reserves room for at least edges more edges, so that building a
+// large network does not copy its arrays as they fill.
+func (g *Network[T]) Grow(edges int) {
+	g.to = slices.Grow(g.to, 2*edges)
+	g.cap = slices.Grow(g.cap, 2*edges)
+	g.orig = slices.Grow(g.orig, 2*edges)
+}
+
+// index rebuilds start and adj when nodes or arcs were added since the
+// last call: a counting sort of the arcs by tail, from the last arc.
+func (g *Network[T]) index() {
+	if len(g.start) == g.n+1 && len(g.adj) == len(g.to) {
+		return
+	}
+	g.start = slices.Grow(g.start[:0], g.n+1)[:g.n+1]
+	clear(g.start)
+	g.adj = slices.Grow(g.adj[:0], len(g.to))[:len(g.to)]
+	for a := range g.to {
+		g.start[g.to[a^1]+1]++
+	}
+	for u := 0; u < g.n; u++ {
+		g.start[u+1] += g.start[u]
+	}
+	fill := slices.Clone(g.start[:g.n])
+	for a := len(g.to) - 1; a >= 0; a-- {
+		u := g.to[a^1]
+		g.adj[fill[u]] = int32(a)
+		fill[u]++
+	}
 }
 
 // AddEdge adds an arc u→v with capacity c ≥ 0 and returns its edge id.
@@ -92,9 +130,9 @@ func (g *Network[T]) AddNode() int {
 // bottleneck and does not enter the tolerance).
 func (g *Network[T]) AddEdge(u, v int, c T) int {
 	id := len(g.to) / 2
-	g.addArc(u, v, c)
-	g.addArc(v, u, 0)
-	g.orig[2*id] = c
+	g.to = append(g.to, int32(v), int32(u))
+	g.cap = append(g.cap, c, 0)
+	g.orig = append(g.orig, c, 0)
 	if g.float && !math.IsInf(float64(c), 1) && c > g.maxCap {
 		g.maxCap = c
 		if !g.epsFixed {
@@ -102,14 +140,6 @@ func (g *Network[T]) AddEdge(u, v int, c T) int {
 		}
 	}
 	return id
-}
-
-func (g *Network[T]) addArc(u, v int, c T) {
-	g.to = append(g.to, int32(v))
-	g.cap = append(g.cap, c)
-	g.orig = append(g.orig, 0)
-	g.next = append(g.next, g.head[u])
-	g.head[u] = int32(len(g.to) - 1)
 }
 
 // Edges is the number of edges added.
@@ -161,9 +191,10 @@ func (g *Network[T]) MaxFlow(s, t int) T {
 	}
 	g.level = g.level[:g.n]
 	g.iter = g.iter[:g.n]
+	g.index()
 	var total T
 	for g.bfs(s, t) {
-		copy(g.iter, g.head)
+		copy(g.iter, g.start[:g.n])
 		for {
 			f := g.dfs(s, t, inf[T](), nil)
 			if f <= g.Eps {
@@ -184,15 +215,19 @@ func inf[T Number]() T {
 	return T(math.MaxInt64)
 }
 
+// bfs sets the levels of the nodes reachable from s and reports whether t
+// is among them. It stops once t has a level: nodes not reached by then
+// are at t's level or beyond, so no path of the level graph reaches t
+// through them, and dfs skips them either way.
 func (g *Network[T]) bfs(s, t int) bool {
 	for i := range g.level {
 		g.level[i] = -1
 	}
 	g.level[s] = 0
 	q := append(g.queue[:0], int32(s))
-	for h := 0; h < len(q); h++ {
+	for h := 0; h < len(q) && g.level[t] < 0; h++ {
 		u := q[h]
-		for a := g.head[u]; a >= 0; a = g.next[a] {
+		for _, a := range g.adj[g.start[u]:g.start[u+1]] {
 			v := g.to[a]
 			if g.cap[a] > g.Eps && g.level[v] < 0 {
 				g.level[v] = g.level[u] + 1
@@ -230,8 +265,8 @@ func (g *Network[T]) dfs(s, t int, f T, admissible func(a int32) bool) T {
 			return b
 		}
 		advanced := false
-		for ; g.iter[u] >= 0; g.iter[u] = g.next[g.iter[u]] {
-			a := g.iter[u]
+		for end := g.start[u+1]; g.iter[u] < end; g.iter[u]++ {
+			a := g.adj[g.iter[u]]
 			v := g.to[a]
 			usable := g.cap[a] > g.Eps
 			if admissible != nil {
@@ -255,7 +290,7 @@ func (g *Network[T]) dfs(s, t int, f T, admissible func(a int32) bool) T {
 		a := path[len(path)-1]
 		path = path[:len(path)-1]
 		u = g.to[a^1]
-		g.iter[u] = g.next[g.iter[u]]
+		g.iter[u]++
 	}
 }
 
@@ -263,12 +298,13 @@ func (g *Network[T]) dfs(s, t int, f T, admissible func(a int32) bool) T {
 // capacity above Eps. After MaxFlow(s, t) the marked nodes are the source
 // side of a minimum s-t cut (the smallest such side).
 func (g *Network[T]) ReachableFrom(s int) []bool {
+	g.index()
 	seen := make([]bool, g.n)
 	seen[s] = true
 	q := []int32{int32(s)}
 	for h := 0; h < len(q); h++ {
 		u := q[h]
-		for a := g.head[u]; a >= 0; a = g.next[a] {
+		for _, a := range g.adj[g.start[u]:g.start[u+1]] {
 			v := g.to[a]
 			if !seen[v] && g.cap[a] > g.Eps {
 				seen[v] = true
@@ -284,6 +320,7 @@ func (g *Network[T]) ReachableFrom(s int) []bool {
 // receive more flow from anywhere without some other node receiving less:
 // this is the saturation test CMMF uses instead of one LP per user.
 func (g *Network[T]) CanReach(t int) []bool {
+	g.index()
 	seen := make([]bool, g.n)
 	seen[t] = true
 	q := []int32{int32(t)}
@@ -291,7 +328,7 @@ func (g *Network[T]) CanReach(t int) []bool {
 		v := q[h]
 		// Arc a enters v from u = to[a^1] when a^1 leaves v; its residual
 		// capacity is cap[a].
-		for b := g.head[v]; b >= 0; b = g.next[b] {
+		for _, b := range g.adj[g.start[v]:g.start[v+1]] {
 			a := b ^ 1
 			u := g.to[b]
 			if !seen[u] && g.cap[a] > g.Eps {

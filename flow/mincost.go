@@ -67,6 +67,7 @@ func (m *MinCost) Run(s, t int, limit float64) (sent float64, cost float64, err 
 	}
 	g.level = make([]int32, n)
 	g.iter = make([]int32, n)
+	g.index()
 	for sent < limit-g.Eps {
 		m.dijkstra(s)
 		if m.dist[t] == unreachable {
@@ -79,7 +80,7 @@ func (m *MinCost) Run(s, t int, limit float64) (sent float64, cost float64, err 
 		}
 		// Blocking flows on the admissible (zero reduced cost) subgraph.
 		for sent < limit-g.Eps && m.admissibleBFS(s, t) {
-			copy(g.iter, g.head)
+			copy(g.iter, g.start[:n])
 			for sent < limit-g.Eps {
 				f := m.admissibleDFS(s, t, limit-sent)
 				if f <= g.Eps {
@@ -175,7 +176,7 @@ func (m *MinCost) dijkstra(s int) {
 		if it.d != m.dist[it.node] {
 			continue
 		}
-		for a := g.head[it.node]; a >= 0; a = g.next[a] {
+		for _, a := range g.adj[g.start[it.node]:g.start[it.node+1]] {
 			if g.cap[a] <= g.Eps {
 				continue
 			}
@@ -206,7 +207,7 @@ func (m *MinCost) admissibleBFS(s, t int) bool {
 	q := []int32{int32(s)}
 	for h := 0; h < len(q); h++ {
 		u := q[h]
-		for a := g.head[u]; a >= 0; a = g.next[a] {
+		for _, a := range g.adj[g.start[u]:g.start[u+1]] {
 			v := g.to[a]
 			if g.level[v] < 0 && m.admissible(a) {
 				g.level[v] = g.level[u] + 1

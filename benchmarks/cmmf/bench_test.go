@@ -51,3 +51,20 @@ func BenchmarkLP(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExact10x times the exact flow allocation alone (no certificate,
+// no baselines) at issue 21's ten-times scale: 50,000 users, 1,000 types,
+// 1,000,000 machines, whole machines and divisible.
+func BenchmarkExact10x(b *testing.B) {
+	for _, div := range []bool{false, true} {
+		b.Run(fmt.Sprintf("divisible=%v", div), func(b *testing.B) {
+			in := Instance(1, Size{50000, 1000, 1000000}, div)
+			b.ResetTimer()
+			for k := 0; k < b.N; k++ {
+				if _, err := cmmf.SolveAllocation(context.Background(), in, cmmf.MethodFlow); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

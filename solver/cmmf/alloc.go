@@ -1,6 +1,7 @@
 package cmmf
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -73,7 +74,7 @@ func (a *Allocation) finishRounds() {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(x, y int) bool { return a.Level[order[x]] < a.Level[order[y]] })
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(a.Level[x], a.Level[y]) })
 	a.Rounds = nil
 	for _, i := range order {
 		if len(a.Rounds) == 0 || a.Rounds[len(a.Rounds)-1].Level != a.Level[i] {
@@ -96,20 +97,37 @@ type class struct {
 }
 
 // buildClasses groups users by their allowed type set, in order of first
-// member. Sets are looked up by a hash of their types and compared in
-// full, so no key is built per user (a user may allow thousands of types).
+// member. Users whose lists are one shared slice (Build gives every user of
+// a predicate list the same one) are grouped by that slice; other sets are
+// looked up by a hash of their types and compared in full, so no key is
+// built per user (a user may allow thousands of types).
 func buildClasses(in *Instance) []class {
+	type sliceID struct {
+		first *int
+		n     int
+	}
+	bySlice := map[sliceID]int{} // shared slice → its class
 	byHash := map[uint64][]int{} // hash → classes with that hash
 	var cs []class
 	for i, u := range in.Users {
-		h := hashInts(u.Allowed)
-		c := slices.IndexFunc(byHash[h], func(c int) bool { return slices.Equal(cs[c].types, u.Allowed) })
-		if c >= 0 {
-			c = byHash[h][c]
-		} else {
-			c = len(cs)
-			byHash[h] = append(byHash[h], c)
-			cs = append(cs, class{types: u.Allowed})
+		var id sliceID
+		if len(u.Allowed) > 0 {
+			id = sliceID{&u.Allowed[0], len(u.Allowed)}
+		}
+		c, ok := bySlice[id]
+		if !ok || id.first == nil {
+			h := hashInts(u.Allowed)
+			c = slices.IndexFunc(byHash[h], func(c int) bool { return slices.Equal(cs[c].types, u.Allowed) })
+			if c >= 0 {
+				c = byHash[h][c]
+			} else {
+				c = len(cs)
+				byHash[h] = append(byHash[h], c)
+				cs = append(cs, class{types: u.Allowed})
+			}
+			if id.first != nil {
+				bySlice[id] = c
+			}
 		}
 		cs[c].members = append(cs[c].members, i)
 	}

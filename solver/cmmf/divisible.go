@@ -250,9 +250,13 @@ func (d *divFlow) freeze(net *classNet[float64], act, frozen []int, lam float64)
 			d.record(c, lam)
 		}
 	}
+	splits := map[int]*classSplit{}
 	for _, m := range net.mids {
 		if isFrozen[m.c] || last {
-			splitClassFlow(d.in, d.a, d.cs[m.c].members, m.t, net.g.Flow(m.e), lam)
+			if splits[m.c] == nil {
+				splits[m.c] = newClassSplit(d.in, d.cs[m.c], lam)
+			}
+			splits[m.c].give(d.a, m.t, net.g.Flow(m.e))
 		}
 	}
 	for _, c := range frozen {
@@ -322,27 +326,35 @@ func solveLevel(in *Instance, members []int, r float64) float64 {
 	return math.Inf(1)
 }
 
-// splitClassFlow divides a class's flow on type t among its members in
-// proportion to their totals at level lam (each member gets the same mix
-// of types).
-func splitClassFlow(in *Instance, a *Allocation, members []int, t int, f, lam float64) {
-	if f <= 0 {
+// classSplit divides a class's flow on each of its types among its
+// members in proportion to their totals at the round's level (each member
+// gets the same mix of types).
+type classSplit struct {
+	cl  class
+	x   []float64 // each member's total at the level
+	sum float64
+}
+
+func newClassSplit(in *Instance, cl class, lam float64) *classSplit {
+	s := &classSplit{cl: cl, x: make([]float64, len(cl.members))}
+	for j, i := range cl.members {
+		u := in.Users[i]
+		s.x[j] = math.Min(u.Demand, u.Weight*lam)
+		s.sum += s.x[j]
+	}
+	return s
+}
+
+// give hands out the class's flow f on type t. Every member allows the
+// class's types, so t sits at the same position in each member's list.
+func (s *classSplit) give(a *Allocation, t int, f float64) {
+	if f <= 0 || s.sum <= 0 {
 		return
 	}
-	sum := 0.0
-	for _, i := range members {
-		u := in.Users[i]
-		sum += math.Min(u.Demand, u.Weight*lam)
-	}
-	if sum <= 0 {
-		return
-	}
-	for _, i := range members {
-		u := in.Users[i]
-		x := math.Min(u.Demand, u.Weight*lam)
-		if x > 0 {
-			k := sort.SearchInts(u.Allowed, t)
-			a.Amount[i][k] += f * x / sum
+	k := sort.SearchInts(s.cl.types, t)
+	for j, i := range s.cl.members {
+		if x := s.x[j]; x > 0 {
+			a.Amount[i][k] += f * x / s.sum
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -98,38 +99,65 @@ func (s *intSolver) count(i int, U unitKey) int64 {
 
 // selectKey returns the R-th smallest unit key (1-based) among the units
 // of members. R must be between 1 and the members' unit total.
+//
+// A float bisection on the share level finds a narrow window around the
+// answer; the units in the window, sorted by key, are the candidates. A
+// candidate K is the answer iff exactly R units have keys ≤ K (total, an
+// exact count), so whichever way a candidate is guessed, the answer is
+// exact: first by position (the candidates usually hold every unit
+// between the first of them and the answer, so the answer sits at R minus
+// the first one's count), then by binary search over the candidates, and
+// last by merging the members' unit sequences (selectByHeap).
 func (s *intSolver) selectKey(members []int, R int64) unitKey {
 	if R <= 0 {
 		return unitKey{k: -1, u: members[0]}
 	}
-	isMember := make(map[int]bool, len(members))
-	for _, i := range members {
-		isMember[i] = true
-	}
-	total := func(K unitKey) int64 { // units of members with key ≤ K
-		var n int64
+	total := func(K unitKey) int64 { // units of members with key ≤ K, K one of them
+		n := int64(1)
 		for _, i := range members {
 			n += s.count(i, K)
 		}
-		if isMember[K.u] && K.k >= 0 && K.k < s.lim[K.u] {
-			n++
-		}
 		return n
 	}
-	// Float bisection on the share level finds the neighbourhood of the
-	// answer; exact counting over nearby candidate units then pins it.
-	cntF := func(v float64) float64 {
+	cands, ok := s.candidates(members, R)
+	if !ok || len(cands) == 0 {
+		return s.selectByHeap(members, R)
+	}
+	slices.SortFunc(cands, s.cmpKey)
+	if j := R - total(cands[0]); j >= 0 && j < int64(len(cands)) && total(cands[j]) == R {
+		return cands[j]
+	}
+	j := sort.Search(len(cands), func(j int) bool { return total(cands[j]) >= R })
+	if j < len(cands) && total(cands[j]) == R {
+		return cands[j]
+	}
+	return s.selectByHeap(members, R)
+}
+
+// candidates returns the members' units whose shares lie in a window
+// around the share of the R-th smallest unit, found by float bisection on
+// the share level. The bisection stops once the window is narrower than
+// the smallest gap between two units of one member (1/max weight), when
+// each member has at most a unit or two in it, or at float resolution. It
+// reports false when the window holds more than 16 units of one member
+// (the float search cannot separate them).
+func (s *intSolver) candidates(members []int, R int64) ([]unitKey, bool) {
+	w := make([]float64, len(members))
+	lim := make([]float64, len(members))
+	lo, hi, wMax := -1.0, 0.0, 0.0
+	for x, i := range members {
+		w[x], lim[x] = s.in.Users[i].Weight, float64(s.lim[i])
+		hi = math.Max(hi, lim[x]/w[x])
+		wMax = math.Max(wMax, w[x])
+	}
+	cntF := func(v float64) float64 { // units with share ≤ v
 		n := 0.0
-		for _, i := range members {
-			n += math.Min(float64(s.lim[i]), math.Floor(v*s.in.Users[i].Weight)+1)
+		for x := range w {
+			n += math.Min(lim[x], math.Floor(v*w[x])+1)
 		}
 		return n
 	}
-	lo, hi := -1.0, 0.0
-	for _, i := range members {
-		hi = math.Max(hi, float64(s.lim[i])/s.in.Users[i].Weight)
-	}
-	for it := 0; it < 200 && hi-lo > 1e-15*math.Max(1, hi); it++ {
+	for it := 0; it < 200 && hi-lo > 1e-15*math.Max(1, hi) && (hi-lo)*wMax >= 1; it++ {
 		mid := lo + (hi-lo)/2
 		if cntF(mid) >= float64(R) {
 			hi = mid
@@ -137,38 +165,32 @@ func (s *intSolver) selectKey(members []int, R int64) unitKey {
 			lo = mid
 		}
 	}
-	var cands []unitKey
+	// The window widens [lo, hi] by rel on each side, far more than the
+	// rounding of v·w (2^-52 relative).
 	const rel = 1e-9
-	ok := true
-	for _, i := range members {
-		if s.lim[i] == 0 {
+	cands := make([]unitKey, 0, len(members))
+	for x, i := range members {
+		if lim[x] == 0 {
 			continue
 		}
-		w := s.in.Users[i].Weight
-		// Both ends stay in [0, lim−1] as floats before the conversion:
-		// share levels times weights reach 1e21 (1e9 machines, weights
-		// 1e-6 and 1e6), past int64, where the conversion wrapped k0 to
-		// −2^63 and the loop below appended until memory ran out.
-		top := float64(s.lim[i] - 1)
-		k0f := math.Min(top, math.Max(0, math.Floor(math.Max(lo, 0)*w*(1-rel))-1))
-		k1f := math.Min(top, math.Floor(hi*w*(1+rel))+1)
-		if k1f-k0f > 16 {
-			ok = false
-			break
+		// A member whose units all lie below the window has none in it.
+		// The ends are compared as floats before the conversion: share
+		// levels times weights reach 1e21 (1e9 machines, weights 1e-6
+		// and 1e6), past int64, where the conversion wrapped k0 to −2^63
+		// and the loop below appended until memory ran out.
+		k0f := math.Ceil(math.Max(lo, 0) * w[x] * (1 - rel))
+		k1f := math.Min(lim[x]-1, math.Floor(hi*w[x]*(1+rel)))
+		if k0f > k1f {
+			continue
 		}
-		k0, k1 := int64(k0f), int64(k1f)
-		for k := k0; k <= k1; k++ {
+		if k1f-k0f > 16 {
+			return nil, false
+		}
+		for k := int64(k0f); k <= int64(k1f); k++ {
 			cands = append(cands, unitKey{k: k, u: i})
 		}
 	}
-	if ok && len(cands) > 0 {
-		sort.Slice(cands, func(x, y int) bool { return s.cmpKey(cands[x], cands[y]) < 0 })
-		j := sort.Search(len(cands), func(j int) bool { return total(cands[j]) >= R })
-		if j < len(cands) && total(cands[j]) == R {
-			return cands[j]
-		}
-	}
-	return s.selectByHeap(members, R)
+	return cands, true
 }
 
 // selectByHeap is the exact fallback: merge the members' unit sequences.

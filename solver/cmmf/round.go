@@ -72,12 +72,12 @@ type midArc struct{ c, t, e int }
 // classes in the network and the alive types with machines.
 type classNet[T flow.Number] struct {
 	g         *flow.Network[T]
-	inNet     []int       // the classes, in class order
-	classNode map[int]int // class → node
-	srcEdge   map[int]int // class → its source arc
-	typeNode  map[int]int // type → node
-	typesUsed []int       // the types, in order of first use
-	mids      []midArc    // class → type arcs, class by class
+	inNet     []int    // the classes, in class order
+	classNode []int32  // class → node (indexed by class; 0 when not in the network)
+	srcEdge   []int32  // class → its source arc
+	typeNode  []int32  // type → node (0 when not in the network)
+	typesUsed []int    // the types, in order of first use
+	mids      []midArc // class → type arcs, class by class
 }
 
 // newClassNet builds the round's network. midCap must be at least every
@@ -88,35 +88,46 @@ func newClassNet[T flow.Number](r *rounds, inNet []int, midCap T) *classNet[T] {
 	n := &classNet[T]{
 		g:         flow.NewNetwork[T](2),
 		inNet:     inNet,
-		classNode: make(map[int]int, len(inNet)),
-		srcEdge:   make(map[int]int, len(inNet)),
-		typeNode:  map[int]int{},
+		classNode: make([]int32, len(r.cs)),
+		srcEdge:   make([]int32, len(r.cs)),
+		typeNode:  make([]int32, len(r.in.Types)),
 	}
+	mids := 0
 	for _, c := range inNet {
-		n.classNode[c] = n.g.AddNode()
-		n.srcEdge[c] = n.g.AddEdge(netSrc, n.classNode[c], 0)
+		for _, t := range r.cs[c].types {
+			if r.alive[t] && r.in.Types[t].Cap > 0 {
+				mids++
+			}
+		}
+	}
+	n.mids = make([]midArc, 0, mids)
+	n.g.Grow(len(inNet) + mids + len(r.in.Types))
+	for _, c := range inNet {
+		v := n.g.AddNode()
+		n.classNode[c] = int32(v)
+		n.srcEdge[c] = int32(n.g.AddEdge(netSrc, v, 0))
 	}
 	for _, c := range inNet {
 		for _, t := range r.cs[c].types {
 			if r.alive[t] && r.in.Types[t].Cap > 0 {
-				n.mids = append(n.mids, midArc{c, t, n.g.AddEdge(n.classNode[c], n.typeOf(t), midCap)})
+				n.mids = append(n.mids, midArc{c, t, n.g.AddEdge(int(n.classNode[c]), n.typeOf(t), midCap)})
 			}
 		}
 	}
 	for _, t := range n.typesUsed {
-		n.g.AddEdge(n.typeNode[t], netSink, T(r.in.Types[t].Cap))
+		n.g.AddEdge(int(n.typeNode[t]), netSink, T(r.in.Types[t].Cap))
 	}
 	return n
 }
 
 // typeOf returns type t's node, adding it on first use.
 func (n *classNet[T]) typeOf(t int) int {
-	v, ok := n.typeNode[t]
-	if !ok {
-		v = n.g.AddNode()
-		n.typeNode[t] = v
-		n.typesUsed = append(n.typesUsed, t)
+	if v := n.typeNode[t]; v != 0 {
+		return int(v)
 	}
+	v := n.g.AddNode()
+	n.typeNode[t] = int32(v)
+	n.typesUsed = append(n.typesUsed, t)
 	return v
 }
 
@@ -125,7 +136,7 @@ func (n *classNet[T]) typeOf(t int) int {
 func (n *classNet[T]) maxFlow(want func(c int) T) (f, total T) {
 	for _, c := range n.inNet {
 		w := want(c)
-		n.g.SetCap(n.srcEdge[c], w)
+		n.g.SetCap(int(n.srcEdge[c]), w)
 		total += w
 	}
 	n.g.ClearFlow()
