@@ -3,6 +3,7 @@ package cmmf
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,6 +176,10 @@ type builder struct {
 	requireOf     []int
 	requireRep    []int   // each entry's first user
 	requireGroups [][]int // each entry's groups, ascending
+	// attrCols[name] is an attribute's value per group (attrColumn);
+	// groupScratch is requiredGroups' working list.
+	attrCols     map[string][]attrCell
+	groupScratch []int
 }
 
 // unit is a machine (count 1) or a machine type, with its attributes.
@@ -287,13 +292,7 @@ func (b *builder) addRequiring(i int, u *User) {
 		e = len(b.requireRep)
 		b.requireGroup[key] = e
 		b.requireRep = append(b.requireRep, i)
-		var gs []int
-		for g := range b.groupRep {
-			if b.holdsOn(u, g) {
-				gs = append(gs, g)
-			}
-		}
-		b.requireGroups = append(b.requireGroups, gs)
+		b.requireGroups = append(b.requireGroups, b.requiredGroups(u))
 	}
 	b.requireOf[i] = e
 	if !seen {
@@ -330,6 +329,56 @@ func (b *builder) userDemand(i int, u *User) float64 {
 		d = math.Floor(d)
 	}
 	return d
+}
+
+// requiredGroups lists, ascending, the groups on which all of u's
+// predicates hold. Each predicate filters the groups the ones before it
+// kept, reading its attribute from one column over the groups: at 50,000
+// users with 5,448 distinct predicate lists on 1,000 types, looking each
+// attribute up in every group's map was 0.3 s of the request.
+func (b *builder) requiredGroups(u *User) []int {
+	gs := b.groupScratch[:0]
+	for g := range b.groupRep {
+		gs = append(gs, g)
+	}
+	for _, p := range u.Require {
+		col := b.attrColumn(p.Attr)
+		kept := gs[:0]
+		for _, g := range gs {
+			if p.holdsValue(col[g].v, col[g].ok) {
+				kept = append(kept, g)
+			}
+		}
+		gs = kept
+	}
+	b.groupScratch = gs
+	if len(gs) == 0 {
+		return nil
+	}
+	return slices.Clone(gs)
+}
+
+// attrCell is one group's value of an attribute; ok is false when the
+// group's machines do not have it.
+type attrCell struct {
+	v  any
+	ok bool
+}
+
+// attrColumn is attribute name's value on every group, made on first use.
+func (b *builder) attrColumn(name string) []attrCell {
+	if col, ok := b.attrCols[name]; ok {
+		return col
+	}
+	col := make([]attrCell, len(b.groupRep))
+	for g, j := range b.groupRep {
+		col[g].v, col[g].ok = b.units[j].attrs[name]
+	}
+	if b.attrCols == nil {
+		b.attrCols = map[string][]attrCell{}
+	}
+	b.attrCols[name] = col
+	return col
 }
 
 // holdsOn says whether all of u's predicates hold on group g.
@@ -652,6 +701,12 @@ func checkPredicate(p Predicate) string {
 // exactly.
 func (p Predicate) holds(attrs map[string]any) bool {
 	v, ok := attrs[p.Attr]
+	return p.holdsValue(v, ok)
+}
+
+// holdsValue evaluates the predicate on its attribute's value v (ok:
+// the machine has the attribute).
+func (p Predicate) holdsValue(v any, ok bool) bool {
 	if !ok {
 		return p.Op == "ne"
 	}
