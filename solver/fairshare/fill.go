@@ -98,6 +98,7 @@ type filler struct {
 	rpsShared *rpsTree
 	rpsGroup  []*rpsTree
 	rpsIn     [][]*rpsTree
+	invBuf    []float64 // R values, for bestRPS
 }
 
 func newFiller(in *instance, o fillOpts) (*filler, error) {

@@ -51,6 +51,7 @@ func (f *filler) initRPSTrees() {
 		}
 	}
 	f.rpsIn = make([][]*rpsTree, len(f.in.fws))
+	f.invBuf = make([]float64, f.R)
 	f.rpsShared = f.newRPSTree(shared)
 	f.rpsGroup = make([]*rpsTree, G)
 	for g, m := range restricted {
@@ -204,8 +205,12 @@ type rpsSearch struct {
 	f        *filler
 	i, j     int // copy and its server
 	res, cap []float64
+	inv      []float64 // 1/res_r, at most the largest float
 	best     int
 	bc       float64
+	// cut: a node whose bound exceeds it loses to the best found beyond
+	// the tie tolerance (+Inf until a best is found).
+	cut float64
 }
 
 // bestRPS returns the smallest-criterion framework that fits on copy i,
@@ -213,7 +218,11 @@ type rpsSearch struct {
 // the smaller root bound first.
 func (f *filler) bestRPS(i int) (int, float64) {
 	j := int(f.srvOf[i])
-	s := rpsSearch{f: f, i: i, j: j, res: f.res[i*f.R : (i+1)*f.R], cap: f.in.servers[j].cap, best: -1}
+	s := rpsSearch{f: f, i: i, j: j, res: f.res[i*f.R : (i+1)*f.R], cap: f.in.servers[j].cap, inv: f.invBuf, best: -1, cut: inf}
+	for r, v := range s.res {
+		// Capped so that 0·inv is 0 and an overflow errs low.
+		s.inv[r] = min(1/v, math.MaxFloat64)
+	}
 	a, b := f.rpsShared, f.rpsGroup[f.groupOf[i]]
 	la, lb := s.bound(a, 1), inf
 	if b != nil {
@@ -231,16 +240,16 @@ func (f *filler) bestRPS(i int) (int, float64) {
 
 // bound is a lower bound on the criterion on the copy of every framework
 // below node v: max_r of the node's weighted demand over the residual. It
-// is computed in another order of operations than crit, so it is shrunk
-// by 1e-15 (far more than its round-off, far less than the tie
-// tolerance).
+// is computed in another order of operations than crit (a product with
+// the reciprocal), so it is shrunk by 1e-14 (far more than its round-off,
+// far less than the tie tolerance).
 func (s *rpsSearch) bound(t *rpsTree, v int) float64 {
 	R := s.f.R
 	m := 0.0
 	for r, w := range t.wd[v*R : (v+1)*R] {
-		m = max(m, w/max(s.res[r], math.SmallestNonzeroFloat64))
+		m = max(m, w*s.inv[r])
 	}
-	return m * (1 - 1e-15)
+	return m * (1 - 1e-14)
 }
 
 // visit walks node v (whose bound is lb): it skips the node when its
@@ -248,10 +257,7 @@ func (s *rpsSearch) bound(t *rpsTree, v int) float64 {
 // it fits, and visits the child with the smaller bound first.
 func (s *rpsSearch) visit(t *rpsTree, v int, lb float64) {
 	f := s.f
-	if s.best >= 0 && lb > s.bc && !tied(lb, s.bc) {
-		return
-	}
-	if !fits(t.minD[v*f.R:(v+1)*f.R], s.res, s.cap) {
+	if lb > s.cut || !fits(t.minD[v*f.R:(v+1)*f.R], s.res, s.cap) {
 		return
 	}
 	if v >= t.size {
@@ -262,6 +268,7 @@ func (s *rpsSearch) visit(t *rpsTree, v int, lb float64) {
 		c := f.crit(n, s.i)
 		if s.best < 0 || f.better(c, n, s.i, s.bc, s.best, s.i) {
 			s.best, s.bc = n, c
+			s.cut = lossCut(c)
 		}
 		return
 	}
@@ -272,4 +279,11 @@ func (s *rpsSearch) visit(t *rpsTree, v int, lb float64) {
 	}
 	s.visit(t, a, la)
 	s.visit(t, b, lb2)
+}
+
+// lossCut is a value above which every criterion exceeds c beyond the tie
+// tolerance: lb > c/(1−tieRel) means lb−c > tieRel·lb; the extra 1e-15
+// covers the round-off of the division.
+func lossCut(c float64) float64 {
+	return c / (1 - tieRel) * (1 + 1e-15)
 }
