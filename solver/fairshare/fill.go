@@ -302,7 +302,7 @@ func (f *filler) placeMany(n, i, k int) {
 // them, else (round's criteria) by a scan.
 func (f *filler) bestOn(i int) (int, float64) {
 	if f.rpsShared != nil {
-		return f.bestRPS(i)
+		return f.bestRPS(i, -1)
 	}
 	if f.trees != nil {
 		return f.bestInClass(i)

@@ -25,6 +25,9 @@ type rpsTree struct {
 	size    int     // leaves, a power of two
 	minD    []float64
 	wd      []float64
+	// lo and hi are the smallest and largest framework index below each
+	// node (static), for the framework tie-break.
+	lo, hi []int32
 }
 
 // initRPSTrees builds the shared tree and the per-group trees.
@@ -72,17 +75,21 @@ func (f *filler) newRPSTree(members []int) *rpsTree {
 	}
 	t.minD = make([]float64, 2*t.size*R)
 	t.wd = make([]float64, 2*t.size*R)
+	t.lo, t.hi = make([]int32, 2*t.size), make([]int32, 2*t.size)
 	for k := range t.size {
 		n := -1
+		t.lo[t.size+k], t.hi[t.size+k] = math.MaxInt32, -1
 		if k < len(t.members) {
 			n = t.members[k]
 			t.leaf[n] = int32(k)
+			t.lo[t.size+k], t.hi[t.size+k] = int32(n), int32(n)
 			f.rpsIn[n] = append(f.rpsIn[n], t)
 		}
 		t.setLeaf(k, n)
 	}
 	for v := t.size - 1; v >= 1; v-- {
 		t.pull(v)
+		t.lo[v], t.hi[v] = min(t.lo[2*v], t.lo[2*v+1]), max(t.hi[2*v], t.hi[2*v+1])
 	}
 	return t
 }
@@ -215,10 +222,16 @@ type rpsSearch struct {
 
 // bestRPS returns the smallest-criterion framework that fits on copy i,
 // or -1, walking the shared tree and copy i's group tree, the one with
-// the smaller root bound first.
-func (f *filler) bestRPS(i int) (int, float64) {
+// the smaller root bound first. A seed framework (-1 for none), likely
+// good on the copy, starts the walk as the best found when it fits, so
+// that the walk prunes from its first node.
+func (f *filler) bestRPS(i, seed int) (int, float64) {
 	j := int(f.srvOf[i])
 	s := rpsSearch{f: f, i: i, j: j, res: f.res[i*f.R : (i+1)*f.R], cap: f.in.servers[j].cap, inv: f.invBuf, best: -1, cut: inf}
+	if seed >= 0 && f.fitsOn(seed, i) {
+		s.best, s.bc = seed, f.crit(seed, i)
+		s.cut = lossCut(s.bc)
+	}
 	for r, v := range s.res {
 		// Capped so that 0·inv is 0 and an overflow errs low.
 		s.inv[r] = min(1/v, math.MaxFloat64)
@@ -252,12 +265,17 @@ func (s *rpsSearch) bound(t *rpsTree, v int) float64 {
 	return m * (1 - 1e-14)
 }
 
-// visit walks node v (whose bound is lb): it skips the node when its
-// bound loses beyond the tie tolerance to the best found or nothing below
-// it fits, and visits the child with the smaller bound first.
+// visit walks node v (whose bound is lb): it skips the node when nothing
+// below it fits or every framework below loses to the best found, by a
+// criterion beyond the tie tolerance or, with a criterion at least the
+// best's, by the tie-break (frameworks yet without a task all tie at 0),
+// and visits the child with the smaller bound first.
 func (s *rpsSearch) visit(t *rpsTree, v int, lb float64) {
 	f := s.f
-	if lb > s.cut || !fits(t.minD[v*f.R:(v+1)*f.R], s.res, s.cap) {
+	if lb > s.cut || (s.best >= 0 && lb >= s.bc && s.losesTie(t, v)) {
+		return
+	}
+	if !fits(t.minD[v*f.R:(v+1)*f.R], s.res, s.cap) {
 		return
 	}
 	if v >= t.size {
@@ -279,6 +297,15 @@ func (s *rpsSearch) visit(t *rpsTree, v int, lb float64) {
 	}
 	s.visit(t, a, la)
 	s.visit(t, b, lb2)
+}
+
+// losesTie reports whether every framework below node v loses a tie to
+// the best found.
+func (s *rpsSearch) losesTie(t *rpsTree, v int) bool {
+	if s.f.o.tie == TieLowest {
+		return int(t.lo[v]) > s.best
+	}
+	return int(t.hi[v]) < s.best
 }
 
 // lossCut is a value above which every criterion exceeds c beyond the tie
