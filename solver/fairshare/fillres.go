@@ -210,7 +210,7 @@ func cmpFloat(a, b float64) int {
 // rpsSearch is one bestOn walk over copy i's trees.
 type rpsSearch struct {
 	f        *filler
-	i, j     int // copy and its server
+	i        int // the copy
 	res, cap []float64
 	inv      []float64 // 1/res_r, at most the largest float
 	best     int
@@ -227,7 +227,7 @@ type rpsSearch struct {
 // that the walk prunes from its first node.
 func (f *filler) bestRPS(i, seed int) (int, float64) {
 	j := int(f.srvOf[i])
-	s := rpsSearch{f: f, i: i, j: j, res: f.res[i*f.R : (i+1)*f.R], cap: f.in.servers[j].cap, inv: f.invBuf, best: -1, cut: inf}
+	s := rpsSearch{f: f, i: i, res: f.res[i*f.R : (i+1)*f.R], cap: f.in.servers[j].cap, inv: f.invBuf, best: -1, cut: inf}
 	if seed >= 0 && f.fitsOn(seed, i) {
 		s.best, s.bc = seed, f.crit(seed, i)
 		s.cut = lossCut(s.bc)
@@ -279,10 +279,9 @@ func (s *rpsSearch) visit(t *rpsTree, v int, lb float64) {
 		return
 	}
 	if v >= t.size {
+		// δ allows n on the copy: the shared tree's frameworks are allowed
+		// everywhere, a group tree's on the group.
 		n := t.members[v-t.size]
-		if !f.in.fws[n].allowed[s.j] {
-			return
-		}
 		c := f.crit(n, s.i)
 		if s.best < 0 || f.better(c, n, s.i, s.bc, s.best, s.i) {
 			s.best, s.bc = n, c
