@@ -10,9 +10,9 @@ var inf = math.Inf(1)
 // framework counts as +Inf). A branch-and-bound walk skips every subtree
 // whose smallest demand does not fit the copy, or whose smallest key
 // already loses to the best found beyond the tie tolerance; a framework's
-// criterion on a copy is at least its key (equal for DRF, TSF and PS-DSF),
-// so the walk returns exactly the scan's answer. (rPS-DSF has its own
-// trees, fillres.go.)
+// criterion on a copy is its key (DRF, TSF and PS-DSF), so the walk
+// returns exactly the scan's answer. (rPS-DSF, whose criterion follows
+// the residual, has its own trees, fillres.go.)
 type fitTree struct {
 	f       *filler
 	h       int   // key class
