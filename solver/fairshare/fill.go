@@ -79,19 +79,26 @@ type filler struct {
 	// critFn, when set, replaces the policy's criterion (used to complete
 	// rounded exact optima).
 	critFn func(n, i int) float64
-	// psW[g][n] is PS-DSF's weight of n on group g (PS-DSF and rPS-DSF).
+	// psW[g][n] is PS-DSF's weight of n on group g.
 	psW [][]float64
 	// heaps, for joint DRF, TSF and PS-DSF, hold the frameworks by key per
 	// class (fillheap.go): one class for DRF and TSF, one per group for
-	// PS-DSF and rPS-DSF; classCopies lists each class's copies in index
+	// PS-DSF; classCopies lists each class's copies in index
 	// order and classOf maps a copy to its class.
 	heaps       []*fwHeap
 	classCopies [][]int
 	classOf     []int
-	// trees, per class, answer bestOn (fitTree); dflat holds the
-	// demands, N×R.
+	// trees, per class, answer bestOn for DRF, TSF and PS-DSF (fitTree);
+	// dflat holds the demands, N×R.
 	trees []*fitTree
 	dflat []float64
+	// rPS-DSF's trees (fillres.go): the one shared by the frameworks
+	// allowed everywhere, one per group for the others (nil when the group
+	// has none), and each framework's trees.
+	rpsShared *rpsTree
+	rpsGroup  []*rpsTree
+	rpsIn     [][]*rpsTree
+	invBuf    []float64 // R values, for bestRPS
 }
 
 func newFiller(in *instance, o fillOpts) (*filler, error) {
@@ -267,6 +274,11 @@ func (f *filler) placeMany(n, i, k int) {
 	for _, t := range f.trees {
 		t.update(n)
 	}
+	if f.rpsIn != nil {
+		for _, t := range f.rpsIn[n] {
+			t.update(n)
+		}
+	}
 	for _, q := range f.heaps {
 		if f.x[n] >= f.capN[n] {
 			q.remove(n)
@@ -286,9 +298,12 @@ func (f *filler) placeMany(n, i, k int) {
 }
 
 // bestOn returns the smallest-criterion framework that fits on copy i, or -1:
-// from the copy's class fit tree when the filler has trees, else (round's
-// criteria) by a scan.
+// from rPS-DSF's trees or the copy's class fit tree when the filler has
+// them, else (round's criteria) by a scan.
 func (f *filler) bestOn(i int) (int, float64) {
+	if f.rpsShared != nil {
+		return f.bestRPS(i, -1)
+	}
 	if f.trees != nil {
 		return f.bestInClass(i)
 	}
@@ -307,19 +322,21 @@ func (f *filler) bestOn(i int) (int, float64) {
 
 // run fills until nothing fits; rng is used by rrr only.
 func (f *filler) run(ctx context.Context, rng *rand.Rand) error {
-	switch {
-	case f.o.policy == PolicyBFDRF:
+	switch f.o.policy {
+	case PolicyBFDRF:
 		return f.runBestFit(ctx)
+	case PolicyRPSDSF:
+		f.initRPSTrees()
+		if f.o.selection == SelectRRR {
+			return f.runRRR(ctx, rng)
+		}
+		return f.runJointLazy(ctx)
 	}
 	f.initHeaps()
-	switch {
-	case f.o.selection == SelectRRR:
+	if f.o.selection == SelectRRR {
 		return f.runRRR(ctx, rng)
-	case f.o.policy == PolicyRPSDSF:
-		return f.runJointLazy(ctx)
-	default:
-		return f.runJointHeap(ctx)
 	}
+	return f.runJointHeap(ctx)
 }
 
 // ctxEvery is how many tasks are placed between context checks: cheap

@@ -126,3 +126,89 @@ func TestTSFUnfitFrameworkStarvesNone(t *testing.T) {
 		}
 	}
 }
+
+// crowdedRequest draws an instance shaped against the rPS-DSF search
+// structures: a few server types with many identical copies each (listed
+// as counts or one entry per copy, types interleaved), small integer
+// capacities and demands so that residuals run tight and criteria tie
+// exactly, equal or integer weights, and δ restricting none, some or all
+// frameworks (the shared tree empty or the per-group trees absent).
+func crowdedRequest(rng *rand.Rand) *Request {
+	R := 1 + rng.IntN(3)
+	req := &Request{Resources: resourceNames(R), Policy: PolicyRPSDSF}
+	types := 1 + rng.IntN(3)
+	expand := rng.IntN(2) == 0
+	var names [][]string
+	for ty := range types {
+		c := make([]float64, R)
+		for r := range c {
+			c[r] = float64(2 + rng.IntN(7))
+		}
+		count := 1 + rng.IntN(12)
+		names = append(names, nil)
+		for k := range count {
+			name := fmt.Sprintf("t%d-%d", ty, k)
+			if !expand {
+				name = fmt.Sprintf("t%d", ty)
+			}
+			names[ty] = append(names[ty], name)
+			if !expand {
+				req.Servers = append(req.Servers, ServerSpec{Name: name, Capacity: c, Count: &count})
+				break
+			}
+			req.Servers = append(req.Servers, ServerSpec{Name: name, Capacity: c})
+		}
+	}
+	if expand {
+		rng.Shuffle(len(req.Servers), func(a, b int) { req.Servers[a], req.Servers[b] = req.Servers[b], req.Servers[a] })
+	}
+	restricted := []float64{0, 0.5, 1}[rng.IntN(3)]
+	equal := rng.IntN(2) == 0
+	for n := range 1 + rng.IntN(10) {
+		fw := FrameworkSpec{Name: fmt.Sprintf("f%d", n), Demand: make([]float64, R)}
+		for r := range fw.Demand {
+			fw.Demand[r] = float64(1 + rng.IntN(3))
+		}
+		w := 1.0
+		if !equal {
+			w = float64(1 + rng.IntN(3))
+		}
+		fw.Weight = &w
+		if rng.Float64() < restricted {
+			for _, ns := range names[:1+rng.IntN(types)] {
+				fw.Servers = append(fw.Servers, ns...)
+			}
+		}
+		if rng.IntN(4) == 0 {
+			c := float64(rng.IntN(6))
+			fw.MaxTasks = &c
+		}
+		req.Frameworks = append(req.Frameworks, fw)
+	}
+	return req
+}
+
+// TestFillMatchesReferenceCrowded is TestFillMatchesReference on
+// crowdedRequest's instances, for every policy.
+func TestFillMatchesReferenceCrowded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 2))
+	for trial := range 300 {
+		req := crowdedRequest(rng)
+		in, err := build(req)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		seed := rng.Uint64()
+		for _, pol := range []string{PolicyDRF, PolicyTSF, PolicyPSDSF, PolicyRPSDSF, PolicyBFDRF} {
+			for _, sel := range []string{SelectRRR, SelectJoint} {
+				for _, tie := range []string{TiePaper, TieLowest} {
+					o := fillOpts{policy: pol, selection: sel, tie: tie}
+					got, want := fillBoth(t, in, o, seed)
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("trial %d %+v: allocation\n%v\nreference\n%v", trial, o, got, want)
+					}
+				}
+			}
+		}
+	}
+}

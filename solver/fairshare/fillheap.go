@@ -8,9 +8,7 @@ import (
 // fwHeap is an indexed binary min-heap of frameworks under the filler's
 // order (criterion, then the tie-break) on one key class: the whole
 // cluster for DRF and TSF, whose criteria do not depend on the server, or
-// one server group for PS-DSF and rPS-DSF (for rPS-DSF the key is the
-// PS-DSF criterion, a lower bound: a residual is at most the capacity;
-// fitTree uses it).
+// one server group for PS-DSF.
 // A framework leaves the heap for good once it can fit nowhere in the
 // class (residuals and eligibility only shrink).
 type fwHeap struct {
@@ -100,8 +98,7 @@ func (q *fwHeap) remove(n int) {
 }
 
 // key is framework n's heap key in class h: the criterion for DRF, TSF and
-// PS-DSF (computed exactly as crit does, so comparisons agree bit for bit),
-// the PS-DSF criterion as rPS-DSF's lower bound.
+// PS-DSF (computed exactly as crit does, so comparisons agree bit for bit).
 func (f *filler) key(n, h int) float64 {
 	switch f.o.policy {
 	case PolicyDRF:
@@ -133,14 +130,15 @@ func (f *filler) psWeights() {
 }
 
 // initHeaps builds the key classes and, over each class's possible
-// frameworks, the fit trees bestOn uses (rrr, and rPS-DSF's joint) or the
-// heaps of runJointHeap (DRF, TSF, PS-DSF joint). DRF and TSF have one
-// class (one structure to update per task; the trees check δ at their
-// leaves), PS-DSF and rPS-DSF one per group.
+// frameworks, the fit trees bestOn uses (rrr) or the heaps of
+// runJointHeap (joint), for DRF, TSF and PS-DSF (rPS-DSF has its own
+// trees, initRPSTrees). DRF and TSF have one class (one structure to
+// update per task; the trees check δ at their leaves), PS-DSF one per
+// group.
 func (f *filler) initHeaps() {
 	S := len(f.srvOf)
 	f.classOf = make([]int, S)
-	perGroup := f.o.policy == PolicyPSDSF || f.o.policy == PolicyRPSDSF
+	perGroup := f.o.policy == PolicyPSDSF
 	if perGroup {
 		f.psWeights()
 		f.classCopies = make([][]int, len(f.in.groups))
@@ -160,7 +158,7 @@ func (f *filler) initHeaps() {
 	for n := range f.in.fws {
 		f.dflat = append(f.dflat, f.in.fws[n].d...)
 	}
-	trees := f.o.selection == SelectRRR || f.o.policy == PolicyRPSDSF
+	trees := f.o.selection == SelectRRR
 	for h := range f.classCopies {
 		m := f.classMembers(h, perGroup)
 		if trees {

@@ -14,7 +14,8 @@ import (
 // the copy's best pair worse (the other frameworks' criteria there are
 // unchanged, residuals only shrink), so a stale entry is a lower bound:
 // the first fresh entry popped is the best pair, and stale ones are
-// recomputed when they reach the top.
+// recomputed when they reach the top (the walk starts from the entry's
+// old framework, which is often still close to the best there).
 func (f *filler) runJointLazy(ctx context.Context) error {
 	q := &copyHeap{f: f}
 	for g := range f.untouched {
@@ -26,7 +27,7 @@ func (f *filler) runJointLazy(ctx context.Context) error {
 		}
 		e := q.a[0]
 		if e.ver != f.ver[e.i] || e.x != f.x[e.n] {
-			n, c := f.bestOn(e.i)
+			n, c := f.bestRPS(e.i, e.n)
 			if n < 0 {
 				heap.Pop(q)
 				continue

@@ -10,8 +10,9 @@ var inf = math.Inf(1)
 // framework counts as +Inf). A branch-and-bound walk skips every subtree
 // whose smallest demand does not fit the copy, or whose smallest key
 // already loses to the best found beyond the tie tolerance; a framework's
-// criterion on a copy is at least its key (equal for DRF, TSF and PS-DSF),
-// so the walk returns exactly the scan's answer.
+// criterion on a copy is its key (DRF, TSF and PS-DSF), so the walk
+// returns exactly the scan's answer. (rPS-DSF, whose criterion follows
+// the residual, has its own trees, fillres.go.)
 type fitTree struct {
 	f       *filler
 	h       int   // key class
@@ -20,10 +21,6 @@ type fitTree struct {
 	size    int       // leaves, a power of two
 	key     []float64 // per node
 	minD    []float64 // per node, R values
-	// wd, for rPS-DSF, holds per node the componentwise smallest
-	// x_n·d_{n,r}/φ_n (R values): the criterion on a copy is at least
-	// max_r wd_r/res_r, a bound that follows the residual.
-	wd []float64
 }
 
 func newFitTree(f *filler, h int, members []int) *fitTree {
@@ -36,9 +33,6 @@ func newFitTree(f *filler, h int, members []int) *fitTree {
 	}
 	t.key = make([]float64, 2*t.size)
 	t.minD = make([]float64, 2*t.size*f.R)
-	if f.o.policy == PolicyRPSDSF {
-		t.wd = make([]float64, 2*t.size*f.R)
-	}
 	for k := range t.size {
 		n := -1
 		if k < len(members) {
@@ -63,34 +57,16 @@ func (t *fitTree) setLeaf(k, n int) {
 		for r := range d {
 			d[r] = inf
 		}
-		if t.wd != nil {
-			copy(t.wd[v*f.R:(v+1)*f.R], d)
-		}
 		return
 	}
 	t.key[v] = f.key(n, t.h)
 	copy(d, f.dflat[n*f.R:(n+1)*f.R])
-	if t.wd != nil {
-		w := t.wd[v*f.R : (v+1)*f.R]
-		for r := range w {
-			w[r] = f.x[n] * d[r] / f.in.fws[n].phi
-		}
-	}
 }
 
 func (t *fitTree) pull(v int) {
 	R := t.f.R
 	t.key[v] = min(t.key[2*v], t.key[2*v+1])
-	d, a, b := t.minD[v*R:(v+1)*R], t.minD[2*v*R:(2*v+1)*R], t.minD[(2*v+1)*R:(2*v+2)*R]
-	for r := range d {
-		d[r] = min(a[r], b[r])
-	}
-	if t.wd != nil {
-		d, a, b = t.wd[v*R:(v+1)*R], t.wd[2*v*R:(2*v+1)*R], t.wd[(2*v+1)*R:(2*v+2)*R]
-		for r := range d {
-			d[r] = min(a[r], b[r])
-		}
-	}
+	pullMin(t.minD, v, R)
 }
 
 // update refreshes framework n's leaf after it received tasks.
@@ -136,9 +112,6 @@ func (s *treeSearch) visit(v int) {
 			return
 		}
 		c := t.key[v]
-		if f.o.policy == PolicyRPSDSF {
-			c = f.crit(n, s.i)
-		}
 		if s.best < 0 || f.better(c, n, s.i, s.bc, s.best, s.i) {
 			s.best, s.bc = n, c
 		}
@@ -153,20 +126,8 @@ func (s *treeSearch) visit(v int) {
 }
 
 // loses reports whether every framework below node v has a criterion on
-// the copy beyond the tie tolerance above the best found. rPS-DSF's
-// residual bound is computed in another order of operations than crit, so
-// it is shrunk by 1e-15 (far more than its round-off, far less than the
-// tie tolerance).
+// the copy beyond the tie tolerance above the best found.
 func (s *treeSearch) loses(v int) bool {
-	t := s.t
-	lb := t.key[v]
-	if t.wd != nil {
-		R := t.f.R
-		m := 0.0
-		for r, w := range t.wd[v*R : (v+1)*R] {
-			m = max(m, w/max(s.res[r], math.SmallestNonzeroFloat64))
-		}
-		lb = max(lb, m*(1-1e-15))
-	}
+	lb := s.t.key[v]
 	return lb > s.bc && !tied(lb, s.bc)
 }
