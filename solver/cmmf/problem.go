@@ -252,31 +252,29 @@ func typeAllocations(in *Instance, a *Allocation) []Amounts {
 	for r, t := range byName {
 		rank[t] = r
 	}
-	var all Amounts
-	var keys []int // rank<<32 | position in u.Allowed
+	// keys[end[i-1]:end[i]] are user i's rank<<32 | position in Allowed.
+	var keys []int
 	end := make([]int, len(in.Users))
 	for i, u := range in.Users {
-		keys = keys[:0]
+		from := len(keys)
 		for k, t := range u.Allowed {
-			if clean(a.Amount[i][k]) > 0 {
+			if v := a.Amount[i][k]; v > 0 && clean(v) > 0 {
 				keys = append(keys, rank[t]<<32|k)
 			}
 		}
-		slices.Sort(keys)
-		for _, key := range keys {
-			k := key & (1<<32 - 1)
-			all = append(all, Amount{in.Types[u.Allowed[k]].Name, clean(a.Amount[i][k])})
-		}
-		end[i] = len(all)
+		slices.Sort(keys[from:])
+		end[i] = len(keys)
 	}
-	if all == nil {
-		all = Amounts{}
-	}
+	all := make(Amounts, len(keys)) // not nil: a user without machines has {}
 	out := make([]Amounts, len(in.Users))
-	start := 0
-	for i := range out {
-		out[i] = all[start:end[i]:end[i]]
-		start = end[i]
+	from := 0
+	for i, u := range in.Users {
+		for x := from; x < end[i]; x++ {
+			k := keys[x] & (1<<32 - 1)
+			all[x] = Amount{in.Types[u.Allowed[k]].Name, clean(a.Amount[i][k])}
+		}
+		out[i] = all[from:end[i]:end[i]]
+		from = end[i]
 	}
 	return out
 }
