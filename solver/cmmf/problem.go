@@ -253,13 +253,13 @@ func typeAllocations(in *Instance, a *Allocation) []Amounts {
 		rank[t] = r
 	}
 	// keys[end[i-1]:end[i]] are user i's rank<<32 | position in Allowed.
-	var keys []int
+	var keys []uint64
 	end := make([]int, len(in.Users))
 	for i, u := range in.Users {
 		from := len(keys)
 		for k, t := range u.Allowed {
 			if v := a.Amount[i][k]; v > 0 && clean(v) > 0 {
-				keys = append(keys, rank[t]<<32|k)
+				keys = append(keys, uint64(rank[t])<<32|uint64(k))
 			}
 		}
 		slices.Sort(keys[from:])
@@ -270,7 +270,7 @@ func typeAllocations(in *Instance, a *Allocation) []Amounts {
 	from := 0
 	for i, u := range in.Users {
 		for x := from; x < end[i]; x++ {
-			k := keys[x] & (1<<32 - 1)
+			k := int(keys[x] & (1<<32 - 1))
 			all[x] = Amount{in.Types[u.Allowed[k]].Name, clean(a.Amount[i][k])}
 		}
 		out[i] = all[from:end[i]:end[i]]
