@@ -122,8 +122,9 @@ type JSONAppender interface {
 }
 
 // AppendGoJSON appends v as json.Marshal writes it, through goccy/go-json:
-// the JSONAppender of the large results (cmmf, fairshare, flex and
-// tetris/assign) is this one call. On their multi-megabyte answers goccy
+// the JSONAppender of the large results (fairshare, flex and
+// tetris/assign) is this one call; cmmf's writes its users itself and
+// the rest with it. On their multi-megabyte answers goccy
 // took 0.5 to 0.8 times encoding/json's time, and no hand-written writer
 // was 25% faster than it (benchmarks/json/RESULTS.md). The result leaves
 // envelopeBytes of room after it for the envelope's meta, so appending

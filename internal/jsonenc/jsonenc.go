@@ -1,7 +1,7 @@
 // Package jsonenc appends JSON scalars byte for byte as encoding/json's
 // Marshal writes them, for the few places that write JSON by hand: the
-// canonical request hash (solver/canonical.go) and flex's Slots, which
-// encodes a sorted list as the map it replaces.
+// canonical request hash (solver/canonical.go), flex's Slots and cmmf's
+// Amounts, which encode a sorted list as the map it replaces.
 //
 // It was the writer behind the cmmf, flex and tetris/assign results
 // (solver.JSONAppender); goccy/go-json measured as fast or faster on all
@@ -9,9 +9,18 @@
 package jsonenc
 
 import (
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
+
+// UnsupportedFloat is returned for a NaN or infinite float, which JSON
+// cannot represent (encoding/json returns *json.UnsupportedValueError).
+type UnsupportedFloat struct{ Value float64 }
+
+func (e *UnsupportedFloat) Error() string {
+	return "json: unsupported value: " + strconv.FormatFloat(e.Value, 'g', -1, 64)
+}
 
 const hex = "0123456789abcdef"
 
@@ -74,3 +83,26 @@ func Int(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10)
 
 // Bool appends true or false.
 func Bool(dst []byte, b bool) []byte { return strconv.AppendBool(dst, b) }
+
+// Float appends f as json.Marshal writes a float64: the shortest decimal
+// that reads back as f, in exponent form below 1e-6 and from 1e21 on
+// (exponent without leading zeros). NaN and ±Inf are an error.
+func Float(dst []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return dst, &UnsupportedFloat{Value: f}
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 → e-9, as encoding/json does.
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst, nil
+}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/xflex/xflex/solver"
@@ -32,7 +35,7 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 		results = append(results, res, quick)
 	}
 	results = append(results, &Result{}, nil,
-		&Result{Users: []UserResult{{Name: "u<&>\"\u2028\xff", Allocation: map[string]float64{"z": 1e-7, "a": 1e21, "é": 0}}, {Name: "v"}},
+		&Result{Users: []UserResult{{Name: "u<&>\"\u2028\xff", Allocation: Amounts{{"a", 1e21}, {"z", 1e-7}, {"é", 0}}}, {Name: "w", Allocation: Amounts{}}, {Name: "v"}},
 			Rounds:     []RoundOut{{Level: 0.5}, {Frozen: []string{"a"}, Capped: []string{"b\n"}}, {Frozen: []string{}, Capped: []string{}}},
 			Assignment: map[string]string{"m2": "u", "m10": "v&"}, Leximin: []float64{}, Moved: 5e-324,
 			Choosy: ChoosyOut{Users: []Total{{Name: "x", Total: -1e300}}, Skipped: "too many"}, Independent: IndependentOut{Users: []Total{}, RMSE: math.MaxFloat64}},
@@ -52,6 +55,54 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	}
 	if _, err := (&Result{Leximin: []float64{math.NaN()}}).AppendJSON(nil); err == nil {
 		t.Fatal("NaN encoded")
+	}
+	if _, err := (&Result{Users: []UserResult{{Allocation: Amounts{{"a", math.Inf(1)}}}}}).AppendJSON(nil); err == nil {
+		t.Fatal("infinite amount encoded")
+	}
+}
+
+// TestAmountsEncodeAsMap: solved results (types and machines requests,
+// many types, names that need escaping or share prefixes) encode each
+// user's Amounts as json.Marshal writes the map[string]float64 they
+// replace, and read back to the same Amounts.
+func TestAmountsEncodeAsMap(t *testing.T) {
+	names := []string{"a", "a0", "a<", "a&b", "ab", "a\u00e9", "\u00e9", "Z", "z\n", "\u2028", "m10", "m2", "m1", ""}
+	for seed := int64(0); seed < 8; seed++ {
+		p := GenParams{Users: 30, Types: 40, Machines: 400, Divisible: seed%2 == 0, Individual: seed%4 == 1}
+		req := GenerateRequest(seed, p)
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		for k := range req.MachineTypes {
+			req.MachineTypes[k].Name = fmt.Sprintf("%s%d", names[rng.IntN(len(names))], k)
+		}
+		for k := range req.Machines {
+			req.Machines[k].Name = fmt.Sprintf("%s%d", names[rng.IntN(len(names))], k)
+		}
+		res, _, err := solveRequest(t, req)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		split := 0
+		for _, u := range res.Users {
+			m := map[string]float64{}
+			for _, e := range u.Allocation {
+				m[e.Name] = e.Amount
+			}
+			want, _ := json.Marshal(m)
+			got, err := json.Marshal(u.Allocation)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("seed %d user %s: %s (%v), want %s", seed, u.Name, got, err, want)
+			}
+			var back Amounts
+			if err := json.Unmarshal(got, &back); err != nil || !slices.Equal(back, u.Allocation) {
+				t.Fatalf("seed %d user %s: read back %v (%v), want %v", seed, u.Name, back, err, u.Allocation)
+			}
+			if len(u.Allocation) > 1 {
+				split++
+			}
+		}
+		if split == 0 {
+			t.Fatalf("seed %d: no user holds two types; the test checks no order", seed)
+		}
 	}
 }
 

@@ -79,9 +79,9 @@ func segmentNames(req *Request, res *Result) []string {
 	}
 	var extra []string
 	for _, u := range res.Users {
-		for k := range u.Allocation {
-			if !seen[k] {
-				extra = append(extra, k)
+		for _, e := range u.Allocation {
+			if !seen[e.Name] {
+				extra = append(extra, e.Name)
 			}
 		}
 	}
@@ -104,8 +104,8 @@ func cmmfPanel(res *Result, segs []string, status string) sight.BarPanel {
 	}
 	for _, u := range res.Users {
 		b := sight.Bar{Label: u.Name, Parts: make([]float64, len(segs))}
-		for k, v := range u.Allocation {
-			b.Parts[index[k]] += v
+		for _, e := range u.Allocation {
+			b.Parts[index[e.Name]] += e.Amount
 		}
 		p.Bars = append(p.Bars, b)
 	}

@@ -36,7 +36,7 @@ func TestPictureAggregates(t *testing.T) {
 	}
 	for i := range 1000 {
 		name := fmt.Sprintf("u%04d", i)
-		res.Users = append(res.Users, UserResult{Name: name, Total: float64(i % 97), Allocation: map[string]float64{fmt.Sprintf("t%02d", i%20): float64(i % 97)}})
+		res.Users = append(res.Users, UserResult{Name: name, Total: float64(i % 97), Allocation: Amounts{{fmt.Sprintf("t%02d", i%20), float64(i % 97)}}})
 		res.Choosy.Users = append(res.Choosy.Users, Total{Name: name, Total: 1})
 		res.Independent.Users = append(res.Independent.Users, Total{Name: name, Total: 2})
 	}

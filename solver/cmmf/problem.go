@@ -32,7 +32,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/xflex/xflex/solver"
 )
@@ -182,39 +183,13 @@ func buildResult(ctx context.Context, in *Instance, a *Allocation, seed int64) (
 	if in.Individual {
 		perMachine = machineAmounts(in, a)
 	}
-	// Per-user allocation maps.
-	byUser := make([]map[string]float64, len(in.Users))
-	for i := range in.Users {
-		byUser[i] = map[string]float64{}
-	}
+	var byUser []Amounts
 	if in.Individual {
-		ms := make([]int, 0, len(perMachine))
-		for m := range perMachine {
-			ms = append(ms, m)
-		}
-		sort.Ints(ms)
 		names := machineNames(in)
-		for _, m := range ms {
-			for i, v := range perMachine[m] {
-				if v = clean(v); v > 0 {
-					byUser[i][names[m]] = v
-					if !in.Divisible && v == 1 {
-						if res.Assignment == nil {
-							res.Assignment = map[string]string{}
-						}
-						res.Assignment[names[m]] = in.Users[i].Name
-					}
-				}
-			}
-		}
+		byUser = machineAllocations(in, perMachine, names)
+		res.Assignment = assignment(in, perMachine, names)
 	} else {
-		for i, u := range in.Users {
-			for k, t := range u.Allowed {
-				if v := clean(a.Amount[i][k]); v > 0 {
-					byUser[i][in.Types[t].Name] = v
-				}
-			}
-		}
+		byUser = typeAllocations(in, a)
 	}
 	total := machineCount(in)
 	for i, u := range in.Users {
@@ -261,6 +236,87 @@ func machineCount(in *Instance) float64 {
 		total += float64(ty.Cap)
 	}
 	return total
+}
+
+// typeAllocations is each user's positive amounts by machine type, in
+// byte-wise order of type name, all in one backing array: the type
+// indices are sorted by name once, then each user's few types by that
+// rank.
+func typeAllocations(in *Instance, a *Allocation) []Amounts {
+	byName := make([]int, len(in.Types))
+	for t := range byName {
+		byName[t] = t
+	}
+	slices.SortFunc(byName, func(x, y int) int { return strings.Compare(in.Types[x].Name, in.Types[y].Name) })
+	rank := make([]int, len(in.Types))
+	for r, t := range byName {
+		rank[t] = r
+	}
+	// keys[end[i-1]:end[i]] are user i's rank<<32 | position in Allowed.
+	var keys []uint64
+	end := make([]int, len(in.Users))
+	for i, u := range in.Users {
+		from := len(keys)
+		for k, t := range u.Allowed {
+			if v := a.Amount[i][k]; v > 0 && clean(v) > 0 {
+				keys = append(keys, uint64(rank[t])<<32|uint64(k))
+			}
+		}
+		slices.Sort(keys[from:])
+		end[i] = len(keys)
+	}
+	all := make(Amounts, len(keys)) // not nil: a user without machines has {}
+	out := make([]Amounts, len(in.Users))
+	from := 0
+	for i, u := range in.Users {
+		for x := from; x < end[i]; x++ {
+			k := int(keys[x] & (1<<32 - 1))
+			all[x] = Amount{in.Types[u.Allowed[k]].Name, clean(a.Amount[i][k])}
+		}
+		out[i] = all[from:end[i]:end[i]]
+		from = end[i]
+	}
+	return out
+}
+
+// machineAllocations is each user's positive amounts by machine (a
+// machines request), in byte-wise order of machine name.
+func machineAllocations(in *Instance, perMachine map[int]map[int]float64, names map[int]string) []Amounts {
+	out := make([]Amounts, len(in.Users))
+	for i := range out {
+		out[i] = Amounts{}
+	}
+	for m, holders := range perMachine {
+		for i, v := range holders {
+			if v = clean(v); v > 0 {
+				out[i] = append(out[i], Amount{names[m], v})
+			}
+		}
+	}
+	for _, am := range out {
+		slices.SortFunc(am, func(x, y Amount) int { return strings.Compare(x.Name, y.Name) })
+	}
+	return out
+}
+
+// assignment maps each machine a user holds whole (integer allocations
+// of a machines request) to that user; nil when there is none.
+func assignment(in *Instance, perMachine map[int]map[int]float64, names map[int]string) map[string]string {
+	if in.Divisible {
+		return nil
+	}
+	var out map[string]string
+	for m, holders := range perMachine {
+		for i, v := range holders {
+			if clean(v) == 1 {
+				if out == nil {
+					out = map[string]string{}
+				}
+				out[names[m]] = in.Users[i].Name
+			}
+		}
+	}
+	return out
 }
 
 func machineNames(in *Instance) map[int]string {

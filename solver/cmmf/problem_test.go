@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,7 +109,7 @@ func TestIndividualMachinesCoalesce(t *testing.T) {
 				per := map[string]float64{}
 				for m, user := range b.Assignment {
 					per[user]++
-					if _, ok := b.Users[userPos(b, user)].Allocation[m]; !ok {
+					if !slices.ContainsFunc(b.Users[userPos(b, user)].Allocation, func(e Amount) bool { return e.Name == m }) {
 						t.Fatalf("machine %s assigned to %s but not in its allocation", m, user)
 					}
 				}

@@ -23,10 +23,24 @@ type Result struct {
 
 // UserResult is one user's CMMF allocation.
 type UserResult struct {
-	Name       string             `json:"name"`
-	Total      float64            `json:"total"`
-	Share      float64            `json:"share"`
-	Allocation map[string]float64 `json:"allocation"`
+	Name       string  `json:"name"`
+	Total      float64 `json:"total"`
+	Share      float64 `json:"share"`
+	Allocation Amounts `json:"allocation"`
+}
+
+// Amounts is a user's allocation, amount per machine type (or machine),
+// in byte-wise order of name: the order in which json.Marshal writes a
+// map's keys, so it encodes as the JSON object {"name": amount, ...}
+// (null when nil, as a nil map). It was a map[string]float64 until
+// 50,000 users split over 1,000 types made filling the maps and sorting
+// their keys at encoding time a quarter of the request.
+type Amounts []Amount
+
+// Amount is the amount of one machine type (or machine) a user holds.
+type Amount struct {
+	Name   string
+	Amount float64
 }
 
 // RoundOut is one progressive-filling round.
