@@ -73,8 +73,16 @@ var errOverloaded = errors.New("overloaded")
 // Memory before the slot, not the other way round: the few requests the
 // budget admits beyond the slots upload and buffer their bodies while
 // others solve, so a slot never idles while a body arrives (from a slow
-// client, up to Config.ReadBodyTimeout). A solve never waits for memory
-// while holding a slot, so the two cannot deadlock.
+// client, up to Config.ReadBodyTimeout).
+//
+// A body's charge bounds nothing when a solve's memory grows with numbers
+// in the body (a 155-byte fairshare request simulates 10^6 server copies
+// in 116 MB; docs/MEMORY.md). Such problems estimate their memory from
+// the built request (solver.Typed.Memory), and the solve tops its
+// reservation up to the estimate (ticket.topUp, the request's
+// solver.MemoryGate) before it starts. That wait holds a slot, so it
+// ends with the queue wait begun at admission, as every wait here does:
+// slots and memory cannot deadlock, only time out into a 503.
 type admission struct {
 	slots  *fairQueue // solve slots, a unit each
 	memory *fairQueue // the memory budget, in bytes
@@ -120,7 +128,7 @@ type ticket struct {
 func (a *admission) admit(ctx context.Context, bodyLen int64) (*ticket, error) {
 	t := &ticket{a: a, tenant: PrincipalOf(ctx).Tenant, deadline: time.Now().Add(a.wait)}
 	if bodyLen > 0 {
-		if err := t.reserve(ctx, bodyLen); err != nil {
+		if err := t.reserve(ctx, satMul(bodyLen, MemoryPerBodyByte)); err != nil {
 			return nil, err
 		}
 	}
@@ -147,10 +155,21 @@ func overloadedOr(ctx context.Context) error {
 	return errOverloaded
 }
 
-// reserve adds the memory for bodyBytes more bytes of body to the ticket,
-// waiting until the ticket's deadline at most.
-func (t *ticket) reserve(ctx context.Context, bodyBytes int64) error {
-	n := min(satMul(bodyBytes, MemoryPerBodyByte), t.a.budget-t.reserved)
+// topUp is the ticket's solver.MemoryGate: it raises the ticket's
+// reservation to total bytes, the solve's estimate, when its body's
+// charge is less. The wait ends with the queue wait that began at
+// admission, so a request holding a solve slot waits for memory a bounded
+// time (then gets 503, as at admission); past it, only memory free at
+// once is taken. Like a body, an estimate above the whole budget reserves
+// the whole budget: the request runs alone.
+func (t *ticket) topUp(ctx context.Context, total int64) error {
+	return t.reserve(ctx, total-t.reserved)
+}
+
+// reserve adds n bytes of memory to the ticket, at most up to the whole
+// budget, waiting until the ticket's deadline at most.
+func (t *ticket) reserve(ctx context.Context, n int64) error {
+	n = min(n, t.a.budget-t.reserved)
 	if n <= 0 {
 		return nil // the ticket already holds the whole budget
 	}
@@ -257,7 +276,7 @@ type reservingReader struct {
 
 func (rr *reservingReader) Read(p []byte) (int, error) {
 	if rr.read == rr.room {
-		if err := rr.t.reserve(rr.ctx, chunkedStep); err != nil {
+		if err := rr.t.reserve(rr.ctx, chunkedStep*MemoryPerBodyByte); err != nil {
 			return 0, err
 		}
 		rr.room += chunkedStep

@@ -53,6 +53,7 @@ func Problem() solver.Problem {
 		Solve:          solve,
 		PreBuild:       true,
 		Picture:        picture,
+		Memory:         memory,
 	}.Problem()
 }
 
