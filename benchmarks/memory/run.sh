@@ -66,6 +66,7 @@ if want fairshare; then
 	case_gen fairshare "types 2000f 1e6 copies drf" 10000 --frameworks 2000 --servers 1000000 --types 50 --policy drf
 	case_gen fairshare "types 2000f 1e6 copies mmf" 10000 --frameworks 2000 --servers 1000000 --types 50 --policy mmf
 	case_gen fairshare "expanded 200f 50000 servers drf" 10000 --frameworks 200 --servers 50000 --types 50 --expand true --policy drf
+	case_gen fairshare "expanded 5000f 5000 servers unrestricted drf" 5000 --frameworks 5000 --servers 5000 --types 5000 --expand true --restricted 0 --policy drf
 	case_file fairshare "short: 1 server type of 1e6 copies, drf" '{"budget_ms":10000,"policy":"drf","resources":["cpu"],"servers":[{"name":"s","capacity":[1],"count":1000000}],"frameworks":[{"name":"f","demand":[0.001]}]}'
 	names=$(printf '"r%d",' $(seq 64)) caps=$(printf '1,%.0s' $(seq 64)) d1=$(printf '0.001,%.0s' $(seq 64)) d2=$(printf '0.002,%.0s' $(seq 64))
 	case_file fairshare "short: 64 resources, 1e6 copies, drf" "{\"budget_ms\":10000,\"policy\":\"drf\",\"resources\":[${names%,}],\"servers\":[{\"name\":\"s\",\"capacity\":[${caps%,}],\"count\":1000000}],\"frameworks\":[{\"name\":\"f\",\"demand\":[${d1%,}]},{\"name\":\"g\",\"demand\":[${d2%,}]}]}"
@@ -89,6 +90,8 @@ if want tetris-assign; then
 fi
 if want tetris-simulate; then
 	case_gen tetris-simulate "200 jobs 200 machines size 1" 10000 --jobs 200 --machines 200 --size 1
+	case_file tetris-simulate "short: one stage of 10^6 tasks" '{"budget_ms":5000,"machines":[{"name":"m","capacity":{"cpu":32,"memory":96}}],"jobs":[{"id":"j","arrival":0,"stages":[{"name":"map","tasks":1000000,"demand":{"cpu":1,"memory":2},"duration":1}]}],"policy":"tetris"}'
+	case_file tetris-simulate "short: two stages of 10^6 tasks (MaxTasks)" '{"budget_ms":5000,"machines":[{"name":"m","capacity":{"cpu":32,"memory":96}}],"jobs":[{"id":"j","arrival":0,"stages":[{"name":"map","tasks":1000000,"demand":{"cpu":1,"memory":2},"duration":1},{"name":"red","tasks":1000000,"demand":{"cpu":1,"memory":2},"duration":1,"after":["map"]}]}],"policy":"tetris"}'
 fi
 if want xschedule-assign; then
 	case_gen xschedule-assign "50000 nodes 50000 requests" 10000 --nodes 50000 --requests 50000 --apps 100
@@ -97,4 +100,6 @@ fi
 if want xschedule-simulate; then
 	case_gen xschedule-simulate "400 nodes 4000 requests" 10000 --nodes 400 --requests 4000 --apps 20
 	case_gen xschedule-simulate "8 nodes 40 requests count 100" 10000 --max_count 100
+	"$xflex" gen xschedule-simulate --requests 1 --nodes 4 --apps 1 | jq -c '.budget_ms = 5000 | .requests[0].count = 1000000 | .requests[0].size = [1,1]' >"$dir/req.json"
+	row xschedule-simulate "short: one request of 10^6 containers" "$dir/req.json"
 fi
