@@ -18,7 +18,7 @@ const (
 	memPerCopy         = 160
 	memPerCopyResource = 10
 	memPerPair         = 16
-	memPerListed       = 400
+	memPerListed       = 450
 )
 
 // memory estimates the memory a built request needs at its peak.
