@@ -59,6 +59,7 @@ if want cmmf; then
 	case_gen cmmf "per-machine 5000u 100t 100000m" 10000 --users 5000 --types 100 --machines 100000 --individual true --divisible false
 	case_gen cmmf "types 50000u 1000t 1e6m" 30000 --users 50000 --types 1000 --machines 1000000 --divisible false
 	case_gen cmmf "types 100000u 20t divisible" 10000 --users 100000 --types 20
+	case_file cmmf "short: 2 users, 1 type of 5e6 machines (Choosy), integer" '{"budget_ms":20000,"divisible":false,"users":[{"name":"a"},{"name":"b"}],"machine_types":[{"name":"t","count":5000000}]}'
 	case_file cmmf "short: 2 users, 1 type of 1e9 machines, integer" '{"budget_ms":10000,"divisible":false,"users":[{"name":"a"},{"name":"b"}],"machine_types":[{"name":"t","count":1000000000}]}'
 	case_file cmmf "short: 2 users, 1 type of 1e9 machines, divisible" '{"budget_ms":10000,"users":[{"name":"a"},{"name":"b"}],"machine_types":[{"name":"t","count":1000000000}]}'
 fi
@@ -73,20 +74,34 @@ if want fairshare; then
 	case_file fairshare "short: 64 resources, 1e9 copies, mmf" "{\"budget_ms\":10000,\"policy\":\"mmf\",\"resources\":[${names%,}],\"servers\":[{\"name\":\"s\",\"capacity\":[${caps%,}],\"count\":1000000000}],\"frameworks\":[{\"name\":\"f\",\"demand\":[${d1%,}]},{\"name\":\"g\",\"demand\":[${d2%,}]}]}"
 fi
 if want flex; then
+	case_gen flex "500 jobs 100000 slots" 10000 --jobs 500 --slots 100000
 	case_gen flex "5000 jobs 100000 slots" 10000 --jobs 5000 --slots 100000
+	case_gen flex "20000 jobs 100000 slots" 10000 --jobs 20000 --slots 100000
+	case_gen flex "100000 jobs 100000 slots" 10000 --jobs 100000 --slots 100000
 	case_gen flex "20 jobs 1e9 slots" 10000 --jobs 20 --slots 1000000000
 	case_gen flex "50000 jobs 100000 slots" 10000 --jobs 50000 --slots 100000
 	case_gen flex "50000 jobs 1000 slots" 10000 --jobs 50000 --slots 1000
 fi
 if want xsize; then
 	case_gen xsize "1e6 requests 4 dims" 10000 --requests 1000000 --distinct 1000 --dims 4 --k 16
+	case_gen xsize "1e5 requests 4 dims" 10000 --requests 100000 --distinct 1000 --dims 4 --k 16
+	case_gen xsize "1e6 requests 1 dim" 10000 --requests 1000000 --distinct 1000 --dims 1 --k 16
+	case_gen xsize "1e6 requests 1 dim 10 distinct" 10000 --requests 1000000 --distinct 10 --dims 1 --k 2
+	case_gen xsize "3e5 requests 2 dims" 10000 --requests 300000 --distinct 100 --dims 2 --k 8
 fi
 if want xselect; then
+	case_gen xselect "1000 nodes 100 apps" 10000 --nodes 1000 --apps 100 --types 20
 	case_gen xselect "10000 nodes 100 apps" 10000 --nodes 10000 --apps 100 --types 20
+	case_gen xselect "10000 nodes 10 apps" 10000 --nodes 10000 --apps 10 --types 20
+	case_gen xselect "50000 nodes 10 apps" 10000 --nodes 50000 --apps 10 --types 20
+	case_gen xselect "2000 nodes 1000 apps" 10000 --nodes 2000 --apps 1000 --types 20
 	case_gen xselect "100 nodes max_count 1e6" 10000 --nodes 100 --max_count 1000000
 fi
 if want tetris-assign; then
 	case_gen tetris-assign "5000 machines 40000 tasks" 10000 --machines 5000 --tasks 40000 --jobs 200
+	case_gen tetris-assign "500 machines 40000 tasks" 10000 --machines 500 --tasks 40000 --jobs 200
+	case_gen tetris-assign "5000 machines 4000 tasks" 10000 --machines 5000 --tasks 4000 --jobs 200
+	case_gen tetris-assign "1000 machines 10000 tasks" 10000 --machines 1000 --tasks 10000 --jobs 20
 fi
 if want tetris-simulate; then
 	case_gen tetris-simulate "200 jobs 200 machines size 1" 10000 --jobs 200 --machines 200 --size 1
@@ -95,6 +110,9 @@ if want tetris-simulate; then
 fi
 if want xschedule-assign; then
 	case_gen xschedule-assign "50000 nodes 50000 requests" 10000 --nodes 50000 --requests 50000 --apps 100
+	case_gen xschedule-assign "50000 nodes 5000 requests" 10000 --nodes 50000 --requests 5000 --apps 100
+	case_gen xschedule-assign "5000 nodes 50000 requests" 10000 --nodes 5000 --requests 50000 --apps 100
+	case_gen xschedule-assign "10000 nodes 10000 requests" 10000 --nodes 10000 --requests 10000 --apps 10
 	case_gen xschedule-assign "20 nodes 10 requests count 1000" 10000 --nodes 20 --max_count 1000
 fi
 if want xschedule-simulate; then
@@ -102,4 +120,6 @@ if want xschedule-simulate; then
 	case_gen xschedule-simulate "8 nodes 40 requests count 100" 10000 --max_count 100
 	"$xflex" gen xschedule-simulate --requests 1 --nodes 4 --apps 1 | jq -c '.budget_ms = 5000 | .requests[0].count = 1000000 | .requests[0].size = [1,1]' >"$dir/req.json"
 	row xschedule-simulate "short: one request of 10^6 containers" "$dir/req.json"
+	jq -c '.budget_ms = 30000' "$dir/req.json" >"$dir/req30.json"
+	row xschedule-simulate "short: one request of 10^6 containers, 30 s" "$dir/req30.json"
 fi
