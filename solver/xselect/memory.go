@@ -10,9 +10,9 @@ import "github.com/xflex/xflex/solver"
 // about 3 kB a node and 100 bytes a (node, application) pair, 10 to 190
 // times the body.
 const (
-	memBase    = 40 << 20
-	memPerNode = 4 << 10
-	memPerPair = 128
+	memBase    = 24 << 20
+	memPerNode = 5 << 10
+	memPerPair = 160
 )
 
 // memory estimates the memory a built request needs at its peak.

@@ -10,7 +10,7 @@ import "github.com/xflex/xflex/solver"
 // counted as built, so a placement's mix counts (up to maxContainers
 // from a short body) are charged too.
 const (
-	memBase         = 48 << 20
+	memBase         = 4 << 20
 	memPerNode      = 2 << 10
 	memPerContainer = 2560
 	memPerAsk       = 4 << 10
