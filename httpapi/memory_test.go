@@ -20,7 +20,8 @@ const shortCMMF = `{"divisible":false,"users":[{"name":"a"},{"name":"b"}],"machi
 // memory estimate before the solve, not only 10 bytes per body byte.
 // With all but 2 MB of a 32 MB budget held elsewhere it gets 503 with
 // Retry-After (it was solved, at 2 kB, before the estimate); once the
-// memory is free it is solved, and all it reserved is returned. (Checked
+// memory is free it is solved (its estimate, 42 MB, is above the whole
+// budget: it runs alone), and all it reserved is returned. (Checked
 // to fail without Typed.Memory's reservation.)
 func TestSolveReservesItsEstimate(t *testing.T) {
 	runner, err := solver.NewRunner([]solver.Problem{cmmf.Problem()}, 5*time.Second)
