@@ -77,8 +77,8 @@ var errOverloaded = errors.New("overloaded")
 //
 // A body's charge bounds nothing when a solve's memory grows with numbers
 // in the body (a 155-byte fairshare request simulates 10^6 server copies
-// in 116 MB; docs/MEMORY.md). Such problems estimate their memory from
-// the built request (solver.Typed.Memory), and the solve tops its
+// in 116 MB; docs/MEMORY.md). Problems estimate their memory from the
+// built request (solver.Typed.Memory), and the solve tops its
 // reservation up to the estimate (ticket.topUp, the request's
 // solver.MemoryGate) before it starts. That wait holds a slot, so it
 // ends with the queue wait begun at admission, as every wait here does:

@@ -17,9 +17,9 @@ type memoryGateKey struct{}
 
 // WithMemoryGate returns ctx carrying gate. A problem with a memory
 // estimate (Typed.Memory) asks it for the estimate once the request is
-// built and before it is solved: for requests whose memory grows with
-// numbers in the body (counts, copies) rather than with its length, a
-// charge per body byte bounds nothing. Without a gate (`xflex solve`,
+// built and before it is solved: where memory grows with numbers in the
+// body (counts, copies), a charge per body byte bounds nothing. Without a
+// gate (`xflex solve`,
 // job workers) the solve starts without asking.
 func WithMemoryGate(ctx context.Context, gate MemoryGate) context.Context {
 	return context.WithValue(ctx, memoryGateKey{}, gate)

@@ -46,9 +46,10 @@ type Typed[Req, In any] struct {
 	// Memory, when set, estimates from the built instance's sizes an
 	// upper bound of the bytes the whole request needs at its peak (body,
 	// decoded document, instance, solve and answer; docs/MEMORY.md
-	// measures it), for problems whose memory grows with numbers in the
-	// body (counts, copies) rather than with its length. The solve asks
-	// the context's MemoryGate for it before it starts.
+	// measures it): memory grows with numbers in the body (counts,
+	// copies) as well as with its length, so a charge per body byte does
+	// not bound it. The solve asks the context's MemoryGate for it before
+	// it starts; time spent waiting there is taken from the budget.
 	Memory func(b Built[Req, In]) int64
 }
 
