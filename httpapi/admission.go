@@ -80,9 +80,9 @@ var errOverloaded = errors.New("overloaded")
 // in 116 MB; docs/MEMORY.md). Problems estimate their memory from the
 // built request (solver.Typed.Memory), and the solve tops its
 // reservation up to the estimate (ticket.topUp, the request's
-// solver.MemoryGate) before it starts. That wait holds a slot, so it
-// ends with the queue wait begun at admission, as every wait here does:
-// slots and memory cannot deadlock, only time out into a 503.
+// solver.MemoryGate) before it starts. When it has to wait for that
+// memory it gives back its slot and memory and waits holding nothing, so
+// no wait here holds what another waits for.
 type admission struct {
 	slots  *fairQueue // solve slots, a unit each
 	memory *fairQueue // the memory budget, in bytes
@@ -157,13 +157,47 @@ func overloadedOr(ctx context.Context) error {
 
 // topUp is the ticket's solver.MemoryGate: it raises the ticket's
 // reservation to total bytes, the solve's estimate, when its body's
-// charge is less. The wait ends with the queue wait that began at
-// admission, so a request holding a solve slot waits for memory a bounded
-// time (then gets 503, as at admission); past it, only memory free at
-// once is taken. Like a body, an estimate above the whole budget reserves
-// the whole budget: the request runs alone.
+// charge is less. Memory free at once is taken at once. Otherwise the
+// request waits holding nothing, neither its memory nor its slot, for
+// the total (a new queue wait) and then for a slot again: a request that
+// waited for memory while holding either would deadlock with another
+// doing the same (two estimates of half the budget each, or a slot held
+// against memory held by requests waiting for slots), until both got 503.
+// Like a body, an estimate above the whole budget reserves the whole
+// budget: the request runs alone.
 func (t *ticket) topUp(ctx context.Context, total int64) error {
-	return t.reserve(ctx, total-t.reserved)
+	want := min(total, t.a.budget)
+	if want <= t.reserved {
+		return nil
+	}
+	now, cancel := context.WithCancel(ctx)
+	cancel() // acquire still grants what is free at once
+	if t.a.memory.acquire(now, t.tenant, want-t.reserved) == nil {
+		t.hold(want - t.reserved)
+		return nil
+	}
+	t.putBack()
+	t.deadline = time.Now().Add(t.a.wait)
+	if err := t.reserve(ctx, want); err != nil {
+		return err
+	}
+	return t.takeSlot(ctx)
+}
+
+// putBack returns the ticket's memory and slot while it keeps its body
+// (topUp's wait); the slot's short hold is not a solve time.
+func (t *ticket) putBack() {
+	a := t.a
+	if t.reserved > 0 {
+		a.memory.release(t.tenant, t.reserved)
+	}
+	if t.slot {
+		a.slots.release(t.tenant, 1)
+	}
+	a.mu.Lock()
+	a.inflight -= t.reserved
+	a.mu.Unlock()
+	t.reserved, t.slot = 0, false
 }
 
 // reserve adds n bytes of memory to the ticket, at most up to the whole
@@ -180,12 +214,17 @@ func (t *ticket) reserve(ctx context.Context, n int64) error {
 	if err := t.a.memory.acquire(ctx, t.tenant, n); err != nil {
 		return overloadedOr(ctx)
 	}
+	t.hold(n)
+	return nil
+}
+
+// hold counts n bytes of memory acquired for the ticket.
+func (t *ticket) hold(n int64) {
 	t.reserved += n
 	t.a.mu.Lock()
 	t.a.inflight += n
 	t.a.burst += n
 	t.a.mu.Unlock()
-	return nil
 }
 
 // holdBody counts the ticket's body, n bytes read, as held until release
