@@ -48,3 +48,25 @@ func TestSolveReservesItsEstimate(t *testing.T) {
 		t.Fatalf("after the solves: %d bytes of bodies and %d reserved, want none", bodies, reserved)
 	}
 }
+
+// TestTopUpsDoNotDeadlock: two short cmmf requests whose estimates each
+// need the whole budget, solved at once on two slots, are both answered
+// 200, one after the other. (Waiting for the top-up while holding the
+// slot and the body's charge, each waited for the other's charge until
+// both got 503.)
+func TestTopUpsDoNotDeadlock(t *testing.T) {
+	runner, err := solver.NewRunner([]solver.Problem{cmmf.Problem()}, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Config{MaxConcurrent: 2, QueueWait: 5 * time.Second, MaxInflightBytes: 32 << 20}, runner, zerolog.Nop())
+	codes := make(chan int, 2)
+	for range 2 {
+		go func() { codes <- post(t, s.Handler(), "/v1/cmmf", "application/json", shortCMMF).Code }()
+	}
+	for range 2 {
+		if code := <-codes; code != http.StatusOK {
+			t.Fatalf("got %d, want 200 for both", code)
+		}
+	}
+}
