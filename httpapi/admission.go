@@ -73,8 +73,16 @@ var errOverloaded = errors.New("overloaded")
 // Memory before the slot, not the other way round: the few requests the
 // budget admits beyond the slots upload and buffer their bodies while
 // others solve, so a slot never idles while a body arrives (from a slow
-// client, up to Config.ReadBodyTimeout). A solve never waits for memory
-// while holding a slot, so the two cannot deadlock.
+// client, up to Config.ReadBodyTimeout).
+//
+// A body's charge bounds nothing when a solve's memory grows with numbers
+// in the body (a 155-byte fairshare request simulates 10^6 server copies
+// in 116 MB; docs/MEMORY.md). Problems estimate their memory from the
+// built request (solver.Typed.Memory), and the solve tops its
+// reservation up to the estimate (ticket.topUp, the request's
+// solver.MemoryGate) before it starts. When it has to wait for that
+// memory it gives back its slot and memory and waits holding nothing, so
+// no wait here holds what another waits for.
 type admission struct {
 	slots  *fairQueue // solve slots, a unit each
 	memory *fairQueue // the memory budget, in bytes
@@ -120,7 +128,7 @@ type ticket struct {
 func (a *admission) admit(ctx context.Context, bodyLen int64) (*ticket, error) {
 	t := &ticket{a: a, tenant: PrincipalOf(ctx).Tenant, deadline: time.Now().Add(a.wait)}
 	if bodyLen > 0 {
-		if err := t.reserve(ctx, bodyLen); err != nil {
+		if err := t.reserve(ctx, satMul(bodyLen, MemoryPerBodyByte)); err != nil {
 			return nil, err
 		}
 	}
@@ -147,10 +155,55 @@ func overloadedOr(ctx context.Context) error {
 	return errOverloaded
 }
 
-// reserve adds the memory for bodyBytes more bytes of body to the ticket,
-// waiting until the ticket's deadline at most.
-func (t *ticket) reserve(ctx context.Context, bodyBytes int64) error {
-	n := min(satMul(bodyBytes, MemoryPerBodyByte), t.a.budget-t.reserved)
+// topUp is the ticket's solver.MemoryGate: it raises the ticket's
+// reservation to total bytes, the solve's estimate, when its body's
+// charge is less. Memory free at once is taken at once. Otherwise the
+// request waits holding nothing, neither its memory nor its slot, for
+// the total (a new queue wait) and then for a slot again: a request that
+// waited for memory while holding either would deadlock with another
+// doing the same (two estimates of half the budget each, or a slot held
+// against memory held by requests waiting for slots), until both got 503.
+// Like a body, an estimate above the whole budget reserves the whole
+// budget: the request runs alone.
+func (t *ticket) topUp(ctx context.Context, total int64) error {
+	want := min(total, t.a.budget)
+	if want <= t.reserved {
+		return nil
+	}
+	now, cancel := context.WithCancel(ctx)
+	cancel() // acquire still grants what is free at once
+	if t.a.memory.acquire(now, t.tenant, want-t.reserved) == nil {
+		t.hold(want - t.reserved)
+		return nil
+	}
+	t.putBack()
+	t.deadline = time.Now().Add(t.a.wait)
+	if err := t.reserve(ctx, want); err != nil {
+		return err
+	}
+	return t.takeSlot(ctx)
+}
+
+// putBack returns the ticket's memory and slot while it keeps its body
+// (topUp's wait); the slot's short hold is not a solve time.
+func (t *ticket) putBack() {
+	a := t.a
+	if t.reserved > 0 {
+		a.memory.release(t.tenant, t.reserved)
+	}
+	if t.slot {
+		a.slots.release(t.tenant, 1)
+	}
+	a.mu.Lock()
+	a.inflight -= t.reserved
+	a.mu.Unlock()
+	t.reserved, t.slot = 0, false
+}
+
+// reserve adds n bytes of memory to the ticket, at most up to the whole
+// budget, waiting until the ticket's deadline at most.
+func (t *ticket) reserve(ctx context.Context, n int64) error {
+	n = min(n, t.a.budget-t.reserved)
 	if n <= 0 {
 		return nil // the ticket already holds the whole budget
 	}
@@ -161,12 +214,17 @@ func (t *ticket) reserve(ctx context.Context, bodyBytes int64) error {
 	if err := t.a.memory.acquire(ctx, t.tenant, n); err != nil {
 		return overloadedOr(ctx)
 	}
+	t.hold(n)
+	return nil
+}
+
+// hold counts n bytes of memory acquired for the ticket.
+func (t *ticket) hold(n int64) {
 	t.reserved += n
 	t.a.mu.Lock()
 	t.a.inflight += n
 	t.a.burst += n
 	t.a.mu.Unlock()
-	return nil
 }
 
 // holdBody counts the ticket's body, n bytes read, as held until release
@@ -257,7 +315,7 @@ type reservingReader struct {
 
 func (rr *reservingReader) Read(p []byte) (int, error) {
 	if rr.read == rr.room {
-		if err := rr.t.reserve(rr.ctx, chunkedStep); err != nil {
+		if err := rr.t.reserve(rr.ctx, chunkedStep*MemoryPerBodyByte); err != nil {
 			return 0, err
 		}
 		rr.room += chunkedStep

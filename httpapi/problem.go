@@ -36,6 +36,8 @@ func StatusOf(k solver.Kind) int {
 		return http.StatusNotFound
 	case solver.KindNotAcceptable:
 		return http.StatusNotAcceptable
+	case solver.KindOverloaded:
+		return http.StatusServiceUnavailable
 	case solver.KindCanceled:
 		// 499 is nginx's "client closed request"; nobody reads it, but the
 		// access log shows why the solve stopped.
@@ -55,6 +57,7 @@ var titles = map[solver.Kind]string{
 	solver.KindBudget:         "Budget exhausted before any answer",
 	solver.KindCanceled:       "Request canceled",
 	solver.KindNotAcceptable:  "Not acceptable",
+	solver.KindOverloaded:     "Too many concurrent solves",
 	solver.KindInternal:       "Internal error",
 }
 

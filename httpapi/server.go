@@ -314,6 +314,16 @@ func jsonContentType(h string) bool {
 // ends mounted on the same router (asynchronous jobs), so everything that
 // buffers a body goes through the same admission.
 func (s *Server) AdmitBody(w http.ResponseWriter, r *http.Request) (body []byte, done func(), ok bool) {
+	t, body, ok := s.admitBody(w, r)
+	if !ok {
+		return nil, nil, false
+	}
+	return body, t.release, true
+}
+
+// admitBody is AdmitBody returning the admitted request's ticket, whose
+// release is done.
+func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (*ticket, []byte, bool) {
 	if !jsonContentType(r.Header.Get("Content-Type")) {
 		SimpleProblem(w, r, http.StatusUnsupportedMediaType, "unsupported_media_type", "Unsupported media type",
 			"send the request as Content-Type: application/json")
@@ -328,7 +338,7 @@ func (s *Server) AdmitBody(w http.ResponseWriter, r *http.Request) (body []byte,
 		s.refuse(w, r, err)
 		return nil, nil, false
 	}
-	body, err = s.readBody(w, r, t)
+	body, err := s.readBody(w, r, t)
 	if err == nil {
 		t.holdBody(len(body))
 		err = t.takeSlot(r.Context())
@@ -338,7 +348,7 @@ func (s *Server) AdmitBody(w http.ResponseWriter, r *http.Request) (body []byte,
 		s.refuse(w, r, err)
 		return nil, nil, false
 	}
-	return body, t.release, true
+	return t, body, true
 }
 
 // readBody reads the body within ReadBodyTimeout: into one buffer of its
@@ -440,12 +450,13 @@ func (s *Server) solveHandler(p solver.Problem) http.HandlerFunc {
 // was written) and whether the request reached the solver, for the
 // metrics.
 func (s *Server) solve(w http.ResponseWriter, r *http.Request, p solver.Problem, media string, arrival time.Time) (*solver.Response, bool) {
-	body, done, ok := s.AdmitBody(w, r)
+	t, body, ok := s.admitBody(w, r)
 	if !ok {
 		return nil, false
 	}
-	defer done()
-	resp, err := s.runner.Run(solver.WithArrival(r.Context(), arrival), p.Name, body)
+	defer t.release()
+	ctx := solver.WithMemoryGate(solver.WithArrival(r.Context(), arrival), t.topUp)
+	resp, err := s.runner.Run(ctx, p.Name, body)
 	out := []byte(nil)
 	if err == nil {
 		out = resp.Wire
@@ -457,6 +468,9 @@ func (s *Server) solve(w http.ResponseWriter, r *http.Request, p solver.Problem,
 		var xe *solver.Error
 		if !errors.As(err, &xe) {
 			xe = &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
+		}
+		if xe.Kind == solver.KindOverloaded {
+			w.Header().Set("Retry-After", s.adm.retryAfter())
 		}
 		s.WriteError(w, r, xe)
 		return nil, true

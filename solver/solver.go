@@ -304,6 +304,9 @@ const (
 	// KindNotAcceptable: the answer cannot be given in a form the caller
 	// accepts, e.g. a picture of a problem that has none (HTTP 406).
 	KindNotAcceptable Kind = "not_acceptable"
+	// KindOverloaded: the memory the solve needs could not be had in time
+	// (HTTP 503 with Retry-After; see MemoryGate).
+	KindOverloaded Kind = "overloaded"
 	// KindInternal: a bug or a backend failure (HTTP 500).
 	KindInternal Kind = "internal"
 )

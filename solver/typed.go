@@ -43,6 +43,14 @@ type Typed[Req, In any] struct {
 	PreBuild bool
 	// Picture is Problem's: the answer drawn as SVG.
 	Picture PictureFunc
+	// Memory, when set, estimates from the built instance's sizes an
+	// upper bound of the bytes the whole request needs at its peak (body,
+	// decoded document, instance, solve and answer; docs/MEMORY.md
+	// measures it): memory grows with numbers in the body (counts,
+	// copies) as well as with its length, so a charge per body byte does
+	// not bound it. The solve asks the context's MemoryGate for it before
+	// it starts; time spent waiting there is taken from the budget.
+	Memory func(b Built[Req, In]) int64
 }
 
 // Built is a decoded request and the instance Build made of it.
@@ -76,6 +84,11 @@ func (t Typed[Req, In]) solve(ctx context.Context, raw json.RawMessage, opts Opt
 	b, err := t.built(raw, opts)
 	if err != nil {
 		return nil, Meta{}, err
+	}
+	if t.Memory != nil {
+		if err := reserveMemory(ctx, t.Memory(b)); err != nil {
+			return nil, Meta{}, err
+		}
 	}
 	return t.Solve(ctx, b, opts)
 }

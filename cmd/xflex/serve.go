@@ -53,7 +53,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.IntVar(&c.maxPerTenant, "max-concurrent-per-tenant", 0, "simultaneous solves of one tenant (0: all of --max-concurrent; slots go fairly among waiting tenants either way)")
 	fs.DurationVar(&c.queueWait, "queue-wait", time.Second, "how long a request waits for memory, and then for a solve slot, before 503")
 	fs.Int64Var(&c.maxInflight, "max-inflight-bytes", 512<<20,
-		"memory budget of requests in flight; each is charged "+strconv.Itoa(httpapi.MemoryPerBodyByte)+"x its body before the body is read (503 beyond)")
+		"memory budget of requests in flight; each is charged "+strconv.Itoa(httpapi.MemoryPerBodyByte)+"x its body before the body is read, then its solve's estimate before the solve (503 beyond; docs/MEMORY.md)")
 	fs.DurationVar(&c.readHeader, "read-header-timeout", 10*time.Second, "time allowed to send a request's headers")
 	fs.DurationVar(&c.readBody, "read-body-timeout", 30*time.Second, "time allowed to send a request's body once admitted (408 beyond)")
 	fs.DurationVar(&c.write, "write-timeout", 30*time.Second, "time allowed to write a response once it starts")

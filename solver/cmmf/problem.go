@@ -54,6 +54,7 @@ func Problem() solver.Problem {
 		Solve:          solve,
 		PreBuild:       true,
 		Picture:        picture,
+		Memory:         memory,
 	}.Problem()
 }
 

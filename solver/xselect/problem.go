@@ -43,6 +43,7 @@ func Problem() solver.Problem {
 		Build:          build,
 		Solve:          solve,
 		Picture:        picture,
+		Memory:         memory,
 	}.Problem()
 }
 

@@ -19,6 +19,7 @@ func Problem() solver.Problem {
 		Build:          prepare,
 		Solve:          solve,
 		Picture:        picture,
+		Memory:         memory,
 	}.Problem()
 }
 

@@ -15,5 +15,6 @@ func Problem() solver.Problem {
 		Build:          Build,
 		Solve:          solve,
 		Picture:        picture,
+		Memory:         memory,
 	}.Problem()
 }

@@ -81,6 +81,7 @@ func Problem() solver.Problem {
 		// Build on the second core while the body is validated: at
 		// 10,000 containers it is a third of the round's time.
 		PreBuild: true,
+		Memory:   memory,
 	}.Problem()
 }
 

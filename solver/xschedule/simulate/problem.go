@@ -26,6 +26,7 @@ func Problem() solver.Problem {
 		// Build on the second core while the body is validated, as
 		// xschedule/assign does: it checks every request of the trace.
 		PreBuild: true,
+		Memory:   memory,
 	}.Problem()
 }
 
