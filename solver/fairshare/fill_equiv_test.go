@@ -63,18 +63,7 @@ func TestFillMatchesReference(t *testing.T) {
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
-		seed := rng.Uint64()
-		for _, pol := range []string{PolicyDRF, PolicyTSF, PolicyPSDSF, PolicyRPSDSF, PolicyBFDRF} {
-			for _, sel := range []string{SelectRRR, SelectJoint} {
-				for _, tie := range []string{TiePaper, TieLowest} {
-					o := fillOpts{policy: pol, selection: sel, tie: tie}
-					got, want := fillBoth(t, in, o, seed)
-					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("trial %d %+v: allocation\n%v\nreference\n%v", trial, o, got, want)
-					}
-				}
-			}
-		}
+		matchReference(t, trial, in, rng.Uint64())
 	}
 }
 
@@ -198,15 +187,22 @@ func TestFillMatchesReferenceCrowded(t *testing.T) {
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
-		seed := rng.Uint64()
-		for _, pol := range []string{PolicyDRF, PolicyTSF, PolicyPSDSF, PolicyRPSDSF, PolicyBFDRF} {
-			for _, sel := range []string{SelectRRR, SelectJoint} {
-				for _, tie := range []string{TiePaper, TieLowest} {
-					o := fillOpts{policy: pol, selection: sel, tie: tie}
-					got, want := fillBoth(t, in, o, seed)
-					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("trial %d %+v: allocation\n%v\nreference\n%v", trial, o, got, want)
-					}
+		matchReference(t, trial, in, rng.Uint64())
+	}
+}
+
+// matchReference fills in under every policy, server selection and
+// tie-break with the optimised filler and the reference, rrr's draws from
+// seed, and fails unless the allocations are identical.
+func matchReference(t *testing.T, trial int, in *instance, seed uint64) {
+	t.Helper()
+	for _, pol := range []string{PolicyDRF, PolicyTSF, PolicyPSDSF, PolicyRPSDSF, PolicyBFDRF} {
+		for _, sel := range []string{SelectRRR, SelectJoint} {
+			for _, tie := range []string{TiePaper, TieLowest} {
+				o := fillOpts{policy: pol, selection: sel, tie: tie}
+				got, want := fillBoth(t, in, o, seed)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("trial %d %+v: allocation\n%v\nreference\n%v", trial, o, got, want)
 				}
 			}
 		}

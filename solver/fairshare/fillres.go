@@ -1,6 +1,7 @@
 package fairshare
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -187,7 +188,7 @@ func kdSplit(a []int, u []float64, R int) {
 		}
 	}
 	slices.SortFunc(a, func(x, y int) int {
-		if c := cmpFloat(u[x*R+br], u[y*R+br]); c != 0 {
+		if c := cmp.Compare(u[x*R+br], u[y*R+br]); c != 0 {
 			return c
 		}
 		return x - y
@@ -195,16 +196,6 @@ func kdSplit(a []int, u []float64, R int) {
 	mid := len(a) / 2
 	kdSplit(a[:mid], u, R)
 	kdSplit(a[mid:], u, R)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // rpsSearch is one bestOn walk over copy i's trees.
