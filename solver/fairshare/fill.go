@@ -172,7 +172,7 @@ func (f *filler) fitsOn(n, i int) bool {
 		return false
 	}
 	j := int(f.srvOf[i])
-	if !f.in.fws[n].allowed[j] {
+	if !f.in.fws[n].allows(j) {
 		return false
 	}
 	return fits(f.in.fws[n].d, f.res[i*f.R:(i+1)*f.R], f.in.servers[j].cap)
