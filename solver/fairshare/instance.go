@@ -76,11 +76,13 @@ type group struct {
 // usable reports whether framework n may run on server j at all: δ allows
 // it and the server has some capacity of every resource the task needs.
 func (in *instance) usable(n, j int) bool {
-	f := &in.fws[n]
-	if !f.allows(j) {
-		return false
-	}
-	for r, d := range f.d {
+	return in.fws[n].allows(j) && in.holds(n, j)
+}
+
+// holds reports whether server j has some capacity of every resource a
+// task of framework n needs.
+func (in *instance) holds(n, j int) bool {
+	for r, d := range in.fws[n].d {
 		if d > 0 && in.servers[j].cap[r] <= 0 {
 			return false
 		}
