@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,4 +79,59 @@ func TestRefusedRequestDoesNotBuildProduct(t *testing.T) {
 	if grew > limit {
 		t.Fatalf("refused request of %d body bytes allocated %d MB, want at most %d MB", len(body), grew>>20, limit>>20)
 	}
+}
+
+// coalesce, keyed on sparse columns, groups servers exactly as keys on
+// the dense δ and utility columns do (the form it had before the rows
+// were sparse): random instances with restricted frameworks and
+// utilities, some given as 1, the default, which must not set a server
+// apart.
+func TestCoalesceMatchesDenseColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 0))
+	for trial := range 300 {
+		req := equivRequest(t, rng)
+		generic := trial%2 == 0
+		if generic {
+			req.Criterion = CriterionGeneric
+			for n := range req.Frameworks {
+				util := map[string]float64{}
+				for _, s := range req.Servers {
+					if rng.IntN(3) == 0 {
+						util[s.Name] = []float64{1, 2, 0.5}[rng.IntN(3)]
+					}
+				}
+				req.Frameworks[n].Utility = util
+			}
+		}
+		in, err := build(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := denseGroupOf(in, generic); !slices.Equal(in.groupOf, want) {
+			t.Fatalf("trial %d: groupOf %v, dense columns give %v", trial, in.groupOf, want)
+		}
+	}
+}
+
+// denseGroupOf numbers servers by first appearance of their capacities,
+// whole δ column and (generic) whole utility column.
+func denseGroupOf(in *instance, generic bool) []int {
+	keyOf := map[string]int{}
+	out := make([]int, len(in.servers))
+	for j, s := range in.servers {
+		k := fmt.Sprint(s.cap)
+		for n := range in.fws {
+			k += fmt.Sprint(" ", in.fws[n].allows(j))
+			if generic {
+				k += fmt.Sprint(" ", in.fws[n].utility(j))
+			}
+		}
+		g, ok := keyOf[k]
+		if !ok {
+			g = len(keyOf)
+			keyOf[k] = g
+		}
+		out[j] = g
+	}
+	return out
 }
