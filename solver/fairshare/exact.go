@@ -706,7 +706,7 @@ func (in *instance) criterionCoef(crit string, n, j int) float64 {
 		}
 		return s / f.phi
 	case CriterionGeneric:
-		return f.util[j] / f.phi
+		return f.utility(j) / f.phi
 	default:
 		return 1 / f.phi
 	}

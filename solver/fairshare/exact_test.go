@@ -118,7 +118,7 @@ func checkFeasible(t *testing.T, in *instance, a alloc) {
 			if v < 0 {
 				t.Fatalf("negative x")
 			}
-			if v > 0 && !f.allowed[j] {
+			if v > 0 && !f.allows(j) {
 				t.Fatalf("framework %s placed on disallowed server %s", f.name, in.servers[j].name)
 			}
 			tot += v

@@ -99,6 +99,10 @@ type filler struct {
 	rpsGroup  []*rpsTree
 	rpsIn     [][]*rpsTree
 	invBuf    []float64 // R values, for bestRPS
+	// allowed holds each framework's δ row dense (nil: every server),
+	// for the lookups per copy; the instance keeps the rows sparse, so
+	// they are made here, after the memory estimate was reserved.
+	allowed [][]bool
 }
 
 func newFiller(in *instance, o fillOpts) (*filler, error) {
@@ -134,8 +138,10 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 	f.xs = make([]map[int]float64, N)
 	f.drfW = make([]float64, N)
 	f.tsfW = make([]float64, N)
+	f.allowed = make([][]bool, N)
 	for n := range in.fws {
 		fw := &in.fws[n]
+		f.allowed[n] = denseRow(fw.on, len(in.servers))
 		f.capN[n] = math.Floor(fw.cap + fitTol)
 		f.xs[n] = map[int]float64{}
 		f.drfW[n] = in.dominantPerTask(n) / fw.phi
@@ -146,7 +152,7 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 		}
 		whole := 0.0
 		for j, s := range in.servers {
-			if !in.usable(n, j) {
+			if !f.allows(n, j) || !in.holds(n, j) {
 				continue
 			}
 			m := math.Inf(1)
@@ -166,13 +172,32 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 	return f, nil
 }
 
+// denseRow is the δ row of a framework allowed on the servers on of S
+// (nil: on every server).
+func denseRow(on []int, S int) []bool {
+	if on == nil {
+		return nil
+	}
+	row := make([]bool, S)
+	for _, j := range on {
+		row[j] = true
+	}
+	return row
+}
+
+// allows is δ for framework n and server j, from the dense rows.
+func (f *filler) allows(n, j int) bool {
+	row := f.allowed[n]
+	return row == nil || row[j]
+}
+
 // fitsOn reports whether one task of n fits on copy i now.
 func (f *filler) fitsOn(n, i int) bool {
 	if f.x[n] >= f.capN[n] {
 		return false
 	}
 	j := int(f.srvOf[i])
-	if !f.in.fws[n].allowed[j] {
+	if !f.allows(n, j) {
 		return false
 	}
 	return fits(f.in.fws[n].d, f.res[i*f.R:(i+1)*f.R], f.in.servers[j].cap)

@@ -122,7 +122,7 @@ func (f *refFiller) fitsOn(n, i int) bool {
 		return false
 	}
 	j := int(f.srvOf[i])
-	if !f.in.fws[n].allowed[j] {
+	if !f.in.fws[n].allows(j) {
 		return false
 	}
 	return fits(f.in.fws[n].d, f.res[i*f.R:(i+1)*f.R], f.in.servers[j].cap)
@@ -370,7 +370,7 @@ func (f *refFiller) runBestFit(ctx context.Context) error {
 			}
 			bi, bs := -1, math.Inf(1)
 			for _, i := range cand {
-				if !f.in.fws[n].allowed[f.srvOf[i]] {
+				if !f.in.fws[n].allows(int(f.srvOf[i])) {
 					continue
 				}
 				s := f.bfScore(n, i)

@@ -151,7 +151,7 @@ func newBestFill(f *filler, keep int) *bestFill {
 	b.on, b.ok = make([][]int32, G), make([]bool, N*G)
 	for g, grp := range f.in.groups {
 		for n := range f.in.fws {
-			if f.in.fws[n].allowed[grp.members[0]] {
+			if f.allows(n, grp.members[0]) {
 				b.on[g] = append(b.on[g], int32(n))
 				b.ok[n*G+g] = true
 			}

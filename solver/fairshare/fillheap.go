@@ -176,7 +176,7 @@ func (f *filler) initHeaps() {
 func (f *filler) classMembers(h int, perGroup bool) []int {
 	var out []int
 	for n := range f.in.fws {
-		if perGroup && !f.in.fws[n].allowed[f.in.groups[h].members[0]] {
+		if perGroup && !f.allows(n, f.in.groups[h].members[0]) {
 			continue
 		}
 		if f.capN[n] >= 1 && !math.IsInf(f.weight(n, h), 0) {

@@ -42,7 +42,7 @@ func (f *filler) initRPSTrees() {
 		}
 		var gs []int
 		for g, gr := range f.in.groups {
-			if f.in.fws[n].allowed[gr.members[0]] {
+			if f.allows(n, gr.members[0]) {
 				gs = append(gs, g)
 			}
 		}

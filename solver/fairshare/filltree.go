@@ -108,7 +108,7 @@ func (s *treeSearch) visit(v int) {
 	}
 	if v >= t.size {
 		n := t.members[v-t.size]
-		if !f.in.fws[n].allowed[f.srvOf[s.i]] {
+		if !f.allows(n, int(f.srvOf[s.i])) {
 			return
 		}
 		c := t.key[v]

@@ -38,12 +38,33 @@ type server struct {
 }
 
 type framework struct {
-	name    string
-	d       []float64
-	phi     float64
-	allowed []bool    // per server
-	cap     float64   // task cap, +Inf when none
-	util    []float64 // generic utility per server (1 by default)
+	name string
+	d    []float64
+	phi  float64
+	// on lists, ascending, the servers δ allows; nil: every server. Rows
+	// are sparse so that build stays linear in the body: dense rows took
+	// 9 bytes a framework × server pair before the memory estimate was
+	// asked (docs/MEMORY.md).
+	on   []int
+	cap  float64         // task cap, +Inf when none
+	util map[int]float64 // generic utility per server the request gives (1 elsewhere)
+}
+
+// allows is δ: whether f may run on server j.
+func (f *framework) allows(j int) bool {
+	if f.on == nil {
+		return true
+	}
+	_, ok := slices.BinarySearch(f.on, j)
+	return ok
+}
+
+// utility is f's generic utility on server j: the request's, else 1.
+func (f *framework) utility(j int) float64 {
+	if u, ok := f.util[j]; ok {
+		return u
+	}
+	return 1
 }
 
 type group struct {
@@ -55,11 +76,13 @@ type group struct {
 // usable reports whether framework n may run on server j at all: δ allows
 // it and the server has some capacity of every resource the task needs.
 func (in *instance) usable(n, j int) bool {
-	f := &in.fws[n]
-	if !f.allowed[j] {
-		return false
-	}
-	for r, d := range f.d {
+	return in.fws[n].allows(j) && in.holds(n, j)
+}
+
+// holds reports whether server j has some capacity of every resource a
+// task of framework n needs.
+func (in *instance) holds(n, j int) bool {
+	for r, d := range in.fws[n].d {
 		if d > 0 && in.servers[j].cap[r] <= 0 {
 			return false
 		}
@@ -241,7 +264,7 @@ func (b *fsBuilder) framework(n int, f *FrameworkSpec) framework {
 	if f.MaxTasks != nil {
 		fw.cap = *f.MaxTasks
 	}
-	fw.allowed = b.allowed(f, p)
+	fw.on = b.allowed(f, p)
 	fw.util = b.utility(f, p)
 	return fw
 }
@@ -279,46 +302,45 @@ func (b *fsBuilder) checkTaskRatios(f *FrameworkSpec, p func(...any) string) {
 	}
 }
 
-// allowed is f's δ row: every server when f lists none, else the servers
-// it lists, which must exist and appear once.
-func (b *fsBuilder) allowed(f *FrameworkSpec, p func(...any) string) []bool {
-	allowed := make([]bool, len(b.req.Servers))
+// allowed is f's δ row, ascending: nil (every server) when f lists none,
+// else the servers it lists, which must exist and appear once.
+func (b *fsBuilder) allowed(f *FrameworkSpec, p func(...any) string) []int {
 	if f.Servers == nil {
-		for j := range allowed {
-			allowed[j] = true
-		}
-		return allowed
+		return nil
 	}
+	on := make([]int, 0, len(f.Servers))
+	seen := make(map[int]bool, len(f.Servers))
 	for k, name := range f.Servers {
 		j, ok := b.srvIdx[name]
 		if !ok {
 			b.vs.Add(p("servers", k), "unknown server %q", name)
 			continue
 		}
-		if allowed[j] {
+		if seen[j] {
 			b.vs.Add(p("servers", k), "server %q listed twice", name)
+			continue
 		}
-		allowed[j] = true
+		seen[j] = true
+		on = append(on, j)
 	}
-	return allowed
+	slices.Sort(on)
+	return on
 }
 
-// utility is f's utility per server, 1 where it gives none, each within
+// utility is f's utility on the servers it gives one for, each within
 // [MinWeight, MaxWeight] (in sorted server-name order, for stable
 // violations).
-func (b *fsBuilder) utility(f *FrameworkSpec, p func(...any) string) []float64 {
-	util := make([]float64, len(b.req.Servers))
-	for j := range util {
-		util[j] = 1
-	}
+func (b *fsBuilder) utility(f *FrameworkSpec, p func(...any) string) map[int]float64 {
+	util := make(map[int]float64, len(f.Utility))
 	for _, name := range sortedKeys(f.Utility) {
 		j, ok := b.srvIdx[name]
 		if !ok {
 			b.vs.Add(p("utility", name), "unknown server %q", name)
 			continue
 		}
-		util[j] = f.Utility[name]
-		if u := util[j]; u < MinWeight || u > MaxWeight {
+		u := f.Utility[name]
+		util[j] = u
+		if u < MinWeight || u > MaxWeight {
 			b.vs.Add(p("utility", name), "utility %g is outside [%g, %g], the range the generic criterion is computed in", u, MinWeight, MaxWeight)
 		}
 	}
@@ -340,8 +362,12 @@ func (b *fsBuilder) checkCriterion() {
 // coalesce groups servers with identical capacity vectors, identical δ
 // columns and (for the generic criterion) identical utility columns. Two
 // such servers are interchangeable in every divisible problem, so a group is
-// one server with pooled capacity.
+// one server with pooled capacity. A server's key holds only what can set
+// it apart, so the keys are linear in the body: its capacities, the
+// restricted frameworks that allow it and the utilities other than 1 given
+// on it, each in framework order.
 func (in *instance) coalesce(generic bool) {
+	allowedBy, utilOn := in.columns(generic)
 	keyOf := make(map[string]int)
 	in.groupOf = make([]int, len(in.servers))
 	var b []byte
@@ -350,15 +376,13 @@ func (in *instance) coalesce(generic bool) {
 		for _, c := range s.cap {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(c))
 		}
-		for n := range in.fws {
-			if in.fws[n].allowed[j] {
-				b = append(b, 1)
-			} else {
-				b = append(b, 0)
-			}
-			if generic {
-				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(in.fws[n].util[j]))
-			}
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(allowedBy[j])))
+		for _, n := range allowedBy[j] {
+			b = binary.LittleEndian.AppendUint64(b, uint64(n))
+		}
+		for _, nu := range utilOn[j] {
+			b = binary.LittleEndian.AppendUint64(b, uint64(nu.n))
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(nu.u))
 		}
 		k := string(b)
 		g, ok := keyOf[k]
@@ -371,6 +395,35 @@ func (in *instance) coalesce(generic bool) {
 		in.groups[g].members = append(in.groups[g].members, j)
 		in.groups[g].count += s.count
 	}
+}
+
+// frameworkUtility is framework n's utility u on some server.
+type frameworkUtility struct {
+	n int
+	u float64
+}
+
+// columns is the sparse δ and utility columns of every server: the
+// restricted frameworks that allow it, and (generic) the utilities other
+// than 1 given on it, each in framework order. Unrestricted frameworks and
+// utilities of 1 are the same on every server, so they are left out.
+func (in *instance) columns(generic bool) (allowedBy [][]int, utilOn [][]frameworkUtility) {
+	allowedBy = make([][]int, len(in.servers))
+	utilOn = make([][]frameworkUtility, len(in.servers))
+	for n, f := range in.fws {
+		for _, j := range f.on {
+			allowedBy[j] = append(allowedBy[j], n)
+		}
+		if !generic {
+			continue
+		}
+		for _, j := range slices.Sorted(maps.Keys(f.util)) {
+			if u := f.util[j]; u != 1 {
+				utilOn[j] = append(utilOn[j], frameworkUtility{n, u})
+			}
+		}
+	}
+	return allowedBy, utilOn
 }
 
 func sortedKeys[V any](m map[string]V) []string {

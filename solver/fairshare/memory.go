@@ -9,8 +9,12 @@ import "github.com/xflex/xflex/solver"
 // a copy costs its residual capacities (8 bytes a resource) and about
 // 100 bytes of bookkeeping; measured 116 B a copy with one resource, 141
 // with two, 596 with 64 (a 1.4 kB body took 600 MB). Every (framework,
-// server entry) pair costs the framework's δ and utility rows, 9 bytes
-// (5,000 × 5,000 pairs from a 444 kB body took 265 MB); every server a
+// server entry) pair is charged memPerPair for the solve's per-pair state
+// (the filler's dense δ rows, per-group framework lists, the exact
+// policies' variables): fitted when build still made dense δ and utility
+// rows, 9 bytes a pair (5,000 × 5,000 pairs from a 444 kB body took 265
+// MB; 21 MB since the rows are sparse), and kept, as that state was not
+// measured apart; every server a
 // framework lists by name (servers, utility) its decoded forms, about
 // 300 bytes measured on 200 frameworks listing 885,000 names.
 const (
