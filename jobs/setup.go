@@ -164,7 +164,8 @@ func Open(ctx context.Context, cfg Config, runner *solver.Runner, log zerolog.Lo
 		return nil, err
 	}
 	svc := &Service{cfg: cfg, st: st, runner: runner, log: log, now: func() time.Time { return time.Now().UTC() },
-		running: map[string]*runningJob{}, metrics: newMetrics(st)}
+		running: map[string]*runningJob{}, memory: newJobMemory(cfg.MemoryBytes)}
+	svc.metrics = newMetrics(st, svc.memory)
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &solveWorker{svc: svc}); err != nil {
 		return nil, err
