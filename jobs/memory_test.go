@@ -126,8 +126,11 @@ func TestJobMemoryBudget(t *testing.T) {
 		if j.Progress.BudgetUsed != nil {
 			t.Errorf("waiting job's budget_used %v, want none (its budget starts with its solve)", *j.Progress.BudgetUsed)
 		}
-		if w := h.svc.memory.waiting.Load(); w != 1 {
-			t.Errorf("%d jobs waiting for memory, want 1", w)
+		fams := h.scrape()
+		for name, want := range map[string]float64{"xflex_job_memory_reserved_bytes": 600, "xflex_job_memory_waiting": 1} {
+			if got, present := gaugeOf(fams, name, nil); !present || got != want {
+				t.Errorf("while the second job waits: %s = %v (present %v), want %v", name, got, present, want)
+			}
 		}
 		h.do("DELETE", "/v1/jobs/"+first, nil)
 		if j := h.waitTerminal(second); j.State != StateSucceeded {
