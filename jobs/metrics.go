@@ -19,17 +19,20 @@ var jobDurationBuckets = prometheus.ExponentialBuckets(0.01, 2, 18)
 // (Mount registers them on the API server's registry): the jobs in the
 // store by state and kind (read from the store at scrape time, so every
 // replica reports the shared queue), the durations of this replica's
-// solves, and its rescues of jobs whose worker died.
+// solves, its rescues of jobs whose worker died, and the memory its
+// solves hold and wait for (memory.go).
 type metrics struct {
 	st       *store
 	duration *prometheus.HistogramVec
 	rescues  prometheus.Counter
+	memory   prometheus.GaugeFunc
+	memWaits prometheus.GaugeFunc
 }
 
 var jobsDesc = prometheus.NewDesc("xflex_jobs", "Jobs in the store by state and kind (solve: one solve or a scenario's variant; scenario: its parent).",
 	[]string{"state", "kind"}, nil)
 
-func newMetrics(st *store) *metrics {
+func newMetrics(st *store, mem *jobMemory) *metrics {
 	return &metrics{
 		st: st,
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "xflex_job_duration_seconds",
@@ -37,6 +40,12 @@ func newMetrics(st *store) *metrics {
 			Buckets: jobDurationBuckets}, []string{"problem", "state"}),
 		rescues: prometheus.NewCounter(prometheus.CounterOpts{Name: "xflex_job_rescues_total",
 			Help: "Running jobs this replica requeued because their worker stopped renewing its heartbeat (its process died)."}),
+		memory: prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xflex_job_memory_reserved_bytes",
+			Help: "Bytes of this replica's job memory budget (--job-memory-bytes) its running solves hold: their estimates."},
+			func() float64 { return float64(mem.reserved.Load()) }),
+		memWaits: prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xflex_job_memory_waiting",
+			Help: "Running jobs of this replica waiting for their estimate of the job memory budget to free."},
+			func() float64 { return float64(mem.waiting.Load()) }),
 	}
 }
 
@@ -44,6 +53,8 @@ func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- jobsDesc
 	m.duration.Describe(ch)
 	m.rescues.Describe(ch)
+	m.memory.Describe(ch)
+	m.memWaits.Describe(ch)
 }
 
 // Collect reports the counts by state (zero for a state without jobs, so
@@ -52,6 +63,8 @@ func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
 func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	m.duration.Collect(ch)
 	m.rescues.Collect(ch)
+	m.memory.Collect(ch)
+	m.memWaits.Collect(ch)
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
 	counts, err := m.st.countByState(ctx)

@@ -62,6 +62,10 @@ type Config struct {
 	// PollInterval is how often idle workers look for new jobs and running
 	// jobs look for cancellation requests from other replicas.
 	PollInterval time.Duration
+	// MemoryBytes is the memory budget of this replica's job solves
+	// together: each reserves its problem's estimate before it starts and
+	// waits, running, while that is not free (jobMemory, docs/MEMORY.md).
+	MemoryBytes int64
 }
 
 // Defaults.
@@ -79,6 +83,10 @@ const (
 	DefaultMaxVariants  = 32
 	DefaultRescueGrace  = 30 * time.Second
 	DefaultPollInterval = 500 * time.Millisecond
+	// DefaultMemoryBytes is the HTTP API's default in-flight budget
+	// (httpapi.Config.MaxInflightBytes); `xflex serve` passes its
+	// --max-inflight-bytes instead when --job-memory-bytes is 0.
+	DefaultMemoryBytes = 512 << 20
 	// DefaultHeartbeatTimeout is 40 missed heartbeats: far above a busy
 	// store's write latency, so a live worker is not taken for dead, and
 	// with the rescue interval (a fifth of it) well inside the 30 s after
@@ -126,6 +134,9 @@ func (c Config) WithDefaults() Config {
 	if c.PollInterval <= 0 {
 		c.PollInterval = DefaultPollInterval
 	}
+	if c.MemoryBytes <= 0 {
+		c.MemoryBytes = DefaultMemoryBytes
+	}
 	return c
 }
 
@@ -147,6 +158,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.DurationVar(&c.HeartbeatTimeout, "job-heartbeat-timeout", DefaultHeartbeatTimeout, "a running job whose worker has not renewed its heartbeat for this long is requeued (its process died)")
 	fs.DurationVar(&c.RescueGrace, "job-rescue-grace", DefaultRescueGrace, "added to --max-budget before River requeues a job fetched by a process that died before starting it")
 	fs.DurationVar(&c.PollInterval, "job-poll", DefaultPollInterval, "how often workers poll for jobs and cancellations")
+	fs.Int64Var(&c.MemoryBytes, "job-memory-bytes", 0, "memory budget of this replica's job solves together; each reserves its estimate before it starts and waits while that is not free (0: the value of --max-inflight-bytes; docs/MEMORY.md)")
 	return c
 }
 
@@ -175,6 +187,8 @@ type Service struct {
 	maxStoredBytes int
 
 	metrics *metrics
+	// memory is the workers' memory budget (memory.go).
+	memory *jobMemory
 	// changed wakes the GET ?wait= requests when this replica changes a
 	// job's state (wait.go).
 	changed changes
@@ -308,7 +322,7 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 	jctx = progress.WithReporter(jctx, rep)
 	stopMonitor := s.monitor(jctx, id, attempt, rj, rep, start, budget)
 
-	resp, runErr := s.runner.Run(jctx, rec.Problem, input)
+	resp, runErr := s.runWithMemory(jctx, rec.Problem, input, rep)
 	stopMonitor()
 
 	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
@@ -397,7 +411,7 @@ func (s *Service) monitor(ctx context.Context, id string, attempt int, rj *runni
 			if p.Phase == "" {
 				p.Phase = "solving"
 			}
-			if budget > 0 {
+			if budget > 0 && p.Phase != phaseMemory { // the budget starts with the solve
 				p.BudgetUsed = progress.F(min(float64(time.Since(start))/float64(budget), 1))
 			}
 			alive, err := s.st.heartbeat(ctx, id, attempt, p)

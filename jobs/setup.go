@@ -164,7 +164,8 @@ func Open(ctx context.Context, cfg Config, runner *solver.Runner, log zerolog.Lo
 		return nil, err
 	}
 	svc := &Service{cfg: cfg, st: st, runner: runner, log: log, now: func() time.Time { return time.Now().UTC() },
-		running: map[string]*runningJob{}, metrics: newMetrics(st)}
+		running: map[string]*runningJob{}, memory: newJobMemory(cfg.MemoryBytes)}
+	svc.metrics = newMetrics(st, svc.memory)
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &solveWorker{svc: svc}); err != nil {
 		return nil, err
@@ -313,7 +314,7 @@ func Setup(ctx context.Context, cfg Config, runner *solver.Runner, api *httpapi.
 	}
 	svc.Mount(api)
 	log.Info().Str("store", redact(svc.cfg.Store)).Str("dialect", svc.st.d.String()).
-		Int("workers", svc.cfg.Workers).Dur("retention", svc.cfg.Retention).Msg("jobs ready")
+		Int("workers", svc.cfg.Workers).Int64("memory_bytes", svc.cfg.MemoryBytes).Dur("retention", svc.cfg.Retention).Msg("jobs ready")
 	return svc.Stop, nil
 }
 

@@ -19,8 +19,7 @@ type memoryGateKey struct{}
 // estimate (Typed.Memory) asks it for the estimate once the request is
 // built and before it is solved: where memory grows with numbers in the
 // body (counts, copies), a charge per body byte bounds nothing. Without a
-// gate (`xflex solve`,
-// job workers) the solve starts without asking.
+// gate (`xflex solve`) the solve starts without asking.
 func WithMemoryGate(ctx context.Context, gate MemoryGate) context.Context {
 	return context.WithValue(ctx, memoryGateKey{}, gate)
 }

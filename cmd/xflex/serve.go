@@ -80,6 +80,12 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %v", fs.Args())
 	}
+	if c.jobs.MemoryBytes <= 0 {
+		// The same budget as requests in flight: a request the server
+		// would solve is solved as a job too, alone when the server would
+		// run it alone (docs/MEMORY.md).
+		c.jobs.MemoryBytes = c.maxInflight
+	}
 	return c, nil
 }
 

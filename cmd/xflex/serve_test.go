@@ -49,3 +49,24 @@ func TestServeCORSFlag(t *testing.T) {
 		t.Fatal("empty origin accepted")
 	}
 }
+
+// TestServeJobMemoryFlag: the job workers' memory budget is the in-flight
+// budget unless --job-memory-bytes sets its own.
+func TestServeJobMemoryFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want int64
+	}{
+		{nil, 512 << 20},
+		{[]string{"--max-inflight-bytes", "1000"}, 1000},
+		{[]string{"--max-inflight-bytes", "1000", "--job-memory-bytes", "3000"}, 3000},
+	} {
+		got, err := parseServe(c.args, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.jobs.MemoryBytes != c.want {
+			t.Errorf("%v: job memory %d, want %d", c.args, got.jobs.MemoryBytes, c.want)
+		}
+	}
+}
