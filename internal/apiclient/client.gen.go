@@ -1706,6 +1706,11 @@ type XscheduleSimulateRequest struct {
 	// Apps The applications: name, mode (share or garbo), sharing_bound δ_A and per-peer sharing_bounds δ_AB.
 	Apps XscheduleAssignRequestPropertiesApps `json:"apps"`
 
+	// Baselines Baselines to run beside X-Schedule on the same trace and nodes. drf (also named drf_best_fit: a global best fit over every node each round, no reservations) always runs; yarn_fair (YARN's Fair Scheduler with the DRF policy: node heartbeats, lowest dominant share, reservations, maxAMShare) and yarn_capacity (YARN's Capacity Scheduler: FIFO job order, maximum-am-resource-percent) run when named.
+	//
+	// Examples: ["yarn_fair","yarn_capacity"]
+	Baselines *[]interface{} `json:"baselines,omitempty"`
+
 	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
 	BudgetMs *CommonBudgetMs `json:"budget_ms,omitempty"`
 
@@ -1840,14 +1845,32 @@ type XscheduleSimulateRequest struct {
 
 	// Settings X-Schedule's knobs and the simulation's.
 	Settings *struct {
-		// AmShare The DRF run's cap on its jobs' AM containers (masters only), as the sum of their dominant shares of the cluster (default 0.5, YARN's maxAMShare); one AM is always allowed.
+		// AmLatency Seconds from an AM container's grant until its master asks for and starts tasks (AM start-up), in every run; default 0.
+		AmLatency *CommonNonneg `json:"am_latency,omitempty"`
+
+		// AmShare The DRF and yarn_fair runs' cap on their jobs' AM containers (masters only), as the sum of their dominant shares of the cluster (default 0.5, YARN's maxAMShare); one AM is always allowed.
 		AmShare *float64 `json:"am_share,omitempty"`
+
+		// AssignMultiple yarn_fair: a heartbeat may place several containers on its node (Fair's assignmultiple; default false, one container per heartbeat). yarn_capacity always may.
+		AssignMultiple *bool `json:"assign_multiple,omitempty"`
+
+		// CapacityAmShare The yarn_capacity run's cap on its jobs' AM containers (default 0.1, the Capacity Scheduler's maximum-am-resource-percent); one AM is always allowed.
+		CapacityAmShare *float64 `json:"capacity_am_share,omitempty"`
 
 		// Fitness Containers larger in aggregate normalised size than fitness times the request's are not considered (default 2).
 		Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
 
 		// GracePeriod Time a preempted user has to release the container (default 30; 0 kills at once).
 		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
+
+		// HeartbeatInterval Seconds between node heartbeats in the YARN baselines (default 1, YARN's NodeManager heartbeat): each node heartbeats once per interval.
+		HeartbeatInterval *CommonPositive `json:"heartbeat_interval,omitempty"`
+
+		// HeartbeatOrder Order the nodes heartbeat in within an interval in the YARN baselines: rotate (default; the first node moves on by one each interval) or jitter (a seeded random order each interval).
+		HeartbeatOrder interface{} `json:"heartbeat_order,omitempty"`
+
+		// LaunchLatency Seconds from a task container's grant until its task starts (container launch), in every run; default 0.
+		LaunchLatency *CommonNonneg `json:"launch_latency,omitempty"`
 
 		// Patience A container asked and not granted within patience of its ask expires (default: never).
 		Patience *CommonNonneg `json:"patience,omitempty"`
@@ -1921,10 +1944,16 @@ type XscheduleSimulateResponse struct {
 			Waiting int64 `json:"waiting"`
 		} `json:"apps"`
 
-		// Baselines Other schedulers on the same trace and nodes.
+		// Baselines Other schedulers on the same trace and nodes (request field baselines).
 		Baselines struct {
-			// Drf Online DRF with best-fit placement, no ownership, no preemption.
+			// Drf Online DRF with best-fit placement over every node each round (drf_best_fit), no ownership, no reservations, no preemption.
 			Drf XscheduleSimulateResponseRun `json:"drf"`
+
+			// YarnCapacity YARN's Capacity Scheduler with FIFO ordering, when asked: node heartbeats, users served in order of their first ask (ties by name), reservations, several containers per heartbeat, AMs capped by maximum-am-resource-percent.
+			YarnCapacity *XscheduleSimulateResponseRun `json:"yarn_capacity,omitempty"`
+
+			// YarnFair YARN's Fair Scheduler with the DRF policy, when asked: node heartbeats, the user with the lowest dominant share (ties by start time, then name) gets its top-priority ask on the heartbeating node, an ask that does not fit reserves the node, AMs capped by maxAMShare.
+			YarnFair *XscheduleSimulateResponseRun `json:"yarn_fair,omitempty"`
 		} `json:"baselines"`
 
 		// Ended Why it stopped at until: quiet (nothing was left to happen), horizon, or budget (the budget ran out; the rest of the trace was not simulated).

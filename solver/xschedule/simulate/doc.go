@@ -6,7 +6,11 @@
 // imbalance over time (the data of the paper's Figure 2, X-Sight's
 // second view), the utilisation by application (its first view) and
 // the final packing with owners and users (its third), and runs the same
-// demand under online DRF on the same nodes as the baseline.
+// demand under baselines on the same nodes: online DRF as a global best
+// fit (drf, also named drf_best_fit), and, when asked, YARN's Fair
+// Scheduler (yarn_fair) and Capacity Scheduler (yarn_capacity) as node
+// heartbeats with reservations (yarn.go), the schedulers the X-Flex
+// paper measured as "DRF".
 //
 // # The loop
 //
@@ -56,7 +60,18 @@
 //     ask's size (highest priority ask first, ties in queue order) on
 //     the best-fit node (least normalised free capacity left, ties by
 //     node order); request types are ignored and nothing is preempted.
-//     The user is the ask's user, default its application.
+//     The user is the ask's user, default its application. This is
+//     stronger than YARN: every node is searched for the best fit every
+//     round and nothing is reserved (drf_best_fit).
+//   - YARN. yarn_fair and yarn_capacity serve one node per heartbeat
+//     (settings heartbeat_interval, default 1, and heartbeat_order,
+//     rotate or seeded jitter): Fair gives the user with the lowest
+//     dominant share (ties by first ask, then name) its top-priority ask
+//     on that node, Capacity the user that asked first; an ask that does
+//     not fit reserves the node for its user, blocking it for everyone
+//     else until it fits; one container per heartbeat for Fair unless
+//     assign_multiple. yarn.go's doc lists what of YARN is modelled and
+//     where in YARN's code it is.
 //   - Totals. Container-seconds count containers, not their size: own
 //     (in the user's own containers), borrowed (in others'), lent (its
 //     containers in others' use); under DRF all use is "used".
@@ -67,8 +82,8 @@
 //     (events_dropped), not listed; a series (utilisation, each pair)
 //     keeps a point per change up to limits.max_points and then stops
 //     with truncated set. Points at one time collapse into the last.
-//   - Budget. X-Schedule runs first with half the time left, then DRF
-//     with the rest; a run stops while the time left still covers
+//   - Budget. X-Schedule runs first with half the time left, then each
+//     baseline with an equal part of the rest (DRF alone: all of it); a run stops while the time left still covers
 //     writing what it recorded (5 µs an item), ends "budget" at the
 //     time it reached, and the status is timeout.
 //   - Bound 0. Two applications with Δ = 0 and no grace period can
@@ -100,7 +115,13 @@
 //     (the sum of their dominant shares; default 0.5, YARN's
 //     maxAMShare; one is always allowed): a job first asks for its AM
 //     alone when the cap lets it, then for its tasks once the AM is
-//     granted (so they are served from the next round on).
+//     granted (so they are served from the next round on). The YARN
+//     baselines run the jobs the same way, their AMs capped by am_share
+//     (yarn_fair, maxAMShare 0.5) or capacity_am_share (yarn_capacity,
+//     maximum-am-resource-percent 0.1).
+//   - Latencies. am_latency delays a master's use of its AM container
+//     (the AM starting before it asks for tasks), launch_latency that of
+//     a task container, in every run (latency.go; default 0).
 //   - Results. Each run lists masters: per application its jobs'
 //     completion and response times, their mean and the makespan
 //     (absent while a job is unfinished).

@@ -25,6 +25,9 @@ type drf struct {
 	conts map[string]*drfCont
 	live  map[string]bool
 	seq   int
+	// tag names its containers "NODE/TAGk" (drf; yarn for the YARN
+	// baselines).
+	tag string
 	// used is each user's allocation; users their order of first ask.
 	used  map[string][]float64
 	users map[string]int
@@ -39,7 +42,7 @@ type drfCont struct {
 }
 
 func newDRF(nodes []assign.NodeInfo, totals []float64) *drf {
-	d := &drf{nodes: nodes, totals: totals, conts: map[string]*drfCont{}, live: map[string]bool{},
+	d := &drf{nodes: nodes, totals: totals, conts: map[string]*drfCont{}, live: map[string]bool{}, tag: "drf",
 		used: map[string][]float64{}, users: map[string]int{}}
 	for _, n := range nodes {
 		d.free = append(d.free, slices.Clone(n.Capacity))
@@ -152,7 +155,7 @@ func (d *drf) bestFit(a *ask) int {
 // place makes a container of the ask's size on node n.
 func (d *drf) place(p *pending, n int) string {
 	d.seq++
-	id := fmt.Sprintf("%s/drf%d", d.nodes[n].Name, d.seq)
+	id := fmt.Sprintf("%s/%s%d", d.nodes[n].Name, d.tag, d.seq)
 	c := &drfCont{seq: d.seq, node: n, size: p.a.size, app: p.a.app, user: p.a.drfUser(), request: p.a.id, norm: normalized(p.a.size, d.totals)}
 	d.conts[id], d.live[id] = c, true
 	u := d.used[p.a.drfUser()]

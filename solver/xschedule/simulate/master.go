@@ -140,24 +140,27 @@ func xAskID(app string) string        { return app + "#master" }
 func borrowAskID(app string) string   { return app + "#borrow" }
 func drfAskID(app, job string) string { return app + "#" + job }
 
-// masterAgents are the masters' agents for one run: under X-Schedule one
-// per master, asking as its application; under DRF one per job (a
-// one-job FIFO master with its own AM, the job its own DRF user, as YARN
-// runs a MapReduce job), all behind one AM gate.
-func (in *Instance) masterAgents(drf bool) []agent {
+// masterAgents are the masters' agents for one run: under X-Schedule
+// (b nil) one per master, asking as its application; under a baseline
+// one per job (a one-job FIFO master with its own AM, the job its own
+// user, as YARN runs a MapReduce job), all behind one AM gate at the
+// baseline's AM share. Every agent has the request's latencies.
+func (in *Instance) masterAgents(b *baseline) []agent {
 	var out []agent
 	var gate *amGate
-	if drf {
-		gate = &amGate{share: deref(in.settings().AMShare, defaultAMShare)}
+	if b != nil {
+		gate = &amGate{share: b.amShare}
 	}
+	lat := in.latencies()
 	for i, ms := range in.req.Masters {
 		base := ask{app: ms.App, size: ms.TaskSize, prio: ms.Priority, pprio: ms.PreemptionPriority, typ: ms.Type}
 		jobs := masterJobs(ms.Jobs)
-		if !drf {
+		if b == nil {
 			cfg := master.Config{Policy: mustPolicy(ms.Policy), Metric: ms.Metric, Interval: deref(ms.Interval, 0), AM: true,
 				ReleaseEachTask: ms.ReleaseEachTask, Seed: deref(in.req.Seed, 0) + int64(i)}
 			base.id = xAskID(ms.App)
 			ag := newMasterAgent(ms.App, ms.Policy, cfg, jobs, base, nil)
+			ag.lat = lat
 			if ms.OverflowType != "" {
 				over := base
 				over.id, over.typ = borrowAskID(ms.App), ms.OverflowType
@@ -167,12 +170,13 @@ func (in *Instance) masterAgents(drf bool) []agent {
 			continue
 		}
 		for _, j := range jobs {
-			b := base
-			b.id = drfAskID(ms.App, j.ID)
-			b.user = b.id
+			jb := base
+			jb.id = drfAskID(ms.App, j.ID)
+			jb.user = jb.id
 			cfg := master.Config{Policy: master.FIFO, AM: true, ReleaseEachTask: ms.ReleaseEachTask}
-			ag := newMasterAgent(ms.App, "drf", cfg, []master.Job{j}, b, gate)
+			ag := newMasterAgent(ms.App, b.name, cfg, []master.Job{j}, jb, gate)
 			ag.amShare = dominantShare(ms.TaskSize, in.model.Totals())
+			ag.lat = lat
 			out = append(out, ag)
 		}
 	}
@@ -250,6 +254,11 @@ type masterAgent struct {
 	// restep is a time to step again at (after the AM's grant or a
 	// preemption: the master wants more); +Inf when none.
 	restep float64
+	// lat are the start-up latencies; held containers not yet handed to
+	// the master wait in deferred (latency.go).
+	lat      latencies
+	deferred []deferredGrant
+	amWait   bool
 }
 
 func newMasterAgent(app, policy string, cfg master.Config, jobs []master.Job, base ask, gate *amGate) *masterAgent {
@@ -262,7 +271,7 @@ func newMasterAgent(app, policy string, cfg master.Config, jobs []master.Job, ba
 }
 
 func (a *masterAgent) wake() float64 {
-	w := min(a.m.Wake(), a.restep)
+	w := min(a.m.Wake(), a.restep, a.nextDelivery())
 	if a.gate != nil && a.m.NeedsAM() && a.outstanding == 0 && !a.inGate && a.gate.room(a.amShare) {
 		w = min(w, a.gate.now)
 	}
@@ -271,6 +280,7 @@ func (a *masterAgent) wake() float64 {
 
 func (a *masterAgent) step(t float64) ([]ask, []string) {
 	a.restep = math.Inf(1)
+	a.deliver(t)
 	am := a.m.AMContainer()
 	want, rel := a.m.Step(t)
 	a.held -= len(rel)
@@ -336,6 +346,14 @@ func (a *masterAgent) granted(t float64, k ask, c string) {
 		a.heldOver[c] = true
 	}
 	a.held++
+	if a.defer_(t, c) {
+		return
+	}
+	a.hand(t, c)
+}
+
+// hand gives container c to the master at t.
+func (a *masterAgent) hand(t float64, c string) {
 	a.m.Granted(t, c)
 	if a.gate != nil && a.m.AMContainer() == c {
 		a.gate.now, a.restep = t, t
@@ -344,7 +362,10 @@ func (a *masterAgent) granted(t float64, k ask, c string) {
 
 // notice: container c will be taken; the master runs no new task there
 // and gives it back once idle.
-func (a *masterAgent) notice(t float64, c string) { a.m.Notice(t, c) }
+func (a *masterAgent) notice(t float64, c string) {
+	a.handNow(t, c)
+	a.m.Notice(t, c)
+}
 
 // expired: n of its containers asked waited past the patience and were
 // dropped; its tasks still need them, so it asks again at once.
@@ -357,6 +378,12 @@ func (a *masterAgent) expired(t float64, k ask, n int) {
 }
 
 func (a *masterAgent) revoked(t float64, c string) {
+	if a.dropDeferred(c) {
+		a.held--
+		delete(a.heldOver, c)
+		a.restep = t
+		return
+	}
 	if a.gate != nil && a.m.AMContainer() == c {
 		a.leaveGate()
 		a.gate.now = t

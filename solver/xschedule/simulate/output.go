@@ -14,6 +14,10 @@ type Result struct {
 // Baselines are other schedulers on the same trace and nodes.
 type Baselines struct {
 	DRF Run `json:"drf"`
+	// YarnFair and YarnCapacity are the YARN schedulers (yarn.go), when
+	// the request names them.
+	YarnFair     *Run `json:"yarn_fair,omitempty"`
+	YarnCapacity *Run `json:"yarn_capacity,omitempty"`
 }
 
 // Run is one scheduler's simulation of the trace.

@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
@@ -26,7 +25,7 @@ func Problem() solver.Problem {
 		// Build on the second core while the body is validated, as
 		// xschedule/assign does: it checks every request of the trace.
 		PreBuild: true,
-		Memory:   memory,
+		Memory:   memoryWithBaselines,
 	}.Problem()
 }
 
@@ -96,12 +95,12 @@ func deref[T any](p *T, def T) T {
 }
 
 // agents are the demand of a run, each run its own: the trace, then the
-// masters (drf: as the DRF run sees them).
-func (in *Instance) agents(drf bool) []agent {
-	return append([]agent{newTraceAgent(in.req.Requests)}, in.masterAgents(drf)...)
+// masters (b: as baseline b's run sees them; nil for X-Schedule).
+func (in *Instance) agents(b *baseline) []agent {
+	return append([]agent{newTraceAgent(in.req.Requests)}, in.masterAgents(b)...)
 }
 
-func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSource, base int) *sim {
+func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSource, b *baseline, base int) *sim {
 	m := in.model
 	nres := 0
 	for _, x := range m.Totals() {
@@ -109,7 +108,7 @@ func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSourc
 			nres++
 		}
 	}
-	s := &sim{sched: sched, agents: in.agents(pairs == nil), horizon: in.horizon, interval: in.interval, patience: in.patience,
+	s := &sim{sched: sched, agents: in.agents(b), horizon: in.horizon, interval: in.interval, patience: in.patience,
 		byID: map[string]*pending{}, holds: map[string]hold{}, lastRound: -1, roundAt: math.Inf(1),
 		rec: newRecorder(sched, pairs, m.AppNames(), nres, in.maxEv, in.maxPts, in.conts), base: base}
 	s.deadline, _ = ctx.Deadline()
@@ -121,26 +120,13 @@ func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSourc
 // it recorded.
 func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, int, error) {
 	x := newXsched(in.model, in.req.Requests, in.model.GracePeriod())
-	s := in.newSim(ctx, x, x, 0)
+	s := in.newSim(ctx, x, x, nil, 0)
 	end, err := s.run(ctx)
 	if err != nil {
 		return Run{}, nil, 0, err
 	}
 	s.rec.run.Ended, s.rec.run.Packing, s.rec.run.Masters = end, x.packing(), mastersOut(s.agents)
 	return s.rec.run, s.rec.pairSeries(), s.rec.items(), nil
-}
-
-// runDRF simulates the trace under online DRF on the same nodes; base
-// is what X-Schedule's run recorded (its answer is written too).
-func (in *Instance) runDRF(ctx context.Context, base int) (Run, error) {
-	d := newDRF(in.model.Nodes(), in.model.Totals())
-	s := in.newSim(ctx, d, nil, base)
-	end, err := s.run(ctx)
-	if err != nil {
-		return Run{}, err
-	}
-	s.rec.run.Ended, s.rec.run.Packing, s.rec.run.Masters = end, d.packing(), mastersOut(s.agents)
-	return s.rec.run, nil
 }
 
 // solve runs X-Schedule, then DRF. Under a deadline X-Schedule may use
@@ -158,17 +144,30 @@ func solve(ctx context.Context, b solver.Built[Request, *Instance], _ solver.Opt
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	dr, err := in.runDRF(ctx, items)
-	if err != nil {
-		return nil, solver.Meta{}, err
+	res := &Result{Run: xr, Imbalance: series}
+	bs := in.baselines()
+	runs := make([]Run, len(bs))
+	for i, bl := range bs {
+		bctx := ctx
+		if dl, ok := ctx.Deadline(); ok && i < len(bs)-1 {
+			// Each baseline gets an equal part of what is left.
+			var cancel context.CancelFunc
+			bctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/time.Duration(len(bs)-i)))
+			defer cancel()
+		}
+		r, n, err := in.runBaseline(bctx, bl, items)
+		if err != nil {
+			return nil, solver.Meta{}, err
+		}
+		items += n
+		runs[i] = r
+		setBaseline(&res.Baselines, bl.name, r)
 	}
-	res := &Result{Run: xr, Imbalance: series, Baselines: Baselines{DRF: dr}}
 	meta := solver.Meta{Status: solver.StatusFeasible, Solver: "xschedule/simulate"}
-	if xr.Ended == EndBudget || dr.Ended == EndBudget {
+	if timedOut(xr, runs) {
 		meta.Status = solver.StatusTimeout
 	}
 	meta.SetObjective(float64(xr.Summary.Granted))
-	meta.Notes = append(meta.Notes, fmt.Sprintf("X-Schedule granted %d containers, DRF %d (simulated to %g and %g)",
-		xr.Summary.Granted, dr.Summary.Granted, xr.Until, dr.Until))
+	meta.Notes = append(meta.Notes, baselineNote(xr, bs, runs))
 	return res, meta, nil
 }

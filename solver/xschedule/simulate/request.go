@@ -21,6 +21,10 @@ type Request struct {
 	// (solver/xschedule/master): each makes its application's asks.
 	Masters  []MasterIn `json:"masters,omitempty"`
 	Settings *Settings  `json:"settings,omitempty"`
+	// Baselines names the baselines to run beside X-Schedule (baselines.go):
+	// drf (also drf_best_fit) always runs; yarn_fair and yarn_capacity
+	// run when named.
+	Baselines []string `json:"baselines,omitempty"`
 	// Prices, per resource, make a container's charge rate Σ size·price
 	// instead of its normalised size.
 	Prices []float64 `json:"prices,omitempty"`
@@ -73,6 +77,25 @@ type Settings struct {
 	// AMShare caps the DRF run's job AMs at this share of the cluster
 	// (default 0.5, YARN's maxAMShare); masters only.
 	AMShare *float64 `json:"am_share,omitempty"`
+	// CapacityAMShare caps the yarn_capacity run's job AMs (default 0.1,
+	// the Capacity Scheduler's maximum-am-resource-percent).
+	CapacityAMShare *float64 `json:"capacity_am_share,omitempty"`
+	// HeartbeatInterval (default 1, YARN's NodeManager heartbeat) is the
+	// YARN baselines' time between node heartbeats; HeartbeatOrder is the
+	// order the nodes heartbeat in each round: rotate (default) or jitter
+	// (seeded random).
+	HeartbeatInterval *float64 `json:"heartbeat_interval,omitempty"`
+	HeartbeatOrder    string   `json:"heartbeat_order,omitempty"`
+	// AssignMultiple lets a yarn_fair heartbeat place more than one
+	// container (Fair's assignmultiple; default false). yarn_capacity
+	// always does (its multiple-assignments default).
+	AssignMultiple *bool `json:"assign_multiple,omitempty"`
+	// AMLatency and LaunchLatency (default 0) delay a master's use of a
+	// granted container, in every run: its AM starts asking for tasks
+	// AMLatency after the AM container's grant, a task starts
+	// LaunchLatency after its container's grant.
+	AMLatency     *float64 `json:"am_latency,omitempty"`
+	LaunchLatency *float64 `json:"launch_latency,omitempty"`
 }
 
 // Limits bound the response's size (the simulation itself is bounded by
