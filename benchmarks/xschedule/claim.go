@@ -57,7 +57,7 @@ type claimSetting struct {
 	// within [k·span/n, k·span/n + span/(10n)), held for ever (the apps
 	// in turn, each over-subscribing the cluster).
 	burst float64
-	apps []claimApp
+	apps  []claimApp
 }
 
 // claimOutcome is what a setting measured.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // ClaimRatio is the paper's "32% more successful container requests
@@ -28,8 +29,8 @@ const claimSeeds = 5
 // fill and the bursts).
 func RunClaims(ctx context.Context, quick bool) ([]ClaimResult, error) {
 	var out []ClaimResult
-	for i, w := range claimWorkloads {
-		if quick && i != 0 && i < len(claimWorkloads)-2 {
+	for _, w := range claimWorkloads {
+		if quick && !ClaimQuick(w.name) {
 			continue
 		}
 		r := ClaimResult{Name: w.name, Base: make([]int, len(SweepBaselines))}
@@ -53,6 +54,13 @@ func RunClaims(ctx context.Context, quick bool) ([]ClaimResult, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// ClaimQuick says whether the workload of that name runs in quick mode:
+// the first fill (the paper's setting) and the two bursts.
+func ClaimQuick(name string) bool {
+	i := slices.IndexFunc(claimWorkloads, func(w claimWorkload) bool { return w.name == name })
+	return i == 0 || i >= len(claimWorkloads)-2
 }
 
 // Ratio is X-Schedule's successes over baseline b's.

@@ -7,6 +7,7 @@ import (
 	benchfairshare "github.com/xflex/xflex/benchmarks/fairshare"
 	benchflex "github.com/xflex/xflex/benchmarks/flex"
 	benchjson "github.com/xflex/xflex/benchmarks/json"
+	benchrepro "github.com/xflex/xflex/benchmarks/repro"
 	benchtetris "github.com/xflex/xflex/benchmarks/tetris"
 	benchxschedule "github.com/xflex/xflex/benchmarks/xschedule"
 	benchxselect "github.com/xflex/xflex/benchmarks/xselect"
@@ -26,5 +27,6 @@ func benchReports() []benchmarks.Report {
 		{Problem: "xschedule", Run: benchxschedule.Report},
 		{Problem: "budget", Run: benchbudget.Report},
 		{Problem: "json", Run: benchjson.Report},
+		{Problem: "repro", Run: benchrepro.Report},
 	}
 }
