@@ -134,3 +134,39 @@ func TestLatencies(t *testing.T) {
 		}
 	}
 }
+
+// TestYarnAssignMultiple: with assign_multiple a Fair Scheduler
+// heartbeat fills the node (first gets all 4 cpu at 0, second none
+// until they come back at 10); without it one container per heartbeat
+// lets second in at 1. A jitter heartbeat order on one node changes
+// nothing.
+func TestYarnAssignMultiple(t *testing.T) {
+	for _, tc := range []struct {
+		multiple bool
+		order    string
+		first    int // first's grants at 0
+		second   float64
+	}{{false, "", 1, 1}, {true, "", 4, 10}, {true, "jitter", 4, 10}} {
+		res := solveFile(t, "yarn.json", func(r *Request) {
+			r.Apps = []assign.App{{Name: "first"}, {Name: "second"}}
+			r.Containers = []Container{{ID: "c0", Node: "n0", Size: []float64{4}, Owner: "first"}}
+			r.Requests = []Ask{
+				{ID: "first-0", App: "first", Count: 8, Size: []float64{1}, Arrival: 0, Duration: 10},
+				{ID: "second-0", App: "second", Count: 8, Size: []float64{1}, Arrival: 0.5, Duration: 10},
+			}
+			m := tc.multiple
+			r.Settings = &Settings{AssignMultiple: &m, HeartbeatOrder: tc.order}
+		})
+		f := *res.Baselines.YarnFair
+		at0 := 0
+		for _, e := range f.Events {
+			if e.Kind == KindGrant && e.T == 0 {
+				at0++
+			}
+		}
+		if at0 != tc.first || firstGrant(f, "second-0") != tc.second {
+			t.Errorf("assign_multiple %v %s: %d grants at 0, second first served at %g; want %d and %g",
+				tc.multiple, tc.order, at0, firstGrant(f, "second-0"), tc.first, tc.second)
+		}
+	}
+}
