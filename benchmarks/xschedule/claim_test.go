@@ -63,3 +63,17 @@ func TestDRFClaim(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimVerdict: the verdict reads the ratio against 1.32 and the
+// ceiling.
+func TestClaimVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		asked, x, base int
+		want           string
+	}{{100, 100, 90, "undetermined"}, {200, 100, 100, "refuted"}, {200, 132, 100, "reproduced"}, {131, 100, 100, "undetermined"}} {
+		r := ClaimResult{Asked: tc.asked, XSuccess: tc.x, Base: []int{tc.base}}
+		if got := r.Verdict(0); got != tc.want {
+			t.Errorf("asked %d, X %d, baseline %d: %s, want %s", tc.asked, tc.x, tc.base, got, tc.want)
+		}
+	}
+}

@@ -66,3 +66,49 @@ func TestTable1LargeJobColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestRowOrdersOnPaper: the paper's own Table 1 keeps every ordering;
+// swapping FIFO's and the baseline's large-job figures breaks that row
+// only; Flex and Fair within 2% on the large job count as level.
+func TestRowOrdersOnPaper(t *testing.T) {
+	for _, o := range RowOrders {
+		if !o.Holds(Table1Paper) {
+			t.Errorf("%s: the paper's table fails its own ordering", o.Name)
+		}
+	}
+	r := append([]Table1Row(nil), Table1Paper...)
+	r[2].Large, r[3].Large = r[3].Large, r[2].Large
+	for _, o := range RowOrders {
+		if got := o.Holds(r); got != (o.Name != "large") {
+			t.Errorf("%s with FIFO's and DRF's large jobs swapped: holds %v", o.Name, got)
+		}
+	}
+	r = append([]Table1Row(nil), Table1Paper...)
+	r[0].Large, r[1].Large = 545, 540 // Flex 0.9% above Fair: level
+	if !RowOrders[2].Holds(r) {
+		t.Error("Flex and Fair level on the large job must count either way")
+	}
+}
+
+// TestReadingLargeFirst: the large job moves to the front and takes the
+// first arrival time; the other jobs keep their order and the arrival
+// times stay in sequence.
+func TestReadingLargeFirst(t *testing.T) {
+	r := Reading{TaskSeconds: 36, Spread: 300}
+	plain := readingJobs(r, 3)
+	r.LargeFirst = true
+	first := readingJobs(r, 3)
+	if first[0].Tasks != 125 || first[0].Arrival != plain[0].Arrival {
+		t.Fatalf("first job %+v, want the large job at %g", first[0], plain[0].Arrival)
+	}
+	k := 1
+	for _, j := range plain {
+		if j.Tasks == 125 {
+			continue
+		}
+		if first[k].ID != j.ID || first[k].Arrival != plain[k].Arrival {
+			t.Fatalf("job %d: %+v, want %s at %g", k, first[k], j.ID, plain[k].Arrival)
+		}
+		k++
+	}
+}
