@@ -88,8 +88,7 @@ func (in *Instance) runBaseline(ctx context.Context, b baseline, base int) (Run,
 	if err != nil {
 		return Run{}, 0, err
 	}
-	type packer interface{ packing() []NodeOut }
-	s.rec.run.Ended, s.rec.run.Packing, s.rec.run.Masters = end, sched.(packer).packing(), mastersOut(s.agents)
+	s.rec.run.Ended, s.rec.run.Packing, s.rec.run.Masters = end, sched.packing(), mastersOut(s.agents)
 	return s.rec.run, s.rec.items(), nil
 }
 
