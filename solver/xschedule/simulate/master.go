@@ -298,7 +298,8 @@ func (a *masterAgent) step(t float64) ([]ask, []string) {
 		return nil, rel
 	}
 	if a.gate != nil && a.m.NeedsAM() {
-		if a.outstanding > 0 || (!a.inGate && !a.gate.room(a.amShare)) {
+		// An AM granted but still starting (am_latency) is not asked again.
+		if a.amWait || a.outstanding > 0 || (!a.inGate && !a.gate.room(a.amShare)) {
 			return nil, rel
 		}
 		if !a.inGate {
