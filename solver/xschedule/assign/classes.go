@@ -18,6 +18,10 @@ type class struct {
 	// for the rest of the round (containers change hands within a round
 	// but never become free), so scans for free ones start there.
 	cursor int
+	// claims counts the round's requests of the owner, not yet served,
+	// that fit the class (reading lending owner_first): while positive
+	// the class lends no free container.
+	claims int
 }
 
 // buildClasses groups the containers by owner and size. A model's
@@ -26,7 +30,7 @@ type class struct {
 func (m *Model) buildClasses() {
 	if m.classes != nil {
 		for j := range m.classes {
-			m.classes[j].cursor = 0
+			m.classes[j].cursor, m.classes[j].claims = 0, 0
 		}
 		return
 	}
@@ -79,7 +83,7 @@ func (m *Model) rank(a *ask, scope func(owner int) bool, ttl bool) []ranked {
 	m.cache.pairNow++
 	for j := range m.classes {
 		k := &m.classes[j]
-		if !scope(k.owner) || !FitsDims(k.size, a.size) || k.norm > m.settings.fitness*a.norm*(1+fitTol) {
+		if !scope(k.owner) || !m.fits(a, k) {
 			continue
 		}
 		s := a.norm / k.norm
@@ -91,6 +95,12 @@ func (m *Model) rank(a *ask, scope func(owner int) bool, ttl bool) []ranked {
 	slices.SortStableFunc(out, func(x, y ranked) int { return cmp.Compare(y.score, x.score) })
 	m.rankBuf = out
 	return out
+}
+
+// fits says whether the class's size serves a: every dimension at least
+// a's, aggregate normalised size within fitness times a's.
+func (m *Model) fits(a *ask, k *class) bool {
+	return FitsDims(k.size, a.size) && k.norm <= m.settings.fitness*a.norm*(1+fitTol)
 }
 
 // bestIn scans the ranked classes, best score first: the first group of
@@ -129,6 +139,9 @@ func (m *Model) before(c, d int, preempt string) bool {
 // inClass is the class's best candidate for a, or -1.
 func (m *Model) inClass(a *ask, k *class, preempt string) int {
 	if preempt == "" {
+		if k.owner != a.app && k.claims > 0 {
+			return -1
+		}
 		for k.cursor < len(k.members) && !m.conts[k.members[k.cursor]].free() {
 			k.cursor++
 		}

@@ -2,6 +2,7 @@ package assign
 
 import (
 	"context"
+	"math"
 	"slices"
 )
 
@@ -48,6 +49,9 @@ func (m *Model) decide(ctx context.Context) (*round, bool) {
 		debt: make([]float64, n), slope: make([]float64, n)}
 	m.completeNotices(rd)
 	m.buildClasses()
+	for i := range m.asks {
+		m.claim(&m.asks[i], 1)
+	}
 	order := make([]int, len(m.asks))
 	for i := range order {
 		order[i] = i
@@ -80,7 +84,11 @@ func (m *Model) completeNotices(rd *round) {
 			from = m.apps[c.user].name
 		}
 		c.notice = nil
-		m.setUser(c, nt.app)
+		if c.user >= 0 {
+			m.handOver(c, nt.app)
+		} else {
+			m.setUser(c, nt.app)
+		}
 		c.prio = nt.prio
 		rd.grants = append(rd.grants, m.grant(nt.request, nt.app, i, KindPreempted, from))
 	}
@@ -89,6 +97,7 @@ func (m *Model) completeNotices(rd *round) {
 // serve grants a up to its count, one container at a time.
 func (m *Model) serve(a *ask, rd *round) {
 	m.cache.eligNow++
+	defer m.claim(a, -1)
 	for k := range a.count {
 		ch, ok := m.pick(a)
 		if !ok {
@@ -97,6 +106,41 @@ func (m *Model) serve(a *ask, rd *round) {
 		}
 		m.apply(a, ch, rd)
 	}
+}
+
+// claim adds d to the claims of a on its own classes that fit it and
+// hold a free container on its host or rack (reading lending
+// owner_first): while a class is claimed by a request not yet served in
+// the round, its free containers are not lent. Garbo applications never
+// lend, and non_owned requests do not use their own containers, so they
+// claim nothing. A claim is made at the round's start and withdrawn
+// after the request is served, so the classes it covers are decided
+// once (d = 1) and kept in a.claimed for the withdrawal.
+func (m *Model) claim(a *ask, d int) {
+	if m.settings.byPriority || a.typ == NonOwned || m.apps[a.app].garbo {
+		return
+	}
+	if d > 0 {
+		a.claimed = a.claimed[:0]
+		for j := range m.classes {
+			if k := &m.classes[j]; k.owner == a.app && m.fits(a, k) && m.freeFor(a, k) {
+				a.claimed = append(a.claimed, j)
+			}
+		}
+	}
+	for _, j := range a.claimed {
+		m.classes[j].claims += d
+	}
+}
+
+// freeFor says whether class k has a free container located for a.
+func (m *Model) freeFor(a *ask, k *class) bool {
+	for _, i := range k.members {
+		if c := &m.conts[i]; c.free() && m.located(a, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // pick runs the request type's steps in order and returns the first
@@ -138,12 +182,56 @@ func (m *Model) best(a *ask, scope func(owner int) bool, ttl bool, preempt strin
 }
 
 // available says whether c may serve a now: free when not preempting;
-// when preempting, used by another application that may be preempted.
+// when preempting, used by another application that may be preempted
+// (eligible, or a borrower giving back on demand), neither a takeover of
+// its user's own container (reading takeover borrowed_only) nor held
+// (the hand-over hold).
 func (m *Model) available(a *ask, c *cont, preempt string) bool {
-	if preempt == "" {
+	switch {
+	case preempt == "":
 		return c.user < 0
+	case c.user < 0 || c.user == a.app || c.fresh:
+		return false
+	case preempt == KindTakeover && c.user == c.owner && !m.settings.ownedToo:
+		return false
+	case m.held(c, a.app):
+		return false
+	case preempt == KindReclaim && m.onDemand(c.user, a.app):
+		return true
 	}
-	return c.user >= 0 && c.user != a.app && !c.fresh && m.eligibleCached(c.user, a.app)
+	return m.eligibleCached(c.user, a.app)
+}
+
+// onDemand says whether the owner r takes its containers back from u
+// whatever u's debt: their pair bound is 0 (reading zero_bound
+// on_demand; "applications with sharing bounds of 0 can borrow
+// containers at times. They simply have to give the containers back on
+// demand").
+func (m *Model) onDemand(u, r int) bool {
+	return !m.settings.inDebt && !m.apps[u].garbo && !m.apps[r].garbo && m.bound(u, r) == 0
+}
+
+// held says whether the hand-over hold keeps c from moving between its
+// user and r: c's last preemption since it was free was between those
+// two, less than holdTime ago, and their pair context has moved less
+// than c's charge rate times holdTime since.
+func (m *Model) held(c *cont, r int) bool {
+	h := c.hold
+	if m.settings.noHold || h == nil || !(h.from == r && h.to == c.user || h.from == c.user && h.to == r) {
+		return false
+	}
+	if m.now-h.at >= m.settings.holdTime {
+		return false
+	}
+	return math.Abs(m.debt(h.from, h.to)-h.debt) < c.charge*m.settings.holdTime
+}
+
+// handOver moves c from its user to r by preemption and records the
+// hand-over for the hold.
+func (m *Model) handOver(c *cont, r int) {
+	from := c.user
+	m.setUser(c, r)
+	c.hold = &handover{from: from, to: r, at: m.now, debt: m.debt(from, r)}
 }
 
 // eligibleCached is eligible(u, r) for the current ask's requester r.
@@ -197,7 +285,7 @@ func (m *Model) apply(a *ask, ch choice, rd *round) {
 		rd.grants = append(rd.grants, m.grant(a.id, a.app, ch.c, kind, ""))
 	case m.settings.grace == 0:
 		from := m.apps[c.user].name
-		m.setUser(c, a.app)
+		m.handOver(c, a.app)
 		c.prio = a.pprio
 		rd.grants = append(rd.grants, m.grant(a.id, a.app, ch.c, KindPreempted, from))
 	default:

@@ -71,11 +71,15 @@
 //     with the rest; a run stops while the time left still covers
 //     writing what it recorded (5 µs an item), ends "budget" at the
 //     time it reached, and the status is timeout.
-//   - Bound 0. Two applications with Δ = 0 and no grace period can
-//     preempt each other as soon as either is in debt: with demand on
-//     both sides they thrash (work is lost at every swap) until the
-//     horizon or the budget. That is the paper's rule applied
-//     literally; a positive bound is the hysteresis that prevents it.
+//   - Bound 0. Under the literal readings (settings.readings, see
+//     xschedule/assign) two applications with Δ = 0 and no grace period
+//     can preempt each other as soon as either is in debt: with demand
+//     on both sides they thrash (work is lost at every swap) until the
+//     horizon or the budget. The default readings rule that out: a
+//     takeover takes only a borrowed container, a bound-0 owner takes
+//     its containers back on demand, and the hand-over hold keeps a
+//     container from changing hands between the same two applications
+//     again within hold_time unless their balance moves.
 //
 // # Application masters
 //
