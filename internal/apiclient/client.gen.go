@@ -1655,34 +1655,7 @@ type XscheduleAssignResponse struct {
 		} `json:"grants"`
 
 		// Notices Preemptions started this round.
-		Notices []struct {
-			// App The application it goes to.
-			App string `json:"app"`
-
-			// Container The container to release.
-			Container string `json:"container"`
-
-			// Deadline now + grace_period, on the request's clock (now's unit).
-			Deadline float64 `json:"deadline"`
-
-			// Kind reclaim: preemption of the first kind, the requester's own container back from a borrower; takeover: the second kind, another's container from a user in debt to the requester.
-			Kind interface{} `json:"kind"`
-
-			// Node Its node.
-			Node string `json:"node"`
-
-			// Owner The application that owns it.
-			Owner string `json:"owner"`
-
-			// PreemptionPriority The request's preemption priority.
-			PreemptionPriority int64 `json:"preemption_priority"`
-
-			// Request The request it serves.
-			Request string `json:"request"`
-
-			// User The application using it now, which must release it.
-			User string `json:"user"`
-		} `json:"notices"`
+		Notices []XscheduleAssignResponsePropertiesResultPropertiesNoticesItems `json:"notices"`
 
 		// Pairs The pair contexts after the round: every pair given or touched, a before b in application order.
 		Pairs []struct {
@@ -1722,7 +1695,40 @@ type XscheduleAssignResponse struct {
 			// Request The request.
 			Request string `json:"request"`
 		} `json:"pending"`
+
+		// Withdrawn Takeover notices (of this round or an earlier one) replaced this round by the container's owner taking it back (reading lending owner_first): the request named no longer gets the container; absent when none.
+		Withdrawn *[]XscheduleAssignResponsePropertiesResultPropertiesNoticesItems `json:"withdrawn,omitempty"`
 	} `json:"result"`
+}
+
+// XscheduleAssignResponsePropertiesResultPropertiesNoticesItems A preemption notice: user must release container by deadline, when it goes to app for request.
+type XscheduleAssignResponsePropertiesResultPropertiesNoticesItems struct {
+	// App The application it goes to.
+	App string `json:"app"`
+
+	// Container The container to release.
+	Container string `json:"container"`
+
+	// Deadline now + grace_period, on the request's clock (now's unit).
+	Deadline float64 `json:"deadline"`
+
+	// Kind reclaim: preemption of the first kind, the requester's own container back from a borrower; takeover: the second kind, another's container from a user in debt to the requester.
+	Kind interface{} `json:"kind"`
+
+	// Node Its node.
+	Node string `json:"node"`
+
+	// Owner The application that owns it.
+	Owner string `json:"owner"`
+
+	// PreemptionPriority The request's preemption priority.
+	PreemptionPriority int64 `json:"preemption_priority"`
+
+	// Request The request it serves.
+	Request string `json:"request"`
+
+	// User The application using it now, which must release it.
+	User string `json:"user"`
 }
 
 // XscheduleSimulateRequest The cluster's owned containers (explicit, or an X-Select request and result as placement), the applications' sharing bounds, a trace of requests with arrival times and durations, the scheduler's settings and an end time. Every container starts free and every pair context at zero at time 0.

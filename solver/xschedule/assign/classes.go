@@ -19,9 +19,11 @@ type class struct {
 	// but never become free), so scans for free ones start there.
 	cursor int
 	// claims counts the round's requests of the owner, not yet served,
-	// that fit the class (reading lending owner_first): while positive
-	// the class lends no free container.
-	claims int
+	// that fit the class and could take a free container of it; wants
+	// those that fit it (reading lending owner_first, Model.claim).
+	// While claims is positive the class lends no free container; while
+	// wants is, none of its containers is taken over.
+	claims, wants int
 }
 
 // buildClasses groups the containers by owner and size. A model's
@@ -30,7 +32,7 @@ type class struct {
 func (m *Model) buildClasses() {
 	if m.classes != nil {
 		for j := range m.classes {
-			m.classes[j].cursor, m.classes[j].claims = 0, 0
+			m.classes[j].cursor, m.classes[j].claims, m.classes[j].wants = 0, 0, 0
 		}
 		return
 	}
@@ -50,6 +52,7 @@ func (m *Model) buildClasses() {
 			m.classes = append(m.classes, class{owner: c.owner, size: c.size, norm: c.norm, charge: c.charge})
 		}
 		m.classes[j].members = append(m.classes[j].members, i)
+		c.class = j
 	}
 }
 
@@ -155,7 +158,7 @@ func (m *Model) inClass(a *ask, k *class, preempt string) int {
 	best := -1
 	for _, i := range k.members {
 		c := &m.conts[i]
-		if c.notice == nil && m.available(a, c, preempt) && m.located(a, c) && (best < 0 || m.before(i, best, preempt)) {
+		if (c.notice == nil || m.redirects(a, c, preempt)) && m.available(a, c, preempt) && m.located(a, c) && (best < 0 || m.before(i, best, preempt)) {
 			best = i
 		}
 	}

@@ -34,9 +34,10 @@ type choice struct {
 
 // round is one decision round's output as it is built.
 type round struct {
-	grants  []Grant
-	notices []NoticeOut
-	pending []Pending
+	grants    []Grant
+	notices   []NoticeOut
+	withdrawn []NoticeOut
+	pending   []Pending
 }
 
 // decide runs one round: due notices complete, then the requests in
@@ -108,28 +109,35 @@ func (m *Model) serve(a *ask, rd *round) {
 	}
 }
 
-// claim adds d to the claims of a on its own classes that fit it and
-// hold a free container on its host or rack (reading lending
-// owner_first): while a class is claimed by a request not yet served in
-// the round, its free containers are not lent. Garbo applications never
-// lend, and non_owned requests do not use their own containers, so they
-// claim nothing. A claim is made at the round's start and withdrawn
-// after the request is served, so the classes it covers are decided
-// once (d = 1) and kept in a.claimed for the withdrawal.
+// claim adds d to the claims of a on its own classes (reading lending
+// owner_first): on those that fit it and hold a free container on its
+// host or rack (claims: their free containers are not lent), and on all
+// that fit it (wants: their containers in a borrower's use are not taken
+// over, the owner is about to take them back), while a is not yet served
+// in the round. Garbo applications never lend, and non_owned requests
+// do not use their own containers, so they claim nothing. The classes
+// are chosen at the round's start (d = 1) and kept in a.claimed and
+// a.wanted for the withdrawal after a is served.
 func (m *Model) claim(a *ask, d int) {
 	if m.settings.byPriority || a.typ == NonOwned || m.apps[a.app].garbo {
 		return
 	}
 	if d > 0 {
-		a.claimed = a.claimed[:0]
+		a.claimed, a.wanted = a.claimed[:0], a.wanted[:0]
 		for j := range m.classes {
-			if k := &m.classes[j]; k.owner == a.app && m.fits(a, k) && m.freeFor(a, k) {
-				a.claimed = append(a.claimed, j)
+			if k := &m.classes[j]; k.owner == a.app && m.fits(a, k) {
+				a.wanted = append(a.wanted, j)
+				if m.freeFor(a, k) {
+					a.claimed = append(a.claimed, j)
+				}
 			}
 		}
 	}
 	for _, j := range a.claimed {
 		m.classes[j].claims += d
+	}
+	for _, j := range a.wanted {
+		m.classes[j].wants += d
 	}
 }
 
@@ -184,15 +192,16 @@ func (m *Model) best(a *ask, scope func(owner int) bool, ttl bool, preempt strin
 // available says whether c may serve a now: free when not preempting;
 // when preempting, used by another application that may be preempted
 // (eligible, or a borrower giving back on demand), neither a takeover of
-// its user's own container (reading takeover borrowed_only) nor held
-// (the hand-over hold).
+// its user's own container (reading takeover borrowed_only) or of one
+// its owner wants back in this round (lending owner_first) nor held (the
+// hand-over hold).
 func (m *Model) available(a *ask, c *cont, preempt string) bool {
 	switch {
 	case preempt == "":
 		return c.user < 0
 	case c.user < 0 || c.user == a.app || c.fresh:
 		return false
-	case preempt == KindTakeover && c.user == c.owner && !m.settings.ownedToo:
+	case preempt == KindTakeover && (c.user == c.owner && !m.settings.ownedToo || m.classes[c.class].wants > 0):
 		return false
 	case m.held(c, a.app):
 		return false
@@ -271,9 +280,17 @@ func (m *Model) ttlTerm(r, owner int, charge float64) float64 {
 	return st.ttlWeight * ttl / st.ttlHorizon
 }
 
-// apply grants the chosen container, or sends its user a notice.
+// apply grants the chosen container, or sends its user a notice. A
+// reclaim of a container under another application's notice (redirects)
+// withdraws that notice and keeps its deadline.
 func (m *Model) apply(a *ask, ch choice, rd *round) {
 	c := &m.conts[ch.c]
+	deadline := m.now + m.settings.grace
+	if old := c.notice; old != nil {
+		rd.withdrawn = append(rd.withdrawn, m.noticeOut(c, old, KindTakeover))
+		deadline = min(deadline, old.deadline)
+		c.notice = nil
+	}
 	switch {
 	case ch.preempt == "":
 		kind := KindOwned
@@ -283,17 +300,33 @@ func (m *Model) apply(a *ask, ch choice, rd *round) {
 		m.setUser(c, a.app)
 		c.prio = a.pprio
 		rd.grants = append(rd.grants, m.grant(a.id, a.app, ch.c, kind, ""))
-	case m.settings.grace == 0:
+	case deadline <= m.now:
 		from := m.apps[c.user].name
 		m.handOver(c, a.app)
 		c.prio = a.pprio
 		rd.grants = append(rd.grants, m.grant(a.id, a.app, ch.c, KindPreempted, from))
 	default:
-		c.notice = &notice{app: a.app, request: a.id, deadline: m.now + m.settings.grace, prio: a.pprio}
-		rd.notices = append(rd.notices, NoticeOut{Container: c.id, Node: m.nodes[c.node].name, Owner: m.apps[c.owner].name,
-			User: m.apps[c.user].name, App: m.apps[a.app].name, Request: a.id, Deadline: c.notice.deadline, Kind: ch.preempt,
-			PreemptionPriority: a.pprio})
+		c.notice = &notice{app: a.app, request: a.id, deadline: deadline, prio: a.pprio, kind: ch.preempt}
+		rd.notices = append(rd.notices, m.noticeOut(c, c.notice, ch.preempt))
 	}
+}
+
+// redirects says whether the owner's reclaim a may take c although it is
+// under notice: the notice is another application's takeover (reading
+// lending owner_first; the owner's claim comes first, so an owner never
+// waits for a takeover in flight on its container and then a grace
+// period more).
+func (m *Model) redirects(a *ask, c *cont, preempt string) bool {
+	return preempt == KindReclaim && !m.settings.byPriority && c.owner == a.app && c.notice.app != a.app
+}
+
+// noticeOut is the wire form of notice nt on c.
+func (m *Model) noticeOut(c *cont, nt *notice, kind string) NoticeOut {
+	if nt.kind != "" {
+		kind = nt.kind
+	}
+	return NoticeOut{Container: c.id, Node: m.nodes[c.node].name, Owner: m.apps[c.owner].name, User: m.apps[c.user].name,
+		App: m.apps[nt.app].name, Request: nt.request, Deadline: nt.deadline, Kind: kind, PreemptionPriority: nt.prio}
 }
 
 func (m *Model) grant(req string, app, ci int, kind, from string) Grant {

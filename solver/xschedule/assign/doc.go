@@ -143,15 +143,19 @@
 //     class, with a free container of the class on its host or rack, is
 //     still to be served in the round (the paper: OwnedFirst tries the
 //     requester's own containers first, and applications lend idle
-//     containers); priority lends in request order only. A borrower so
-//     kept waiting shows reason busy.
+//     containers); nor takes over a borrowed container of such a class
+//     (the owner is about to take it back); and the owner's reclaim
+//     takes its container even when it is under another application's
+//     takeover notice, withdrawing that notice (result withdrawn) and
+//     keeping its deadline. priority serves in request order only: a
+//     borrower ahead of the owner takes first, and a container under
+//     notice waits for it. A borrower kept waiting shows reason busy.
 //
 // Together: an owner asking owned_only with bound 0 gets each of its own
 // containers within grace_period plus one round of asking (a free one at
 // once, one in a borrower's use by a reclaim whose notice expires after
-// the grace period), unless the container is already under another
-// application's notice (a takeover in flight: then after that notice
-// too); and a container never changes hands between the same two
+// the grace period, or sooner when it replaces a takeover's notice); and
+// a container never changes hands between the same two
 // applications twice within hold_time without their pair context moving
 // by its charge rate times hold_time. The simulator's property tests
 // (solver/xschedule/simulate, props_sharing_test.go) check both over

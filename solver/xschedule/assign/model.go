@@ -92,6 +92,8 @@ type cont struct {
 	// fresh marks a container that changed hands in this round: it is
 	// not preempted again in the same round.
 	fresh bool
+	// class is the index of its class (owner and size) in Model.classes.
+	class int
 	// hold is the container's last preemption since it was last free
 	// (nil: none), which the hand-over hold reads.
 	hold *handover
@@ -109,6 +111,9 @@ type notice struct {
 	request  string
 	deadline float64
 	prio     int
+	// kind is reclaim or takeover; "" for a notice of the input, whose
+	// kind is that of the preemption replacing it (see noticeOut).
+	kind string
 }
 
 type ask struct {
@@ -123,9 +128,9 @@ type ask struct {
 	rack  string
 	host  int // node index, -1 when any
 	typ   string
-	// claimed lists the classes the request claims in the round
-	// (Model.claim).
-	claimed []int
+	// claimed and wanted list the classes the request claims in the
+	// round (Model.claim).
+	claimed, wanted []int
 }
 
 // pairCtx is the pair (a, b) context, a < b: share is how far b is in
