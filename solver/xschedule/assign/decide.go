@@ -141,9 +141,15 @@ func (m *Model) claim(a *ask, d int) {
 	}
 }
 
-// freeFor says whether class k has a free container located for a.
+// freeFor says whether class k has a free container located for a. It
+// moves the class's cursor past containers in use first (none becomes
+// free within a round), so a round's claims scan each class's busy
+// prefix once.
 func (m *Model) freeFor(a *ask, k *class) bool {
-	for _, i := range k.members {
+	for k.cursor < len(k.members) && !m.conts[k.members[k.cursor]].free() {
+		k.cursor++
+	}
+	for _, i := range k.members[k.cursor:] {
 		if c := &m.conts[i]; c.free() && m.located(a, c) {
 			return true
 		}
