@@ -73,10 +73,21 @@ func checkRound(t *testing.T, name string, req *Request, rd *round, pairs []Pair
 		}
 		users[g.Container] = g.App
 	}
+	withdrawn := map[string]bool{}
+	for _, n := range rd.withdrawn {
+		c := conts[n.Container]
+		if c.Notice == nil || c.Notice.App == c.Owner || n.App != c.Notice.App {
+			t.Errorf("%s: withdrawn %+v is not a takeover notice of the input", name, n)
+		}
+		withdrawn[n.Container] = true
+	}
 	for _, n := range rd.notices {
 		c := conts[n.Container]
-		if taken[n.Container] || c.Notice != nil {
+		if taken[n.Container] || (c.Notice != nil && !withdrawn[n.Container]) {
 			t.Errorf("%s: notice on %s, already given or under notice", name, n.Container)
+		}
+		if withdrawn[n.Container] && (n.App != c.Owner || n.Deadline > c.Notice.Deadline) {
+			t.Errorf("%s: %s's notice replaced by %+v, not its owner's by the same deadline", name, n.Container, n)
 		}
 		taken[n.Container] = true
 		checkAllowed(t, name, apps, racks, c, asks[n.Request], n.App)

@@ -43,6 +43,11 @@
 //     asks again for one container at the time of the preemption, and
 //     that container waits anew (its wait counts from then) and runs its
 //     whole duration again when granted.
+//   - Withdrawn notices. When an owner's reclaim replaces another
+//     application's takeover notice on its container (assign's result
+//     withdrawn), the request that notice promised the container to
+//     wants it again, with its ask time kept; the user is told of the
+//     owner's notice as of any (it already stopped starting tasks there).
 //   - Patience. With settings.patience, a container asked and not
 //     granted within patience of its ask is dropped (expired); a
 //     container under notice for the request is not dropped.
