@@ -88,8 +88,10 @@ func sharingTrace(t *testing.T, seed int64, readings *assign.Readings) *Request 
 // TestHandoverRule: under the default readings, and under the literal
 // takeover with the hold (the hold alone enforces the rule), no container
 // changes hands twice between the same two applications within the
-// hold time without their balance moving; under the literal readings
-// (no hold) random traces break the rule.
+// hold time without their balance moving; without the hold random traces
+// break the rule, under the literal readings thousands of times and even
+// with the other readings at their defaults (two borrowers of a third
+// application's container taking it over from each other).
 func TestHandoverRule(t *testing.T) {
 	holdOnly := assign.ReadingsLiteral()
 	holdOnly.Hold = assign.HoldPair
@@ -97,7 +99,8 @@ func TestHandoverRule(t *testing.T) {
 		name     string
 		readings *assign.Readings
 		breaks   bool
-	}{{"default", nil, false}, {"owned_too with hold", holdOnly, false}, {"literal", assign.ReadingsLiteral(), true}} {
+	}{{"default", nil, false}, {"owned_too with hold", holdOnly, false}, {"default but hold none", &assign.Readings{Hold: assign.HoldNone}, true},
+		{"literal", assign.ReadingsLiteral(), true}} {
 		bad, checked, runs, first := 0, 0, 0, ""
 		for seed := range int64(40) {
 			req := sharingTrace(t, seed, tc.readings)
@@ -232,14 +235,20 @@ func ownerViolations(t *testing.T, seed int64, grace float64, readings *assign.R
 // and is never later than alone by more than its notices' grace, over
 // random traces with grace 0 (and 2, with bound 0 throughout); under the
 // literal readings the same traces break it (b and c, in debt or not,
-// take over o's own containers and o waits for its debt to turn).
+// take over o's own containers and o waits for its debt to turn), and so
+// does lending in priority order alone (a borrower served first takes
+// o's freed container or takes over one o is asking for, and o gets it
+// a round or a notice later).
 func TestOwnersProtected(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		readings *assign.Readings
 		grace    float64
 		breaks   bool
-	}{{"default, grace 0", nil, 0, false}, {"default, grace 2", nil, 2, false}, {"literal, grace 0", assign.ReadingsLiteral(), 0, true}} {
+	}{{"default, grace 0", nil, 0, false}, {"default, grace 2", nil, 2, false},
+		{"lending priority, grace 0", &assign.Readings{Lending: assign.LendingPriority}, 0, true},
+		{"lending priority, grace 2", &assign.Readings{Lending: assign.LendingPriority}, 2, true},
+		{"literal, grace 0", assign.ReadingsLiteral(), 0, true}} {
 		late, worse, first := 0, 0, ""
 		for seed := range int64(30) {
 			l, w, f := ownerViolations(t, seed, tc.grace, tc.readings)
