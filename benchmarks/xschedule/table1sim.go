@@ -153,7 +153,7 @@ func Table1SimReport(ctx context.Context, w io.Writer, scale string) error {
 	fmt.Fprintf(w, "\n| task s | arrivals | asks flex / others, bound, grace | overall ART flex / fair / fifo, shared (alone) | drf | makespan X-Flex / drf | preemptions median (max) | paper claims that fail |\n|---|---|---|---|---|---|---|---|\n")
 	var alone []Table1Row
 	for _, s := range SimSettings(scale) {
-		rows, pre, err := medianSim(ctx, s, 5)
+		rows, pre, err := seedsSim(ctx, s, 5)
 		if err != nil {
 			return err
 		}
@@ -196,9 +196,9 @@ func sharedLine(rows, alone []Table1Row) string {
 	return strings.Join(parts, " / ")
 }
 
-// medianSim runs s with seeds 1..seeds: the entries' medians and each
+// seedsSim runs s with seeds 1..seeds: the entries' medians and each
 // seed's preemption count, or nil rows when some seed did not finish.
-func medianSim(ctx context.Context, s SimSetting, seeds int) ([]Table1Row, []float64, error) {
+func seedsSim(ctx context.Context, s SimSetting, seeds int) ([]Table1Row, []float64, error) {
 	var all [][]Table1Row
 	var pre []float64
 	finished := true
