@@ -1448,6 +1448,12 @@ type XscheduleAssignRequest struct {
 		// GracePeriod Time to release a preempted container (default 30; 0 kills at once).
 		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
 
+		// HoldTime Hand-over hold (reading hold "pair"): a container preempted from one application to another is not preempted again between the same two, before it is next free, until hold_time has passed or their pair context has moved by the container's charge rate times hold_time (default 60; 0 holds nothing).
+		HoldTime *XscheduleAssignRequestPropertiesSettingsPropertiesHoldTime `json:"hold_time,omitempty"`
+
+		// Readings How the paper's loose sentences are read (§2.1). Each default keeps the paper's guarantees (owners get their containers back, no livelock); the other values are the literal readings, kept to simulate and compare.
+		Readings *XscheduleAssignRequestPropertiesSettingsPropertiesReadings `json:"readings,omitempty"`
+
 		// TtlHorizon Cap of the TTL projection (default 3600).
 		TtlHorizon *CommonPositive `json:"ttl_horizon,omitempty"`
 
@@ -1526,6 +1532,24 @@ type XscheduleAssignRequestPropertiesResources = []CommonName
 
 // XscheduleAssignRequestPropertiesSettingsPropertiesFitness Default 2.
 type XscheduleAssignRequestPropertiesSettingsPropertiesFitness = float64
+
+// XscheduleAssignRequestPropertiesSettingsPropertiesHoldTime Hand-over hold (reading hold "pair"): a container preempted from one application to another is not preempted again between the same two, before it is next free, until hold_time has passed or their pair context has moved by the container's charge rate times hold_time (default 60; 0 holds nothing).
+type XscheduleAssignRequestPropertiesSettingsPropertiesHoldTime = CommonNonneg
+
+// XscheduleAssignRequestPropertiesSettingsPropertiesReadings How the paper's loose sentences are read (§2.1). Each default keeps the paper's guarantees (owners get their containers back, no livelock); the other values are the literal readings, kept to simulate and compare.
+type XscheduleAssignRequestPropertiesSettingsPropertiesReadings struct {
+	// Hold pair applies the hand-over hold (hold_time); none has no hold.
+	Hold interface{} `json:"hold,omitempty"`
+
+	// Lending owner_first lends no free container of an owner and size while a request of its owner that fits it is still to be served in the round; priority lends in request priority order only.
+	Lending interface{} `json:"lending,omitempty"`
+
+	// Takeover Preemption of the second kind: borrowed_only takes over only a container its user borrowed from a third application; owned_too may also take a debtor's own container from it.
+	Takeover interface{} `json:"takeover,omitempty"`
+
+	// ZeroBound With pair bound 0: on_demand, an owner takes its container back from the borrower at once, debt or not; in_debt, only when the borrower is in debt to it, as for any bound.
+	ZeroBound interface{} `json:"zero_bound,omitempty"`
+}
 
 // XscheduleAssignRequestSigned defines model for xschedule-assign.request.signed.
 type XscheduleAssignRequestSigned = float64
@@ -1631,34 +1655,7 @@ type XscheduleAssignResponse struct {
 		} `json:"grants"`
 
 		// Notices Preemptions started this round.
-		Notices []struct {
-			// App The application it goes to.
-			App string `json:"app"`
-
-			// Container The container to release.
-			Container string `json:"container"`
-
-			// Deadline now + grace_period, on the request's clock (now's unit).
-			Deadline float64 `json:"deadline"`
-
-			// Kind reclaim: preemption of the first kind, the requester's own container back from a borrower; takeover: the second kind, another's container from a user in debt to the requester.
-			Kind interface{} `json:"kind"`
-
-			// Node Its node.
-			Node string `json:"node"`
-
-			// Owner The application that owns it.
-			Owner string `json:"owner"`
-
-			// PreemptionPriority The request's preemption priority.
-			PreemptionPriority int64 `json:"preemption_priority"`
-
-			// Request The request it serves.
-			Request string `json:"request"`
-
-			// User The application using it now, which must release it.
-			User string `json:"user"`
-		} `json:"notices"`
+		Notices []XscheduleAssignResponsePropertiesResultPropertiesNoticesItems `json:"notices"`
 
 		// Pairs The pair contexts after the round: every pair given or touched, a before b in application order.
 		Pairs []struct {
@@ -1698,7 +1695,40 @@ type XscheduleAssignResponse struct {
 			// Request The request.
 			Request string `json:"request"`
 		} `json:"pending"`
+
+		// Withdrawn Takeover notices (of this round or an earlier one) replaced this round by the container's owner taking it back (reading lending owner_first): the request named no longer gets the container; absent when none.
+		Withdrawn *[]XscheduleAssignResponsePropertiesResultPropertiesNoticesItems `json:"withdrawn,omitempty"`
 	} `json:"result"`
+}
+
+// XscheduleAssignResponsePropertiesResultPropertiesNoticesItems A preemption notice: user must release container by deadline, when it goes to app for request.
+type XscheduleAssignResponsePropertiesResultPropertiesNoticesItems struct {
+	// App The application it goes to.
+	App string `json:"app"`
+
+	// Container The container to release.
+	Container string `json:"container"`
+
+	// Deadline now + grace_period, on the request's clock (now's unit).
+	Deadline float64 `json:"deadline"`
+
+	// Kind reclaim: preemption of the first kind, the requester's own container back from a borrower; takeover: the second kind, another's container from a user in debt to the requester.
+	Kind interface{} `json:"kind"`
+
+	// Node Its node.
+	Node string `json:"node"`
+
+	// Owner The application that owns it.
+	Owner string `json:"owner"`
+
+	// PreemptionPriority The request's preemption priority.
+	PreemptionPriority int64 `json:"preemption_priority"`
+
+	// Request The request it serves.
+	Request string `json:"request"`
+
+	// User The application using it now, which must release it.
+	User string `json:"user"`
 }
 
 // XscheduleSimulateRequest The cluster's owned containers (explicit, or an X-Select request and result as placement), the applications' sharing bounds, a trace of requests with arrival times and durations, the scheduler's settings and an end time. Every container starts free and every pair context at zero at time 0.
@@ -1869,11 +1899,17 @@ type XscheduleSimulateRequest struct {
 		// HeartbeatOrder Order the nodes heartbeat in within an interval in the YARN baselines: rotate (default; the first node moves on by one each interval) or jitter (a seeded random order each interval).
 		HeartbeatOrder interface{} `json:"heartbeat_order,omitempty"`
 
+		// HoldTime The hand-over hold (default 60; 0 holds nothing), as in xschedule/assign.
+		HoldTime *XscheduleAssignRequestPropertiesSettingsPropertiesHoldTime `json:"hold_time,omitempty"`
+
 		// LaunchLatency Seconds from a task container's grant until its task starts (container launch), in every run; default 0.
 		LaunchLatency *CommonNonneg `json:"launch_latency,omitempty"`
 
 		// Patience A container asked and not granted within patience of its ask expires (default: never).
 		Patience *CommonNonneg `json:"patience,omitempty"`
+
+		// Readings The readings of §2.1, as in xschedule/assign (defaults keep the paper's guarantees).
+		Readings *XscheduleAssignRequestPropertiesSettingsPropertiesReadings `json:"readings,omitempty"`
 
 		// SchedulingInterval Decision rounds run at its multiples while a request is pending or a notice outstanding (default 1).
 		SchedulingInterval *CommonPositive `json:"scheduling_interval,omitempty"`

@@ -49,20 +49,33 @@ func Build(req *Request) (*Model, error) {
 }
 
 func readSettings(s *Settings) settings {
-	out := settings{fitness: 2, ttlWeight: 1, ttlHorizon: 3600, grace: 30}
+	out := settings{fitness: 2, ttlWeight: 1, ttlHorizon: 3600, grace: 30, holdTime: defaultHoldTime}
 	if s == nil {
 		return out
 	}
 	for _, kv := range []struct {
 		v   *float64
 		dst *float64
-	}{{s.Fitness, &out.fitness}, {s.TTLWeight, &out.ttlWeight}, {s.TTLHorizon, &out.ttlHorizon}, {s.GracePeriod, &out.grace}} {
+	}{{s.Fitness, &out.fitness}, {s.TTLWeight, &out.ttlWeight}, {s.TTLHorizon, &out.ttlHorizon}, {s.GracePeriod, &out.grace},
+		{s.HoldTime, &out.holdTime}} {
 		if kv.v != nil {
 			*kv.dst = *kv.v
 		}
 	}
+	if r := s.Readings; r != nil {
+		out.ownedToo = r.Takeover == TakeoverOwnedToo
+		out.inDebt = r.ZeroBound == ZeroBoundInDebt
+		out.noHold = r.Hold == HoldNone
+		out.byPriority = r.Lending == LendingPriority
+	}
 	return out
 }
+
+// defaultHoldTime is the hand-over hold's default: two default grace
+// periods, so a container fought over changes hands between the same two
+// applications at most once a minute (in seconds) unless their balance
+// moves by what the container itself charges in that time.
+const defaultHoldTime = 60
 
 // readCluster takes the explicit lists or expands the placement.
 func readCluster(req *Request, vs *solver.Violations) cluster {

@@ -18,6 +18,12 @@ type class struct {
 	// for the rest of the round (containers change hands within a round
 	// but never become free), so scans for free ones start there.
 	cursor int
+	// claims counts the round's requests of the owner, not yet served,
+	// that fit the class and could take a free container of it; wants
+	// those that fit it (reading lending owner_first, Model.claim).
+	// While claims is positive the class lends no free container; while
+	// wants is, none of its containers is taken over.
+	claims, wants int
 }
 
 // buildClasses groups the containers by owner and size. A model's
@@ -26,7 +32,7 @@ type class struct {
 func (m *Model) buildClasses() {
 	if m.classes != nil {
 		for j := range m.classes {
-			m.classes[j].cursor = 0
+			m.classes[j].cursor, m.classes[j].claims, m.classes[j].wants = 0, 0, 0
 		}
 		return
 	}
@@ -46,6 +52,7 @@ func (m *Model) buildClasses() {
 			m.classes = append(m.classes, class{owner: c.owner, size: c.size, norm: c.norm, charge: c.charge})
 		}
 		m.classes[j].members = append(m.classes[j].members, i)
+		c.class = j
 	}
 }
 
@@ -79,7 +86,7 @@ func (m *Model) rank(a *ask, scope func(owner int) bool, ttl bool) []ranked {
 	m.cache.pairNow++
 	for j := range m.classes {
 		k := &m.classes[j]
-		if !scope(k.owner) || !FitsDims(k.size, a.size) || k.norm > m.settings.fitness*a.norm*(1+fitTol) {
+		if !scope(k.owner) || !m.fits(a, k) {
 			continue
 		}
 		s := a.norm / k.norm
@@ -91,6 +98,12 @@ func (m *Model) rank(a *ask, scope func(owner int) bool, ttl bool) []ranked {
 	slices.SortStableFunc(out, func(x, y ranked) int { return cmp.Compare(y.score, x.score) })
 	m.rankBuf = out
 	return out
+}
+
+// fits says whether the class's size serves a: every dimension at least
+// a's, aggregate normalised size within fitness times a's.
+func (m *Model) fits(a *ask, k *class) bool {
+	return FitsDims(k.size, a.size) && k.norm <= m.settings.fitness*a.norm*(1+fitTol)
 }
 
 // bestIn scans the ranked classes, best score first: the first group of
@@ -129,6 +142,9 @@ func (m *Model) before(c, d int, preempt string) bool {
 // inClass is the class's best candidate for a, or -1.
 func (m *Model) inClass(a *ask, k *class, preempt string) int {
 	if preempt == "" {
+		if k.owner != a.app && k.claims > 0 {
+			return -1
+		}
 		for k.cursor < len(k.members) && !m.conts[k.members[k.cursor]].free() {
 			k.cursor++
 		}
@@ -142,7 +158,7 @@ func (m *Model) inClass(a *ask, k *class, preempt string) int {
 	best := -1
 	for _, i := range k.members {
 		c := &m.conts[i]
-		if c.notice == nil && m.available(a, c, preempt) && m.located(a, c) && (best < 0 || m.before(i, best, preempt)) {
+		if (c.notice == nil || m.redirects(a, c, preempt)) && m.available(a, c, preempt) && m.located(a, c) && (best < 0 || m.before(i, best, preempt)) {
 			best = i
 		}
 	}

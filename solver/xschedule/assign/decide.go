@@ -2,6 +2,7 @@ package assign
 
 import (
 	"context"
+	"math"
 	"slices"
 )
 
@@ -33,9 +34,10 @@ type choice struct {
 
 // round is one decision round's output as it is built.
 type round struct {
-	grants  []Grant
-	notices []NoticeOut
-	pending []Pending
+	grants    []Grant
+	notices   []NoticeOut
+	withdrawn []NoticeOut
+	pending   []Pending
 }
 
 // decide runs one round: due notices complete, then the requests in
@@ -48,6 +50,9 @@ func (m *Model) decide(ctx context.Context) (*round, bool) {
 		debt: make([]float64, n), slope: make([]float64, n)}
 	m.completeNotices(rd)
 	m.buildClasses()
+	for i := range m.asks {
+		m.claim(&m.asks[i], 1)
+	}
 	order := make([]int, len(m.asks))
 	for i := range order {
 		order[i] = i
@@ -80,7 +85,11 @@ func (m *Model) completeNotices(rd *round) {
 			from = m.apps[c.user].name
 		}
 		c.notice = nil
-		m.setUser(c, nt.app)
+		if c.user >= 0 {
+			m.handOver(c, nt.app)
+		} else {
+			m.setUser(c, nt.app)
+		}
 		c.prio = nt.prio
 		rd.grants = append(rd.grants, m.grant(nt.request, nt.app, i, KindPreempted, from))
 	}
@@ -89,6 +98,7 @@ func (m *Model) completeNotices(rd *round) {
 // serve grants a up to its count, one container at a time.
 func (m *Model) serve(a *ask, rd *round) {
 	m.cache.eligNow++
+	defer m.claim(a, -1)
 	for k := range a.count {
 		ch, ok := m.pick(a)
 		if !ok {
@@ -97,6 +107,54 @@ func (m *Model) serve(a *ask, rd *round) {
 		}
 		m.apply(a, ch, rd)
 	}
+}
+
+// claim adds d to the claims of a on its own classes (reading lending
+// owner_first): on those that fit it and hold a free container on its
+// host or rack (claims: their free containers are not lent), and on all
+// that fit it (wants: their containers in a borrower's use are not taken
+// over, the owner is about to take them back), while a is not yet served
+// in the round. Garbo applications never lend, and non_owned requests
+// do not use their own containers, so they claim nothing. The classes
+// are chosen at the round's start (d = 1) and kept in a.claimed and
+// a.wanted for the withdrawal after a is served.
+func (m *Model) claim(a *ask, d int) {
+	if m.settings.byPriority || a.typ == NonOwned || m.apps[a.app].garbo {
+		return
+	}
+	if d > 0 {
+		a.claimed, a.wanted = a.claimed[:0], a.wanted[:0]
+		for j := range m.classes {
+			if k := &m.classes[j]; k.owner == a.app && m.fits(a, k) {
+				a.wanted = append(a.wanted, j)
+				if m.freeFor(a, k) {
+					a.claimed = append(a.claimed, j)
+				}
+			}
+		}
+	}
+	for _, j := range a.claimed {
+		m.classes[j].claims += d
+	}
+	for _, j := range a.wanted {
+		m.classes[j].wants += d
+	}
+}
+
+// freeFor says whether class k has a free container located for a. It
+// moves the class's cursor past containers in use first (none becomes
+// free within a round), so a round's claims scan each class's busy
+// prefix once.
+func (m *Model) freeFor(a *ask, k *class) bool {
+	for k.cursor < len(k.members) && !m.conts[k.members[k.cursor]].free() {
+		k.cursor++
+	}
+	for _, i := range k.members[k.cursor:] {
+		if c := &m.conts[i]; c.free() && m.located(a, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // pick runs the request type's steps in order and returns the first
@@ -138,12 +196,57 @@ func (m *Model) best(a *ask, scope func(owner int) bool, ttl bool, preempt strin
 }
 
 // available says whether c may serve a now: free when not preempting;
-// when preempting, used by another application that may be preempted.
+// when preempting, used by another application that may be preempted
+// (eligible, or a borrower giving back on demand), neither a takeover of
+// its user's own container (reading takeover borrowed_only) or of one
+// its owner wants back in this round (lending owner_first) nor held (the
+// hand-over hold).
 func (m *Model) available(a *ask, c *cont, preempt string) bool {
-	if preempt == "" {
+	switch {
+	case preempt == "":
 		return c.user < 0
+	case c.user < 0 || c.user == a.app || c.fresh:
+		return false
+	case preempt == KindTakeover && (c.user == c.owner && !m.settings.ownedToo || m.classes[c.class].wants > 0):
+		return false
+	case m.held(c, a.app):
+		return false
+	case preempt == KindReclaim && m.onDemand(c.user, a.app):
+		return true
 	}
-	return c.user >= 0 && c.user != a.app && !c.fresh && m.eligibleCached(c.user, a.app)
+	return m.eligibleCached(c.user, a.app)
+}
+
+// onDemand says whether the owner r takes its containers back from u
+// whatever u's debt: their pair bound is 0 (reading zero_bound
+// on_demand; "applications with sharing bounds of 0 can borrow
+// containers at times. They simply have to give the containers back on
+// demand").
+func (m *Model) onDemand(u, r int) bool {
+	return !m.settings.inDebt && !m.apps[u].garbo && !m.apps[r].garbo && m.bound(u, r) == 0
+}
+
+// held says whether the hand-over hold keeps c from moving between its
+// user and r: c's last preemption since it was free was between those
+// two, less than holdTime ago, and their pair context has moved less
+// than c's charge rate times holdTime since.
+func (m *Model) held(c *cont, r int) bool {
+	h := c.hold
+	if m.settings.noHold || h == nil || !(h.from == r && h.to == c.user || h.from == c.user && h.to == r) {
+		return false
+	}
+	if m.now-h.at >= m.settings.holdTime {
+		return false
+	}
+	return math.Abs(m.debt(h.from, h.to)-h.debt) < c.charge*m.settings.holdTime
+}
+
+// handOver moves c from its user to r by preemption and records the
+// hand-over for the hold.
+func (m *Model) handOver(c *cont, r int) {
+	from := c.user
+	m.setUser(c, r)
+	c.hold = &handover{from: from, to: r, at: m.now, debt: m.debt(from, r)}
 }
 
 // eligibleCached is eligible(u, r) for the current ask's requester r.
@@ -183,9 +286,17 @@ func (m *Model) ttlTerm(r, owner int, charge float64) float64 {
 	return st.ttlWeight * ttl / st.ttlHorizon
 }
 
-// apply grants the chosen container, or sends its user a notice.
+// apply grants the chosen container, or sends its user a notice. A
+// reclaim of a container under another application's notice (redirects)
+// withdraws that notice and keeps its deadline.
 func (m *Model) apply(a *ask, ch choice, rd *round) {
 	c := &m.conts[ch.c]
+	deadline := m.now + m.settings.grace
+	if old := c.notice; old != nil {
+		rd.withdrawn = append(rd.withdrawn, m.noticeOut(c, old, KindTakeover))
+		deadline = min(deadline, old.deadline)
+		c.notice = nil
+	}
 	switch {
 	case ch.preempt == "":
 		kind := KindOwned
@@ -195,17 +306,33 @@ func (m *Model) apply(a *ask, ch choice, rd *round) {
 		m.setUser(c, a.app)
 		c.prio = a.pprio
 		rd.grants = append(rd.grants, m.grant(a.id, a.app, ch.c, kind, ""))
-	case m.settings.grace == 0:
+	case deadline <= m.now:
 		from := m.apps[c.user].name
-		m.setUser(c, a.app)
+		m.handOver(c, a.app)
 		c.prio = a.pprio
 		rd.grants = append(rd.grants, m.grant(a.id, a.app, ch.c, KindPreempted, from))
 	default:
-		c.notice = &notice{app: a.app, request: a.id, deadline: m.now + m.settings.grace, prio: a.pprio}
-		rd.notices = append(rd.notices, NoticeOut{Container: c.id, Node: m.nodes[c.node].name, Owner: m.apps[c.owner].name,
-			User: m.apps[c.user].name, App: m.apps[a.app].name, Request: a.id, Deadline: c.notice.deadline, Kind: ch.preempt,
-			PreemptionPriority: a.pprio})
+		c.notice = &notice{app: a.app, request: a.id, deadline: deadline, prio: a.pprio, kind: ch.preempt}
+		rd.notices = append(rd.notices, m.noticeOut(c, c.notice, ch.preempt))
 	}
+}
+
+// redirects says whether the owner's reclaim a may take c although it is
+// under notice: the notice is another application's takeover (reading
+// lending owner_first; the owner's claim comes first, so an owner never
+// waits for a takeover in flight on its container and then a grace
+// period more).
+func (m *Model) redirects(a *ask, c *cont, preempt string) bool {
+	return preempt == KindReclaim && !m.settings.byPriority && c.owner == a.app && c.notice.app != a.app
+}
+
+// noticeOut is the wire form of notice nt on c.
+func (m *Model) noticeOut(c *cont, nt *notice, kind string) NoticeOut {
+	if nt.kind != "" {
+		kind = nt.kind
+	}
+	return NoticeOut{Container: c.id, Node: m.nodes[c.node].name, Owner: m.apps[c.owner].name, User: m.apps[c.user].name,
+		App: m.apps[nt.app].name, Request: nt.request, Deadline: nt.deadline, Kind: kind, PreemptionPriority: nt.prio}
 }
 
 func (m *Model) grant(req string, app, ci int, kind, from string) Grant {

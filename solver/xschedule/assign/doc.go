@@ -57,7 +57,9 @@
 //     positive: the paper's "≥ Δ" would let a bound of 0 preempt a pair in
 //     perfect balance, while its text says only an application "in debt"
 //     may be preempted. For a reclaim u uses r's container; for a takeover
-//     u uses a container of its own or a third application's.
+//     u uses a container of a third application's (see the takeover
+//     reading below). With Δ_ur = 0 an owner's reclaim needs no debt
+//     (reading zero_bound below).
 //   - A container that changed hands in a round is not preempted again in
 //     the same round (no churn within one decision).
 //   - Order of the steps. owned_first tries reclaim before takeover (the
@@ -86,4 +88,76 @@
 //     under notice; garbo; timeout (the budget ran out first).
 //   - A request larger than every container of the cluster (some
 //     dimension short of every container) is a 422, as the issue lists it.
+//
+// # Readings that keep the guarantees
+//
+// Four sentences of §2.1 admit a reading that protects owners and one
+// that, applied literally, lets sharing livelock or take an owner's
+// share. settings.readings names each (Readings); the defaults are the
+// protective readings, the literal ones (ReadingsLiteral) are kept so
+// they can be simulated and compared.
+//
+//   - takeover: "borrowed_only" (default) | "owned_too". The second kind
+//     of preemption examines "containers owned by other applications"
+//     in use. Read literally (owned_too) that includes a container its
+//     owner is using: an application that has borrowed (and so is in
+//     debt, at once with bound 0) loses its own containers to its
+//     creditors, which contradicts the paper's use of OwnedOnly for
+//     "mission critical work" by applications with "small or zero
+//     sharing bounds" and its premise that owners are protected by
+//     their bounds ("If application A is in debt to application B by
+//     ∆AB or more, application B will be allowed to preempt it": B
+//     takes back what A borrowed). borrowed_only takes over only a
+//     container its user borrowed from a third application, so a
+//     container leaves its owner only while the owner leaves it free.
+//   - zero_bound: "on_demand" (default) | "in_debt". "Applications with
+//     sharing bounds of 0 can borrow containers at times. They simply
+//     have to give the containers back on demand." on_demand reads it
+//     as said: with Δ_ur = 0 the owner r takes its container back from
+//     u whenever it asks (a reclaim), whatever the pair's balance;
+//     in_debt applies the general rule (u's debt positive and ≥ 0), so
+//     an owner that has itself borrowed from u waits until u is in debt.
+//     Takeovers with Δ = 0 still need a positive debt.
+//   - hold: "pair" (default) | "none". The paper does not say whether a
+//     container taken back can be taken again before its pair's context
+//     has moved. With hold pair, a container preempted from x to y is
+//     not preempted between x and y again (either way) before it is
+//     next free unless settings.hold_time (default 60) has passed or
+//     x's debt to y has moved by at least the container's charge rate
+//     times hold_time since the hand-over. A hand-over is a preemption
+//     (a container taken from its user); a container freed by its user
+//     starts afresh (its user finished its work, which is progress, not
+//     a livelock). So a container fought over changes hands between the
+//     same two applications at most once per hold_time unless their
+//     balance moves by what the container itself would charge in that
+//     time. Under borrowed_only the hold never delays an owner's reclaim
+//     (a container reaches its owner's debtor again only through being
+//     free); it bounds takeover ping-pong between two borrowers of a
+//     third application's container, whose pair context the takeover
+//     itself does not move.
+//   - lending: "owner_first" (default) | "priority". Requests are served
+//     by priority, so a borrower ahead of the owner could take the
+//     owner's free container only for the owner to reclaim it in the
+//     next round (with a kill). owner_first lends no free container of a
+//     class (owner and size) while a request of its owner that fits the
+//     class, with a free container of the class on its host or rack, is
+//     still to be served in the round (the paper: OwnedFirst tries the
+//     requester's own containers first, and applications lend idle
+//     containers); nor takes over a borrowed container of such a class
+//     (the owner is about to take it back); and the owner's reclaim
+//     takes its container even when it is under another application's
+//     takeover notice, withdrawing that notice (result withdrawn) and
+//     keeping its deadline. priority serves in request order only: a
+//     borrower ahead of the owner takes first, and a container under
+//     notice waits for it. A borrower kept waiting shows reason busy.
+//
+// Together: an owner asking owned_only with bound 0 gets each of its own
+// containers within grace_period plus one round of asking (a free one at
+// once, one in a borrower's use by a reclaim whose notice expires after
+// the grace period, or sooner when it replaces a takeover's notice); and
+// a container never changes hands between the same two
+// applications twice within hold_time without their pair context moving
+// by its charge rate times hold_time. The simulator's property tests
+// (solver/xschedule/simulate, props_sharing_test.go) check both over
+// random traces and show both fail under the literal readings.
 package assign

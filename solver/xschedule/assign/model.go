@@ -60,7 +60,9 @@ type cache struct {
 }
 
 type settings struct {
-	fitness, ttlWeight, ttlHorizon, grace float64
+	fitness, ttlWeight, ttlHorizon, grace, holdTime float64
+	// The readings (Readings), true for the literal one.
+	ownedToo, inDebt, noHold, byPriority bool
 }
 
 type node struct {
@@ -90,6 +92,18 @@ type cont struct {
 	// fresh marks a container that changed hands in this round: it is
 	// not preempted again in the same round.
 	fresh bool
+	// class is the index of its class (owner and size) in Model.classes.
+	class int
+	// hold is the container's last preemption since it was last free
+	// (nil: none), which the hand-over hold reads.
+	hold *handover
+}
+
+// handover is a preemption of a container from one application to
+// another at time at, when from's debt to to was debt.
+type handover struct {
+	from, to int
+	at, debt float64
 }
 
 type notice struct {
@@ -97,6 +111,9 @@ type notice struct {
 	request  string
 	deadline float64
 	prio     int
+	// kind is reclaim or takeover; "" for a notice of the input, whose
+	// kind is that of the preemption replacing it (see noticeOut).
+	kind string
 }
 
 type ask struct {
@@ -111,6 +128,9 @@ type ask struct {
 	rack  string
 	host  int // node index, -1 when any
 	typ   string
+	// claimed and wanted list the classes the request claims in the
+	// round (Model.claim).
+	claimed, wanted []int
 }
 
 // pairCtx is the pair (a, b) context, a < b: share is how far b is in
@@ -180,6 +200,9 @@ func (m *Model) setUser(c *cont, u int) {
 		m.shiftSlope(c.owner, c.user, -c.charge)
 	}
 	c.user, c.fresh = u, true
+	if u < 0 {
+		c.hold = nil
+	}
 	if u >= 0 && u != c.owner {
 		m.shiftSlope(c.owner, u, c.charge)
 	}

@@ -16,6 +16,10 @@ type Result struct {
 	Grants []Grant `json:"grants"`
 	// Notices are the preemptions started this round.
 	Notices []NoticeOut `json:"notices"`
+	// Withdrawn are takeover notices (of this round or earlier) that an
+	// owner's reclaim of the container replaced this round: their
+	// requests no longer get the container (absent when none).
+	Withdrawn []NoticeOut `json:"withdrawn,omitempty"`
 	// Pending lists every request not wholly served, with the reason.
 	Pending []Pending `json:"pending"`
 	// Pairs are the pair contexts after the round: every pair given or
@@ -100,7 +104,7 @@ func solve(ctx context.Context, b solver.Built[Request, *Model], _ solver.Option
 // decisions and whether every request was examined before ctx ended.
 func (m *Model) Decide(ctx context.Context) (*Result, bool) {
 	rd, complete := m.decide(ctx)
-	res := &Result{Grants: rd.grants, Notices: rd.notices, Pending: rd.pending, Pairs: m.pairList()}
+	res := &Result{Grants: rd.grants, Notices: rd.notices, Withdrawn: rd.withdrawn, Pending: rd.pending, Pairs: m.pairList()}
 	if res.Grants == nil {
 		res.Grants = []Grant{}
 	}

@@ -126,4 +126,58 @@ type Settings struct {
 	// GracePeriod (default 30) is the time a preempted user has to
 	// release the container; 0 kills at once.
 	GracePeriod *float64 `json:"grace_period,omitempty"`
+	// HoldTime (default 60) is the hand-over hold: a container preempted
+	// from one application to another is not preempted again between
+	// the same two, before it is freed, until HoldTime has passed or
+	// their pair context has moved by the container's charge rate times
+	// HoldTime (reading hold "pair"; see the package doc).
+	HoldTime *float64 `json:"hold_time,omitempty"`
+	// Readings choose how the paper's loose sentences are read; the
+	// default of each keeps the paper's guarantees (package doc,
+	// "Readings that keep the guarantees").
+	Readings *Readings `json:"readings,omitempty"`
+}
+
+// Readings name the readings of §2.1 where the text allows more than
+// one. Each field's first value (the default) protects owners and rules
+// out livelock; the second is the literal reading this package made
+// before (ReadingsLiteral sets them all), kept so it can be simulated
+// and compared.
+type Readings struct {
+	// Takeover: "borrowed_only" (default) takes over only a container
+	// its user borrowed from a third application; "owned_too" may also
+	// take a debtor's own container from it.
+	Takeover string `json:"takeover,omitempty"`
+	// ZeroBound: "on_demand" (default) lets an owner take its container
+	// back from a borrower with whom its pair bound is 0 at once, debt
+	// or not (the paper's "give the containers back on demand");
+	// "in_debt" asks a positive debt as for any bound.
+	ZeroBound string `json:"zero_bound,omitempty"`
+	// Hold: "pair" (default) applies the hand-over hold (HoldTime);
+	// "none" has no hold.
+	Hold string `json:"hold,omitempty"`
+	// Lending: "owner_first" (default) lends no free container of a
+	// class (owner and size) while its owner has a request in the round
+	// that could take it and has not yet been served; "priority" lends
+	// in request priority order only.
+	Lending string `json:"lending,omitempty"`
+}
+
+// Reading values (wire names).
+const (
+	TakeoverBorrowedOnly = "borrowed_only"
+	TakeoverOwnedToo     = "owned_too"
+	ZeroBoundOnDemand    = "on_demand"
+	ZeroBoundInDebt      = "in_debt"
+	HoldPair             = "pair"
+	HoldNone             = "none"
+	LendingOwnerFirst    = "owner_first"
+	LendingPriority      = "priority"
+)
+
+// ReadingsLiteral are the literal readings: takeovers of owned
+// containers, bound 0 eligible only in debt, no hold, lending in
+// priority order.
+func ReadingsLiteral() *Readings {
+	return &Readings{Takeover: TakeoverOwnedToo, ZeroBound: ZeroBoundInDebt, Hold: HoldNone, Lending: LendingPriority}
 }

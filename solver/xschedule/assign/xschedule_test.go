@@ -64,7 +64,7 @@ func checkRound(t *testing.T, name string, req *Request, rd *round, pairs []Pair
 		switch g.Kind {
 		case KindPreempted:
 			if c.Notice == nil {
-				checkEligible(t, name, req, apps, c.User, g.App)
+				checkEligible(t, name, req, apps, c, g.App)
 			}
 		default:
 			if c.User != "" {
@@ -73,14 +73,25 @@ func checkRound(t *testing.T, name string, req *Request, rd *round, pairs []Pair
 		}
 		users[g.Container] = g.App
 	}
+	withdrawn := map[string]bool{}
+	for _, n := range rd.withdrawn {
+		c := conts[n.Container]
+		if c.Notice == nil || c.Notice.App == c.Owner || n.App != c.Notice.App {
+			t.Errorf("%s: withdrawn %+v is not a takeover notice of the input", name, n)
+		}
+		withdrawn[n.Container] = true
+	}
 	for _, n := range rd.notices {
 		c := conts[n.Container]
-		if taken[n.Container] || c.Notice != nil {
+		if taken[n.Container] || (c.Notice != nil && !withdrawn[n.Container]) {
 			t.Errorf("%s: notice on %s, already given or under notice", name, n.Container)
+		}
+		if withdrawn[n.Container] && (n.App != c.Owner || n.Deadline > c.Notice.Deadline) {
+			t.Errorf("%s: %s's notice replaced by %+v, not its owner's by the same deadline", name, n.Container, n)
 		}
 		taken[n.Container] = true
 		checkAllowed(t, name, apps, racks, c, asks[n.Request], n.App)
-		checkEligible(t, name, req, apps, c.User, n.App)
+		checkEligible(t, name, req, apps, c, n.App)
 	}
 	checkPairs(t, name, req, users, pairs)
 }
@@ -125,9 +136,16 @@ func checkAllowed(t *testing.T, name string, apps map[string]App, racks map[stri
 	}
 }
 
-// checkEligible recomputes u's debt to r from the request's pair list.
-func checkEligible(t *testing.T, name string, req *Request, apps map[string]App, u, r string) {
+// checkEligible recomputes the user u's debt to r from the request's
+// pair list: it must reach the pair bound, except that an owner takes
+// its container back on demand when the bound is 0; and a takeover
+// never takes a container from its owner (the default readings).
+func checkEligible(t *testing.T, name string, req *Request, apps map[string]App, c Container, r string) {
 	t.Helper()
+	u := c.User
+	if c.Owner != r && u == c.Owner {
+		t.Errorf("%s: %s took over %s from its owner %s", name, r, c.ID, u)
+	}
 	debt := 0.0
 	for _, p := range req.Pairs {
 		ext := p.LastShare + p.LastSlope*(req.Now-p.LastCalcTime)
@@ -139,6 +157,9 @@ func checkEligible(t *testing.T, name string, req *Request, apps map[string]App,
 		}
 	}
 	bound := min(peerBound(apps[u], r), peerBound(apps[r], u))
+	if c.Owner == r && bound == 0 && u != "" {
+		return
+	}
 	if u == "" || !(debt > 0 && debt >= bound) {
 		t.Errorf("%s: %s preempted %q with debt %g, bound %g", name, r, u, debt, bound)
 	}
@@ -235,13 +256,16 @@ func TestExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	// web-1 (priority 5, norm 1/6) has no free container of its own.
-	// batch's c1 scores 0.5 + 1: batch owes web 0.2 + 10/3, web's debt
-	// slope to batch is -1/3, and borrowing c1 (charge 1/3) makes it 0,
-	// so the bound is never reached (TTL at the horizon, term 1). ml's c4
-	// is an exact fit, 1 + (0.5 − 0)/(1/6)/3600. The third container
-	// reclaims web's c2 from batch, whose debt 3.53 is at least
-	// Δ = min(0.5, 1).
-	want := []string{"web-1 c1 borrowed", "web-1 c4 borrowed"}
+	// batch's c1 would score 0.5 + 1 (batch owes web 0.2 + 10/3, web's
+	// debt slope to batch is -1/3, and borrowing c1, charge 1/3, makes it
+	// 0, so the bound is never reached: TTL at the horizon, term 1), but
+	// batch-1 fits c1 and is still to be served (lending owner_first), so
+	// c1 is not lent. ml's c4 is an exact fit, 1 + (0.5 − 0)/(1/6)/3600
+	// (ml-1 claims nothing: its rack r1 has no free container of ml's).
+	// The second container reclaims web's c2 from batch, whose debt 3.53
+	// is at least Δ = min(0.5, 1); the third waits. batch-1 then takes
+	// its own c1.
+	want := []string{"web-1 c4 borrowed", "batch-1 c1 owned"}
 	if len(res.Grants) != len(want) {
 		t.Fatalf("grants %+v, want %v", res.Grants, want)
 	}
@@ -253,13 +277,14 @@ func TestExample(t *testing.T) {
 	if len(res.Notices) != 1 || res.Notices[0].Container != "c2" || res.Notices[0].Kind != KindReclaim || res.Notices[0].Deadline != 120 {
 		t.Errorf("notices %+v, want c2 reclaimed by 120", res.Notices)
 	}
-	// batch-1: web owes batch nothing, ml is in balance: no one eligible.
-	// etl is Garbo; ml-1's only fitting own container is on rack r0.
+	// web-1's third container: batch's c0 is batch's own (no takeover
+	// from an owner) and batch-1 took c1. etl is Garbo; ml-1's only
+	// fitting own container is on rack r0.
 	reasons := map[string]string{}
 	for _, p := range res.Pending {
 		reasons[p.Request] = p.Reason
 	}
-	wantR := map[string]string{"batch-1": ReasonBound, "etl-1": ReasonGarbo, "ml-1": ReasonLocal}
+	wantR := map[string]string{"web-1": ReasonBound, "etl-1": ReasonGarbo, "ml-1": ReasonLocal}
 	for k, v := range wantR {
 		if reasons[k] != v {
 			t.Errorf("pending %s reason %q, want %q", k, reasons[k], v)

@@ -47,6 +47,11 @@
 //     asks again for one container at the time of the preemption, and
 //     that container waits anew (its wait counts from then) and runs its
 //     whole duration again when granted.
+//   - Withdrawn notices. When an owner's reclaim replaces another
+//     application's takeover notice on its container (assign's result
+//     withdrawn), the request that notice promised the container to
+//     wants it again, with its ask time kept; the user is told of the
+//     owner's notice as of any (it already stopped starting tasks there).
 //   - Patience. With settings.patience, a container asked and not
 //     granted within patience of its ask is dropped (expired); a
 //     container under notice for the request is not dropped.
@@ -86,11 +91,15 @@
 //     baseline with an equal part of the rest (DRF alone: all of it); a run stops while the time left still covers
 //     writing what it recorded (5 µs an item), ends "budget" at the
 //     time it reached, and the status is timeout.
-//   - Bound 0. Two applications with Δ = 0 and no grace period can
-//     preempt each other as soon as either is in debt: with demand on
-//     both sides they thrash (work is lost at every swap) until the
-//     horizon or the budget. That is the paper's rule applied
-//     literally; a positive bound is the hysteresis that prevents it.
+//   - Bound 0. Under the literal readings (settings.readings, see
+//     xschedule/assign) two applications with Δ = 0 and no grace period
+//     can preempt each other as soon as either is in debt: with demand
+//     on both sides they thrash (work is lost at every swap) until the
+//     horizon or the budget. The default readings rule that out: a
+//     takeover takes only a borrowed container, a bound-0 owner takes
+//     its containers back on demand, and the hand-over hold keeps a
+//     container from changing hands between the same two applications
+//     again within hold_time unless their balance moves.
 //
 // # Application masters
 //

@@ -12,7 +12,11 @@ import (
 // four containers each (charge 0.25), Δ_AB = 2, grace 3, interval 1. A
 // asks for 8 at time 0 and borrows B's 4 idle ones (the green zone);
 // B asks for 2 at time 1, 2 at 10 (owned_only) and 4 at 50
-// (owned_first), and the imbalance swings from side to side.
+// (owned_first), and the imbalance swings from side to side. The swing
+// to B's side at 50 is B taking over A's own containers, which only the
+// literal readings do (settings.readings in the file: takeover
+// owned_too, no hold); under the default readings B waits for A's
+// containers to free instead.
 func loadFigure2(t *testing.T) *Request {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", "figure2.json"))

@@ -38,6 +38,10 @@ const (
 	KindNotice  = "notice"
 	KindPreempt = "preempt"
 	KindRelease = "release"
+	// kindWithdraw is a decision only (no event): a notice replaced by
+	// the owner's reclaim gives its request's promise back (the
+	// owner's notice that replaces it is an event).
+	kindWithdraw = "withdraw"
 )
 
 // decision is one outcome of a round. A grant gives container to
@@ -275,6 +279,10 @@ func (s *sim) decide(ctx context.Context) bool {
 
 func (s *sim) apply(d decision) {
 	switch d.kind {
+	case kindWithdraw:
+		p := s.byID[d.request]
+		p.times.insert(p.promised.pop())
+		s.dirty = true
 	case KindNotice:
 		p := s.byID[d.request]
 		p.promised.add(p.times.pop(), 1)

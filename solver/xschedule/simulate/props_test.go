@@ -20,7 +20,9 @@ const propTol = 1e-7
 // TestProperties simulates random traces and checks the issue's
 // invariants on each run against the event log: a container has at most
 // one user, Garbo containers are never lent, owned_only never gets
-// another's container, no preemption without eligibility, every pair
+// another's container, no preemption without eligibility (debt at the
+// bound, or an owner's reclaim under bound 0: reading zero_bound
+// on_demand), no takeover from an owner (takeover borrowed_only), every pair
 // series point equals the context recomputed from the events, every
 // grant fits its request; under DRF no node is overfilled.
 func TestProperties(t *testing.T) {
@@ -191,7 +193,11 @@ func checkEvent(t *testing.T, name string, w *world, l *ledger, users map[string
 			t.Errorf("%s: %s on %s, used by %q not %s", name, e.Kind, e.Container, users[e.Container], e.User)
 		}
 		if e.Kind == KindNotice || w.grace == 0 {
-			if d := l.debt(e.T, e.User, e.ByApp); !(d > 0 && d >= w.bounds(e.User, e.ByApp)-propTol) {
+			if c.Owner != e.ByApp && e.User == c.Owner {
+				t.Errorf("%s: %s took over %s from its owner %s at %g", name, e.ByApp, e.Container, e.User, e.T)
+			}
+			onDemand := c.Owner == e.ByApp && w.bounds(e.User, e.ByApp) == 0
+			if d := l.debt(e.T, e.User, e.ByApp); !onDemand && !(d > 0 && d >= w.bounds(e.User, e.ByApp)-propTol) {
 				t.Errorf("%s: %s of %s from %s for %s at %g: debt %g, bound %g", name, e.Kind, e.Container, e.User, e.ByApp, e.T, d, w.bounds(e.User, e.ByApp))
 			}
 		}

@@ -1,5 +1,7 @@
 package simulate
 
+import "slices"
+
 // askTimes are the ask times of the containers a request still wants,
 // oldest first, kept as runs (a time and how many were asked then): a
 // request for a million containers holds one run, not a million times,
@@ -22,6 +24,21 @@ func (q *askTimes) add(t float64, n int) {
 		q.runs = append(q.runs, askRun{t, n})
 	}
 	q.n += n
+}
+
+// insert records one container asked at t, in time order (t may be
+// before the last add: a promise given back).
+func (q *askTimes) insert(t float64) {
+	k := 0
+	for k < len(q.runs) && q.runs[k].t < t {
+		k++
+	}
+	if k < len(q.runs) && q.runs[k].t == t {
+		q.runs[k].n++
+	} else {
+		q.runs = slices.Insert(q.runs, k, askRun{t, 1})
+	}
+	q.n++
 }
 
 // len is the number of containers wanted.

@@ -56,8 +56,8 @@ func (x *xsched) prepare(p *pending) error {
 
 // round runs the assign round over the asks still wanting containers
 // and turns its output into decisions: its grants in order (a grant
-// taken from a user comes after that user's preemption), then its
-// notices.
+// taken from a user comes after that user's preemption), its withdrawn
+// notices, then its notices.
 func (x *xsched) round(ctx context.Context, t float64, queue []*pending) ([]decision, bool) {
 	x.queue = x.queue[:0]
 	for _, p := range queue {
@@ -76,6 +76,9 @@ func (x *xsched) round(ctx context.Context, t float64, queue []*pending) ([]deci
 		i := x.idx[g.Container]
 		x.users[i], x.requests[i] = g.App, g.Request
 		ds = append(ds, decision{kind: KindGrant, container: g.Container, request: g.Request, completes: completes})
+	}
+	for _, n := range res.Withdrawn {
+		ds = append(ds, decision{kind: kindWithdraw, container: n.Container, request: n.Request})
 	}
 	for _, n := range res.Notices {
 		x.notices[n.Container] = true
