@@ -95,6 +95,7 @@ func (s *Service) Mount(api *httpapi.Server) {
 		r.Get("/v1/jobs/{id}", h.get)
 		r.Delete("/v1/jobs/{id}", h.cancel)
 		r.Get("/v1/jobs/{id}/result", h.result)
+		r.Get("/v1/jobs/{id}/picture", httpapi.PictureOnly(h.result))
 		r.Get("/v1/jobs/{id}/variants/{name}/result", h.variantResult)
 	})
 }
