@@ -22,27 +22,11 @@ func TestExternalModule(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	mod := "module example.com/xflexuser\n\ngo " + goVersion(t, root) + "\n\n" +
-		"require github.com/xflex/xflex v0.0.0-00010101000000-000000000000\n\n" +
-		"replace github.com/xflex/xflex => " + root + "\n"
 	src, err := os.ReadFile(filepath.Join("testdata", "external", "main.go.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{"go.mod": []byte(mod), "main.go": src, "go.sum": sum} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, dir := userModule(t, map[string][]byte{"main.go": src})
 	ts := httptest.NewServer(newServer(t).Handler())
 	defer ts.Close()
 	env := append(os.Environ(), "GOFLAGS=-mod=mod", "XFLEX_SERVER="+ts.URL, "XFLEX_TOKEN=")
@@ -58,6 +42,34 @@ func TestExternalModule(t *testing.T) {
 			t.Errorf("the external program did not solve, draw and submit every example:\n%s", out)
 		}
 	}
+}
+
+// userModule writes a module of its own in a temporary directory (its
+// go.mod requires github.com/xflex/xflex, replaced by this checkout, with
+// the checkout's go.sum) holding files; it returns the checkout's root
+// and the directory.
+func userModule(t *testing.T, files map[string][]byte) (string, string) {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files["go.mod"] = []byte("module example.com/xflexuser\n\ngo " + goVersion(t, root) + "\n\n" +
+		"require github.com/xflex/xflex v0.0.0-00010101000000-000000000000\n\n" +
+		"replace github.com/xflex/xflex => " + root + "\n")
+	if files["go.sum"], err = os.ReadFile(filepath.Join(root, "go.sum")); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, dir
 }
 
 // goVersion is the go directive of the checkout's go.mod.
