@@ -17,6 +17,7 @@ import (
 
 	"github.com/xflex/xflex/client"
 	"github.com/xflex/xflex/jobs"
+	"github.com/xflex/xflex/solver"
 )
 
 const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running xflex serve)
@@ -28,7 +29,7 @@ const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running
   result [--table] ID                                print the result (the body POST /v1/PROBLEM returns)
   cancel ID                                          cancel a queued or running job
   list [--state S] [--problem P] [--limit N] [--cursor C]
-flags of every command:
+flags of every command (before or after its words: jobs --server URL submit ...):
   --server URL   the xflex server (default $XFLEX_SERVER or http://127.0.0.1:8080)
   --client ID    sent as X-Client-Id (informational: jobs and limits are the token's tenant's)
   --token TOKEN  sent as Authorization: Bearer (default $XFLEX_TOKEN; xflex token new)
@@ -63,6 +64,7 @@ type jobsClient struct {
 
 // jobsCommand runs `xflex jobs ...`.
 func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	args = commandFirst(args, jobsCommands)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stderr, jobsUsage)
 		if len(args) == 0 {
@@ -79,7 +81,7 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs.StringVar(&c.token, "token", "", "bearer token for a server with an auth file (default $XFLEX_TOKEN, not shown)")
 	o := &jobsOptions{sub: sub}
 	if !o.register(fs, c) {
-		fmt.Fprintf(stderr, "xflex jobs: unknown command %q\n\n%s", sub, jobsUsage)
+		fmt.Fprintf(stderr, "xflex jobs: unknown command %q%s\n\n%s", sub, didYouMean(sub, jobsCommands), jobsUsage)
 		return 2
 	}
 	// Flags may come before or after the arguments (`jobs wait ID --timeout 1m`).
@@ -296,8 +298,9 @@ func readJSON(file string, stdin io.Reader, stderr io.Writer) ([]byte, int) {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
 		return nil, 2
 	}
-	if !json.Valid(input) {
-		fmt.Fprintf(stderr, "xflex: %s is not valid JSON\n", file)
+	var v json.RawMessage
+	if err := json.Unmarshal(input, &v); err != nil {
+		fmt.Fprintf(stderr, "xflex: %s is not valid JSON: %s\n", file, solver.MalformedAt(input, err).Detail)
 		return nil, 2
 	}
 	return input, 0
