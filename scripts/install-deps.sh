@@ -19,7 +19,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 need_apt=()
 pkgs=(coinor-libcbc-dev coinor-libclp-dev pkg-config gcc g++ libc6-dev git ca-certificates)
-[ "$want_test" = 1 ] && pkgs+=(postgresql chromium fonts-dejavu-core)
+[ "$want_test" = 1 ] && pkgs+=(postgresql chromium fonts-dejavu-core curl)
 # Node.js and npm from apt only when no node is on the PATH (a newer one,
 # e.g. from NodeSource, is kept).
 if [ "$want_test" = 1 ] && ! command -v node >/dev/null 2>&1; then pkgs+=(nodejs npm); fi

@@ -21,7 +21,7 @@ import (
 )
 
 const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running xflex serve)
-  submit [--variants FILE] [--wait] [--idempotency-key K] PROBLEM FILE|-
+  submit [--variants FILE] [--wait|--id] [--idempotency-key K] PROBLEM FILE|-
                                                      queue a solve (or, with --variants, a scenario)
   submit [--wait] FILE|-                             queue a whole POST /v1/jobs body, e.g. examples/scenario.json
   status ID                                          print the job
@@ -112,6 +112,7 @@ type jobsOptions struct {
 	variants, state, problem string
 	cursor                   string
 	wait, table, result      bool
+	idOnly                   bool
 	json, quiet              bool
 	timeout, interval        time.Duration
 	limit                    int
@@ -124,6 +125,7 @@ func (o *jobsOptions) register(fs *flag.FlagSet, c *jobsClient) bool {
 		fs.StringVar(&o.variants, "variants", "", "JSON file of named merge-patch variants")
 		fs.StringVar(&c.key, "idempotency-key", "", "Idempotency-Key of the submission (default: random)")
 		fs.BoolVar(&o.wait, "wait", false, "wait for the job and print it")
+		fs.BoolVar(&o.idOnly, "id", false, "print only the job's id (for scripts: JOB_ID=$(xflex jobs submit --id ...))")
 		fs.DurationVar(&o.interval, "interval", 250*time.Millisecond, "poll interval while waiting")
 		o.registerWaitOutput(fs)
 	case "wait":
@@ -171,6 +173,10 @@ func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []s
 	if code != 0 {
 		return code
 	}
+	if o.idOnly && o.wait {
+		fmt.Fprint(stderr, "xflex jobs submit: --id prints the id at once; it does not go with --wait\n")
+		return 2
+	}
 	if c.key == "" {
 		c.key = client.NewIdempotencyKey()
 	}
@@ -183,7 +189,7 @@ func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []s
 		stdout.Write(resp)
 		return 1
 	}
-	if !o.wait {
+	if !o.wait && !o.idOnly {
 		writeJob(stdout, resp, !wantJSON(stdout, o.json), time.Now())
 		return 0
 	}
@@ -191,6 +197,10 @@ func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []s
 	if err := json.Unmarshal(resp, &j); err != nil {
 		fmt.Fprintf(stderr, "xflex: decode job: %v\n", err)
 		return 1
+	}
+	if o.idOnly {
+		fmt.Fprintln(stdout, j.ID)
+		return 0
 	}
 	return c.waitCommand(ctx, o, j.ID, stdout, stderr)
 }
