@@ -91,3 +91,17 @@ func TestParseErrorLocated(t *testing.T) {
 		t.Errorf("jobs submit a truncated file: exit %d: %s", code, errs)
 	}
 }
+
+// TestJobsSubmitDidYouMean: a job of a misspelt problem is refused by the
+// server (exit 1, its document printed) and the CLI names the closest.
+func TestJobsSubmitDidYouMean(t *testing.T) {
+	runner, err := newRunner(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := problemsJobsServer(t, runner)
+	out, errs, code := runCLI(t, "jobs", "submit", "--server", server.URL, "cmf", filepath.Join("..", "..", "examples", "cmmf.json"))
+	if code != 1 || !strings.Contains(out, "unknown problem") || !strings.Contains(errs, "did you mean cmmf?") {
+		t.Errorf("jobs submit cmf: exit %d: %s %s", code, out, errs)
+	}
+}

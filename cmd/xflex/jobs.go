@@ -187,6 +187,11 @@ func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []s
 	// 200: a retry the server had already taken, answered with its job.
 	if status != http.StatusAccepted && status != http.StatusOK {
 		stdout.Write(resp)
+		if len(rest) == 2 && bytes.Contains(resp, []byte("unknown problem")) {
+			if runner, err := newRunner(0); err == nil {
+				fmt.Fprintf(stderr, "xflex: unknown problem %q%s\n", rest[0], didYouMean(rest[0], problemNames(runner)))
+			}
+		}
 		return 1
 	}
 	if !o.wait && !o.idOnly {
@@ -308,8 +313,9 @@ func readJSON(file string, stdin io.Reader, stderr io.Writer) ([]byte, int) {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
 		return nil, 2
 	}
-	var v json.RawMessage
-	if err := json.Unmarshal(input, &v); err != nil {
+	if !json.Valid(input) { // json.Valid allocates nothing; the location is found only for a bad file
+		var v json.RawMessage
+		err := json.Unmarshal(input, &v)
 		fmt.Fprintf(stderr, "xflex: %s is not valid JSON: %s\n", file, solver.MalformedAt(input, err).Detail)
 		return nil, 2
 	}
