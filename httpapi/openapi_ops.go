@@ -155,7 +155,7 @@ var serviceOperations = []operation{
 				"solve_slots":      prop("integer", "Simultaneous solves the server admits (--max-concurrent)."),
 				"solves_in_flight": prop("integer", "Solve slots taken now."),
 			})),
-			503: jsonAnswer("Draining: shutdown began and in-flight solves are finishing.", object("Draining.", []string{"status"},
+			503: jsonAnswer("Draining: shutdown began; requests are still served for --shutdown-grace, then in-flight solves finish.", object("Draining.", []string{"status"},
 				map[string]any{"status": prop("string", "draining")})),
 		}},
 	{method: "GET", path: "/version", id: "version", tag: "operations", summary: "Version of the server and its LP backends",
