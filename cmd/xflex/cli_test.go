@@ -24,6 +24,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"slove"}, "did you mean solve?"},
 		{[]string{"jobs", "subimt"}, "did you mean submit?"},
 		{[]string{"jobs", "lst"}, "did you mean list?"},
+		{[]string{"bench", "fairshar"}, "did you mean fairshare?"},
 	} {
 		_, errs, code := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
