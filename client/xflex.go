@@ -205,21 +205,34 @@ func Terminal(s JobsJobState) bool {
 // waitStep is how long one GET ?wait= holds (the server cuts waits to 60 s).
 const waitStep = "30s"
 
+// waitPause is the least time between two GETs of Wait, so a server that
+// answers at once (one draining, or one from before ?wait=) is not
+// polled in a tight loop.
+const waitPause = 250 * time.Millisecond
+
 // Wait returns the job once it has ended (succeeded, failed or
 // cancelled), asking the server to answer each GET when the state
 // changes; it stops with ctx.
 func (a *API) Wait(ctx context.Context, id string) (*JobsJob, error) {
 	wait := waitStep
+	var sent time.Time
 	for {
+		if pause := waitPause - time.Since(sent); !sent.IsZero() && pause > 0 {
+			t := time.NewTimer(pause)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			case <-t.C:
+			}
+		}
+		sent = time.Now()
 		r, err := a.Raw.GetJobWithResponse(ctx, id, &GetJobParams{Wait: &wait})
 		if err != nil {
 			return nil, err
 		}
 		j, err := typedAnswer(r.HTTPResponse, r.Body, r.JSON200, nil)
 		if err != nil || Terminal(j.State) {
-			return j, err
-		}
-		if err := ctx.Err(); err != nil {
 			return j, err
 		}
 	}
