@@ -33,9 +33,10 @@ var DefaultRetry = RetryPolicy{Attempts: 5, Backoff: 250 * time.Millisecond, Max
 // error, or a proxy's 502 or 504) when resending it is safe: a GET,
 // HEAD or DELETE, a request with an Idempotency-Key (the server answers
 // the job it already took), or a solve (POST /v1/{problem} is a pure
-// function of its body). A 429 or 503 from xflex means nothing was done,
-// so it is retried whatever the method. A request whose body cannot be
-// read again (no GetBody) is sent once.
+// function of its body). A 429 (a quota) means nothing was done, so it is
+// retried whatever the method; a 503 may come from a proxy whose upstream
+// died mid-request, so it is retried only when resending is safe. A
+// request whose body cannot be read again (no GetBody) is sent once.
 type Retrier struct {
 	Next   HttpRequestDoer
 	Policy RetryPolicy
@@ -106,10 +107,11 @@ func retryAfter(req *http.Request, resp *http.Response, err error, backoff time.
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		again := resp.StatusCode == http.StatusTooManyRequests || safeToResend(req)
 		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return d, resp.Status + " (Retry-After " + resp.Header.Get("Retry-After") + ")", true
+			return d, resp.Status + " (Retry-After " + resp.Header.Get("Retry-After") + ")", again
 		}
-		return backoff, resp.Status, true
+		return backoff, resp.Status, again
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
 		return backoff, resp.Status, safeToResend(req)
 	}

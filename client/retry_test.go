@@ -15,7 +15,7 @@ import (
 // after 7 s (the wait is recorded, not slept), with the same body, and
 // the answer after it is returned; without Retry-After the backoff
 // doubles; a POST /v1/jobs without an Idempotency-Key is not resent
-// after a lost answer (502), one with a key is.
+// after a lost answer (502) or a 503, one with a key is.
 func TestRetrierHonoursRetryAfter(t *testing.T) {
 	var n atomic.Int32
 	var bodies []string
@@ -38,6 +38,11 @@ func TestRetrierHonoursRetryAfter(t *testing.T) {
 		case "/v1/jobs":
 			n.Add(1)
 			w.WriteHeader(http.StatusBadGateway)
+			return
+		case "/v1/jobs/busy":
+			n.Add(1)
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprint(w, "ok")
@@ -69,6 +74,10 @@ func TestRetrierHonoursRetryAfter(t *testing.T) {
 	n.Store(0)
 	if resp := post("/v1/jobs", ""); resp.StatusCode != 502 || n.Load() != 1 {
 		t.Errorf("a submission without a key was sent %d times", n.Load())
+	}
+	n.Store(0)
+	if resp := post("/v1/jobs/busy", ""); resp.StatusCode != 503 || n.Load() != 1 {
+		t.Errorf("a submission without a key refused with 503 was sent %d times, want once (a proxy's 503 may hide a taken job)", n.Load())
 	}
 	n.Store(0)
 	if resp := post("/v1/jobs", "k"); resp.StatusCode != 502 || n.Load() != 3 {
