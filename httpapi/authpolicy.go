@@ -53,7 +53,7 @@ var basePolicy = policy{
 func (pol policy) withProblems(names []string) policy {
 	out := append(policy{}, pol...)
 	for _, n := range names {
-		out = append(out, rule{"/v1/" + n, access{scope: ScopeSolve}})
+		out = append(out, rule{"/v1/" + n, access{scope: ScopeSolve}}, rule{"/v1/" + n + "/picture", access{scope: ScopeSolve}})
 	}
 	return out
 }

@@ -94,12 +94,24 @@ func (m *metrics) instrument(next http.Handler) http.Handler {
 			route = rc.RoutePattern()
 		}
 		code := strconv.Itoa(status)
-		m.requests.WithLabelValues(route, r.Method, code).Inc()
+		m.requests.WithLabelValues(route, methodLabel(r.Method), code).Inc()
 		// /readyz answers 503 while draining: a state, not a refusal.
 		if (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) && route != "/readyz" {
 			m.refused.WithLabelValues(route, code).Inc()
 		}
 	})
+}
+
+// methodLabel is a request's method as a metrics label: the standard
+// methods (RFC 9110, and PATCH) as they are, any other token "other", so
+// `curl -X FOO` cannot make a new series for every name it invents.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
 
 // observeSolve records one synchronous solve request: its code and

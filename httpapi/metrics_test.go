@@ -183,3 +183,25 @@ func TestMetricsCountOverrun(t *testing.T) {
 		t.Errorf("solves %v", got)
 	}
 }
+
+// TestMetricsMethodBounded: methods outside the standard ones count as
+// "other", so invented methods cannot grow the series without bound.
+func TestMetricsMethodBounded(t *testing.T) {
+	h := newHarness(t, Config{})
+	for _, m := range []string{"FOO", "BAR", "BAZ"} {
+		sendAuth(h.srv.Handler(), m, "/healthz", "")
+	}
+	sendAuth(h.srv.Handler(), http.MethodGet, "/healthz", "")
+	fams := scrape(t, h.srv.Handler(), "")
+	if v, ok := series(fams, "xflex_http_requests_total", map[string]string{"method": "other"}); !ok || v != 3 {
+		t.Errorf("method other: %v %v, want 3", v, ok)
+	}
+	for _, m := range []string{"FOO", "BAR", "BAZ"} {
+		if _, ok := series(fams, "xflex_http_requests_total", map[string]string{"method": m}); ok {
+			t.Errorf("a series with method %s", m)
+		}
+	}
+	if v, ok := series(fams, "xflex_http_requests_total", map[string]string{"method": "GET", "route": "/healthz"}); !ok || v != 1 {
+		t.Errorf("method GET: %v %v", v, ok)
+	}
+}

@@ -71,12 +71,20 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 		}
 		item[strings.ToLower(op.method)] = op.object(s.policy.access(op.path))
 	}
+	addSubmissions(comps, s.runner.Problems())
+	numberFormats(comps)
+	generic, err := roundTrip(paths)
+	if err != nil {
+		return nil, err
+	}
+	numberFormats(generic)
 	doc := map[string]any{
 		"openapi":           openAPIVersion,
+		"servers":           openAPIServers,
 		"jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
 		"info":              openAPIInfo(),
 		"tags":              openAPITags,
-		"paths":             paths,
+		"paths":             generic,
 		"components": map[string]any{
 			"schemas":         comps,
 			"responses":       problemResponses(),
@@ -89,6 +97,27 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 	}
 	return append(b, '\n'), nil
 }
+
+// roundTrip is v as encoding/json decodes it (maps, slices, json.Number),
+// which numberFormats walks.
+func roundTrip(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode the OpenAPI paths: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("decode the OpenAPI paths: %w", err)
+	}
+	return out, nil
+}
+
+// openAPIServers is where a generated client points by default: the
+// address `xflex serve` listens on without --addr.
+var openAPIServers = []map[string]any{{"url": "http://127.0.0.1:8080",
+	"description": "xflex serve with its default --addr; clients pass their own base URL (XFLEX_SERVER for the CLI)."}}
 
 // routeParam matches a route's {name} parameters.
 var routeParam = regexp.MustCompile(`\{[^}]*\}`)

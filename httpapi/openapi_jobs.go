@@ -57,7 +57,7 @@ func jobOperations(ps []solver.Problem) []operation {
 			params: []map[string]any{{"name": "Idempotency-Key", "in": "header", "required": false,
 				"description": "1 to 255 visible ASCII characters: the same key and body within 24 h answer the first job (200, Idempotent-Replayed: true) instead of submitting another.",
 				"schema":      map[string]any{"type": "string", "pattern": "^[\\x21-\\x7e]{1,255}$"}}},
-			body: jsonBody(SchemaRef("jobs.submit.json"), "The submission."),
+			body: jsonBody(map[string]any{"$ref": componentPrefix + "jobs.submission"}, "The submission (schema jobs.submit.json), typed by its problem."),
 			ok: map[int]map[string]any{
 				202: withHeaders(jsonAnswer("Accepted: the job is queued.", jobJSON),
 					map[string]any{"Location": map[string]any{"description": "The job's URL.", "schema": map[string]any{"type": "string"}}}),
@@ -91,7 +91,16 @@ func jobOperations(ps []solver.Problem) []operation {
 				"schema":      map[string]any{"type": "boolean", "default": false}}},
 			ok: map[int]map[string]any{200: withHeaders(map[string]any{"description": "The answer.", "content": map[string]any{
 				"application/json": map[string]any{"schema": answerSchema(ps, true)},
-				"image/svg+xml":    svgContent,
+			}}, partialHeaders())},
+			problems: []int{404, 406, 409, 422, 500}},
+		{method: "GET", path: "/v1/jobs/{id}/picture", id: "getJobPicture", tag: "jobs", summary: "The picture of a finished job's answer",
+			description: "What GET /v1/jobs/{id}/result answers with Accept: image/svg+xml: the answer's picture, " +
+				"a scenario's variants side by side. 406 when the job's problem draws no picture.",
+			params: []map[string]any{jobID, {"name": "partial", "in": "query",
+				"description": "true: the picture of a running job's best answer so far.",
+				"schema":      map[string]any{"type": "boolean", "default": false}}},
+			ok: map[int]map[string]any{200: withHeaders(map[string]any{"description": "The picture.", "content": map[string]any{
+				"image/svg+xml": svgContent,
 			}}, partialHeaders())},
 			problems: []int{404, 406, 409, 422, 500}},
 		{method: "GET", path: "/v1/jobs/{id}/variants/{name}/result", id: "getVariantResult", tag: "jobs",

@@ -9,7 +9,7 @@ import (
 )
 
 // operation is one route of the OpenAPI document. A route added to the
-// server gets a row here (TestOpenAPIDocument in internal/apiclient walks
+// server gets a row here (TestOpenAPIDocument in client walks
 // the full server's router to check).
 type operation struct {
 	method, path                  string
@@ -63,6 +63,9 @@ func (s *Server) operations() []operation {
 	ops := append([]operation{}, serviceOperations...)
 	for _, p := range s.runner.Problems() {
 		ops = append(ops, solveOperation(p), exampleOperation(p))
+		if p.Picture != nil {
+			ops = append(ops, pictureOperation(p))
+		}
 	}
 	return append(ops, jobOperations(s.runner.Problems())...)
 }
@@ -77,13 +80,12 @@ func solveOperation(p solver.Problem) operation {
 		summary: p.Summary,
 		description: "Validates the body against " + p.RequestSchema + ", solves within budget_ms and answers " +
 			p.ResponseSchema + "; `xflex solve " + p.Command() + " FILE` prints the same body. " +
-			"Accept: image/svg+xml asks for a picture of the answer instead.",
+			"Accept: image/svg+xml asks for a picture of the answer instead (POST " + PicturePath(p) + " answers only that, for clients generated from this document).",
 		body: jsonBody(SchemaRef(p.RequestSchema), "The request (schema "+p.RequestSchema+")."),
 		ok: map[int]map[string]any{200: {
 			"description": "The answer: result and meta (meta.status optimal, feasible or timeout).",
 			"content": map[string]any{
 				"application/json": map[string]any{"schema": SchemaRef(p.ResponseSchema)},
-				"image/svg+xml":    svgContent,
 			},
 		}},
 		problems: solveProblems,
@@ -153,7 +155,7 @@ var serviceOperations = []operation{
 				"solve_slots":      prop("integer", "Simultaneous solves the server admits (--max-concurrent)."),
 				"solves_in_flight": prop("integer", "Solve slots taken now."),
 			})),
-			503: jsonAnswer("Draining: shutdown began and in-flight solves are finishing.", object("Draining.", []string{"status"},
+			503: jsonAnswer("Draining: shutdown began; requests are still served for --shutdown-grace, then in-flight solves finish.", object("Draining.", []string{"status"},
 				map[string]any{"status": prop("string", "draining")})),
 		}},
 	{method: "GET", path: "/version", id: "version", tag: "operations", summary: "Version of the server and its LP backends",
@@ -178,14 +180,19 @@ var serviceOperations = []operation{
 	{method: "GET", path: "/v1/openapi.json", id: "getOpenAPI", tag: "schemas", summary: "This OpenAPI 3.1 document",
 		description: "Built at start-up from the embedded JSON Schemas and the routes this server serves.",
 		ok:          map[int]map[string]any{200: jsonAnswer("The document.", map[string]any{"type": "object"})}},
-	uiPage("/ui", "uiPage"),
-	uiPage("/ui/", "uiPageSlash"),
+	uiPage("/ui", "uiPage"), // also served at /ui/, which is left out (see UndocumentedRoutes)
 	{method: "GET", path: "/ui/{file}", id: "uiFile", tag: "ui", summary: "One of the web page's scripts and style sheets",
 		params: []map[string]any{pathParam("file", "The file name, e.g. app.js (the names the page loads).")},
 		ok: map[int]map[string]any{200: {"description": "The file.", "content": map[string]any{
 			"text/javascript": textContent, "text/css": textContent}}},
 		problems: []int{404}},
 }
+
+// UndocumentedRoutes are routes the server serves that the document
+// leaves out: /ui/ is /ui with a trailing slash (for browsers' relative
+// links), and a path with a trailing slash is an error to OpenAPI linters
+// (redocly's no-path-trailing-slash) and a duplicate method to generators.
+var UndocumentedRoutes = []string{"GET /ui/"}
 
 // textContent is a text answer's content.
 var textContent = map[string]any{"schema": map[string]any{"type": "string"}}

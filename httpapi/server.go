@@ -148,6 +148,9 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	r.Get("/v1/openapi.json", s.openAPI)
 	for _, p := range runner.Problems() {
 		r.Post("/v1/"+p.Name, s.solveHandler(p))
+		if p.Picture != nil {
+			r.Post(PicturePath(p), PictureOnly(s.solveHandler(p)))
+		}
 		if b, ok := examples.Request(p.Command()); ok {
 			r.Get(examplePath(p), exampleHandler(b))
 		}

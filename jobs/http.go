@@ -95,6 +95,7 @@ func (s *Service) Mount(api *httpapi.Server) {
 		r.Get("/v1/jobs/{id}", h.get)
 		r.Delete("/v1/jobs/{id}", h.cancel)
 		r.Get("/v1/jobs/{id}/result", h.result)
+		r.Get("/v1/jobs/{id}/picture", httpapi.PictureOnly(h.result))
 		r.Get("/v1/jobs/{id}/variants/{name}/result", h.variantResult)
 	})
 }
@@ -216,7 +217,7 @@ func (s *Service) maxStored() int {
 func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, *solver.Error) {
 	doc, err := solver.DecodeAny(body)
 	if err != nil {
-		return solver.Problem{}, nil, nil, &solver.Error{Kind: solver.KindMalformed, Detail: err.Error(), Err: err}
+		return solver.Problem{}, nil, nil, solver.MalformedAt(body, err)
 	}
 	set := s.runner.Schemas()
 	if vs := set.Validate(submitSchema, doc); len(vs) > 0 {

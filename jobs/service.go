@@ -906,7 +906,7 @@ func (s *Service) rescue(ctx context.Context) error {
 	}
 	for _, r := range rescued {
 		s.log.Warn().Str("job", r.ID).Int("attempts", r.Attempts).Dur("heartbeat_timeout", s.cfg.HeartbeatTimeout).
-			Msg("running job lost its worker (no heartbeat): requeued")
+			Int64("heartbeat_timeout_ms", s.cfg.HeartbeatTimeout.Milliseconds()).Msg("running job lost its worker (no heartbeat): requeued")
 	}
 	return nil
 }

@@ -314,7 +314,8 @@ func Setup(ctx context.Context, cfg Config, runner *solver.Runner, api *httpapi.
 	}
 	svc.Mount(api)
 	log.Info().Str("store", redact(svc.cfg.Store)).Str("dialect", svc.st.d.String()).
-		Int("workers", svc.cfg.Workers).Int64("memory_bytes", svc.cfg.MemoryBytes).Dur("retention", svc.cfg.Retention).Msg("jobs ready")
+		Int("workers", svc.cfg.Workers).Int64("memory_bytes", svc.cfg.MemoryBytes).Dur("retention", svc.cfg.Retention).
+		Int64("retention_ms", svc.cfg.Retention.Milliseconds()).Msg("jobs ready") // retention kept for old log readers
 	return svc.Stop, nil
 }
 

@@ -6,7 +6,9 @@
 #   install-deps.sh          what building and serving need
 #   install-deps.sh --test   plus a PostgreSQL server for the job-store tests and
 #                            headless Chromium (with a font) for the web page's
-#                            browser test (httpapi/ui)
+#                            browser test (httpapi/ui), and Node.js with the npm tools
+#                            that check the OpenAPI document (scripts/openapi-tools:
+#                            redocly, openapi-typescript, tsc; client/tools_test.go)
 set -euo pipefail
 
 want_test=0
@@ -17,7 +19,10 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 need_apt=()
 pkgs=(coinor-libcbc-dev coinor-libclp-dev pkg-config gcc g++ libc6-dev git ca-certificates)
-[ "$want_test" = 1 ] && pkgs+=(postgresql chromium fonts-dejavu-core)
+[ "$want_test" = 1 ] && pkgs+=(postgresql chromium fonts-dejavu-core curl)
+# Node.js and npm from apt only when no node is on the PATH (a newer one,
+# e.g. from NodeSource, is kept).
+if [ "$want_test" = 1 ] && ! command -v node >/dev/null 2>&1; then pkgs+=(nodejs npm); fi
 for pkg in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
     need_apt+=("$pkg")
@@ -73,3 +78,9 @@ if ! pkg-config --exists cbc clp; then
   exit 1
 fi
 go version >&2
+
+# The npm tools of the OpenAPI checks, at the versions package-lock.json pins.
+if [ "$want_test" = 1 ] && [ ! -x "$(dirname "$0")/openapi-tools/node_modules/.bin/redocly" ]; then
+  echo "install-deps: installing the OpenAPI check tools (npm ci in scripts/openapi-tools)" >&2
+  (cd "$(dirname "$0")/openapi-tools" && npm ci --no-audit --no-fund --loglevel=error >&2)
+fi

@@ -2,7 +2,7 @@
 # Builds xflex and starts the HTTP service, installing what it needs first:
 #   ./scripts/serve.sh                      listens on 127.0.0.1:8080
 #   ./scripts/serve.sh --addr 0.0.0.0:9000 --auth-file tokens   any `xflex serve` flags
-#   (a non-loopback --addr needs --auth-file, see README "Running it for several teams")
+#   (a non-loopback --addr needs --auth-file, see docs/operating.md, Tenants and tokens)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh

@@ -159,7 +159,7 @@ func intField(doc any, key string) (*int64, error) {
 func (r *Runner) CheckRequest(p Problem, raw []byte) (any, *Error) {
 	doc, err := DecodeAny(raw)
 	if err != nil {
-		return nil, malformed(err)
+		return nil, MalformedAt(raw, err)
 	}
 	if xe := r.validate(p, doc); xe != nil {
 		return nil, xe
@@ -239,7 +239,7 @@ func (r *Runner) prepare(p Problem, raw []byte) (Options, Settings, string, erro
 	decoded := startDecode(p, raw)
 	doc, sum, err := decodeHashed(raw)
 	if err != nil {
-		return Options{}, Settings{}, "", malformed(err)
+		return Options{}, Settings{}, "", MalformedAt(raw, err)
 	}
 	if xe := r.validate(p, doc); xe != nil {
 		return Options{}, Settings{}, "", xe

@@ -306,9 +306,13 @@ func TestPolicyCoversEveryRoute(t *testing.T) {
 		"GET /v1/openapi.json": "any",
 		"POST /v1/jobs":        "jobs", "GET /v1/jobs": "jobs", "GET /v1/jobs/{id}": "jobs", "DELETE /v1/jobs/{id}": "jobs",
 		"GET /v1/jobs/{id}/result": "jobs", "GET /v1/jobs/{id}/variants/{name}/result": "jobs",
+		"GET /v1/jobs/{id}/picture": "jobs",
 	}
 	for _, p := range runner.Problems() {
 		want["POST /v1/"+p.Name] = "solve"
+		if p.Picture != nil {
+			want["POST /v1/"+p.Name+"/picture"] = "solve"
+		}
 		want["GET /v1/examples/"+p.Name] = "any"
 	}
 	param := regexp.MustCompile(`\{[^}]*\}`)

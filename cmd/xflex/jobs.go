@@ -4,25 +4,24 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/xflex/xflex/client"
 	"github.com/xflex/xflex/jobs"
+	"github.com/xflex/xflex/solver"
 )
 
 const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running xflex serve)
-  submit [--variants FILE] [--wait] [--idempotency-key K] PROBLEM FILE|-
+  submit [--variants FILE] [--wait|--id] [--idempotency-key K] PROBLEM FILE|-
                                                      queue a solve (or, with --variants, a scenario)
   submit [--wait] FILE|-                             queue a whole POST /v1/jobs body, e.g. examples/scenario.json
   status ID                                          print the job
@@ -30,7 +29,7 @@ const jobsUsage = `usage: xflex jobs COMMAND [flags] ARGS   (client of a running
   result [--table] ID                                print the result (the body POST /v1/PROBLEM returns)
   cancel ID                                          cancel a queued or running job
   list [--state S] [--problem P] [--limit N] [--cursor C]
-flags of every command:
+flags of every command (before or after its words: jobs --server URL submit ...):
   --server URL   the xflex server (default $XFLEX_SERVER or http://127.0.0.1:8080)
   --client ID    sent as X-Client-Id (informational: jobs and limits are the token's tenant's)
   --token TOKEN  sent as Authorization: Bearer (default $XFLEX_TOKEN; xflex token new)
@@ -44,9 +43,10 @@ line per change of state elsewhere; nothing with --quiet).
 submit reads FILE itself (up to 16 MiB; no need for $(cat FILE)), holds it once
 and sends it inside the request without copying it. It sends an Idempotency-Key
 (random unless --idempotency-key is given) and retries, with that key, a
-submission whose answer was lost (connection error, 502, 503 or 504) up to 5
-times with backoff: the server answers a retry of a submission it already took
-with the same job.
+submission whose answer was lost (connection error, 502 or 504) up to 5 times
+with backoff: the server answers a retry of a submission it already took with
+the same job. Any request refused for load (429, 503) is retried after the
+seconds its Retry-After names (at most 1 min), a GET whose answer was lost too.
 --variants FILE holds a JSON array [{"name": ..., "patch": {...}}] of RFC 7396
 merge patches on the input, or an object {"NAME": PATCH, ...} (sorted by name).
 Exit status: 0 success, 1 the job or request failed, 2 usage, 3 server unreachable.
@@ -64,6 +64,7 @@ type jobsClient struct {
 
 // jobsCommand runs `xflex jobs ...`.
 func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	args = commandFirst(args, jobsCommands)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stderr, jobsUsage)
 		if len(args) == 0 {
@@ -80,7 +81,7 @@ func jobsCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs.StringVar(&c.token, "token", "", "bearer token for a server with an auth file (default $XFLEX_TOKEN, not shown)")
 	o := &jobsOptions{sub: sub}
 	if !o.register(fs, c) {
-		fmt.Fprintf(stderr, "xflex jobs: unknown command %q\n\n%s", sub, jobsUsage)
+		fmt.Fprintf(stderr, "xflex jobs: unknown command %q%s\n\n%s", sub, didYouMean(sub, jobsCommands), jobsUsage)
 		return 2
 	}
 	// Flags may come before or after the arguments (`jobs wait ID --timeout 1m`).
@@ -111,6 +112,7 @@ type jobsOptions struct {
 	variants, state, problem string
 	cursor                   string
 	wait, table, result      bool
+	idOnly                   bool
 	json, quiet              bool
 	timeout, interval        time.Duration
 	limit                    int
@@ -123,6 +125,7 @@ func (o *jobsOptions) register(fs *flag.FlagSet, c *jobsClient) bool {
 		fs.StringVar(&o.variants, "variants", "", "JSON file of named merge-patch variants")
 		fs.StringVar(&c.key, "idempotency-key", "", "Idempotency-Key of the submission (default: random)")
 		fs.BoolVar(&o.wait, "wait", false, "wait for the job and print it")
+		fs.BoolVar(&o.idOnly, "id", false, "print only the job's id (for scripts: JOB_ID=$(xflex jobs submit --id ...))")
 		fs.DurationVar(&o.interval, "interval", 250*time.Millisecond, "poll interval while waiting")
 		o.registerWaitOutput(fs)
 	case "wait":
@@ -170,8 +173,12 @@ func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []s
 	if code != 0 {
 		return code
 	}
+	if o.idOnly && o.wait {
+		fmt.Fprint(stderr, "xflex jobs submit: --id prints the id at once; it does not go with --wait\n")
+		return 2
+	}
 	if c.key == "" {
-		c.key = newIdempotencyKey()
+		c.key = client.NewIdempotencyKey()
 	}
 	status, resp, code := c.submit(ctx, body, stderr)
 	if code != 0 {
@@ -180,9 +187,14 @@ func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []s
 	// 200: a retry the server had already taken, answered with its job.
 	if status != http.StatusAccepted && status != http.StatusOK {
 		stdout.Write(resp)
+		if len(rest) == 2 && bytes.Contains(resp, []byte("unknown problem")) {
+			if runner, err := newRunner(0); err == nil {
+				fmt.Fprintf(stderr, "xflex: unknown problem %q%s\n", rest[0], didYouMean(rest[0], problemNames(runner)))
+			}
+		}
 		return 1
 	}
-	if !o.wait {
+	if !o.wait && !o.idOnly {
 		writeJob(stdout, resp, !wantJSON(stdout, o.json), time.Now())
 		return 0
 	}
@@ -190,6 +202,10 @@ func (c *jobsClient) submitCommand(ctx context.Context, o *jobsOptions, rest []s
 	if err := json.Unmarshal(resp, &j); err != nil {
 		fmt.Fprintf(stderr, "xflex: decode job: %v\n", err)
 		return 1
+	}
+	if o.idOnly {
+		fmt.Fprintln(stdout, j.ID)
+		return 0
 	}
 	return c.waitCommand(ctx, o, j.ID, stdout, stderr)
 }
@@ -212,12 +228,13 @@ func (c *jobsClient) waitCommand(ctx context.Context, o *jobsOptions, id string,
 // jobCommand runs the subcommands on one job: status, cancel, result and
 // wait.
 func (c *jobsClient) jobCommand(ctx context.Context, o *jobsOptions, id string, stdout, stderr io.Writer) int {
-	path := "/v1/jobs/" + url.PathEscape(id)
 	switch o.sub {
 	case "status":
-		return c.show(ctx, http.MethodGet, path, o, writeJob, stdout, stderr)
+		return c.show(func(api *client.Client) (*http.Response, error) {
+			return api.GetJob(ctx, id, &client.GetJobParams{})
+		}, o, writeJob, stdout, stderr)
 	case "cancel":
-		return c.show(ctx, http.MethodDelete, path, o, writeJob, stdout, stderr)
+		return c.show(func(api *client.Client) (*http.Response, error) { return api.CancelJob(ctx, id) }, o, writeJob, stdout, stderr)
 	case "result":
 		return c.result(ctx, id, o.table, stdout, stderr)
 	case "wait":
@@ -233,20 +250,21 @@ func (c *jobsClient) listCommand(ctx context.Context, o *jobsOptions, rest []str
 		fmt.Fprint(stderr, "usage: xflex jobs list [--state S] [--problem P] [--limit N] [--cursor C]\n")
 		return 2
 	}
-	q := url.Values{}
-	for k, v := range map[string]string{"state": o.state, "problem": o.problem, "cursor": o.cursor} {
-		if v != "" {
-			q.Set(k, v)
+	params := &client.ListJobsParams{}
+	for _, f := range []struct {
+		v   string
+		dst **string
+	}{{o.state, &params.State}, {o.problem, &params.Problem}, {o.cursor, &params.Cursor}} {
+		if f.v != "" {
+			v := f.v
+			*f.dst = &v
 		}
 	}
 	if o.limit > 0 {
-		q.Set("limit", fmt.Sprint(o.limit))
+		limit := int64(o.limit)
+		params.Limit = &limit
 	}
-	path := "/v1/jobs"
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
-	return c.show(ctx, http.MethodGet, path, o, writeJobList, stdout, stderr)
+	return c.show(func(api *client.Client) (*http.Response, error) { return api.ListJobs(ctx, params) }, o, writeJobList, stdout, stderr)
 }
 
 // buildSubmission reads the input (and variants) into a POST /v1/jobs
@@ -295,8 +313,10 @@ func readJSON(file string, stdin io.Reader, stderr io.Writer) ([]byte, int) {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
 		return nil, 2
 	}
-	if !json.Valid(input) {
-		fmt.Fprintf(stderr, "xflex: %s is not valid JSON\n", file)
+	if !json.Valid(input) { // json.Valid allocates nothing; the location is found only for a bad file
+		var v json.RawMessage
+		err := json.Unmarshal(input, &v)
+		fmt.Fprintf(stderr, "xflex: %s is not valid JSON: %s\n", file, solver.MalformedAt(input, err).Detail)
 		return nil, 2
 	}
 	return input, 0
@@ -372,77 +392,68 @@ func readInput(file string, stdin io.Reader) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// newIdempotencyKey returns a random key (128 bits, hex).
-func newIdempotencyKey() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// Retries of a submission whose answer was lost: at most submitAttempts
-// tries, waiting submitBackoff, then twice as long each time (0.25 s to
-// 2 s, under 4 s in all), enough for a proxy or a replica to come back.
+// Retries of a request whose answer was lost or refused for load: at most
+// submitAttempts tries, waiting what the server's Retry-After names or
+// else submitBackoff, then twice as long each time (0.25 s to 2 s, under
+// 4 s in all), enough for a proxy or a replica to come back.
 const (
 	submitAttempts = 5
 	submitBackoff  = 250 * time.Millisecond
+	// retryMaxWait caps one wait: a server asking for longer gets its
+	// answer printed instead.
+	retryMaxWait = time.Minute
 )
 
-// submit posts a job with c.key, retrying (same body, same key) when the
-// answer was lost: the connection failed or a proxy answered 502, 503 or
-// 504. The server returns the job a lost answer was for, so a retry never
-// queues a second one.
+// api is the generated client (package client) of c.server: every request
+// carries the token and client id and goes through client.Retrier, which
+// resends a submission (with its Idempotency-Key) or a GET whose answer was
+// lost, and any request refused with 429 or 503 after its Retry-After,
+// saying so on stderr.
+func (c *jobsClient) api(stderr io.Writer) (*client.Client, error) {
+	retrier := &client.Retrier{Next: c.http,
+		Policy: client.RetryPolicy{Attempts: submitAttempts, Backoff: submitBackoff, MaxWait: retryMaxWait},
+		Notify: func(req *http.Request, attempt int, wait time.Duration, reason string) {
+			what := "request"
+			if req.Method == http.MethodPost {
+				what = "submission"
+			}
+			fmt.Fprintf(stderr, "xflex: %s not answered (%s); retrying in %s with the same Idempotency-Key (attempt %d of %d)\n",
+				what, reason, wait, attempt, submitAttempts)
+		}}
+	return client.NewClient(c.server, client.WithHTTPClient(retrier),
+		client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			if c.client != "" {
+				req.Header.Set("X-Client-Id", c.client)
+			}
+			if c.token != "" {
+				req.Header.Set("Authorization", "Bearer "+c.token)
+			}
+			return nil
+		}))
+}
+
+// submit posts a job with c.key through the generated client; the body
+// is sent from its parts and, for a retry, again from them.
 func (c *jobsClient) submit(ctx context.Context, body payload, stderr io.Writer) (int, []byte, int) {
-	wait := submitBackoff
-	for attempt := 1; ; attempt++ {
-		status, resp, code := c.do(ctx, http.MethodPost, "/v1/jobs", body, stderr)
-		lost := code == 3 || status == http.StatusBadGateway || status == http.StatusServiceUnavailable ||
-			status == http.StatusGatewayTimeout
-		if !lost || attempt == submitAttempts {
-			return status, resp, code
-		}
-		fmt.Fprintf(stderr, "xflex: submission not answered (%s); retrying in %s with the same Idempotency-Key (attempt %d of %d)\n",
-			lostReason(status, code), wait, attempt+1, submitAttempts)
-		select {
-		case <-ctx.Done():
-			return status, resp, code
-		case <-time.After(wait):
-		}
-		wait *= 2
-	}
+	return c.call(stderr, func(api *client.Client) (*http.Response, error) {
+		return api.SubmitJobWithBody(ctx, &client.SubmitJobParams{IdempotencyKey: &c.key}, "application/json", body.reader(),
+			func(_ context.Context, req *http.Request) error {
+				req.ContentLength = body.size()
+				req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.reader()), nil }
+				return nil
+			})
+	})
 }
 
-func lostReason(status, code int) string {
-	if code == 3 {
-		return "connection failed"
-	}
-	return fmt.Sprintf("HTTP %d", status)
-}
-
-// do sends one request; code is 3 when the server cannot be reached.
-func (c *jobsClient) do(ctx context.Context, method, path string, body payload, stderr io.Writer) (int, []byte, int) {
-	var rd io.Reader
-	if body != nil {
-		rd = body.reader()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.server+path, rd)
+// call sends one request through the generated client; code is 3 when the
+// server cannot be reached.
+func (c *jobsClient) call(stderr io.Writer, send func(api *client.Client) (*http.Response, error)) (int, []byte, int) {
+	api, err := c.api(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
 		return 0, nil, 2
 	}
-	if body != nil {
-		req.ContentLength = body.size()
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.key != "" && method == http.MethodPost {
-		req.Header.Set("Idempotency-Key", c.key)
-	}
-	if c.client != "" {
-		req.Header.Set("X-Client-Id", c.client)
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.http.Do(req)
+	resp, err := send(api)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
 		return 0, nil, 3
@@ -459,9 +470,9 @@ func (c *jobsClient) do(ctx context.Context, method, path string, body payload, 
 // show sends a request and prints the answer with write (a job or a list:
 // the server's JSON or a table, see wantJSON); an error document is
 // printed as sent, with exit 1.
-func (c *jobsClient) show(ctx context.Context, method, path string, o *jobsOptions,
+func (c *jobsClient) show(send func(api *client.Client) (*http.Response, error), o *jobsOptions,
 	write func(w io.Writer, body []byte, table bool, now time.Time), stdout, stderr io.Writer) int {
-	status, body, code := c.do(ctx, method, path, nil, stderr)
+	status, body, code := c.call(stderr, send)
 	if code != 0 {
 		return code
 	}
@@ -475,7 +486,9 @@ func (c *jobsClient) show(ctx context.Context, method, path string, o *jobsOptio
 
 // result prints a job's result: the stored body, or its table.
 func (c *jobsClient) result(ctx context.Context, id string, table bool, stdout, stderr io.Writer) int {
-	status, body, code := c.do(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id)+"/result", nil, stderr)
+	status, body, code := c.call(stderr, func(api *client.Client) (*http.Response, error) {
+		return api.GetJobResult(ctx, id, &client.GetJobResultParams{})
+	})
 	if code != 0 {
 		return code
 	}
@@ -533,11 +546,13 @@ func (c *jobsClient) poll(ctx context.Context, id string, interval time.Duration
 	if d == (nopDisplay{}) {
 		hold = quietWait
 	}
-	path := "/v1/jobs/" + url.PathEscape(id) + "?wait=" + hold.String()
+	wait := hold.String()
 	var body []byte
 	for {
 		sent := time.Now()
-		status, b, code := c.do(ctx, http.MethodGet, path, nil, msgs)
+		status, b, code := c.call(msgs, func(api *client.Client) (*http.Response, error) {
+			return api.GetJob(ctx, id, &client.GetJobParams{Wait: &wait})
+		})
 		switch {
 		case code != 0 && ctx.Err() != nil:
 			fmt.Fprintf(msgs, "xflex: gave up waiting for job %s: %v\n", id, ctx.Err())

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -496,5 +497,40 @@ func TestJobsWaitHoldsRequests(t *testing.T) {
 			t.Errorf("quiet wait on a 300 ms job took %d requests, want at most %d (one per change of state)", len(waits), c.maxPolls)
 		}
 		mu.Unlock()
+	}
+}
+
+// TestJobsHonourRetryAfter: `jobs status` refused with 503 and
+// Retry-After: 1 waits the second the server named (said on stderr),
+// then prints the job it gets on the retry.
+func TestJobsHonourRetryAfter(t *testing.T) {
+	upstream := jobsServer(t)
+	target, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var n atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && n.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	in := filepath.Join(t.TempDir(), "in.json")
+	if err := os.WriteFile(in, []byte(`{"ms":0,"value":2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := jobsCLI(t, "", "submit", "--server", front.URL, "test/sleep", in)
+	var j jobs.Job
+	if code != 0 || json.Unmarshal([]byte(out), &j) != nil {
+		t.Fatalf("submit: exit %d: %s %s", code, out, errs)
+	}
+	out, errs, code = jobsCLI(t, "", "status", "--server", front.URL, j.ID)
+	if code != 0 || !strings.Contains(out, j.ID) || !strings.Contains(errs, "retrying in 1s") || n.Load() != 2 {
+		t.Errorf("status behind a 503 with Retry-After: 1: exit %d, %d GETs: %s %s", code, n.Load(), out, errs)
 	}
 }

@@ -11,7 +11,7 @@
 // `xflex solve` prints exactly the body POST /v1/PROBLEM returns: the
 // response JSON on success (exit 0), the problem+json document on failure
 // (exit 1 for bad input or infeasibility, 2 for usage errors, 3 for internal
-// errors).
+// errors). Flags may come before the command's words too.
 package main
 
 import (
@@ -51,6 +51,11 @@ usage:
   xflex bench PROBLEM [--scale small|full]
   xflex problems
   xflex version
+
+Flags may come before or after a command's words (xflex jobs --server URL submit ...).
+Exit status: 0 success; 1 the input was refused (the problem+json document is printed)
+or a job failed; 2 usage (unknown command or problem, bad flag, unwritable --svg path,
+unreadable input); 3 internal error, or (xflex jobs) the server could not be reached.
 `
 
 // run is main without the process: testable end to end.
@@ -58,6 +63,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if !isHelp(args[0]) && args[0] != "--version" && args[0] != "-v" {
+		args = commandFirst(args, commands)
 	}
 	switch args[0] {
 	case "serve":
@@ -80,7 +88,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "xflex: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "xflex: unknown command %q%s\n\n%s", args[0], didYouMean(args[0], commands), usage)
 		return 2
 	}
 }

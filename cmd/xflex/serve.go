@@ -35,6 +35,7 @@ type serveConfig struct {
 	write           time.Duration
 	idle            time.Duration
 	shutdownTimeout time.Duration
+	shutdownGrace   time.Duration
 	logFormat       string
 	authFile        string
 	insecure        bool
@@ -42,7 +43,14 @@ type serveConfig struct {
 	jobs            *jobs.Config
 }
 
+// parseServe reads the serve flags, each also from its XFLEX_* variable
+// in the environment (serveEnv).
 func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
+	return parseServeEnv(args, stderr, os.LookupEnv)
+}
+
+// parseServeEnv is parseServe with the environment read through lookup.
+func parseServeEnv(args []string, stderr io.Writer, lookup func(string) (string, bool)) (serveConfig, error) {
 	var c serveConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -59,9 +67,11 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.DurationVar(&c.write, "write-timeout", 30*time.Second, "time allowed to write a response once it starts")
 	fs.DurationVar(&c.idle, "idle-timeout", 60*time.Second, "how long a keep-alive connection may sit idle")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 90*time.Second, "how long shutdown waits for in-flight solves")
+	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", defaultShutdownGrace,
+		"after SIGTERM or SIGINT, how long /readyz answers 503 while every request is still served, before the listener closes and in-flight requests drain (0: close at once)")
 	fs.StringVar(&c.logFormat, "log-format", "json", "access log format: json or console")
-	fs.StringVar(&c.authFile, "auth-file", os.Getenv("XFLEX_AUTH_FILE"),
-		"`PATH` of the token file, a line TENANT SCOPES SHA256HEX per token (xflex token new); re-read on SIGHUP (default $XFLEX_AUTH_FILE)")
+	fs.StringVar(&c.authFile, "auth-file", "",
+		"`PATH` of the token file, a line TENANT SCOPES SHA256HEX per token (xflex token new); re-read on SIGHUP")
 	fs.BoolVar(&c.insecure, "insecure", false, "serve a non-loopback --addr without --auth-file (no tokens: anyone who reaches it may use it)")
 	fs.Func("cors-origin", "`ORIGIN` (scheme://host[:port]) browsers may call the API from; repeat it or give a comma list (default: none, no CORS headers)",
 		func(v string) error {
@@ -74,7 +84,12 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 			return nil
 		})
 	c.jobs = jobs.Flags(fs)
+	envNames(fs)
 	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if err := serveEnv(fs, lookup); err != nil {
+		fmt.Fprintf(stderr, "xflex serve: %v\n", err)
 		return c, err
 	}
 	if fs.NArg() > 0 {
@@ -87,6 +102,54 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 		c.jobs.MemoryBytes = c.maxInflight
 	}
 	return c, nil
+}
+
+// defaultShutdownGrace is long enough for a load balancer or Kubernetes
+// probing /readyz every second or two to see the 503 and stop sending
+// new requests before the listener closes.
+const defaultShutdownGrace = 5 * time.Second
+
+// envName is the environment variable of a serve flag: XFLEX_ and the
+// flag's name in capitals with - as _ (--max-body: XFLEX_MAX_BODY).
+func envName(flag string) string {
+	return "XFLEX_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// envNames adds each flag's variable to its usage, so serve --help lists
+// them.
+func envNames(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) { f.Usage += " [$" + envName(f.Name) + "]" })
+}
+
+// flagAliases are old flag names and the flags they set: one given on the
+// command line wins over the other's variable too.
+var flagAliases = map[string]string{"job-client-running": "job-tenant-running", "job-client-queue": "job-tenant-queue"}
+
+// serveEnv sets every flag not given on the command line from its
+// variable when the environment has it: flags win over the environment,
+// the environment over the defaults. A bad value is a usage error naming
+// the variable.
+func serveEnv(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) {
+		given[f.Name] = true
+		for old, name := range flagAliases {
+			if f.Name == name || f.Name == old {
+				given[old], given[name] = true, true
+			}
+		}
+	})
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		v, ok := lookup(envName(f.Name))
+		if given[f.Name] || !ok || err != nil {
+			return
+		}
+		if e := fs.Set(f.Name, v); e != nil {
+			err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, e)
+		}
+	})
+	return err
 }
 
 // httpServer is the server `xflex serve` runs, with the flags' header and
@@ -150,10 +213,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	case <-ctx.Done():
 	}
-	// Graceful shutdown: stop accepting, report draining, let in-flight
-	// solves finish (their own budgets bound them), then exit.
+	// Graceful shutdown: report draining (/readyz 503) while still serving
+	// every request for the grace, so load balancers stop routing here
+	// before any connection is refused; then stop accepting, let
+	// in-flight solves finish (their own budgets bound them), and exit.
 	api.SetDraining()
-	log.Info().Msg("shutting down: draining in-flight solves")
+	log.Info().Int64("shutdown_grace_ms", c.shutdownGrace.Milliseconds()).
+		Msg("shutting down: /readyz answers 503 during the grace, then in-flight solves drain")
+	time.Sleep(c.shutdownGrace)
+	log.Info().Msg("shutting down: listener closed, draining in-flight solves")
 	sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {

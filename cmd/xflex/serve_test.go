@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,5 +69,45 @@ func TestServeJobMemoryFlag(t *testing.T) {
 		if got.jobs.MemoryBytes != c.want {
 			t.Errorf("%v: job memory %d, want %d", c.args, got.jobs.MemoryBytes, c.want)
 		}
+	}
+}
+
+// TestServeEnv: every serve flag can come from its XFLEX_* variable, a
+// flag given on the command line wins over it, a bad value is refused
+// naming the variable, and serve --help lists every variable.
+func TestServeEnv(t *testing.T) {
+	env := map[string]string{"XFLEX_MAX_BODY": "1234", "XFLEX_ADDR": "127.0.0.1:9999", "XFLEX_QUEUE_WAIT": "3s",
+		"XFLEX_INSECURE": "true", "XFLEX_CORS_ORIGIN": "https://a.example,https://b.example", "XFLEX_JOB_WORKERS": "3",
+		"XFLEX_SHUTDOWN_GRACE": "7s", "XFLEX_JOB_CLIENT_RUNNING": "9"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	c, err := parseServeEnv([]string{"--addr", "127.0.0.1:7000", "--job-tenant-running", "2"}, io.Discard, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.maxBody != 1234 || c.addr != "127.0.0.1:7000" || c.queueWait != 3*time.Second || !c.insecure ||
+		len(c.corsOrigins) != 2 || c.jobs.Workers != 3 || c.shutdownGrace != 7*time.Second || c.jobs.MaxRunningPerClient != 2 {
+		t.Errorf("from the environment: %+v (jobs %+v)", c, *c.jobs)
+	}
+	env = map[string]string{"XFLEX_MAX_BODY": "lots"}
+	var stderr strings.Builder
+	if _, err := parseServeEnv(nil, &stderr, lookup); err == nil || !strings.Contains(stderr.String(), "XFLEX_MAX_BODY") {
+		t.Errorf("a bad XFLEX_MAX_BODY: %v %q", err, stderr.String())
+	}
+	var help strings.Builder
+	if _, err := parseServeEnv([]string{"--help"}, &help, lookup); err == nil {
+		t.Fatal("--help parsed")
+	}
+	n := 0
+	for _, line := range strings.Split(help.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "-") {
+			n++
+			name := strings.Fields(strings.TrimSpace(line))[0][1:]
+			if !strings.Contains(help.String(), "[$"+envName(name)+"]") {
+				t.Errorf("serve --help does not list %s for --%s", envName(name), name)
+			}
+		}
+	}
+	if n < 25 {
+		t.Errorf("serve --help lists %d flags", n)
 	}
 }

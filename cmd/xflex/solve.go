@@ -118,12 +118,18 @@ func cmdSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	p, ok := runner.Lookup(sa.problem)
 	if !ok {
-		fmt.Fprintf(stderr, "xflex: unknown problem %q (try `xflex problems`)\n", sa.problem)
+		fmt.Fprintf(stderr, "xflex: unknown problem %q%s (try `xflex problems`)\n", sa.problem, didYouMean(sa.problem, problemNames(runner)))
 		return 2
 	}
 	if sa.svg != "" && p.Picture == nil {
 		fmt.Fprintf(stderr, "xflex: %s has no picture (--svg)\n", p.Command())
 		return 2
+	}
+	if sa.svg != "" {
+		if err := checkWritable(sa.svg); err != nil {
+			fmt.Fprintf(stderr, "xflex: --svg: %v\n", err)
+			return 2
+		}
 	}
 	var r io.Reader = stdin
 	if sa.file != "-" {
@@ -181,6 +187,22 @@ func writePicture(runner *solver.Runner, p solver.Problem, file string, body, re
 		return 3
 	}
 	return 0
+}
+
+// checkWritable reports why file cannot be written, before the solve
+// spends its budget: it opens the file for writing (creating it) and, if
+// it did not exist, removes it again.
+func checkWritable(file string) error {
+	_, statErr := os.Stat(file)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_ = f.Close()
+	if os.IsNotExist(statErr) {
+		return os.Remove(file)
+	}
+	return nil
 }
 
 // solveShowing runs the solve, showing its progress on d: the solver's
@@ -269,7 +291,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) int {
 	}
 	p, ok := runner.Lookup(args[0])
 	if !ok || p.Generate == nil {
-		fmt.Fprintf(stderr, "xflex: no generator for %q\n", args[0])
+		fmt.Fprintf(stderr, "xflex: no generator for %q%s\n", args[0], didYouMean(args[0], problemNames(runner)))
 		return 2
 	}
 	if slices.ContainsFunc(args[1:], isHelp) {

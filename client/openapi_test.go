@@ -1,4 +1,4 @@
-package apiclient
+package client
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +93,9 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	want := map[string]bool{}
 	err := chi.Walk(api.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		if slices.Contains(httpapi.UndocumentedRoutes, method+" "+route) {
+			return nil
+		}
 		want[method+" "+route] = true
 		if doc.Paths.Find(route) == nil || doc.Paths.Find(route).GetOperation(method) == nil {
 			t.Errorf("%s %s is served but not in the OpenAPI document: add it to httpapi's operation table", method, route)
@@ -231,14 +235,10 @@ func generate(t *testing.T, raw []byte) []byte {
 		t.Fatal(err)
 	}
 	src, err := codegen.Generate(doc, codegen.Configuration{
-		PackageName: "apiclient",
-		Generate:    codegen.GenerateOptions{Models: true, Client: true},
-		// JSON numbers are float64 in Go (oapi-codegen's default, float32,
-		// would round every figure) and integers int64 (seeds reach 2^53).
-		OutputOptions: codegen.OutputOptions{TypeMapping: &codegen.TypeMapping{
-			Number:  codegen.FormatMapping{Default: codegen.SimpleTypeSpec{Type: "float64"}},
-			Integer: codegen.FormatMapping{Default: codegen.SimpleTypeSpec{Type: "int64"}},
-		}},
+		PackageName: "client",
+		// No other option: the document's formats (double, int64) give
+		// float64 and int64 with oapi-codegen's defaults.
+		Generate: codegen.GenerateOptions{Models: true, Client: true},
 	})
 	if err != nil {
 		t.Fatalf("oapi-codegen: %v", err)
@@ -261,6 +261,6 @@ func TestClientFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(have, src) {
-		t.Fatalf("%s is stale: the OpenAPI document changed; run go test ./internal/apiclient -run TestClientFresh -update", genFile)
+		t.Fatalf("%s is stale: the OpenAPI document changed; run go test ./client -run TestClientFresh -update", genFile)
 	}
 }
