@@ -1477,6 +1477,12 @@ type JobsPatchXscheduleAssign struct {
 		// GracePeriod Time to release a preempted container (default 30; 0 kills at once).
 		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
 
+		// HoldTime Hand-over hold (reading hold "pair"): a container preempted from one application to another is not preempted again between the same two, before it is next free, until hold_time has passed or their pair context has moved by the container's charge rate times hold_time (default 60; 0 holds nothing).
+		HoldTime *XscheduleAssignRequestPropertiesSettingsPropertiesHoldTime `json:"hold_time,omitempty"`
+
+		// Readings How the paper's loose sentences are read (§2.1). Each default keeps the paper's guarantees (owners get their containers back, no livelock); the other values are the literal readings, kept to simulate and compare.
+		Readings *XscheduleAssignRequestPropertiesSettingsPropertiesReadings `json:"readings,omitempty"`
+
 		// TtlHorizon Cap of the TTL projection (default 3600).
 		TtlHorizon *CommonPositive `json:"ttl_horizon,omitempty"`
 
@@ -1502,6 +1508,11 @@ type JobsPatchXscheduleAssign struct {
 type JobsPatchXscheduleSimulate struct {
 	// Apps The applications: name, mode (share or garbo), sharing_bound δ_A and per-peer sharing_bounds δ_AB.
 	Apps *XscheduleAssignRequestPropertiesApps `json:"apps,omitempty"`
+
+	// Baselines Baselines to run beside X-Schedule on the same trace and nodes. drf (also named drf_best_fit: a global best fit over every node each round, no reservations) always runs; yarn_fair (YARN's Fair Scheduler with the DRF policy: node heartbeats, lowest dominant share, reservations, maxAMShare) and yarn_capacity (YARN's Capacity Scheduler: FIFO job order, maximum-am-resource-percent) run when named.
+	//
+	// Examples: ["yarn_fair","yarn_capacity"]
+	Baselines *[]interface{} `json:"baselines,omitempty"`
 
 	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
 	BudgetMs *CommonBudgetMs `json:"budget_ms,omitempty"`
@@ -1637,8 +1648,17 @@ type JobsPatchXscheduleSimulate struct {
 
 	// Settings X-Schedule's knobs and the simulation's.
 	Settings *struct {
-		// AmShare The DRF run's cap on its jobs' AM containers (masters only), as the sum of their dominant shares of the cluster (default 0.5, YARN's maxAMShare); one AM is always allowed.
+		// AmLatency Seconds from an AM container's grant until its master asks for and starts tasks (AM start-up), in every run; default 0.
+		AmLatency *CommonNonneg `json:"am_latency,omitempty"`
+
+		// AmShare The DRF and yarn_fair runs' cap on their jobs' AM containers (masters only), as the sum of their dominant shares of the cluster (default 0.5, YARN's maxAMShare); one AM is always allowed.
 		AmShare *float64 `json:"am_share,omitempty"`
+
+		// AssignMultiple yarn_fair: a heartbeat may place several containers on its node (Fair's assignmultiple; default false, one container per heartbeat). yarn_capacity always may.
+		AssignMultiple *bool `json:"assign_multiple,omitempty"`
+
+		// CapacityAmShare The yarn_capacity run's cap on its jobs' AM containers (default 0.1, the Capacity Scheduler's maximum-am-resource-percent); one AM is always allowed.
+		CapacityAmShare *float64 `json:"capacity_am_share,omitempty"`
 
 		// Fitness Containers larger in aggregate normalised size than fitness times the request's are not considered (default 2).
 		Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
@@ -1646,8 +1666,23 @@ type JobsPatchXscheduleSimulate struct {
 		// GracePeriod Time a preempted user has to release the container (default 30; 0 kills at once).
 		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
 
+		// HeartbeatInterval Seconds between node heartbeats in the YARN baselines (default 1, YARN's NodeManager heartbeat): each node heartbeats once per interval.
+		HeartbeatInterval *CommonPositive `json:"heartbeat_interval,omitempty"`
+
+		// HeartbeatOrder Order the nodes heartbeat in within an interval in the YARN baselines: rotate (default; the first node moves on by one each interval) or jitter (a seeded random order each interval).
+		HeartbeatOrder interface{} `json:"heartbeat_order,omitempty"`
+
+		// HoldTime The hand-over hold (default 60; 0 holds nothing), as in xschedule/assign.
+		HoldTime *XscheduleAssignRequestPropertiesSettingsPropertiesHoldTime `json:"hold_time,omitempty"`
+
+		// LaunchLatency Seconds from a task container's grant until its task starts (container launch), in every run; default 0.
+		LaunchLatency *CommonNonneg `json:"launch_latency,omitempty"`
+
 		// Patience A container asked and not granted within patience of its ask expires (default: never).
 		Patience *CommonNonneg `json:"patience,omitempty"`
+
+		// Readings The readings of §2.1, as in xschedule/assign (defaults keep the paper's guarantees).
+		Readings *XscheduleAssignRequestPropertiesSettingsPropertiesReadings `json:"readings,omitempty"`
 
 		// SchedulingInterval Decision rounds run at its multiples while a request is pending or a notice outstanding (default 1).
 		SchedulingInterval *CommonPositive `json:"scheduling_interval,omitempty"`
