@@ -190,4 +190,3 @@ func keywordsOutsideTable(raw []byte) ([]string, error) {
 	sort.Strings(bad)
 	return bad, nil
 }
-
