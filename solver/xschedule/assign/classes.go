@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/xflex/xflex/vecpack"
 )
 
 // class is the containers of one owner and one size. They score alike
@@ -79,7 +81,7 @@ func (m *Model) rank(a *ask, scope func(owner int) bool, ttl bool) []ranked {
 	m.cache.pairNow++
 	for j := range m.classes {
 		k := &m.classes[j]
-		if !scope(k.owner) || !FitsDims(k.size, a.size) || k.norm > m.settings.fitness*a.norm*(1+fitTol) {
+		if !scope(k.owner) || !FitsDims(k.size, a.size) || k.norm > m.settings.fitness*a.norm*(1+vecpack.FitTol) {
 			continue
 		}
 		s := a.norm / k.norm
