@@ -221,7 +221,7 @@ func Round(ctx context.Context, machines []Machine, order []int, groups []*Group
 			// every pending task), sparing the doublings of append.
 			reserved = true
 			pending := 0
-			for _, p := range r.pend {
+			for _, p := range r.jobs.pending {
 				pending += p
 			}
 			if n := len(out) + min(pending, len(out)*(len(order)-i-1)/(i+1)); n > cap(out) {
@@ -265,22 +265,21 @@ type cand struct {
 	ok       bool
 }
 
-// round is the state of one Round, grouped by what reads it. The groups
-// are embedded, so the fills name a field (r.pend, r.nf) without its group.
+// round is the state of one Round, one field per step of a pick (see
+// round.go): what the caller passed, the jobs' shares and orders (fairness
+// and SRTF), the members with input per machine and the per-group cache
+// (candidates), the remote-read versions and the machine being filled
+// (feasibility and alignment), and the candidates of the current fill.
 type round struct {
-	roundInput
-	jobQueue
-	localIndex
-	groupCache
-	remoteState
-	pickScratch
-	// fills counts the fills made (fillState.slot tells fills apart by it).
+	in      roundInput
+	jobs    jobQueue
+	local   localIndex
+	groups  groupCache
+	remote  remoteState
+	machine machineView
+	// fills counts the fills made (candidateSet.slot tells fills apart by it).
 	fills int
-	// mono: every normalised demand computed so far is non-negative (and
-	// not NaN), so the machine being filled only loses free capacity and
-	// every score only falls during a fill (see engine_fill.go).
-	mono bool
-	fs   fillState
+	cands candidateSet
 }
 
 // roundInput is what the caller passed: the machines, groups and jobs the
@@ -297,10 +296,14 @@ type roundInput struct {
 
 // jobQueue is the per-job state of the fairness cut and the SRTF term.
 type jobQueue struct {
-	pend  []int     // pending members per job
-	npend int       // jobs with pending members
-	sh    []float64 // dominant share per job
-	ew    []float64 // ε·Work per job (Work does not change during a round)
+	js          []Job     // the round's jobs (Alloc grows as tasks are placed)
+	total       []float64 // the cluster's capacity per resource (Config.Total)
+	fairness    float64   // f (Config.Fairness)
+	penalty     float64   // the remote-read penalty (Config.RemotePenalty)
+	pending     []int     // pending members per job
+	jobsPending int       // jobs with pending members
+	shares      []float64 // dominant share per job
+	srtf        []float64 // ε·Work per job (Work does not change during a round)
 	// shareRes lists the resources of dominant shares (masked, with a
 	// positive cluster total), in index order.
 	shareRes []int
@@ -308,13 +311,13 @@ type jobQueue struct {
 	// index); sh caches each job's share. Only a placed job's share
 	// changes, so the order is kept by moving that one job. opos[j] is
 	// job j's position in order (-1: not there).
-	order []int
-	opos  []int
+	order    []int
+	orderPos []int
 	// vo lists the same jobs as order sorted by (share, index) exactly,
 	// and vpos[j] is job j's position in it (-1: not there). order is
 	// sorted by shareLess, which treats shares within ShareTieTol as equal
 	// and so need not be transitive; vo is what rank counts in.
-	vo, vpos []int
+	exact, exactPos []int
 }
 
 // localIndex lists, per machine, the members with input there.
@@ -334,27 +337,36 @@ type localIndex struct {
 // groupCache is what the round keeps per group across fills, flat for the
 // fills' scans (engine_cache.go).
 type groupCache struct {
-	gc     []gcache
-	gPromo []bool // barrier promotion per group
+	gs       []*Group
+	ms       []Machine
+	mask     []bool
+	d        int
+	roles    Roles
+	cache    []groupState
+	promoted []bool // barrier promotion per group
 	// gdem is every group's Demand, d per group (the fills' pre-filter
 	// reads it for each local member).
-	gdem []float64
+	baseDemand []float64
 	// rdem[gi] is group gi's remote demand (nil until needed, see
 	// remoteDem).
-	rdem   [][]float64
-	sorted [][]int // per resource: groups by demand (see byDemand)
+	remoteDemand [][]float64
+	byBase       [][]int // per resource: groups by demand (see byDemand)
 	// byRemote[k] lists the groups by remote demand of resource k,
 	// largest first (see recheck and sortByRemote).
 	byRemote [][]int32
 	// capCls numbers the machines' distinct capacity vectors; cls is the
 	// cache per capacity class.
-	capCls []int
-	cls    []classCache
+	capClass []int
+	classes  []classCache
 }
 
 // remoteState tracks where free capacity changed, so that a remote-fit
 // check is redone only when it may no longer hold.
 type remoteState struct {
+	ms    []Machine
+	mask  []bool
+	roles Roles
+	needs []Input // scratch: a task's remote reads aggregated per machine
 	// remoteVer counts placements with remote reads and fills that placed
 	// something: only they change free capacity at machines other than the
 	// one being filled, so a remote-fit check stays valid while it is
@@ -369,16 +381,23 @@ type remoteState struct {
 }
 
 // pickScratch is the machine being filled and the buffers of one pick.
-type pickScratch struct {
-	nf    []float64 // normalised masked free of the machine
-	thr   []float64 // fit threshold per resource of the current pick
-	dem   []float64 // scratch: local demand
-	need  []Input   // scratch: remote needs
-	alive []int     // scratch for fill: groups that may fit the machine
+type machineView struct {
+	ms    []Machine
+	mask  []bool
+	d     int
+	roles Roles
+	// monotone: every normalised demand computed so far is non-negative
+	// (and not NaN), so the machine being filled only loses free capacity
+	// and every score only falls during a fill (see engine_fill.go).
+	monotone bool
+	free     []float64 // normalised masked free of the machine
+	limit    []float64 // fit threshold per resource of the current pick
+	scratch  []float64 // scratch: local demand
+	alive    []int     // scratch for fill: groups that may fit the machine
 	// pdem and pru are the demand on the machine and the remote reads of
 	// the last placement (apply).
-	pdem []float64
-	pru  []Input
+	placedDemand []float64
+	placedReads  []Input
 }
 
 // dims is the number of resources of the machines' vectors.
@@ -405,59 +424,63 @@ func (cfg Config) mask(d int) []bool {
 // members of each machine and the jobs' share orders.
 func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	d := dims(ms)
-	r := &round{roundInput: roundInput{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: cfg.mask(d)}, mono: true}
-	r.pickScratch = pickScratch{nf: make([]float64, d), dem: make([]float64, d), thr: make([]float64, d)}
-	r.remoteState = remoteState{chg: make([]int, len(ms))}
-	r.fs.init(len(js), len(gs), len(ms), d)
-	r.initGroups()
-	r.initJobs()
+	r := &round{in: roundInput{ms: ms, gs: gs, js: js, cfg: cfg, d: d, mask: cfg.mask(d)}}
+	r.machine = machineView{ms: ms, mask: r.in.mask, d: d, roles: cfg.Roles, monotone: true, free: make([]float64, d), scratch: make([]float64, d), limit: make([]float64, d)}
+	r.remote = remoteState{ms: ms, mask: r.in.mask, roles: cfg.Roles, chg: make([]int, len(ms))}
+	r.cands.init(len(js), len(gs), len(ms), d)
+	r.groups = newGroupCache(ms, gs, cfg, r.in.mask, d)
+	r.jobs = newJobQueue(js, gs, cfg, r.in.mask)
 	r.indexLocal()
-	r.initOrder()
 	return r
 }
 
-// initGroups fills the per-group caches and starts each group's round.
-func (r *round) initGroups() {
-	gs, d := r.gs, r.d
-	r.groupCache = groupCache{gc: make([]gcache, len(gs)), gPromo: make([]bool, len(gs)), gdem: make([]float64, len(gs)*d),
-		capCls: capClasses(r.ms), cls: make([]classCache, maxCapClasses)}
+// newGroupCache fills the per-group caches and starts each group's round.
+func newGroupCache(ms []Machine, gs []*Group, cfg Config, mask []bool, d int) groupCache {
+	c := groupCache{gs: gs, ms: ms, mask: mask, d: d, roles: cfg.Roles,
+		cache: make([]groupState, len(gs)), promoted: make([]bool, len(gs)), baseDemand: make([]float64, len(gs)*d),
+		capClass: capClasses(ms), classes: make([]classCache, maxCapClasses)}
 	for gi, g := range gs {
-		r.gc[gi] = gcache{gi: int32(gi), nmem: int32(len(g.Members)), job: int32(g.Job), count: int32(g.Count), promo: g.Promoted, anon: g.Members == nil,
+		c.cache[gi] = groupState{gi: int32(gi), nmem: int32(len(g.Members)), job: int32(g.Job), count: int32(g.Count), promo: g.Promoted, anon: g.Members == nil,
 			byMachine: g.ByMachine != nil, remote: len(g.Members) > 0 && len(g.Members[0].Inputs) > 0,
 			input1: len(g.Members) > 0 && len(g.Members[0].Inputs) == 1,
 			first:  -1, repMi: -1}
-		r.gPromo[gi] = g.Promoted
-		copy(r.gdem[gi*d:(gi+1)*d], g.Demand)
+		c.promoted[gi] = g.Promoted
+		copy(c.baseDemand[gi*d:(gi+1)*d], g.Demand)
 		g.round++
 	}
+	return c
 }
 
-// initJobs sets the jobs' pending counts, SRTF terms and share resources.
-func (r *round) initJobs() {
-	r.pend, r.sh, r.ew = make([]int, len(r.js)), make([]float64, len(r.js)), make([]float64, len(r.js))
-	for j := range r.js {
-		r.ew[j] = r.cfg.Epsilon * r.js[j].Work
+// newJobQueue sets the jobs' pending counts, SRTF terms and share
+// resources, then lists the jobs with pending tasks in share order.
+func newJobQueue(js []Job, gs []*Group, cfg Config, mask []bool) jobQueue {
+	q := jobQueue{js: js, total: cfg.Total, fairness: cfg.Fairness, penalty: cfg.RemotePenalty}
+	q.pending, q.shares, q.srtf = make([]int, len(js)), make([]float64, len(js)), make([]float64, len(js))
+	for j := range js {
+		q.srtf[j] = cfg.Epsilon * js[j].Work
 	}
-	for k := range min(len(r.mask), len(r.cfg.Total)) {
-		if r.mask[k] && r.cfg.Total[k] > 0 {
-			r.shareRes = append(r.shareRes, k)
+	for k := range min(len(mask), len(cfg.Total)) {
+		if mask[k] && cfg.Total[k] > 0 {
+			q.shareRes = append(q.shareRes, k)
 		}
 	}
-	for _, g := range r.gs {
-		r.pend[g.Job] += g.Count
+	for _, g := range gs {
+		q.pending[g.Job] += g.Count
 	}
+	q.initOrder()
+	return q
 }
 
 // indexLocal lists the pending members with input on each machine (groups
 // without ByMachine; the others list their own) and sets up the skip
 // pointers over placed and dead members for this round.
 func (r *round) indexLocal() {
-	r.mbase = make([]int, len(r.gs))
+	r.local.mbase = make([]int, len(r.in.gs))
 	nmem := 0
 	var refs []localRef
 	var refAt []int32 // the machine of each of refs
-	for gi, g := range r.gs {
-		r.mbase[gi] = nmem
+	for gi, g := range r.in.gs {
+		r.local.mbase[gi] = nmem
 		nmem += len(g.Members)
 		if g.ByMachine != nil {
 			g.skip = nil
@@ -474,52 +497,52 @@ func (r *round) indexLocal() {
 				g.skip[mi] = int32(mi + 1)
 				continue
 			}
-			canon := r.canonLocal(gi, mem)
+			canon := r.groups.canonLocal(gi, mem)
 			for k, in := range mem.Inputs {
 				if !hasInput(mem.Inputs[:k], in.Machine) {
-					refs = append(refs, localRef{gi: int32(gi), mi: int32(mi), bit: int32(r.mbase[gi] + mi), canon: canon})
+					refs = append(refs, localRef{gi: int32(gi), mi: int32(mi), bit: int32(r.local.mbase[gi] + mi), canon: canon})
 					refAt = append(refAt, int32(in.Machine))
 				}
 			}
 		}
 	}
-	r.placedBits = make([]uint64, (nmem+63)/64)
+	r.local.placedBits = make([]uint64, (nmem+63)/64)
 	r.sortLocal(refs, refAt)
 }
 
 // sortLocal is a counting sort of refs by machine into localAll (stable:
 // each machine's list keeps the order of refs).
 func (r *round) sortLocal(refs []localRef, refAt []int32) {
-	r.localAt = make([]int32, len(r.ms)+1)
+	r.local.localAt = make([]int32, len(r.in.ms)+1)
 	for _, m := range refAt {
-		r.localAt[m+1]++
+		r.local.localAt[m+1]++
 	}
-	for m := range r.ms {
-		r.localAt[m+1] += r.localAt[m]
+	for m := range r.in.ms {
+		r.local.localAt[m+1] += r.local.localAt[m]
 	}
-	r.localAll = make([]localRef, len(refs))
-	next := append([]int32(nil), r.localAt[:len(r.ms)]...)
+	r.local.localAll = make([]localRef, len(refs))
+	next := append([]int32(nil), r.local.localAt[:len(r.in.ms)]...)
 	for i, ref := range refs {
 		m := refAt[i]
-		r.localAll[next[m]] = ref
+		r.local.localAll[next[m]] = ref
 		next[m]++
 	}
 }
 
 // initOrder lists the jobs with pending tasks by share, in both orders.
-func (r *round) initOrder() {
-	for j, p := range r.pend {
+func (q *jobQueue) initOrder() {
+	for j, p := range q.pending {
 		if p > 0 {
-			r.npend++
-			r.sh[j] = r.share(j)
-			r.order = append(r.order, j)
+			q.jobsPending++
+			q.shares[j] = q.share(j)
+			q.order = append(q.order, j)
 		}
 	}
-	sort.Slice(r.order, func(a, b int) bool { return r.shareLess(r.order[a], r.order[b]) })
-	r.opos = positions(r.order, len(r.js))
-	r.vo = append([]int(nil), r.order...)
-	sort.Slice(r.vo, func(a, b int) bool { return r.valueLess(r.vo[a], r.vo[b]) })
-	r.vpos = positions(r.vo, len(r.js))
+	sort.Slice(q.order, func(a, b int) bool { return q.shareLess(q.order[a], q.order[b]) })
+	q.orderPos = positions(q.order, len(q.js))
+	q.exact = append([]int(nil), q.order...)
+	sort.Slice(q.exact, func(a, b int) bool { return q.valueLess(q.exact[a], q.exact[b]) })
+	q.exactPos = positions(q.exact, len(q.js))
 }
 
 // positions maps each of n jobs to its position in list (-1: not there).
@@ -582,46 +605,46 @@ func RemoteNeeds(inputs []Input, m int, buf []Input) []Input {
 
 // prepMachine caches m's normalised free vector over the checked resources
 // and the fit threshold of each entry (fitLimit on normalised amounts).
-func (r *round) prepMachine(m int) {
-	mc := &r.ms[m]
-	for k := 0; k < r.d; k++ {
-		r.prepResource(mc, k)
+func (v *machineView) prepMachine(m int) {
+	mc := &v.ms[m]
+	for k := 0; k < v.d; k++ {
+		v.prepResource(mc, k)
 	}
 }
 
 // prepResource is prepMachine for resource k of machine mc.
-func (r *round) prepResource(mc *Machine, k int) {
+func (v *machineView) prepResource(mc *Machine, k int) {
 	nf := 0.0
-	if r.mask[k] && mc.Cap[k] > 0 {
+	if v.mask[k] && mc.Cap[k] > 0 {
 		nf = mc.Free[k] / mc.Cap[k]
 	}
-	r.nf[k] = nf
-	r.thr[k] = fitLimit(nf, 1)
+	v.free[k] = nf
+	v.limit[k] = fitLimit(nf, 1)
 }
 
 // demandOn writes into nd the normalised masked demand on machine m of a
 // task of g with the given inputs; absent reports that m lacks a resource
 // the task needs (a machine without the resource at all never takes the
 // task, not even when the resource is unchecked).
-func (r *round) demandOn(g *Group, inputs []Input, m int, nd []float64) (remote, absent bool) {
-	remote = LocalDemand(g, inputs, m, r.cfg.Roles, r.dem)
-	return remote, r.normalise(r.dem, m, nd)
+func (v *machineView) demandOn(g *Group, inputs []Input, m int, nd []float64) (remote, absent bool) {
+	remote = LocalDemand(g, inputs, m, v.roles, v.scratch)
+	return remote, v.normalise(v.scratch, m, nd)
 }
 
 // normalise writes into nd the demand dem on machine m normalised by m's
 // capacity over the checked resources; absent as for demandOn.
-func (r *round) normalise(dem []float64, m int, nd []float64) (absent bool) {
-	mc := r.ms[m]
-	for k := 0; k < r.d; k++ {
+func (v *machineView) normalise(dem []float64, m int, nd []float64) (absent bool) {
+	mc := v.ms[m]
+	for k := 0; k < v.d; k++ {
 		nd[k] = 0
 		x := dem[k]
 		if x > 0 && mc.Cap[k] <= 0 {
 			return true
 		}
-		if r.mask[k] && mc.Cap[k] > 0 {
+		if v.mask[k] && mc.Cap[k] > 0 {
 			nd[k] = x / mc.Cap[k]
 			if !(nd[k] >= 0) {
-				r.mono = false
+				v.monotone = false
 			}
 		}
 	}
@@ -631,11 +654,11 @@ func (r *round) normalise(dem []float64, m int, nd []float64) (absent bool) {
 // align is vecpack.Alignment(nd, nf) against the current pick's free vector
 // (its fit thresholds precomputed by prepMachine); ok is false when nd does
 // not fit.
-func (r *round) align(nd []float64) (a float64, ok bool) {
-	if !fitsAll(nd, r.thr) {
+func (v *machineView) align(nd []float64) (a float64, ok bool) {
+	if !fitsAll(nd, v.limit) {
 		return 0, false
 	}
-	nf := r.nf[:len(nd)]
+	nf := v.free[:len(nd)]
 	for k, x := range nd {
 		a += x * nf[k]
 	}
@@ -645,9 +668,9 @@ func (r *round) align(nd []float64) (a float64, ok bool) {
 // stale reports whether a remote-fit check of a task with the given inputs,
 // placed on m, made at version ver (-1: never) may no longer hold: some
 // input machine other than m lost free capacity since.
-func (r *round) stale(inputs []Input, m, ver int) bool {
+func (rs *remoteState) stale(inputs []Input, m, ver int) bool {
 	for _, in := range inputs {
-		if in.Machine != m && r.chg[in.Machine] > ver {
+		if in.Machine != m && rs.chg[in.Machine] > ver {
 			return true
 		}
 	}
@@ -655,14 +678,14 @@ func (r *round) stale(inputs []Input, m, ver int) bool {
 }
 
 // remoteFits checks disk read and network out at every remote input machine.
-func (r *round) remoteFits(inputs []Input, m int) bool {
+func (rs *remoteState) remoteFits(inputs []Input, m int) bool {
 	if len(inputs) == 1 {
 		// The common case needs no aggregation.
-		return inputs[0].Machine == m || r.needFits(inputs[0])
+		return inputs[0].Machine == m || rs.needFits(inputs[0])
 	}
-	r.need = RemoteNeeds(inputs, m, r.need)
-	for _, n := range r.need {
-		if !r.needFits(n) {
+	rs.needs = RemoteNeeds(inputs, m, rs.needs)
+	for _, n := range rs.needs {
+		if !rs.needFits(n) {
 			return false
 		}
 	}
@@ -671,16 +694,16 @@ func (r *round) remoteFits(inputs []Input, m int) bool {
 
 // needFits is the fitLimit test of the need's rate, as disk read and network out
 // where checked, against the free amounts at its machine.
-func (r *round) needFits(n Input) bool {
-	f := r.ms[n.Machine].Free
-	ro := r.cfg.Roles
-	if ro.DiskRead >= 0 && r.mask[ro.DiskRead] {
-		if n.Rate > fitLimit(f[ro.DiskRead], r.ms[n.Machine].Cap[ro.DiskRead]) {
+func (rs *remoteState) needFits(n Input) bool {
+	f := rs.ms[n.Machine].Free
+	ro := rs.roles
+	if ro.DiskRead >= 0 && rs.mask[ro.DiskRead] {
+		if n.Rate > fitLimit(f[ro.DiskRead], rs.ms[n.Machine].Cap[ro.DiskRead]) {
 			return false
 		}
 	}
-	if ro.NetOut >= 0 && r.mask[ro.NetOut] {
-		if n.Rate > fitLimit(f[ro.NetOut], r.ms[n.Machine].Cap[ro.NetOut]) {
+	if ro.NetOut >= 0 && rs.mask[ro.NetOut] {
+		if n.Rate > fitLimit(f[ro.NetOut], rs.ms[n.Machine].Cap[ro.NetOut]) {
 			return false
 		}
 	}
@@ -688,16 +711,16 @@ func (r *round) needFits(n Input) bool {
 }
 
 // share is job j's weighted dominant share over the masked resources.
-func (r *round) share(j int) float64 {
+func (q *jobQueue) share(j int) float64 {
 	s := 0.0
-	alloc, total := r.js[j].Alloc, r.cfg.Total
-	for _, k := range r.shareRes {
+	alloc, total := q.js[j].Alloc, q.total
+	for _, k := range q.shareRes {
 		if k >= len(alloc) {
 			break
 		}
 		s = max(s, alloc[k]/total[k]) // the builtin has math.Max's NaN and signed-zero rules
 	}
-	w := r.js[j].Weight
+	w := q.js[j].Weight
 	if w <= 0 {
 		w = 1
 	}
@@ -707,7 +730,7 @@ func (r *round) share(j int) float64 {
 // nextRep is the first member of g at or after from (a live index) that is
 // pending, not dead this round and without input on m; len(Members) if
 // none. It advances g.cursor over placed members.
-func (r *round) nextRep(g *Group, from, m int) int {
+func nextRep(g *Group, from, m int) int {
 	for mi := from; mi < len(g.Members); mi = g.nextLive(mi + 1) {
 		mem := &g.Members[mi]
 		if mem.placed {
@@ -726,24 +749,24 @@ func (r *round) nextRep(g *Group, from, m int) int {
 
 // byDemand returns the group indices sorted by demand of resource k (ties
 // by index), built once per round per resource.
-func (r *round) byDemand(k int) []int {
-	if r.sorted == nil {
-		r.sorted = make([][]int, r.d)
+func (c *groupCache) byDemand(k int) []int {
+	if c.byBase == nil {
+		c.byBase = make([][]int, c.d)
 	}
-	if r.sorted[k] == nil {
-		idx := make([]int, len(r.gs))
+	if c.byBase[k] == nil {
+		idx := make([]int, len(c.gs))
 		for i := range idx {
 			idx[i] = i
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return r.gs[idx[a]].Demand[k] < r.gs[idx[b]].Demand[k] })
-		r.sorted[k] = idx
+		sort.SliceStable(idx, func(a, b int) bool { return c.gs[idx[a]].Demand[k] < c.gs[idx[b]].Demand[k] })
+		c.byBase[k] = idx
 	}
-	return r.sorted[k]
+	return c.byBase[k]
 }
 
 // shareLess orders jobs by dominant share, ties by index.
-func (r *round) shareLess(a, b int) bool {
-	sa, sb := r.sh[a], r.sh[b]
+func (q *jobQueue) shareLess(a, b int) bool {
+	sa, sb := q.shares[a], q.shares[b]
 	if math.Abs(sa-sb) > ShareTieTol {
 		return sa < sb
 	}
@@ -753,23 +776,23 @@ func (r *round) shareLess(a, b int) bool {
 // reorder refreshes job j's share after a placement (only the placed job's
 // share changes) and moves it to its place in r.order, dropping it when it
 // has nothing pending.
-func (r *round) reorder(j int) {
-	pos := r.opos[j]
+func (q *jobQueue) reorder(j int) {
+	pos := q.orderPos[j]
 	if pos < 0 {
 		return
 	}
-	if r.pend[j] == 0 {
-		drop(&r.order, r.opos, j)
-		drop(&r.vo, r.vpos, j)
+	if q.pending[j] == 0 {
+		drop(&q.order, q.orderPos, j)
+		drop(&q.exact, q.exactPos, j)
 		return
 	}
-	r.sh[j] = r.share(j)
+	q.shares[j] = q.share(j)
 	// shareLess(x, j) written out with j's share read once.
-	sj := r.sh[j]
-	for pos+1 < len(r.order) {
-		x := r.order[pos+1]
+	sj := q.shares[j]
+	for pos+1 < len(q.order) {
+		x := q.order[pos+1]
 		var less bool
-		if sx := r.sh[x]; math.Abs(sx-sj) > ShareTieTol {
+		if sx := q.shares[x]; math.Abs(sx-sj) > ShareTieTol {
 			less = sx < sj
 		} else {
 			less = x < j
@@ -777,36 +800,36 @@ func (r *round) reorder(j int) {
 		if !less {
 			break
 		}
-		r.order[pos], r.opos[x] = x, pos
+		q.order[pos], q.orderPos[x] = x, pos
 		pos++
 	}
-	r.order[pos], r.opos[j] = j, pos
+	q.order[pos], q.orderPos[j] = j, pos
 	// vo is strictly ordered: binary search for j's new place (later,
 	// its share only grew).
-	pos = r.vpos[j]
-	rest := r.vo[pos+1:]
+	pos = q.exactPos[j]
+	rest := q.exact[pos+1:]
 	// sort.Search for the first job of rest not valueLess than j, written
 	// out (no closure call per step).
 	lo, hi := 0, len(rest)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
 		x := rest[h]
-		if sx := r.sh[x]; sx < sj || (sx == sj && x < j) {
+		if sx := q.shares[x]; sx < sj || (sx == sj && x < j) {
 			lo = h + 1
 		} else {
 			hi = h
 		}
 	}
-	q := pos + lo
+	at := pos + lo
 	for i, x := range rest[:lo] {
-		r.vo[pos+i], r.vpos[x] = x, pos+i
+		q.exact[pos+i], q.exactPos[x] = x, pos+i
 	}
-	r.vo[q], r.vpos[j] = j, q
+	q.exact[at], q.exactPos[j] = j, at
 }
 
 // valueLess orders jobs by dominant share exactly, ties by index.
-func (r *round) valueLess(a, b int) bool {
-	if sa, sb := r.sh[a], r.sh[b]; sa != sb {
+func (q *jobQueue) valueLess(a, b int) bool {
+	if sa, sb := q.shares[a], q.shares[b]; sa != sb {
 		return sa < sb
 	}
 	return a < b
@@ -834,8 +857,8 @@ type localRef struct {
 
 // canonLocal reports localRef.canon for member mem of group gi: it reads
 // one input entry, at member 0's rate, and so does member 0.
-func (r *round) canonLocal(gi int, mem *Member) bool {
-	return len(mem.Inputs) == 1 && r.gc[gi].input1 && sameRates(mem.Inputs, r.gs[gi].Members[0].Inputs)
+func (c *groupCache) canonLocal(gi int, mem *Member) bool {
+	return len(mem.Inputs) == 1 && c.cache[gi].input1 && sameRates(mem.Inputs, c.gs[gi].Members[0].Inputs)
 }
 
 func hasInput(ins []Input, m int) bool {
@@ -851,34 +874,34 @@ func hasInput(ins []Input, m int) bool {
 // The placement's demand on m and its remote reads are left in r.pdem and
 // r.pru (nil when it reads nothing remotely) until the next apply.
 func (r *round) apply(c cand, m int, share float64, rank int, p *Placement) {
-	g := r.gs[c.g]
+	g := r.in.gs[c.g]
 	var inputs []Input
 	if c.mi >= 0 {
 		g.Members[c.mi].placed = true
-		b := r.mbase[c.g] + c.mi
-		r.placedBits[b>>6] |= 1 << (b & 63)
+		b := r.local.mbase[c.g] + c.mi
+		r.local.placedBits[b>>6] |= 1 << (b & 63)
 		g.removeLive(c.mi)
 		inputs = g.Members[c.mi].Inputs
 	}
-	if r.pdem == nil {
-		r.pdem = make([]float64, r.d)
+	if r.machine.placedDemand == nil {
+		r.machine.placedDemand = make([]float64, r.in.d)
 	}
-	dem := r.pdem
-	LocalDemand(g, inputs, m, r.cfg.Roles, dem)
-	job := &r.js[g.Job]
+	dem := r.machine.placedDemand
+	LocalDemand(g, inputs, m, r.in.cfg.Roles, dem)
+	job := &r.in.js[g.Job]
 	for k, x := range dem {
-		r.ms[m].Free[k] -= x
+		r.in.ms[m].Free[k] -= x
 		job.Alloc[k] += x
 	}
 	var ru []Input
 	if c.remote {
 		// A copy: the rechecks that follow reuse r.need.
-		r.need = RemoteNeeds(inputs, m, r.need)
-		r.pru = append(r.pru[:0], r.need...)
-		ru = r.pru
-		ro := r.cfg.Roles
+		r.remote.needs = RemoteNeeds(inputs, m, r.remote.needs)
+		r.machine.placedReads = append(r.machine.placedReads[:0], r.remote.needs...)
+		ru = r.machine.placedReads
+		ro := r.in.cfg.Roles
 		for _, n := range ru {
-			f := r.ms[n.Machine].Free
+			f := r.in.ms[n.Machine].Free
 			if ro.DiskRead >= 0 {
 				f[ro.DiskRead] -= n.Rate
 				job.Alloc[ro.DiskRead] += n.Rate
@@ -890,13 +913,13 @@ func (r *round) apply(c cand, m int, share float64, rank int, p *Placement) {
 		}
 	}
 	g.Count--
-	r.gc[c.g].count--
-	if c.mi >= 0 && int(r.gc[c.g].first) == c.mi {
-		r.gc[c.g].first = -1
+	r.groups.cache[c.g].count--
+	if c.mi >= 0 && int(r.groups.cache[c.g].first) == c.mi {
+		r.groups.cache[c.g].first = -1
 	}
-	r.pend[g.Job]--
-	if r.pend[g.Job] == 0 {
-		r.npend--
+	r.jobs.pending[g.Job]--
+	if r.jobs.pending[g.Job] == 0 {
+		r.jobs.jobsPending--
 	}
 	*p = Placement{Group: int32(c.g), Member: int32(c.mi), Machine: int32(m), Alignment: c.align, Score: c.score,
 		Remote: c.remote, Promoted: c.promoted, Share: share, Rank: int32(rank)}

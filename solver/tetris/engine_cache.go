@@ -30,7 +30,7 @@ const maxCapClasses = 16
 // that the entry takes 48 bytes: every fill reads it for every group, and
 // at 104 bytes the array no longer stayed in the L1 cache from one fill
 // to the next.
-type gcache struct {
+type groupState struct {
 	// repVer: see repMi.
 	repVer int
 	// The group's index, and copies of its fields: len(Members), Job,
@@ -119,21 +119,21 @@ func sameRates(a, b []Input) bool {
 }
 
 // remoteDem is group gi's remote demand, computed on first use.
-func (r *round) remoteDem(gi int) []float64 {
-	if r.rdem == nil {
-		r.rdem = make([][]float64, len(r.gs))
+func (c *groupCache) remoteDem(gi int) []float64 {
+	if c.remoteDemand == nil {
+		c.remoteDemand = make([][]float64, len(c.gs))
 	}
-	if r.rdem[gi] == nil {
-		g := r.gs[gi]
-		r.rdem[gi] = make([]float64, r.d)
+	if c.remoteDemand[gi] == nil {
+		g := c.gs[gi]
+		c.remoteDemand[gi] = make([]float64, c.d)
 		var inputs []Input
 		if len(g.Members) > 0 {
 			inputs = g.Members[0].Inputs
 		}
 		// m = -1: every input is remote.
-		r.gc[gi].remote = LocalDemand(g, inputs, -1, r.cfg.Roles, r.rdem[gi])
+		c.cache[gi].remote = LocalDemand(g, inputs, -1, c.roles, c.remoteDemand[gi])
 	}
-	return r.rdem[gi]
+	return c.remoteDemand[gi]
 }
 
 // groupDemand appends to the fill's demands the normalised demand on m of
@@ -142,39 +142,39 @@ func (r *round) remoteDem(gi int) []float64 {
 // normalised (see byRemote; then it comes from the class cache); absent as
 // for demandOn.
 func (r *round) groupDemand(gi, mi, m int) (off int, remote, absent, canon bool) {
-	fs := &r.fs
-	c := &r.gc[gi]
+	fs := &r.cands
+	c := &r.groups.cache[gi]
 	if mi >= 0 {
-		g := r.gs[gi]
+		g := r.in.gs[gi]
 		inputs := g.Members[mi].Inputs
 		if !sameRates(inputs, g.Members[0].Inputs) {
 			off = fs.take()
-			remote, absent = r.demandOn(g, inputs, m, fs.nd[off:])
+			remote, absent = r.machine.demandOn(g, inputs, m, fs.demands[off:])
 			return off, remote, absent, false
 		}
 	}
-	cls := r.capCls[m]
+	cls := r.groups.capClass[m]
 	if cls < 0 {
 		off = fs.take()
-		return off, c.remote, r.normalise(r.remoteDem(gi), m, fs.nd[off:]), true
+		return off, c.remote, r.machine.normalise(r.groups.remoteDem(gi), m, fs.demands[off:]), true
 	}
-	nd, absent := r.classND(gi, cls, m)
-	off = gi * r.d
+	nd, absent := r.groups.classND(&r.machine, gi, cls, m)
+	off = gi * r.in.d
 	if !fs.shared {
-		off = len(fs.nd)
-		fs.nd = append(fs.nd, nd...)
+		off = len(fs.demands)
+		fs.demands = append(fs.demands, nd...)
 	}
 	return off, c.remote, absent, true
 }
 
 // classND is group gi's remote demand normalised for capacity class cls (m
 // is a machine of it), computed on first use.
-func (r *round) classND(gi, cls, m int) (nd []float64, absent bool) {
-	cc := r.classCache(cls)
-	nd = cc.nd[gi*r.d : (gi+1)*r.d : (gi+1)*r.d]
+func (c *groupCache) classND(v *machineView, gi, cls, m int) (nd []float64, absent bool) {
+	cc := c.classCache(cls)
+	nd = cc.nd[gi*c.d : (gi+1)*c.d : (gi+1)*c.d]
 	if cc.state[gi] == 0 {
 		cc.state[gi] = 1
-		if r.normalise(r.remoteDem(gi), m, nd) {
+		if v.normalise(c.remoteDem(gi), m, nd) {
 			cc.state[gi] = 2
 		}
 	}
@@ -188,16 +188,16 @@ func (r *round) classND(gi, cls, m int) (nd []float64, absent bool) {
 // computed on first use. Group gi's member 0 must have one input entry
 // (gcache.input1); the caller checks that the member's rate is member 0's,
 // bit for bit.
-func (r *round) classLocalND(gi, cls, m int) (nd []float64, absent bool) {
-	cc := r.classCache(cls)
-	i := len(r.gs) + gi
-	nd = cc.nd[i*r.d : (i+1)*r.d : (i+1)*r.d]
+func (c *groupCache) classLocalND(v *machineView, gi, cls, m int) (nd []float64, absent bool) {
+	cc := c.classCache(cls)
+	i := len(c.gs) + gi
+	nd = cc.nd[i*c.d : (i+1)*c.d : (i+1)*c.d]
 	if cc.state[i] == 0 {
 		cc.state[i] = 1
-		g := r.gs[gi]
+		g := c.gs[gi]
 		in := g.Members[0].Inputs
-		LocalDemand(g, in, in[0].Machine, r.cfg.Roles, r.dem)
-		if r.normalise(r.dem, m, nd) {
+		LocalDemand(g, in, in[0].Machine, c.roles, v.scratch)
+		if v.normalise(v.scratch, m, nd) {
 			cc.state[i] = 2
 		}
 	}
@@ -211,58 +211,58 @@ func (r *round) classLocalND(gi, cls, m int) (nd []float64, absent bool) {
 const classFillRoom = 64
 
 // classCache is capacity class cls's cache, allocated on first use.
-func (r *round) classCache(cls int) *classCache {
-	cc := &r.cls[cls]
+func (c *groupCache) classCache(cls int) *classCache {
+	cc := &c.classes[cls]
 	if cc.state == nil {
-		n := 2 * len(r.gs) * r.d
-		cc.nd, cc.state = make([]float64, n, n+classFillRoom*r.d), make([]uint8, 2*len(r.gs))
+		n := 2 * len(c.gs) * c.d
+		cc.nd, cc.state = make([]float64, n, n+classFillRoom*c.d), make([]uint8, 2*len(c.gs))
 	}
 	return cc
 }
 
 // findFirst sets group gi's first live member (c.first = -1) and what
 // the fills read of it, and returns it.
-func (r *round) findFirst(gi int) int {
-	c, g := &r.gc[gi], r.gs[gi]
-	f := r.nextRep(g, g.nextLive(g.cursor), -1)
-	c.first, c.firstIn, c.firstCanon = int32(f), -2, false
+func (c *groupCache) findFirst(gi int) int {
+	st, g := &c.cache[gi], c.gs[gi]
+	f := nextRep(g, g.nextLive(g.cursor), -1)
+	st.first, st.firstIn, st.firstCanon = int32(f), -2, false
 	if f < len(g.Members) {
-		c.firstIn = int32(remoteIn(g.Members[f].Inputs, -1))
-		c.firstCanon = sameRates(g.Members[f].Inputs, g.Members[0].Inputs)
+		st.firstIn = int32(remoteIn(g.Members[f].Inputs, -1))
+		st.firstCanon = sameRates(g.Members[f].Inputs, g.Members[0].Inputs)
 	}
 	return f
 }
 
 // rep is group gi's representative on m: its first pending member, not
 // dead this round, without input on m (len(Members) if none).
-func (r *round) rep(g *Group, c *gcache, m int) int {
-	gi := int(c.gi)
-	f := int(c.first)
+func (c *groupCache) rep(g *Group, st *groupState, m int) int {
+	gi := int(st.gi)
+	f := int(st.first)
 	if f < 0 || (f < len(g.Members) && (g.Members[f].placed || g.Members[f].deadAt == g.round)) {
-		c.first = -1
-		f = r.findFirst(gi)
+		st.first = -1
+		f = c.findFirst(gi)
 	}
 	if f < len(g.Members) && hasInput(g.Members[f].Inputs, m) {
-		return r.nextRep(g, g.nextLive(f+1), m)
+		return nextRep(g, g.nextLive(f+1), m)
 	}
 	return f
 }
 
 // sortByRemote lists, per resource k, the groups with pending tasks by
 // remote demand of k, largest first (ties by index); once per round.
-func (r *round) sortByRemote() {
+func (c *groupCache) sortByRemote() {
 	var idx []int32
-	for gi, g := range r.gs {
+	for gi, g := range c.gs {
 		if g.Count > 0 {
-			r.remoteDem(gi)
+			c.remoteDem(gi)
 			idx = append(idx, int32(gi))
 		}
 	}
-	r.byRemote = make([][]int32, r.d)
-	for k := range r.byRemote {
+	c.byRemote = make([][]int32, c.d)
+	for k := range c.byRemote {
 		s := append([]int32(nil), idx...)
-		sort.SliceStable(s, func(a, b int) bool { return r.rdem[s[a]][k] > r.rdem[s[b]][k] })
-		r.byRemote[k] = s
+		sort.SliceStable(s, func(a, b int) bool { return c.remoteDemand[s[a]][k] > c.remoteDemand[s[b]][k] })
+		c.byRemote[k] = s
 	}
 }
 

@@ -48,9 +48,9 @@ import (
 // fent is a candidate of the fill of one machine: a member with input on
 // the machine (local), or a group standing for its pending members without
 // input there (mi is then its representative, -1 for an anonymous group).
-type fent struct {
+type candidate struct {
 	gi, mi, job int
-	a           float64 // alignment at the last evaluation
+	alignment   float64 // alignment at the last evaluation
 	off         int     // normalised demand on the machine: fillState.nd[off : off+d]
 	// ver is remoteVer when its remote reads last fitted (-1: unchecked);
 	// they need no recheck while none of its input machines changed since.
@@ -65,8 +65,8 @@ type fent struct {
 }
 
 // fillState is the scratch of one fill, reused across fills.
-type fillState struct {
-	ents []fent
+type candidateSet struct {
+	entries []candidate
 	// nd holds the entries' normalised demands, d each. When m has a
 	// capacity class, nd starts as that class's cache of the groups'
 	// normalised remote demands (base values, group gi's at gi·d: the
@@ -75,11 +75,11 @@ type fillState struct {
 	// nd still has the class cache's backing array (an append past its
 	// capacity copies it, and the cache's later values are then copied
 	// per entry). own is the buffer of fills without a class.
-	nd     []float64
-	own    []float64
-	base   int
-	shared bool
-	d      int
+	demands []float64
+	own     []float64
+	base    int
+	shared  bool
+	d       int
 	// live lists the entries, dead ones removed by scans; nlive counts
 	// those not dead. rest lists the entries not sorted.
 	live  []int
@@ -106,14 +106,14 @@ type fillState struct {
 	// byIn[x] lists entries whose current member reads from machine x
 	// (maybe no longer: a recheck then finds nothing changed); inUsed
 	// lists the machines with a non-empty list.
-	byIn   [][]int
-	inUsed []int
-	hp, hn nheap // promoted entries, the others
+	byIn             [][]int
+	inUsed           []int
+	promoted, others nheap // promoted entries, the others
 	// cnt is the number of live entries per job; ntouched the number of
 	// jobs with cnt > 0 (the jobs holding a candidate).
-	cnt      []int
-	ntouched int
-	step     int // placements made in this fill
+	perJob      []int
+	jobsHolding int
+	step        int // placements made in this fill
 	// bound is the position in order of the last job within the fairness
 	// cut (the k-th holding a candidate).
 	bound int
@@ -123,8 +123,8 @@ type fillState struct {
 	parkedJobs []int
 }
 
-func (fs *fillState) init(nj, ng, nm, d int) {
-	fs.cnt = make([]int, nj)
+func (fs *candidateSet) init(nj, ng, nm, d int) {
+	fs.perJob = make([]int, nj)
 	fs.parked = make([][]hnode, nj)
 	fs.slot = make([]int64, ng)
 	fs.d = d
@@ -143,9 +143,9 @@ const scanMax = 24
 func (r *round) fill(m int, out []Placement) []Placement {
 	r.fills++
 	r.startFill(m)
-	r.prepMachine(m)
+	r.machine.prepMachine(m)
 	r.addCandidates(m)
-	for r.fs.ntouched > 0 {
+	for r.cands.jobsHolding > 0 {
 		out = r.place(m, out)
 	}
 	r.endFill(m)
@@ -155,20 +155,20 @@ func (r *round) fill(m int, out []Placement) []Placement {
 // startFill resets the fill's scratch for machine m: its entries start
 // after the capacity class's cached demands (when m has a class).
 func (r *round) startFill(m int) {
-	fs := &r.fs
-	fs.ents, fs.live, fs.rest = fs.ents[:0], fs.live[:0], fs.rest[:0]
-	if cls := r.capCls[m]; cls >= 0 {
-		cc := r.classCache(cls)
-		fs.nd, fs.base, fs.shared = cc.nd, len(cc.nd), true
+	fs := &r.cands
+	fs.entries, fs.live, fs.rest = fs.entries[:0], fs.live[:0], fs.rest[:0]
+	if cls := r.groups.capClass[m]; cls >= 0 {
+		cc := r.groups.classCache(cls)
+		fs.demands, fs.base, fs.shared = cc.nd, len(cc.nd), true
 	} else {
-		fs.nd, fs.base, fs.shared = fs.own[:0], 0, false
+		fs.demands, fs.base, fs.shared = fs.own[:0], 0, false
 	}
-	fs.hp, fs.hn = fs.hp[:0], fs.hn[:0]
+	fs.promoted, fs.others = fs.promoted[:0], fs.others[:0]
 	fs.step, fs.nlive = 0, 0
 	fs.chk = fs.chk[:0]
 	for k := range fs.ptr {
 		fs.ptr[k], fs.stop[k], fs.restMax[k] = 0, math.Inf(1), math.Inf(1)
-		if r.mask[k] && r.ms[m].Cap[k] > 0 {
+		if r.in.mask[k] && r.in.ms[m].Cap[k] > 0 {
 			fs.chk = append(fs.chk, k)
 		}
 	}
@@ -178,23 +178,23 @@ func (r *round) startFill(m int) {
 // members with input on m, then each group through its representative) and
 // builds the heaps of those that fit.
 func (r *round) addCandidates(m int) {
-	alive, scarce, lim := r.prefilter(m)
-	for _, lr := range r.localAll[r.localAt[m]:r.localAt[m+1]] {
-		if r.placedBits[lr.bit>>6]&(1<<(lr.bit&63)) == 0 && (scarce < 0 || r.gdem[int(lr.gi)*r.d+scarce] <= lim) {
+	alive, scarce, lim := r.groups.prefilter(r.machine.alive, m)
+	for _, lr := range r.local.localAll[r.local.localAt[m]:r.local.localAt[m+1]] {
+		if r.local.placedBits[lr.bit>>6]&(1<<(lr.bit&63)) == 0 && (scarce < 0 || r.groups.baseDemand[int(lr.gi)*r.in.d+scarce] <= lim) {
 			r.addLocal(int(lr.gi), int(lr.mi), m, lr.canon)
 		}
 	}
 	for _, gi := range alive {
-		if r.gc[gi].byMachine {
+		if r.groups.cache[gi].byMachine {
 			r.addByMachine(gi, m)
 		}
 	}
 	for _, gi := range alive {
 		r.addGroup(gi, m)
 	}
-	r.alive = alive[:0]
-	r.fs.hp.heapify()
-	r.fs.hn.heapify()
+	r.machine.alive = alive[:0]
+	r.cands.promoted.heapify()
+	r.cands.others.heapify()
 }
 
 // prefilter returns the groups with pending tasks that may fit m: a group
@@ -203,30 +203,30 @@ func (r *round) addCandidates(m int) {
 // lists groups by that demand, so the candidates are a prefix found by
 // binary search. It also returns that resource (-1: none checked) and the
 // limit on its demand.
-func (r *round) prefilter(m int) (alive []int, scarce int, lim float64) {
-	alive = r.alive[:0]
-	free := r.ms[m].Free
+func (c *groupCache) prefilter(buf []int, m int) (alive []int, scarce int, lim float64) {
+	alive = buf[:0]
+	free := c.ms[m].Free
 	scarce, frac := -1, math.Inf(1)
-	for k := 0; k < r.d; k++ {
-		if r.mask[k] && r.ms[m].Cap[k] > 0 {
-			if f := free[k] / r.ms[m].Cap[k]; f < frac {
+	for k := 0; k < c.d; k++ {
+		if c.mask[k] && c.ms[m].Cap[k] > 0 {
+			if f := free[k] / c.ms[m].Cap[k]; f < frac {
 				scarce, frac = k, f
 			}
 		}
 	}
 	if scarce < 0 {
-		for gi := range r.gs {
-			if r.gc[gi].count > 0 {
+		for gi := range c.gs {
+			if c.cache[gi].count > 0 {
 				alive = append(alive, gi)
 			}
 		}
 		return alive, scarce, math.Inf(1)
 	}
-	byD := r.byDemand(scarce)
-	lim = fitLimit(free[scarce], r.ms[m].Cap[scarce])
-	n := sort.Search(len(byD), func(i int) bool { return r.gs[byD[i]].Demand[scarce] > lim })
+	byD := c.byDemand(scarce)
+	lim = fitLimit(free[scarce], c.ms[m].Cap[scarce])
+	n := sort.Search(len(byD), func(i int) bool { return c.gs[byD[i]].Demand[scarce] > lim })
 	for _, gi := range byD[:n] {
-		if r.gc[gi].count > 0 {
+		if c.cache[gi].count > 0 {
 			alive = append(alive, gi)
 		}
 	}
@@ -236,12 +236,12 @@ func (r *round) prefilter(m int) (alive []int, scarce int, lim float64) {
 // addByMachine evaluates the pending members of group gi that its
 // ByMachine lists with input on m.
 func (r *round) addByMachine(gi, m int) {
-	g := r.gs[gi]
+	g := r.in.gs[gi]
 	for _, mi := range g.ByMachine[m] {
 		if mem := &g.Members[mi]; !mem.placed {
 			// The cached demand needs its one input on m (ByMachine lists
 			// members with input there; the check keeps that a guarantee).
-			r.addLocal(gi, int(mi), m, r.canonLocal(gi, mem) && mem.Inputs[0].Machine == m)
+			r.addLocal(gi, int(mi), m, r.groups.canonLocal(gi, mem) && mem.Inputs[0].Machine == m)
 		}
 	}
 }
@@ -250,15 +250,15 @@ func (r *round) addByMachine(gi, m int) {
 // fairness cut, promoted stages first. It applies it, appends its
 // placement to out, and drops the entries that no longer fit.
 func (r *round) place(m int, out []Placement) []Placement {
-	fs := &r.fs
-	cut := r.cutAt()
+	fs := &r.cands
+	cut := r.jobs.cutAt(&r.cands)
 	r.unpark(cut)
-	if !r.mono {
+	if !r.machine.monotone {
 		r.refreshAll()
 	}
-	t, ok := r.top(&fs.hp, cut)
+	t, ok := r.top(&fs.promoted, cut)
 	if !ok {
-		t, ok = r.top(&fs.hn, cut)
+		t, ok = r.top(&fs.others, cut)
 	}
 	if !ok {
 		// Some job holds a live candidate and k ≥ 1, so some eligible
@@ -266,27 +266,27 @@ func (r *round) place(m int, out []Placement) []Placement {
 		// restored above).
 		panic("tetris: no eligible candidate although a job holds one")
 	}
-	e := &fs.ents[t.e]
+	e := &fs.entries[t.e]
 	pj := e.job
-	rank := r.rank(pj)
-	c := cand{g: e.gi, mi: e.mi, align: e.a, score: t.score(), remote: e.remote, promoted: e.promo, ok: true}
+	rank := r.jobs.rank(&r.cands, pj)
+	c := cand{g: e.gi, mi: e.mi, align: e.alignment, score: t.score(), remote: e.remote, promoted: e.promo, ok: true}
 	out = append(out, Placement{})
-	r.apply(c, m, r.sh[pj], rank, &out[len(out)-1])
+	r.apply(c, m, r.jobs.shares[pj], rank, &out[len(out)-1])
 	var ru []Input
 	if c.remote {
-		ru = r.pru
-		r.remoteVer++
+		ru = r.machine.placedReads
+		r.remote.remoteVer++
 		for _, n := range ru {
-			r.chg[n.Machine] = r.remoteVer
+			r.remote.chg[n.Machine] = r.remote.remoteVer
 		}
 	}
-	r.reorder(pj)
+	r.jobs.reorder(pj)
 	r.advance(int(t.e), m)
 	fs.step++
 	// Only the resources the placement used changed on m.
-	for k, x := range r.pdem {
+	for k, x := range r.machine.placedDemand {
 		if x != 0 {
-			r.prepResource(&r.ms[m], k)
+			r.machine.prepResource(&r.in.ms[m], k)
 		}
 	}
 	r.recheck(m, ru, int(t.e))
@@ -296,16 +296,16 @@ func (r *round) place(m int, out []Placement) []Placement {
 // cutAt sets fs.bound, the position in order of the last job within the
 // fairness cut: the first k = ⌈(1−f)·|J|⌉ jobs, in share order, that hold
 // a candidate. It reports whether the cut excludes any job holding one.
-func (r *round) cutAt() bool {
-	fs := &r.fs
-	k := int(math.Ceil((1-r.cfg.Fairness)*float64(r.npend) - ceilTol))
+func (q *jobQueue) cutAt(cs *candidateSet) bool {
+	fs := cs
+	k := int(math.Ceil((1-q.fairness)*float64(q.jobsPending) - ceilTol))
 	if k < 1 {
 		k = 1
 	}
-	cut := k < fs.ntouched
-	fs.bound = len(r.order) - 1
+	cut := k < fs.jobsHolding
+	fs.bound = len(q.order) - 1
 	if cut {
-		fs.bound = r.kth(k)
+		fs.bound = q.kthHolder(cs, k)
 	}
 	return cut
 }
@@ -313,12 +313,12 @@ func (r *round) cutAt() bool {
 // endFill marks m changed when the fill placed something and clears the
 // fill's per-machine lists, keeping the larger demand array.
 func (r *round) endFill(m int) {
-	fs := &r.fs
+	fs := &r.cands
 	if fs.step > 0 {
 		// m lost capacity: remote-read checks of members reading from m,
 		// kept across fills (gcache.repVer), are stale.
-		r.remoteVer++
-		r.chg[m] = r.remoteVer
+		r.remote.remoteVer++
+		r.remote.chg[m] = r.remote.remoteVer
 	}
 	for _, j := range fs.parkedJobs {
 		fs.parked[j] = fs.parked[j][:0]
@@ -328,25 +328,25 @@ func (r *round) endFill(m int) {
 		fs.byIn[x] = fs.byIn[x][:0]
 	}
 	fs.inUsed = fs.inUsed[:0]
-	if cls := r.capCls[m]; cls < 0 {
-		fs.own = fs.nd[:0]
+	if cls := r.groups.capClass[m]; cls < 0 {
+		fs.own = fs.demands[:0]
 	} else if !fs.shared {
 		// Keep the larger array for the class's next fills, with the
 		// cache's current values.
-		cc := &r.cls[cls]
-		copy(fs.nd[:fs.base], cc.nd)
-		cc.nd = fs.nd[:fs.base]
+		cc := &r.groups.classes[cls]
+		copy(fs.demands[:fs.base], cc.nd)
+		cc.nd = fs.demands[:fs.base]
 	}
-	fs.nd = nil
+	fs.demands = nil
 }
 
 // kth is the position in order of the k-th job holding a candidate (k ≤
 // the number of such jobs), found from whichever end is closer.
-func (r *round) kth(k int) int {
-	fs := &r.fs
-	if back := fs.ntouched - k; back < k {
-		for i := len(r.order) - 1; ; i-- {
-			if fs.cnt[r.order[i]] > 0 {
+func (q *jobQueue) kthHolder(cs *candidateSet, k int) int {
+	fs := cs
+	if back := fs.jobsHolding - k; back < k {
+		for i := len(q.order) - 1; ; i-- {
+			if fs.perJob[q.order[i]] > 0 {
 				if back == 0 {
 					return i
 				}
@@ -355,8 +355,8 @@ func (r *round) kth(k int) int {
 		}
 	}
 	n := 0
-	for i, j := range r.order {
-		if fs.cnt[j] > 0 {
+	for i, j := range q.order {
+		if fs.perJob[j] > 0 {
 			if n++; n == k {
 				return i
 			}
@@ -371,54 +371,54 @@ func (r *round) kth(k int) int {
 // the share), and for the jobs of lower index among those within
 // ShareTieTol of pj's share, a segment of vo around pj. The prefix is
 // counted from whichever end of vo is nearer.
-func (r *round) rank(pj int) int {
-	fs := &r.fs
-	sp, p := r.sh[pj], r.vpos[pj]
+func (q *jobQueue) rank(cs *candidateSet, pj int) int {
+	fs := cs
+	sp, p := q.shares[pj], q.exactPos[pj]
 	lo, hi := p, p
-	for lo > 0 && math.Abs(r.sh[r.vo[lo-1]]-sp) <= ShareTieTol {
+	for lo > 0 && math.Abs(q.shares[q.exact[lo-1]]-sp) <= ShareTieTol {
 		lo--
 	}
-	for hi+1 < len(r.vo) && math.Abs(r.sh[r.vo[hi+1]]-sp) <= ShareTieTol {
+	for hi+1 < len(q.exact) && math.Abs(q.shares[q.exact[hi+1]]-sp) <= ShareTieTol {
 		hi++
 	}
 	rank := 0
-	for _, j := range r.vo[lo : hi+1] {
-		if j < pj && fs.cnt[j] > 0 {
+	for _, j := range q.exact[lo : hi+1] {
+		if j < pj && fs.perJob[j] > 0 {
 			rank++
 		}
 	}
-	if lo <= len(r.vo)-lo {
-		for _, j := range r.vo[:lo] {
-			if fs.cnt[j] > 0 {
+	if lo <= len(q.exact)-lo {
+		for _, j := range q.exact[:lo] {
+			if fs.perJob[j] > 0 {
 				rank++
 			}
 		}
 		return rank
 	}
 	after := 0
-	for _, j := range r.vo[lo:] {
-		if fs.cnt[j] > 0 {
+	for _, j := range q.exact[lo:] {
+		if fs.perJob[j] > 0 {
 			after++
 		}
 	}
-	return rank + fs.ntouched - after
+	return rank + fs.jobsHolding - after
 }
 
 // score is offer's score of a candidate of job j with alignment a:
 // a·(1−penalty if remote) − ε·p.
-func (r *round) score(j int, a float64, remote bool) float64 {
+func (q *jobQueue) score(j int, a float64, remote bool) float64 {
 	sc := a
 	if remote {
-		sc *= 1 - r.cfg.RemotePenalty
+		sc *= 1 - q.penalty
 	}
-	sc -= r.ew[j]
+	sc -= q.srtf[j]
 	return sc
 }
 
 // dot is the alignment of a normalised demand known to fit (align without
 // the fit test, the same arithmetic).
-func (r *round) dot(nd []float64) (a float64) {
-	nf := r.nf[:len(nd)]
+func (v *machineView) dot(nd []float64) (a float64) {
+	nf := v.free[:len(nd)]
 	for k, x := range nd {
 		a += x * nf[k]
 	}
@@ -426,40 +426,42 @@ func (r *round) dot(nd []float64) (a float64) {
 }
 
 // take appends room for one normalised demand and returns its offset.
-func (fs *fillState) take() int {
-	off := len(fs.nd)
-	if off+fs.d > cap(fs.nd) {
+func (fs *candidateSet) take() int {
+	off := len(fs.demands)
+	if off+fs.d > cap(fs.demands) {
 		fs.shared = false
 	}
 	for range fs.d {
-		fs.nd = append(fs.nd, 0)
+		fs.demands = append(fs.demands, 0)
 	}
 	return off
 }
 
 // drop releases the normalised demand at off, unless it is in the class
 // cache.
-func (fs *fillState) drop(off int) {
+func (fs *candidateSet) drop(off int) {
 	if off >= fs.base {
-		fs.nd = fs.nd[:off]
+		fs.demands = fs.demands[:off]
 	}
 }
 
 // ndOf is entry e's normalised demand.
-func (fs *fillState) ndOf(e *fent) []float64 { return fs.nd[e.off : e.off+fs.d : e.off+fs.d] }
+func (fs *candidateSet) ndOf(e *candidate) []float64 {
+	return fs.demands[e.off : e.off+fs.d : e.off+fs.d]
+}
 
 // add keeps entry e, evaluated at the fill's start with alignment a.
-func (r *round) add(e *fent, a float64, m int) {
-	fs := &r.fs
-	fs.ents = append(fs.ents, *e)
-	r.kept(len(fs.ents)-1, a, m)
+func (r *round) add(e *candidate, a float64, m int) {
+	fs := &r.cands
+	fs.entries = append(fs.entries, *e)
+	r.kept(len(fs.entries)-1, a, m)
 }
 
 // kept registers entry ei, just appended, evaluated at the fill's start
 // with alignment a.
 func (r *round) kept(ei int, a float64, m int) {
-	fs := &r.fs
-	e := &fs.ents[ei]
+	fs := &r.cands
+	e := &fs.entries[ei]
 	fs.live = append(fs.live, ei)
 	fs.nlive++
 	if !e.sorted {
@@ -471,16 +473,16 @@ func (r *round) kept(ei int, a float64, m int) {
 	if e.remote {
 		r.register(ei, m)
 	}
-	if fs.cnt[e.job] == 0 {
-		fs.ntouched++
+	if fs.perJob[e.job] == 0 {
+		fs.jobsHolding++
 	}
-	fs.cnt[e.job]++
-	fs.ents[ei].a = a
-	nd := mkNode(r.score(e.job, a, e.remote), tieKey(e.gi, e.mi), int32(ei), 0)
+	fs.perJob[e.job]++
+	fs.entries[ei].alignment = a
+	nd := mkNode(r.jobs.score(e.job, a, e.remote), tieKey(e.gi, e.mi), int32(ei), 0)
 	if e.promo {
-		fs.hp = append(fs.hp, nd)
+		fs.promoted = append(fs.promoted, nd)
 	} else {
-		fs.hn = append(fs.hn, nd)
+		fs.others = append(fs.others, nd)
 	}
 }
 
@@ -490,39 +492,39 @@ func (r *round) kept(ei int, a float64, m int) {
 // canon reports that the member's one input entry, on m, has member 0's
 // rate and member 0 has one input entry (localRef.canon).
 func (r *round) addLocal(gi, mi, m int, canon bool) {
-	fs := &r.fs
-	if canon && r.capCls[m] >= 0 {
+	fs := &r.cands
+	if canon && r.groups.capClass[m] >= 0 {
 		// The common case: the class's cached local demand of the group,
 		// read entirely on m (no remote reads to check), without touching
 		// the member.
-		nd, absent := r.classLocalND(gi, r.capCls[m], m)
+		nd, absent := r.groups.classLocalND(&r.machine, gi, r.groups.capClass[m], m)
 		if absent {
 			return
 		}
-		a, ok := r.align(nd)
+		a, ok := r.machine.align(nd)
 		if !ok {
 			return
 		}
-		off := (len(r.gs) + gi) * r.d
+		off := (len(r.in.gs) + gi) * r.in.d
 		if !fs.shared {
-			off = len(fs.nd)
-			fs.nd = append(fs.nd, nd...)
+			off = len(fs.demands)
+			fs.demands = append(fs.demands, nd...)
 		}
-		e := fent{gi: gi, mi: mi, job: int(r.gc[gi].job), off: off, ver: -1, local: true, promo: r.gPromo[gi]}
+		e := candidate{gi: gi, mi: mi, job: int(r.groups.cache[gi].job), off: off, ver: -1, local: true, promo: r.groups.promoted[gi]}
 		r.add(&e, a, m)
 		return
 	}
-	g := r.gs[gi]
+	g := r.in.gs[gi]
 	off := fs.take()
-	nd := fs.nd[off:]
-	remote, absent := r.demandOn(g, g.Members[mi].Inputs, m, nd)
+	nd := fs.demands[off:]
+	remote, absent := r.machine.demandOn(g, g.Members[mi].Inputs, m, nd)
 	a, ok := 0.0, false
 	if !absent {
-		a, ok = r.align(nd)
+		a, ok = r.machine.align(nd)
 	}
-	e := fent{gi: gi, mi: mi, job: g.Job, off: off, ver: -1, local: true, remote: remote, promo: r.gPromo[gi]}
+	e := candidate{gi: gi, mi: mi, job: g.Job, off: off, ver: -1, local: true, remote: remote, promo: r.groups.promoted[gi]}
 	if !ok || (remote && !r.remoteOK(&e, m)) {
-		fs.nd = fs.nd[:off]
+		fs.demands = fs.demands[:off]
 		return
 	}
 	r.add(&e, a, m)
@@ -534,15 +536,15 @@ func (r *round) addLocal(gi, mi, m int, canon bool) {
 // group's first live member (no input on m, the group's rates), its demand
 // the class's, its remote check valid unless its one input machine changed.
 func (r *round) addGroup(gi, m int) {
-	c := &r.gc[gi]
+	c := &r.groups.cache[gi]
 	if c.count == 0 {
 		return
 	}
-	cls := r.capCls[m]
+	cls := r.groups.capClass[m]
 	mi := -1
 	if !c.anon {
 		if c.first < 0 {
-			r.findFirst(gi)
+			r.groups.findFirst(gi)
 		}
 		if c.first >= c.nmem {
 			return // no live member
@@ -558,16 +560,16 @@ func (r *round) addGroup(gi, m int) {
 		return
 	}
 	var nd []float64
-	if cc := &r.cls[cls]; cc.state != nil && cc.state[gi] == 1 {
+	if cc := &r.groups.classes[cls]; cc.state != nil && cc.state[gi] == 1 {
 		// classND's cached case, without the call.
-		nd = cc.nd[gi*r.d : (gi+1)*r.d : (gi+1)*r.d]
+		nd = cc.nd[gi*r.in.d : (gi+1)*r.in.d : (gi+1)*r.in.d]
 	} else {
 		var absent bool
-		if nd, absent = r.classND(gi, cls, m); absent {
+		if nd, absent = r.groups.classND(&r.machine, gi, cls, m); absent {
 			return
 		}
 	}
-	a, ok := r.align(nd)
+	a, ok := r.machine.align(nd)
 	if !ok {
 		return
 	}
@@ -575,21 +577,21 @@ func (r *round) addGroup(gi, m int) {
 	if int(c.repMi) == mi {
 		ver = c.repVer
 	}
-	if c.remote && r.chg[c.firstIn] > ver {
+	if c.remote && r.remote.chg[c.firstIn] > ver {
 		// The slow path rechecks the representative's reads (and may
 		// move on to the next member) exactly as remoteOK does.
 		r.addGroupSlow(gi, m)
 		return
 	}
-	fs := &r.fs
-	off := gi * r.d
+	fs := &r.cands
+	off := gi * r.in.d
 	if !fs.shared {
-		off = len(fs.nd)
-		fs.nd = append(fs.nd, nd...)
+		off = len(fs.demands)
+		fs.demands = append(fs.demands, nd...)
 	}
-	ei := len(fs.ents)
+	ei := len(fs.entries)
 	j, remote, promo := int(c.job), c.remote, c.promo
-	fs.ents = append(fs.ents, fent{gi: gi, mi: mi, job: j, a: a, off: off, ver: ver, remote: remote, promo: promo, sorted: true})
+	fs.entries = append(fs.entries, candidate{gi: gi, mi: mi, job: j, alignment: a, off: off, ver: ver, remote: remote, promo: promo, sorted: true})
 	// kept, for a sorted group entry.
 	fs.live = append(fs.live, ei)
 	fs.nlive++
@@ -603,25 +605,25 @@ func (r *round) addGroup(gi, m int) {
 			r.register(ei, m)
 		}
 	}
-	if fs.cnt[j] == 0 {
-		fs.ntouched++
+	if fs.perJob[j] == 0 {
+		fs.jobsHolding++
 	}
-	fs.cnt[j]++
-	node := mkNode(r.score(j, a, remote), tieKey(gi, mi), int32(ei), 0)
+	fs.perJob[j]++
+	node := mkNode(r.jobs.score(j, a, remote), tieKey(gi, mi), int32(ei), 0)
 	if promo {
-		fs.hp = append(fs.hp, node)
+		fs.promoted = append(fs.promoted, node)
 	} else {
-		fs.hn = append(fs.hn, node)
+		fs.others = append(fs.others, node)
 	}
 }
 
 // addGroupSlow is addGroup through the group's members.
 func (r *round) addGroupSlow(gi, m int) {
-	c := &r.gc[gi]
-	e := fent{gi: gi, mi: -1, job: int(c.job), ver: -1, promo: c.promo}
+	c := &r.groups.cache[gi]
+	e := candidate{gi: gi, mi: -1, job: int(c.job), ver: -1, promo: c.promo}
 	if !c.anon {
-		g := r.gs[gi]
-		e.mi = r.rep(g, c, m)
+		g := r.in.gs[gi]
+		e.mi = r.groups.rep(g, c, m)
 		if e.mi >= len(g.Members) {
 			return
 		}
@@ -630,12 +632,12 @@ func (r *round) addGroupSlow(gi, m int) {
 		}
 	}
 	off, remote, absent, canon := r.groupDemand(gi, e.mi, m)
-	fs := &r.fs
+	fs := &r.cands
 	if absent {
 		fs.drop(off)
 		return
 	}
-	a, ok := r.align(fs.nd[off : off+fs.d])
+	a, ok := r.machine.align(fs.demands[off : off+fs.d])
 	e.off, e.remote, e.sorted = off, remote, canon
 	if !ok || (remote && !r.remoteOK(&e, m)) {
 		fs.drop(off)
@@ -649,45 +651,45 @@ func (r *round) addGroupSlow(gi, m int) {
 // group's representative whose reads do not fit is dead for the round
 // (free capacity elsewhere only shrinks) and the next member takes its
 // place.
-func (r *round) remoteOK(e *fent, m int) bool {
-	g := r.gs[e.gi]
+func (r *round) remoteOK(e *candidate, m int) bool {
+	g := r.in.gs[e.gi]
 	if e.local {
 		ins := g.Members[e.mi].Inputs
-		if !r.stale(ins, m, e.ver) {
+		if !r.remote.stale(ins, m, e.ver) {
 			return true
 		}
-		if !r.remoteFits(ins, m) {
+		if !r.remote.remoteFits(ins, m) {
 			return false
 		}
-		e.ver = r.remoteVer
+		e.ver = r.remote.remoteVer
 		return true
 	}
 	mi := e.mi
-	if !r.stale(g.Members[mi].Inputs, m, e.ver) {
+	if !r.remote.stale(g.Members[mi].Inputs, m, e.ver) {
 		return true
 	}
-	for mi < len(g.Members) && !r.remoteFits(g.Members[mi].Inputs, m) {
+	for mi < len(g.Members) && !r.remote.remoteFits(g.Members[mi].Inputs, m) {
 		g.Members[mi].deadAt = g.round
 		g.removeLive(mi)
-		if int(r.gc[e.gi].first) == mi {
-			r.gc[e.gi].first = -1
+		if int(r.groups.cache[e.gi].first) == mi {
+			r.groups.cache[e.gi].first = -1
 		}
-		mi = r.nextRep(g, g.nextLive(mi+1), m)
+		mi = nextRep(g, g.nextLive(mi+1), m)
 	}
-	e.mi, e.ver = mi, r.remoteVer
+	e.mi, e.ver = mi, r.remote.remoteVer
 	if mi >= len(g.Members) {
 		return false
 	}
-	r.gc[e.gi].repMi, r.gc[e.gi].repVer = int32(mi), r.remoteVer
+	r.groups.cache[e.gi].repMi, r.groups.cache[e.gi].repVer = int32(mi), r.remote.remoteVer
 	return true
 }
 
 // register lists entry ei under the machines its current member reads
 // from remotely.
 func (r *round) register(ei, m int) {
-	fs := &r.fs
-	e := &fs.ents[ei]
-	for _, in := range r.gs[e.gi].Members[e.mi].Inputs {
+	fs := &r.cands
+	e := &fs.entries[ei]
+	for _, in := range r.in.gs[e.gi].Members[e.mi].Inputs {
 		if x := in.Machine; x != m {
 			fs.listIn(ei, x)
 		}
@@ -695,7 +697,7 @@ func (r *round) register(ei, m int) {
 }
 
 // listIn lists entry ei under machine x (one of its input entries).
-func (fs *fillState) listIn(ei, x int) {
+func (fs *candidateSet) listIn(ei, x int) {
 	if len(fs.byIn[x]) == 0 {
 		fs.inUsed = append(fs.inUsed, x)
 	}
@@ -703,12 +705,12 @@ func (fs *fillState) listIn(ei, x int) {
 }
 
 // kill drops entry e for the rest of the fill.
-func (fs *fillState) kill(e *fent) {
+func (fs *candidateSet) kill(e *candidate) {
 	e.dead = true
 	fs.nlive--
-	fs.cnt[e.job]--
-	if fs.cnt[e.job] == 0 {
-		fs.ntouched--
+	fs.perJob[e.job]--
+	if fs.perJob[e.job] == 0 {
+		fs.jobsHolding--
 	}
 }
 
@@ -717,9 +719,9 @@ func (fs *fillState) kill(e *fent) {
 // next pending member without input on m (its remote reads are checked by
 // recheck, after the fit test, as the reference round orders them).
 func (r *round) advance(ei, m int) {
-	fs := &r.fs
-	e := &fs.ents[ei]
-	g := r.gs[e.gi]
+	fs := &r.cands
+	e := &fs.entries[ei]
+	g := r.in.gs[e.gi]
 	switch {
 	case e.local:
 		fs.kill(e)
@@ -727,7 +729,7 @@ func (r *round) advance(ei, m int) {
 		// gone with either entry. Local entries are never sorted, so
 		// rest holds them all.
 		for _, x := range fs.rest {
-			if o := &fs.ents[x]; !o.dead && o.local && o.gi == e.gi && o.mi == e.mi {
+			if o := &fs.entries[x]; !o.dead && o.local && o.gi == e.gi && o.mi == e.mi {
 				fs.kill(o)
 			}
 		}
@@ -736,7 +738,7 @@ func (r *round) advance(ei, m int) {
 			fs.kill(e)
 		}
 	default:
-		e.mi, e.ver = r.nextRep(g, g.nextLive(e.mi+1), m), -1
+		e.mi, e.ver = nextRep(g, g.nextLive(e.mi+1), m), -1
 		if e.mi >= len(g.Members) {
 			fs.kill(e)
 			return
@@ -758,19 +760,19 @@ func (r *round) advance(ei, m int) {
 // last walk stopped down to the first live one that still fits (every later
 // one fits too), and only the rest are tested one by one.
 func (r *round) recheck(m int, ru []Input, placed int) {
-	fs := &r.fs
+	fs := &r.cands
 	if fs.nlive <= scanMax {
 		fs.live = r.scanFit(fs.live, nil)
 	} else {
-		if r.byRemote == nil {
-			r.sortByRemote()
+		if r.groups.byRemote == nil {
+			r.groups.sortByRemote()
 		}
 		for _, k := range fs.chk {
-			t := r.thr[k]
+			t := r.machine.limit[k]
 			if fs.stop[k] <= t {
 				continue
 			}
-			srt, p := r.byRemote[k], fs.ptr[k]
+			srt, p := r.groups.byRemote[k], fs.ptr[k]
 			stop := math.Inf(-1)
 			for ; p < len(srt); p++ {
 				gi := srt[p]
@@ -778,11 +780,11 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 				if int(sl>>32) != r.fills {
 					continue
 				}
-				e := &fs.ents[uint32(sl)]
+				e := &fs.entries[uint32(sl)]
 				if e.dead || !e.sorted {
 					continue
 				}
-				if v := fs.nd[e.off+k]; v <= t {
+				if v := fs.demands[e.off+k]; v <= t {
 					stop = v
 					break
 				}
@@ -790,11 +792,11 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 			}
 			fs.ptr[k], fs.stop[k] = p, stop
 		}
-		if !fitsAll(fs.restMax, r.thr) {
+		if !fitsAll(fs.restMax, r.machine.limit) {
 			fs.rest = r.scanFit(fs.rest, fs.restMax)
 		}
 	}
-	if e := &fs.ents[placed]; !e.dead && e.remote && e.ver < 0 {
+	if e := &fs.entries[placed]; !e.dead && e.remote && e.ver < 0 {
 		if !r.remoteOK(e, m) {
 			fs.kill(e)
 		} else {
@@ -805,7 +807,7 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 		// Registrations made during the loop are for members just
 		// checked.
 		for _, ei := range fs.byIn[n.Machine] {
-			e := &fs.ents[ei]
+			e := &fs.entries[ei]
 			if e.dead {
 				continue
 			}
@@ -822,8 +824,8 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 // returns the list of the others (in place). With mx (restMax) it also
 // sets mx to the largest demands of the entries kept.
 func (r *round) scanFit(list []int, mx []float64) []int {
-	fs := &r.fs
-	thr := r.thr[:fs.d]
+	fs := &r.cands
+	thr := r.machine.limit[:fs.d]
 	if mx != nil {
 		mx = mx[:len(thr)]
 		for k := range mx {
@@ -832,11 +834,11 @@ func (r *round) scanFit(list []int, mx []float64) []int {
 	}
 	keep := list[:0]
 	for _, ei := range list {
-		e := &fs.ents[ei]
+		e := &fs.entries[ei]
 		if e.dead {
 			continue
 		}
-		nd := fs.nd[e.off:][:len(thr)]
+		nd := fs.demands[e.off:][:len(thr)]
 		if !fitsAll(nd, thr) {
 			fs.kill(e)
 			continue
@@ -869,15 +871,15 @@ func fitsAll(nd, thr []float64) bool {
 // outside the cut parked, and stale snapshots re-evaluated until the top is
 // current.
 func (r *round) top(h *nheap, cut bool) (hnode, bool) {
-	fs := &r.fs
+	fs := &r.cands
 	for len(*h) > 0 {
 		t := &(*h)[0]
-		e := &fs.ents[t.e]
+		e := &fs.entries[t.e]
 		if e.dead {
 			h.pop()
 			continue
 		}
-		if cut && r.opos[e.job] > fs.bound {
+		if cut && r.jobs.orderPos[e.job] > fs.bound {
 			if len(fs.parked[e.job]) == 0 {
 				fs.parkedJobs = append(fs.parkedJobs, e.job)
 			}
@@ -885,8 +887,8 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 			continue
 		}
 		if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie() != tie {
-			e.a = r.dot(fs.ndOf(e))
-			*t = mkNode(r.score(e.job, e.a, e.remote), tie, t.e, int32(fs.step))
+			e.alignment = r.machine.dot(fs.ndOf(e))
+			*t = mkNode(r.jobs.score(e.job, e.alignment, e.remote), tie, t.e, int32(fs.step))
 			h.down(0)
 			continue
 		}
@@ -897,31 +899,31 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 
 // unpark returns the parked nodes of jobs now eligible to their heaps.
 func (r *round) unpark(cut bool) {
-	fs := &r.fs
+	fs := &r.cands
 	if len(fs.parkedJobs) == 0 {
 		return
 	}
 	keep := fs.parkedJobs[:0]
 	for _, j := range fs.parkedJobs {
-		if cut && r.opos[j] > fs.bound {
+		if cut && r.jobs.orderPos[j] > fs.bound {
 			keep = append(keep, j)
 			continue
 		}
 		for _, t := range fs.parked[j] {
-			e := &fs.ents[t.e]
+			e := &fs.entries[t.e]
 			if e.dead {
 				continue
 			}
 			if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie() != tie {
 				// Back with a current score: it would be re-evaluated on
 				// reaching the top anyway.
-				e.a = r.dot(fs.ndOf(e))
-				t = mkNode(r.score(e.job, e.a, e.remote), tie, t.e, int32(fs.step))
+				e.alignment = r.machine.dot(fs.ndOf(e))
+				t = mkNode(r.jobs.score(e.job, e.alignment, e.remote), tie, t.e, int32(fs.step))
 			}
 			if e.promo {
-				fs.hp.push(t)
+				fs.promoted.push(t)
 			} else {
-				fs.hn.push(t)
+				fs.others.push(t)
 			}
 		}
 		fs.parked[j] = fs.parked[j][:0]
@@ -931,16 +933,16 @@ func (r *round) unpark(cut bool) {
 
 // refreshAll re-evaluates every node (when scores may rise, r.mono false).
 func (r *round) refreshAll() {
-	fs := &r.fs
-	for _, h := range []nheap{fs.hp, fs.hn} {
+	fs := &r.cands
+	for _, h := range []nheap{fs.promoted, fs.others} {
 		for i := range h {
 			t := &h[i]
-			e := &fs.ents[t.e]
+			e := &fs.entries[t.e]
 			if e.dead {
 				continue
 			}
-			e.a = r.dot(fs.ndOf(e))
-			*t = mkNode(r.score(e.job, e.a, e.remote), tieKey(e.gi, e.mi), t.e, int32(fs.step))
+			e.alignment = r.machine.dot(fs.ndOf(e))
+			*t = mkNode(r.jobs.score(e.job, e.alignment, e.remote), tieKey(e.gi, e.mi), t.e, int32(fs.step))
 		}
 		h.heapify()
 	}
