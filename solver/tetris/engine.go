@@ -430,7 +430,7 @@ func newRound(ms []Machine, gs []*Group, js []Job, cfg Config) *round {
 	r.cands.init(len(js), len(gs), len(ms), d)
 	r.groups = newGroupCache(ms, gs, cfg, r.in.mask, d)
 	r.jobs = newJobQueue(js, gs, cfg, r.in.mask)
-	r.indexLocal()
+	r.local = newLocalIndex(ms, gs, &r.groups)
 	return r
 }
 
@@ -471,16 +471,17 @@ func newJobQueue(js []Job, gs []*Group, cfg Config, mask []bool) jobQueue {
 	return q
 }
 
-// indexLocal lists the pending members with input on each machine (groups
+// newLocalIndex lists the pending members with input on each machine (groups
 // without ByMachine; the others list their own) and sets up the skip
 // pointers over placed and dead members for this round.
-func (r *round) indexLocal() {
-	r.local.mbase = make([]int, len(r.in.gs))
+func newLocalIndex(ms []Machine, gs []*Group, c *groupCache) localIndex {
+	var l localIndex
+	l.mbase = make([]int, len(gs))
 	nmem := 0
 	var refs []localRef
 	var refAt []int32 // the machine of each of refs
-	for gi, g := range r.in.gs {
-		r.local.mbase[gi] = nmem
+	for gi, g := range gs {
+		l.mbase[gi] = nmem
 		nmem += len(g.Members)
 		if g.ByMachine != nil {
 			g.skip = nil
@@ -497,34 +498,35 @@ func (r *round) indexLocal() {
 				g.skip[mi] = int32(mi + 1)
 				continue
 			}
-			canon := r.groups.canonLocal(gi, mem)
+			canon := c.canonLocal(gi, mem)
 			for k, in := range mem.Inputs {
 				if !hasInput(mem.Inputs[:k], in.Machine) {
-					refs = append(refs, localRef{gi: int32(gi), mi: int32(mi), bit: int32(r.local.mbase[gi] + mi), canon: canon})
+					refs = append(refs, localRef{gi: int32(gi), mi: int32(mi), bit: int32(l.mbase[gi] + mi), canon: canon})
 					refAt = append(refAt, int32(in.Machine))
 				}
 			}
 		}
 	}
-	r.local.placedBits = make([]uint64, (nmem+63)/64)
-	r.sortLocal(refs, refAt)
+	l.placedBits = make([]uint64, (nmem+63)/64)
+	l.sortLocal(len(ms), refs, refAt)
+	return l
 }
 
 // sortLocal is a counting sort of refs by machine into localAll (stable:
 // each machine's list keeps the order of refs).
-func (r *round) sortLocal(refs []localRef, refAt []int32) {
-	r.local.localAt = make([]int32, len(r.in.ms)+1)
+func (l *localIndex) sortLocal(nm int, refs []localRef, refAt []int32) {
+	l.localAt = make([]int32, nm+1)
 	for _, m := range refAt {
-		r.local.localAt[m+1]++
+		l.localAt[m+1]++
 	}
-	for m := range r.in.ms {
-		r.local.localAt[m+1] += r.local.localAt[m]
+	for m := range nm {
+		l.localAt[m+1] += l.localAt[m]
 	}
-	r.local.localAll = make([]localRef, len(refs))
-	next := append([]int32(nil), r.local.localAt[:len(r.in.ms)]...)
+	l.localAll = make([]localRef, len(refs))
+	next := append([]int32(nil), l.localAt[:nm]...)
 	for i, ref := range refs {
 		m := refAt[i]
-		r.local.localAll[next[m]] = ref
+		l.localAll[next[m]] = ref
 		next[m]++
 	}
 }

@@ -252,13 +252,13 @@ func (r *round) addByMachine(gi, m int) {
 func (r *round) place(m int, out []Placement) []Placement {
 	fs := &r.cands
 	cut := r.jobs.cutAt(&r.cands)
-	r.unpark(cut)
+	fs.unpark(&r.jobs, &r.machine, cut)
 	if !r.machine.monotone {
-		r.refreshAll()
+		fs.refreshAll(&r.jobs, &r.machine)
 	}
-	t, ok := r.top(&fs.promoted, cut)
+	t, ok := fs.top(&r.jobs, &r.machine, &fs.promoted, cut)
 	if !ok {
-		t, ok = r.top(&fs.others, cut)
+		t, ok = fs.top(&r.jobs, &r.machine, &fs.others, cut)
 	}
 	if !ok {
 		// Some job holds a live candidate and k ≥ 1, so some eligible
@@ -281,7 +281,7 @@ func (r *round) place(m int, out []Placement) []Placement {
 		}
 	}
 	r.jobs.reorder(pj)
-	r.advance(int(t.e), m)
+	fs.advance(int(t.e), m, r.in.gs)
 	fs.step++
 	// Only the resources the placement used changed on m.
 	for k, x := range r.machine.placedDemand {
@@ -450,17 +450,13 @@ func (fs *candidateSet) ndOf(e *candidate) []float64 {
 	return fs.demands[e.off : e.off+fs.d : e.off+fs.d]
 }
 
-// add keeps entry e, evaluated at the fill's start with alignment a.
-func (r *round) add(e *candidate, a float64, m int) {
+// add keeps candidate c, evaluated at the fill's start with alignment a:
+// it becomes a live entry, its job holds one more candidate, and its
+// score goes into the heap of its kind (promoted stages or the others).
+func (r *round) add(c *candidate, a float64, m int) {
 	fs := &r.cands
-	fs.entries = append(fs.entries, *e)
-	r.kept(len(fs.entries)-1, a, m)
-}
-
-// kept registers entry ei, just appended, evaluated at the fill's start
-// with alignment a.
-func (r *round) kept(ei int, a float64, m int) {
-	fs := &r.cands
+	fs.entries = append(fs.entries, *c)
+	ei := len(fs.entries) - 1
 	e := &fs.entries[ei]
 	fs.live = append(fs.live, ei)
 	fs.nlive++
@@ -471,7 +467,7 @@ func (r *round) kept(ei int, a float64, m int) {
 		fs.slot[e.gi] = int64(r.fills)<<32 | int64(uint32(ei))
 	}
 	if e.remote {
-		r.register(ei, m)
+		r.cands.register(ei, m, r.in.gs)
 	}
 	if fs.perJob[e.job] == 0 {
 		fs.jobsHolding++
@@ -602,7 +598,7 @@ func (r *round) addGroup(gi, m int) {
 			// is on firstIn (not m).
 			fs.listIn(ei, int(c.firstIn))
 		} else {
-			r.register(ei, m)
+			r.cands.register(ei, m, r.in.gs)
 		}
 	}
 	if fs.perJob[j] == 0 {
@@ -686,10 +682,10 @@ func (r *round) remoteOK(e *candidate, m int) bool {
 
 // register lists entry ei under the machines its current member reads
 // from remotely.
-func (r *round) register(ei, m int) {
-	fs := &r.cands
+func (cs *candidateSet) register(ei, m int, gs []*Group) {
+	fs := cs
 	e := &fs.entries[ei]
-	for _, in := range r.in.gs[e.gi].Members[e.mi].Inputs {
+	for _, in := range gs[e.gi].Members[e.mi].Inputs {
 		if x := in.Machine; x != m {
 			fs.listIn(ei, x)
 		}
@@ -718,10 +714,10 @@ func (fs *candidateSet) kill(e *candidate) {
 // anonymous group loses one task, a group's representative moves to the
 // next pending member without input on m (its remote reads are checked by
 // recheck, after the fit test, as the reference round orders them).
-func (r *round) advance(ei, m int) {
-	fs := &r.cands
+func (cs *candidateSet) advance(ei, m int, gs []*Group) {
+	fs := cs
 	e := &fs.entries[ei]
-	g := r.in.gs[e.gi]
+	g := gs[e.gi]
 	switch {
 	case e.local:
 		fs.kill(e)
@@ -762,7 +758,7 @@ func (r *round) advance(ei, m int) {
 func (r *round) recheck(m int, ru []Input, placed int) {
 	fs := &r.cands
 	if fs.nlive <= scanMax {
-		fs.live = r.scanFit(fs.live, nil)
+		fs.live = fs.scanFit(fs.live, nil, r.machine.limit)
 	} else {
 		if r.groups.byRemote == nil {
 			r.groups.sortByRemote()
@@ -793,14 +789,14 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 			fs.ptr[k], fs.stop[k] = p, stop
 		}
 		if !fitsAll(fs.restMax, r.machine.limit) {
-			fs.rest = r.scanFit(fs.rest, fs.restMax)
+			fs.rest = fs.scanFit(fs.rest, fs.restMax, r.machine.limit)
 		}
 	}
 	if e := &fs.entries[placed]; !e.dead && e.remote && e.ver < 0 {
 		if !r.remoteOK(e, m) {
 			fs.kill(e)
 		} else {
-			r.register(placed, m)
+			r.cands.register(placed, m, r.in.gs)
 		}
 	}
 	for _, n := range ru {
@@ -814,7 +810,7 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 			if mi := e.mi; !r.remoteOK(e, m) {
 				fs.kill(e)
 			} else if e.mi != mi {
-				r.register(ei, m)
+				r.cands.register(ei, m, r.in.gs)
 			}
 		}
 	}
@@ -823,9 +819,9 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 // scanFit drops the listed entries that are dead or no longer fit m and
 // returns the list of the others (in place). With mx (restMax) it also
 // sets mx to the largest demands of the entries kept.
-func (r *round) scanFit(list []int, mx []float64) []int {
-	fs := &r.cands
-	thr := r.machine.limit[:fs.d]
+func (cs *candidateSet) scanFit(list []int, mx, limit []float64) []int {
+	fs := cs
+	thr := limit[:fs.d]
 	if mx != nil {
 		mx = mx[:len(thr)]
 		for k := range mx {
@@ -870,8 +866,8 @@ func fitsAll(nd, thr []float64) bool {
 // candidate when cut is false): dead entries are dropped, entries of jobs
 // outside the cut parked, and stale snapshots re-evaluated until the top is
 // current.
-func (r *round) top(h *nheap, cut bool) (hnode, bool) {
-	fs := &r.cands
+func (cs *candidateSet) top(q *jobQueue, v *machineView, h *nheap, cut bool) (hnode, bool) {
+	fs := cs
 	for len(*h) > 0 {
 		t := &(*h)[0]
 		e := &fs.entries[t.e]
@@ -879,7 +875,7 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 			h.pop()
 			continue
 		}
-		if cut && r.jobs.orderPos[e.job] > fs.bound {
+		if cut && q.orderPos[e.job] > fs.bound {
 			if len(fs.parked[e.job]) == 0 {
 				fs.parkedJobs = append(fs.parkedJobs, e.job)
 			}
@@ -887,8 +883,8 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 			continue
 		}
 		if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie() != tie {
-			e.alignment = r.machine.dot(fs.ndOf(e))
-			*t = mkNode(r.jobs.score(e.job, e.alignment, e.remote), tie, t.e, int32(fs.step))
+			e.alignment = v.dot(fs.ndOf(e))
+			*t = mkNode(q.score(e.job, e.alignment, e.remote), tie, t.e, int32(fs.step))
 			h.down(0)
 			continue
 		}
@@ -898,14 +894,14 @@ func (r *round) top(h *nheap, cut bool) (hnode, bool) {
 }
 
 // unpark returns the parked nodes of jobs now eligible to their heaps.
-func (r *round) unpark(cut bool) {
-	fs := &r.cands
+func (cs *candidateSet) unpark(q *jobQueue, v *machineView, cut bool) {
+	fs := cs
 	if len(fs.parkedJobs) == 0 {
 		return
 	}
 	keep := fs.parkedJobs[:0]
 	for _, j := range fs.parkedJobs {
-		if cut && r.jobs.orderPos[j] > fs.bound {
+		if cut && q.orderPos[j] > fs.bound {
 			keep = append(keep, j)
 			continue
 		}
@@ -917,8 +913,8 @@ func (r *round) unpark(cut bool) {
 			if tie := tieKey(e.gi, e.mi); int(t.at) != fs.step || t.tie() != tie {
 				// Back with a current score: it would be re-evaluated on
 				// reaching the top anyway.
-				e.alignment = r.machine.dot(fs.ndOf(e))
-				t = mkNode(r.jobs.score(e.job, e.alignment, e.remote), tie, t.e, int32(fs.step))
+				e.alignment = v.dot(fs.ndOf(e))
+				t = mkNode(q.score(e.job, e.alignment, e.remote), tie, t.e, int32(fs.step))
 			}
 			if e.promo {
 				fs.promoted.push(t)
@@ -932,8 +928,8 @@ func (r *round) unpark(cut bool) {
 }
 
 // refreshAll re-evaluates every node (when scores may rise, r.mono false).
-func (r *round) refreshAll() {
-	fs := &r.cands
+func (cs *candidateSet) refreshAll(q *jobQueue, v *machineView) {
+	fs := cs
 	for _, h := range []nheap{fs.promoted, fs.others} {
 		for i := range h {
 			t := &h[i]
@@ -941,8 +937,8 @@ func (r *round) refreshAll() {
 			if e.dead {
 				continue
 			}
-			e.alignment = r.machine.dot(fs.ndOf(e))
-			*t = mkNode(r.jobs.score(e.job, e.alignment, e.remote), tieKey(e.gi, e.mi), t.e, int32(fs.step))
+			e.alignment = v.dot(fs.ndOf(e))
+			*t = mkNode(q.score(e.job, e.alignment, e.remote), tieKey(e.gi, e.mi), t.e, int32(fs.step))
 		}
 		h.heapify()
 	}
