@@ -18,12 +18,55 @@ import (
 // capacity class, and ordered by it the groups are ordered by normalised
 // demand on every machine (division by a positive capacity is monotone).
 
+// groupCache is what the round keeps per group across fills, flat for the
+// fills' scans (this file).
+type groupCache struct {
+	gs       []*Group
+	ms       []Machine
+	mask     []bool
+	d        int
+	roles    Roles
+	cache    []groupState
+	promoted []bool // barrier promotion per group
+	// baseDemand is every group's Demand, d per group (the fills' pre-filter
+	// reads it for each local member).
+	baseDemand []float64
+	// remoteDemand[gi] is group gi's remote demand (nil until needed, see
+	// remoteDem).
+	remoteDemand [][]float64
+	byBase       [][]int // per resource: groups by demand (see byDemand)
+	// byRemote[k] lists the groups by remote demand of resource k,
+	// largest first (see recheck and sortByRemote).
+	byRemote [][]int32
+	// capClass numbers the machines' distinct capacity vectors; classes is the
+	// cache per capacity class.
+	capClass []int
+	classes  []classCache
+}
+
+// newGroupCache fills the per-group caches and starts each group's round.
+func newGroupCache(ms []Machine, gs []*Group, cfg Config, mask []bool, d int) groupCache {
+	c := groupCache{gs: gs, ms: ms, mask: mask, d: d, roles: cfg.Roles,
+		cache: make([]groupState, len(gs)), promoted: make([]bool, len(gs)), baseDemand: make([]float64, len(gs)*d),
+		capClass: capClasses(ms), classes: make([]classCache, maxCapClasses)}
+	for gi, g := range gs {
+		c.cache[gi] = groupState{gi: int32(gi), nmem: int32(len(g.Members)), job: int32(g.Job), count: int32(g.Count), promo: g.Promoted, anon: g.Members == nil,
+			byMachine: g.ByMachine != nil, remote: len(g.Members) > 0 && len(g.Members[0].Inputs) > 0,
+			input1: len(g.Members) > 0 && len(g.Members[0].Inputs) == 1,
+			first:  -1, repMi: -1}
+		c.promoted[gi] = g.Promoted
+		copy(c.baseDemand[gi*d:(gi+1)*d], g.Demand)
+		g.round++
+	}
+	return c
+}
+
 // maxCapClasses bounds the distinct capacity vectors a round tells apart;
 // machines beyond it get no class and their demands are computed per fill
 // (a speed limit only: results are the same).
 const maxCapClasses = 16
 
-// gcache is a group's state kept across the fills of one round, next to
+// groupState is a group's state kept across the fills of one round, next to
 // the other groups' (the fills read it for every group).
 //
 // Its fields are 32-bit (Round refuses rounds of 2³¹ members or more) so
@@ -62,7 +105,7 @@ type groupState struct {
 // classLocalND), each computed on first use (state[gi], state[len(gs)+gi]:
 // 0 not yet, 1 done, 2 the class lacks a resource the group needs). The
 // fills of the class's machines use nd as the start of their demand array
-// (fillState.nd), appending past its length.
+// (candidateSet.demands), appending past its length.
 type classCache struct {
 	nd    []float64
 	state []uint8
@@ -136,37 +179,6 @@ func (c *groupCache) remoteDem(gi int) []float64 {
 	return c.remoteDemand[gi]
 }
 
-// groupDemand appends to the fill's demands the normalised demand on m of
-// group gi's member mi (-1: anonymous), which holds no input on m, and
-// returns its offset. canon reports that it is the group's remote demand
-// normalised (see byRemote; then it comes from the class cache); absent as
-// for demandOn.
-func (r *round) groupDemand(gi, mi, m int) (off int, remote, absent, canon bool) {
-	fs := &r.cands
-	c := &r.groups.cache[gi]
-	if mi >= 0 {
-		g := r.in.gs[gi]
-		inputs := g.Members[mi].Inputs
-		if !sameRates(inputs, g.Members[0].Inputs) {
-			off = fs.take()
-			remote, absent = r.machine.demandOn(g, inputs, m, fs.demands[off:])
-			return off, remote, absent, false
-		}
-	}
-	cls := r.groups.capClass[m]
-	if cls < 0 {
-		off = fs.take()
-		return off, c.remote, r.machine.normalise(r.groups.remoteDem(gi), m, fs.demands[off:]), true
-	}
-	nd, absent := r.groups.classND(&r.machine, gi, cls, m)
-	off = gi * r.in.d
-	if !fs.shared {
-		off = len(fs.demands)
-		fs.demands = append(fs.demands, nd...)
-	}
-	return off, c.remote, absent, true
-}
-
 // classND is group gi's remote demand normalised for capacity class cls (m
 // is a machine of it), computed on first use.
 func (c *groupCache) classND(v *machineView, gi, cls, m int) (nd []float64, absent bool) {
@@ -186,7 +198,7 @@ func (c *groupCache) classND(v *machineView, gi, cls, m int) (nd []float64, abse
 // member 0's rate, is on the machine being filled: the group's Demand plus
 // that rate on disk read (LocalDemand with the input on the machine),
 // computed on first use. Group gi's member 0 must have one input entry
-// (gcache.input1); the caller checks that the member's rate is member 0's,
+// (groupState.input1); the caller checks that the member's rate is member 0's,
 // bit for bit.
 func (c *groupCache) classLocalND(v *machineView, gi, cls, m int) (nd []float64, absent bool) {
 	cc := c.classCache(cls)
@@ -248,6 +260,43 @@ func (c *groupCache) rep(g *Group, st *groupState, m int) int {
 	return f
 }
 
+// nextRep is the first member of g at or after from (a live index) that is
+// pending, not dead this round and without input on m; len(Members) if
+// none. It advances g.cursor over placed members.
+func nextRep(g *Group, from, m int) int {
+	for mi := from; mi < len(g.Members); mi = g.nextLive(mi + 1) {
+		mem := &g.Members[mi]
+		if mem.placed {
+			if mi == g.cursor {
+				g.cursor++
+			}
+			continue
+		}
+		if mem.deadAt == g.round || hasInput(mem.Inputs, m) {
+			continue
+		}
+		return mi
+	}
+	return len(g.Members)
+}
+
+// byDemand returns the group indices sorted by demand of resource k (ties
+// by index), built once per round per resource.
+func (c *groupCache) byDemand(k int) []int {
+	if c.byBase == nil {
+		c.byBase = make([][]int, c.d)
+	}
+	if c.byBase[k] == nil {
+		idx := make([]int, len(c.gs))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return c.gs[idx[a]].Demand[k] < c.gs[idx[b]].Demand[k] })
+		c.byBase[k] = idx
+	}
+	return c.byBase[k]
+}
+
 // sortByRemote lists, per resource k, the groups with pending tasks by
 // remote demand of k, largest first (ties by index); once per round.
 func (c *groupCache) sortByRemote() {
@@ -280,4 +329,10 @@ func remoteIn(inputs []Input, m int) int {
 		in = x.Machine
 	}
 	return in
+}
+
+// canonLocal reports localRef.canon for member mem of group gi: it reads
+// one input entry, at member 0's rate, and so does member 0.
+func (c *groupCache) canonLocal(gi int, mem *Member) bool {
+	return len(mem.Inputs) == 1 && c.cache[gi].input1 && sameRates(mem.Inputs, c.gs[gi].Members[0].Inputs)
 }
