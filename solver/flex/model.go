@@ -1,15 +1,3 @@
-// Package flex implements the Flex allocation scheme for MapReduce-style
-// slot scheduling (flex-mapreduce-allocation.txt): the malleable packing
-// scheme (MPS) that turns a priority ordering of jobs into a malleable
-// schedule, orderings from separable resource allocation problems (RAP) and
-// from metric-specific rules, a local search over orderings, an exact
-// branch-and-bound search over orderings for small instances, the FIFO and
-// Fair baselines, and an LP/MILP refinement that keeps a completion order
-// and re-optimises the slot allocation of every interval.
-//
-// Times are on the caller's clock: the schedule starts at the epoch start
-// (request field start, default 0), deadlines are absolute, and response
-// time and stretch are measured from a job's arrival (default: start).
 package flex
 
 import (
