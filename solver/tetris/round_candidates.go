@@ -157,8 +157,7 @@ func (fs *candidateSet) kill(e *candidate) {
 
 // register lists entry ei under the machines its current member reads
 // from remotely.
-func (cs *candidateSet) register(ei, m int, gs []*Group) {
-	fs := cs
+func (fs *candidateSet) register(ei, m int, gs []*Group) {
 	e := &fs.entries[ei]
 	for _, in := range gs[e.gi].Members[e.mi].Inputs {
 		if x := in.Machine; x != m {
@@ -171,8 +170,7 @@ func (cs *candidateSet) register(ei, m int, gs []*Group) {
 // anonymous group loses one task, a group's representative moves to the
 // next pending member without input on m (its remote reads are checked by
 // recheck, after the fit test, as the reference round orders them).
-func (cs *candidateSet) advance(ei, m int, gs []*Group) {
-	fs := cs
+func (fs *candidateSet) advance(ei, m int, gs []*Group) {
 	e := &fs.entries[ei]
 	g := gs[e.gi]
 	switch {

@@ -201,8 +201,7 @@ func drop(list *[]int, pos []int, j int) {
 // cutAt sets fs.bound, the position in order of the last job within the
 // fairness cut: the first k = ⌈(1−f)·|J|⌉ jobs, in share order, that hold
 // a candidate. It reports whether the cut excludes any job holding one.
-func (q *jobQueue) cutAt(cs *candidateSet) bool {
-	fs := cs
+func (q *jobQueue) cutAt(fs *candidateSet) bool {
 	k := int(math.Ceil((1-q.fairness)*float64(q.jobsPending) - ceilTol))
 	if k < 1 {
 		k = 1
@@ -210,15 +209,14 @@ func (q *jobQueue) cutAt(cs *candidateSet) bool {
 	cut := k < fs.jobsHolding
 	fs.bound = len(q.order) - 1
 	if cut {
-		fs.bound = q.kthHolder(cs, k)
+		fs.bound = q.kthHolder(fs, k)
 	}
 	return cut
 }
 
 // kthHolder is the position in order of the k-th job holding a candidate (k ≤
 // the number of such jobs), found from whichever end is closer.
-func (q *jobQueue) kthHolder(cs *candidateSet, k int) int {
-	fs := cs
+func (q *jobQueue) kthHolder(fs *candidateSet, k int) int {
 	if back := fs.jobsHolding - k; back < k {
 		for i := len(q.order) - 1; ; i-- {
 			if fs.perJob[q.order[i]] > 0 {
@@ -246,8 +244,7 @@ func (q *jobQueue) kthHolder(cs *candidateSet, k int) int {
 // the share), and for the jobs of lower index among those within
 // ShareTieTol of pj's share, a segment of exact around pj. The prefix is
 // counted from whichever end of exact is nearer.
-func (q *jobQueue) rank(cs *candidateSet, pj int) int {
-	fs := cs
+func (q *jobQueue) rank(fs *candidateSet, pj int) int {
 	sp, p := q.shares[pj], q.exactPos[pj]
 	lo, hi := p, p
 	for lo > 0 && math.Abs(q.shares[q.exact[lo-1]]-sp) <= ShareTieTol {

@@ -21,11 +21,12 @@ import "math"
 // remote-read check made at remoteState version v holds while none of the
 // task's input machines changed after v.
 
-// pickScratch is the machine being filled and the buffers of one pick.
+// machineView is the machine being filled as the picks see it: its
+// normalised free capacity and fit limits, and the buffers of one pick.
 type machineView struct {
-	ms    []Machine
-	mask  []bool
-	d     int
+	ms    []Machine // the round's machines (Free shrinks as tasks are placed)
+	mask  []bool    // the resources checked (Config.Mask, or all)
+	d     int       // resources per vector
 	roles Roles
 	// monotone: every normalised demand computed so far is non-negative
 	// (and not NaN), so the machine being filled only loses free capacity
@@ -35,8 +36,8 @@ type machineView struct {
 	limit    []float64 // fit threshold per resource of the current pick
 	scratch  []float64 // scratch: local demand
 	alive    []int     // scratch for fill: groups that may fit the machine
-	// placedDemand and placedReads are the demand on the machine and the remote reads of
-	// the last placement (apply).
+	// placedDemand and placedReads are the demand on the machine and the
+	// remote reads of the last placement (commit).
 	placedDemand []float64
 	placedReads  []Input
 }
@@ -52,12 +53,12 @@ func (v *machineView) prepMachine(m int) {
 
 // prepResource is prepMachine for resource k of machine mc.
 func (v *machineView) prepResource(mc *Machine, k int) {
-	nf := 0.0
+	free := 0.0
 	if v.mask[k] && mc.Cap[k] > 0 {
-		nf = mc.Free[k] / mc.Cap[k]
+		free = mc.Free[k] / mc.Cap[k]
 	}
-	v.free[k] = nf
-	v.limit[k] = fitLimit(nf, 1)
+	v.free[k] = free
+	v.limit[k] = fitLimit(free, 1)
 }
 
 // demandOn writes into nd the normalised masked demand on machine m of a
@@ -89,7 +90,7 @@ func (v *machineView) normalise(dem []float64, m int, nd []float64) (absent bool
 	return false
 }
 
-// align is vecpack.Alignment(nd, nf) against the current pick's free vector
+// align is vecpack.Alignment(nd, free) against the current pick's free vector
 // (its fit thresholds precomputed by prepMachine); ok is false when nd does
 // not fit.
 func (v *machineView) align(nd []float64) (a float64, ok bool) {
@@ -299,8 +300,7 @@ func (r *round) recheck(m int, ru []Input, placed int) {
 // scanFit drops the listed entries that are dead or no longer fit m and
 // returns the list of the others (in place). With mx (restMax) it also
 // sets mx to the largest demands of the entries kept.
-func (cs *candidateSet) scanFit(list []int, mx, limit []float64) []int {
-	fs := cs
+func (fs *candidateSet) scanFit(list []int, mx, limit []float64) []int {
 	thr := limit[:fs.d]
 	if mx != nil {
 		mx = mx[:len(thr)]

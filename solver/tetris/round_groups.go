@@ -77,11 +77,11 @@ type groupState struct {
 	// repVer: see repMi.
 	repVer int
 	// The group's index, and copies of its fields: len(Members), Job,
-	// Count (apply keeps it in step).
+	// Count (commit keeps it in step).
 	gi, nmem   int32
 	job, count int32
 	// first is the first member, from the cursor, neither placed nor dead
-	// this round (-1: to be found; apply and dead marks reset it); every
+	// this round (-1: to be found; commit and dead marks reset it); every
 	// representative is it or a later member. firstIn is the one machine
 	// it reads from (-1: none, -2: several), firstCanon that its rates are
 	// member 0's.

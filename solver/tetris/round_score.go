@@ -43,8 +43,7 @@ func (q *jobQueue) score(j int, a float64, remote bool) float64 {
 // candidate when cut is false): dead entries are dropped, entries of jobs
 // outside the cut parked, and stale snapshots re-evaluated until the top is
 // current.
-func (cs *candidateSet) top(q *jobQueue, v *machineView, h *nheap, cut bool) (hnode, bool) {
-	fs := cs
+func (fs *candidateSet) top(q *jobQueue, v *machineView, h *nheap, cut bool) (hnode, bool) {
 	for len(*h) > 0 {
 		t := &(*h)[0]
 		e := &fs.entries[t.e]
@@ -71,8 +70,7 @@ func (cs *candidateSet) top(q *jobQueue, v *machineView, h *nheap, cut bool) (hn
 }
 
 // unpark returns the parked nodes of jobs now eligible to their heaps.
-func (cs *candidateSet) unpark(q *jobQueue, v *machineView, cut bool) {
-	fs := cs
+func (fs *candidateSet) unpark(q *jobQueue, v *machineView, cut bool) {
 	if len(fs.parkedJobs) == 0 {
 		return
 	}
@@ -105,8 +103,7 @@ func (cs *candidateSet) unpark(q *jobQueue, v *machineView, cut bool) {
 }
 
 // refreshAll re-evaluates every node (when scores may rise, machineView.monotone false).
-func (cs *candidateSet) refreshAll(q *jobQueue, v *machineView) {
-	fs := cs
+func (fs *candidateSet) refreshAll(q *jobQueue, v *machineView) {
 	for _, h := range []nheap{fs.promoted, fs.others} {
 		for i := range h {
 			t := &h[i]
