@@ -32,6 +32,10 @@ import "math"
 //
 // refRoundRun (engine_ref_test.go) is the straightforward round this one
 // must match placement for placement (engine_equiv_test.go).
+//
+// The steps record no reasons on the hot path: why a task was left pending
+// (which resource kept it out, and where) is worked out afterwards for the
+// unplaced tasks alone by Explain (explain.go).
 
 // round is the state of one Round, one field per step of a pick (see the
 // top of this file), set up by newRound: what the caller passed, the jobs' shares and orders (fairness
