@@ -29,4 +29,9 @@ const (
 	// proven optimal; it must exceed lbSafety so an exact Lagrangian bound can
 	// close the gap.
 	optTol = 1e-9
+
+	// improveTol is the relative improvement a local-search move must bring to
+	// be taken: 1e-12 of the objective is far above the round-off of the O(n)
+	// sums that evaluate a move and far below any improvement worth a pass.
+	improveTol = 1e-12
 )

@@ -432,12 +432,6 @@ type exactResult struct {
 	timeout   bool
 }
 
-// dualTol: a level row whose dual exceeds this is binding in the LP's
-// optimal dual, which proves (Goldman–Tucker) that its framework cannot
-// exceed the level: duals sum to 1 over the level rows, so true positives
-// are ≥ 1/N ≫ 1e-9, while backends report degenerate zeros as |y| ≲ 1e-12.
-const dualTol = 1e-9
-
 // levelSlack relaxes a frozen framework's level row by this relative
 // amount, so that round-off in the level (≈1e-9 from the LP tolerance) can
 // never make the next LP infeasible.

@@ -41,4 +41,15 @@ const (
 	// that are equal in exact arithmetic differ by a few ulps (≈1e-16) and
 	// values that truly differ do so by far more than 1e-12.
 	tieRel = 1e-12
+
+	// dualTol: a level row whose dual exceeds this is binding in the LP's
+	// optimal dual, which proves (Goldman–Tucker) that its framework cannot
+	// exceed the level: duals sum to 1 over the level rows, so true positives
+	// are ≥ 1/N ≫ 1e-9, while backends report degenerate zeros as |y| ≲ 1e-12.
+	dualTol = 1e-9
+
+	// nullTol: a pivot below this fraction of the largest entry of the matrix
+	// counts as zero in nullVector; demands are given to ≈1e-15 relative, so
+	// 1e-12 separates real dependence from round-off.
+	nullTol = 1e-12
 )

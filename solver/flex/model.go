@@ -54,13 +54,6 @@ func (a Aggregate) String() string {
 	return "sum"
 }
 
-// TimeTol is the relative tolerance on times: a job is tardy only when it
-// completes more than TimeTol·max(1,|deadline|) after its deadline, so a
-// completion that meets a deadline exactly in exact arithmetic is not made
-// tardy by float round-off (completions are sums of at most a few thousand
-// quotients, whose relative error stays far below 1e-9).
-const TimeTol = 1e-9
-
 // Step is one SLA step after validation (deadlines strictly increasing).
 type Step struct {
 	Deadline float64
