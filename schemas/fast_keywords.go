@@ -195,17 +195,7 @@ func (st *fastState) evalValue(n *fastNode, v any, kind uint8) (verdict, bool) {
 func (st *fastState) evalString(n *fastNode, s string) verdict {
 	r := verdictValid
 	if n.minLen != -1 || n.maxLen != -1 {
-		l := utf8.RuneCountInString(s)
-		if n.minLen != -1 {
-			c := failIf(l < n.minLen)
-			st.note("minLength", c)
-			r = and(r, c)
-		}
-		if n.maxLen != -1 {
-			c := failIf(l > n.maxLen)
-			st.note("maxLength", c)
-			r = and(r, c)
-		}
+		r = st.evalSize(utf8.RuneCountInString(s), n.minLen, n.maxLen, "minLength", "maxLength")
 	}
 	if n.pattern != nil {
 		var ok bool
@@ -334,17 +324,7 @@ func (st *fastState) evalIf(n *fastNode, v any) verdict {
 }
 
 func (st *fastState) evalObject(n *fastNode, obj map[string]any) verdict {
-	r := verdictValid
-	if n.minProps != -1 {
-		c := failIf(len(obj) < n.minProps)
-		st.note("minProperties", c)
-		r = and(r, c)
-	}
-	if n.maxProps != -1 {
-		c := failIf(len(obj) > n.maxProps)
-		st.note("maxProperties", c)
-		r = and(r, c)
-	}
+	r := st.evalSize(len(obj), n.minProps, n.maxProps, "minProperties", "maxProperties")
 	if len(n.required) > 0 {
 		c := verdictValid
 		for _, k := range n.required {
@@ -416,17 +396,7 @@ func (st *fastState) unexamined(v any) verdict {
 }
 
 func (st *fastState) evalArray(n *fastNode, arr []any) verdict {
-	r := verdictValid
-	if n.minItems != -1 {
-		c := failIf(len(arr) < n.minItems)
-		st.note("minItems", c)
-		r = and(r, c)
-	}
-	if n.maxItems != -1 {
-		c := failIf(len(arr) > n.maxItems)
-		st.note("maxItems", c)
-		r = and(r, c)
-	}
+	r := st.evalSize(len(arr), n.minItems, n.maxItems, "minItems", "maxItems")
 	if n.unique {
 		c := verdictValid
 		if len(arr) > 1 {
@@ -454,6 +424,23 @@ func (st *fastState) evalArray(n *fastNode, arr []any) verdict {
 		r = and(r, c)
 	} else {
 		r = and(r, st.unexamined(arr))
+	}
+	return r
+}
+
+// evalSize evaluates a pair of size keywords (minLength and maxLength,
+// minProperties and maxProperties, minItems and maxItems) on a size of l;
+// -1 is an absent bound.
+func (st *fastState) evalSize(l, lo, hi int, loKeyword, hiKeyword string) verdict {
+	r := verdictValid
+	if lo != -1 {
+		r = failIf(l < lo)
+		st.note(loKeyword, r)
+	}
+	if hi != -1 {
+		c := failIf(l > hi)
+		st.note(hiKeyword, c)
+		r = and(r, c)
 	}
 	return r
 }
