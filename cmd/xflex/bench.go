@@ -6,29 +6,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/xflex/xflex/benchmarks"
 )
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runBench(ctx, benchReports(), args, stdout, stderr)
-}
-
-// noBenchMessage is what `xflex bench` says in a binary built without the
-// reports (-tags nobench).
-const noBenchMessage = "xflex bench: this binary was built with -tags nobench and has no reports; build it without that tag (go build ./cmd/xflex) to run them\n"
-
-// runBench is cmdBench over the given reports.
-func runBench(ctx context.Context, reports []benchmarks.Report, args []string, stdout, stderr io.Writer) int {
-	if len(reports) == 0 {
-		fmt.Fprint(stderr, noBenchMessage)
-		return 2
-	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	scale := fs.String("scale", "small", "small (seconds) or full (the issue's sizes)")
 	if len(args) < 1 || isHelp(args[0]) {
-		text := fmt.Sprintf("usage: xflex bench PROBLEM [--scale small|full]\nproblems: %s\n", strings.Join(benchNames(reports), ", "))
+		text := fmt.Sprintf("usage: xflex bench PROBLEM [--scale small|full]\nproblems: %s\n", strings.Join(benchNames(), ", "))
 		return usageExit(text, len(args) > 0, stdout, stderr)
 	}
 	name := args[0]
@@ -39,7 +24,7 @@ func runBench(ctx context.Context, reports []benchmarks.Report, args []string, s
 		fmt.Fprintf(stderr, "xflex bench: --scale must be small or full\n")
 		return 2
 	}
-	for _, r := range reports {
+	for _, r := range benchReports() {
 		if r.Problem == name {
 			if err := r.Run(ctx, stdout, *scale); err != nil {
 				fmt.Fprintf(stderr, "xflex bench %s: %v\n", name, err)
@@ -48,14 +33,13 @@ func runBench(ctx context.Context, reports []benchmarks.Report, args []string, s
 			return 0
 		}
 	}
-	fmt.Fprintf(stderr, "xflex bench: no report for %q; have: %s\n", name, strings.Join(benchNames(reports), ", "))
+	fmt.Fprint(stderr, unknownReport(name, benchReports()))
 	return 2
 }
 
-// benchNames lists the reports' names.
-func benchNames(reports []benchmarks.Report) []string {
+func benchNames() []string {
 	var out []string
-	for _, r := range reports {
+	for _, r := range benchReports() {
 		out = append(out, r.Problem)
 	}
 	return out
