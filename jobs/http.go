@@ -356,15 +356,27 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusOK, j)
 }
 
-func (h *handlers) cancel(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "id")
-	before, err := h.svc.st.get(r.Context(), id)
-	if errors.Is(err, errNotFound) || (err == nil && (before.ParentID != "" || !visible(r, before))) {
+// topJob reads job id for a request on the job itself (cancel, result):
+// a job that does not exist, a scenario's variant (reached through its
+// parent's routes) and another tenant's job all answer 404, any other
+// failure 500; ok is false when that answer is written.
+func (h *handlers) topJob(w http.ResponseWriter, r *http.Request, id string) (rec record, ok bool) {
+	rec, err := h.svc.st.get(r.Context(), id)
+	if errors.Is(err, errNotFound) || (err == nil && (rec.ParentID != "" || !visible(r, rec))) {
 		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
-		return
+		return record{}, false
 	}
 	if err != nil {
 		h.internal(w, r, err)
+		return record{}, false
+	}
+	return rec, true
+}
+
+func (h *handlers) cancel(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	before, ok := h.topJob(w, r, id)
+	if !ok {
 		return
 	}
 	if before.State == StateSucceeded || before.State == StateFailed {
@@ -390,14 +402,8 @@ func (h *handlers) cancel(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handlers) result(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "id")
-	rec, err := h.svc.st.get(r.Context(), id)
-	if errors.Is(err, errNotFound) || (err == nil && (rec.ParentID != "" || !visible(r, rec))) {
-		httpapi.SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown job", "no job "+id)
-		return
-	}
-	if err != nil {
-		h.internal(w, r, err)
+	rec, ok := h.topJob(w, r, chi.URLParam(r, "id"))
+	if !ok {
 		return
 	}
 	if media := h.resultMedia(w, r, rec.Problem); media != "" {

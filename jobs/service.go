@@ -104,40 +104,25 @@ func (c Config) WithDefaults() Config {
 	if c.Store == "" {
 		c.Store = DefaultStore
 	}
-	if c.Retention <= 0 {
-		c.Retention = DefaultRetention
-	}
-	if c.Workers <= 0 {
-		c.Workers = runtime.NumCPU()
-	}
-	if c.MaxRunningPerClient <= 0 {
-		c.MaxRunningPerClient = DefaultMaxRunningPerClient
-	}
-	if c.MaxQueuedPerClient <= 0 {
-		c.MaxQueuedPerClient = DefaultMaxQueuedPerClient
-	}
-	if c.MaxBytesPerTenant <= 0 {
-		c.MaxBytesPerTenant = DefaultMaxBytesPerTenant
-	}
-	if c.MaxQueued <= 0 {
-		c.MaxQueued = DefaultMaxQueued
-	}
-	if c.MaxVariants <= 0 {
-		c.MaxVariants = DefaultMaxVariants
-	}
-	if c.RescueGrace <= 0 {
-		c.RescueGrace = DefaultRescueGrace
-	}
-	if c.HeartbeatTimeout <= 0 {
-		c.HeartbeatTimeout = DefaultHeartbeatTimeout
-	}
-	if c.PollInterval <= 0 {
-		c.PollInterval = DefaultPollInterval
-	}
-	if c.MemoryBytes <= 0 {
-		c.MemoryBytes = DefaultMemoryBytes
-	}
+	orDefault(&c.Retention, DefaultRetention)
+	orDefault(&c.Workers, runtime.NumCPU())
+	orDefault(&c.MaxRunningPerClient, DefaultMaxRunningPerClient)
+	orDefault(&c.MaxQueuedPerClient, DefaultMaxQueuedPerClient)
+	orDefault(&c.MaxBytesPerTenant, DefaultMaxBytesPerTenant)
+	orDefault(&c.MaxQueued, DefaultMaxQueued)
+	orDefault(&c.MaxVariants, DefaultMaxVariants)
+	orDefault(&c.RescueGrace, DefaultRescueGrace)
+	orDefault(&c.HeartbeatTimeout, DefaultHeartbeatTimeout)
+	orDefault(&c.PollInterval, DefaultPollInterval)
+	orDefault(&c.MemoryBytes, DefaultMemoryBytes)
 	return c
+}
+
+// orDefault sets *v to def when it is zero or negative (unset).
+func orDefault[T ~int | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Flags registers the job flags of `xflex serve` (--store and the --job-*

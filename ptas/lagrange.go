@@ -9,17 +9,6 @@ import (
 	"sort"
 )
 
-// lbSafety is subtracted (relative to Σ|λ|) from every Lagrangian value
-// before it is used as a bound: the value is a sum of O(n·chains) float
-// terms, whose round-off is below 1e-12 relative, so 1e-10 keeps the bound
-// valid with room to spare while costing nothing measurable in the gap.
-const lbSafety = 1e-10
-
-// optTol is the relative gap at which a ray-restricted solution counts as
-// proven optimal; it must exceed lbSafety so an exact Lagrangian bound can
-// close the gap.
-const optTol = 1e-9
-
 // lagrange holds the Lagrangian relaxation of the ray-restricted p-median
 // in which each request's "served exactly once" constraint is priced by
 // λ_j. For fixed λ the relaxation opens the (at most K) candidates with the
@@ -246,7 +235,7 @@ func (lg *lagrange) subgradient(ctx context.Context, st *lsState, maxIter int, s
 			break
 		}
 		lg.eval()
-		if lg.value > best+optTol*math.Max(ub, 1)*1e-3 {
+		if lg.value > best+optTol*math.Max(ub, 1)*improveShare {
 			best = lg.value
 			copy(bestLambda, lg.lambda)
 			stall = 0
@@ -254,7 +243,7 @@ func (lg *lagrange) subgradient(ctx context.Context, st *lsState, maxIter int, s
 			theta /= 2
 			stall = 0
 		}
-		if best >= ub*(1-optTol) || best >= stopAt || theta < 1e-5 {
+		if best >= ub*(1-optTol) || best >= stopAt || theta < minStepFactor {
 			break
 		}
 		for j := range g {

@@ -6,11 +6,6 @@ import (
 	"sort"
 )
 
-// improveTol is the relative improvement a local-search move must bring to
-// be taken: 1e-12 of the objective is far above the round-off of the O(n)
-// sums that evaluate a move and far below any improvement worth a pass.
-const improveTol = 1e-12
-
 // lsState is a selection of candidates and, per request, the cost of its
 // cheapest (d1) and second cheapest (d2) selected covering candidate, and
 // the selection position b1 of the cheapest. +Inf marks "none".

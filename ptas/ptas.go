@@ -454,7 +454,7 @@ func (s *refinement) schedule() []float64 {
 		return DefaultSchedule
 	}
 	schedule := []float64{s.opts.Epsilon * targetShare}
-	for e := s.opts.Epsilon / 2; e >= 1e-4; e /= 2 {
+	for e := s.opts.Epsilon / 2; e >= finestEpsilon; e /= 2 {
 		schedule = append(schedule, e)
 	}
 	return schedule

@@ -6,8 +6,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -277,49 +275,6 @@ func TestFastInPlaceCycleIsUnsure(t *testing.T) {
 	b.Ref = a
 	if got := compileFast(a).check(json.Number("1")); got != verdictUnsure {
 		t.Errorf("cycle: fast %s, want unsure", got)
-	}
-}
-
-// TestFastCoversSchemaFields keeps fastSupported in step with the library:
-// every exported field of jsonschema.Schema is either evaluated, refused
-// (unsupported: unsure) or an annotation.
-func TestFastCoversSchemaFields(t *testing.T) {
-	known := map[string]string{
-		"Location": "annotation", "Draft": "annotation", "Title": "annotation", "Description": "annotation",
-		"Default": "annotation", "Comment": "annotation", "ReadOnly": "annotation", "WriteOnly": "annotation",
-		"Examples": "annotation", "Deprecated": "annotation",
-		// An anchor only matters to the $recursiveRef/$dynamicRef that
-		// resolves to it, and those are refused.
-		"RecursiveAnchor": "annotation", "DynamicAnchor": "annotation",
-		// Used by the library only together with Contains, which is refused.
-		"MinContains": "annotation", "MaxContains": "annotation", "ContainsEval": "annotation",
-		"Format": "evaluated", "Always": "evaluated", "Ref": "evaluated", "Types": "evaluated", "Constant": "evaluated",
-		"Enum": "evaluated", "Not": "evaluated", "AllOf": "evaluated", "AnyOf": "evaluated", "OneOf": "evaluated",
-		"If": "evaluated", "Then": "evaluated", "Else": "evaluated", "MinProperties": "evaluated",
-		"MaxProperties": "evaluated", "Required": "evaluated", "Properties": "evaluated", "PropertyNames": "evaluated",
-		"AdditionalProperties": "evaluated", "MinItems": "evaluated", "MaxItems": "evaluated", "UniqueItems": "evaluated",
-		"Items2020": "evaluated", "MinLength": "evaluated", "MaxLength": "evaluated", "Pattern": "evaluated",
-		"Minimum": "evaluated", "ExclusiveMinimum": "evaluated", "Maximum": "evaluated", "ExclusiveMaximum": "evaluated",
-		"RecursiveRef": "refused", "DynamicRef": "refused", "RegexProperties": "refused", "PatternProperties": "refused",
-		"Dependencies": "refused", "DependentRequired": "refused", "DependentSchemas": "refused",
-		"UnevaluatedProperties": "refused", "UnevaluatedItems": "refused", "Items": "refused", "AdditionalItems": "refused",
-		"PrefixItems": "refused", "Contains": "refused", "ContentEncoding": "refused", "ContentMediaType": "refused",
-		"ContentSchema": "refused", "MultipleOf": "refused",
-		// Only the integerLiteral extension (float.go) is evaluated; any other
-		// makes its node unsupported.
-		"Extensions": "evaluated",
-	}
-	typ := reflect.TypeOf(jsonschema.Schema{})
-	var unknown []string
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		if f.IsExported() && known[f.Name] == "" {
-			unknown = append(unknown, f.Name)
-		}
-	}
-	sort.Strings(unknown)
-	if len(unknown) > 0 {
-		t.Errorf("jsonschema.Schema fields the fast path does not know: %v", unknown)
 	}
 }
 

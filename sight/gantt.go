@@ -168,7 +168,7 @@ func spans(bars []GanttBar, k int) []GanttBar {
 			s := &out[n-1]
 			prev := s.Slots * (s.End - s.Start)
 			s.Start, s.End = min(s.Start, b.Start), max(s.End, b.End)
-			s.Slots = (prev + work) / max(s.End-s.Start, 1e-300)
+			s.Slots = (prev + work) / max(s.End-s.Start, minBarSpan)
 			continue
 		}
 		out = append(out, GanttBar{Row: bin, Start: b.Start, End: b.End, Slots: b.Slots})

@@ -70,7 +70,7 @@ func (g Gantt) drawPanel(p GanttPanel, rows []string, notes []string, sc ganttSc
 func drawTimeAxis(d *Doc, sc ganttScale, y float64) {
 	d.Line(ganttLabelW, y, ganttLabelW+ganttPlotW, y, Style{Stroke: Ink})
 	step := niceStep((sc.t1 - sc.t0) / 6)
-	for t := math.Ceil(sc.t0/step) * step; t <= sc.t1+step*1e-9; t += step {
+	for t := math.Ceil(sc.t0/step) * step; t <= sc.t1+step*tickRoundOff; t += step {
 		x := sc.x(t)
 		d.Line(x, y, x, y+4, Style{Stroke: Ink})
 		d.Text(x, y+16, Num(t), Style{Fill: Ink, Size: 10, Anchor: "middle"})

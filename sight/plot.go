@@ -78,7 +78,7 @@ func Ticks(lo, hi float64, n int) []float64 {
 		return nil // an empty or non-finite range
 	}
 	var ts []float64
-	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9; k++ {
+	for k := math.Ceil(lo / step); k*step <= hi+step*tickRoundOff; k++ {
 		ts = append(ts, k*step)
 	}
 	return ts
@@ -87,7 +87,7 @@ func Ticks(lo, hi float64, n int) []float64 {
 // TickLabel formats tick value v of an axis spanning span: as many
 // decimals as the tick step needs, exponent form past a million.
 func TickLabel(v, span float64) string {
-	if math.Abs(v) < span*1e-9 {
+	if math.Abs(v) < span*tickRoundOff {
 		v = 0
 	}
 	if math.Abs(v) >= 1e6 {

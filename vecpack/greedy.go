@@ -115,10 +115,6 @@ func (p *Packing) fillBin(b int, rule Rule, pattern []Slot) []Slot {
 // type (q has one entry per type and arrives zeroed).
 type Quota func(b int, q []float64)
 
-// quotaEps lets an accumulated quota of 0.9999999 (a sum of fractions
-// that should be an integer) count as 1.
-const quotaEps = 1e-7
-
 // GreedyGuided is Greedy with targets: each bin, in order, first receives
 // its quota of every type (heaviest types first, as far as they fit), the
 // fractional quotas turned into integers by error diffusion along the bin

@@ -131,17 +131,6 @@ func next(l Lambda, c []int64) Lambda {
 	return best
 }
 
-// breakTol absorbs the round-off of x·c_g when x is itself a breakpoint
-// computed in floating point (e.g. an LP bound equal to 7/3): products of
-// order ≤ 1e9 carry errors near 1e-7 at worst, far below the spacing 1 of
-// the integers being rounded.
-const breakTol = 1e-6
-
-// BoundTol is the relative slack applied to an LP upper bound before it
-// caps the search: LP solvers meet their constraints to about 1e-7
-// relative, so a true optimum can exceed the reported bound by that much.
-const BoundTol = 1e-6
-
 // Oracle decides whether the count vector n can be packed. It returns ok
 // and may keep the packing it found. When it cannot pack n it may still
 // return achieved, the counts of a valid partial packing it found (any
@@ -395,7 +384,7 @@ func BreakpointAtMost(ub float64, c []int64) Lambda {
 	if math.IsInf(ub, 1) {
 		ub = math.MaxInt64 / 4 / float64(slicesMax(c))
 	}
-	return snapDown(ub*(1+BoundTol)+BoundTol*1e-3, c)
+	return snapDown(ub*(1+BoundTol)+snapSlack, c)
 }
 
 func slicesMax(c []int64) int64 {

@@ -30,12 +30,6 @@ const (
 	DefaultPairsPerRound = 32
 )
 
-// improveEps is the smallest decrease of unplaced weight (normalised size
-// sums, order 1 per item) or increase of free-space concentration that
-// counts as progress; it sits far above float round-off and far below the
-// weight of any real item.
-const improveEps = 1e-9
-
 // stallSlack is how much faster than in its last round the search is
 // assumed able to progress when deciding whether finishing is plausible;
 // progress per round typically grows as re-packs concentrate free space.

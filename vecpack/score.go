@@ -10,11 +10,6 @@ package vecpack
 
 import "math"
 
-// FitTol absorbs float round-off when comparing a demand with free capacity:
-// capacities are sums of at most ~1e6 terms of magnitude ≤ 1e6, so 1e-9
-// relative is far above accumulated error and far below any real size.
-const FitTol = 1e-9
-
 // FitLimit is the largest amount that fits in free: free plus FitTol of
 // max(scale, free), which forgives the round-off of the subtractions that
 // produced free. The slack is granted only against a positive residual: a

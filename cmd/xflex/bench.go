@@ -47,7 +47,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 0
 		}
 	}
-	fmt.Fprintf(stderr, "xflex bench: no report for %q%s; have: %s\n", name, didYouMean(name, benchNames()), strings.Join(benchNames(), ", "))
+	fmt.Fprint(stderr, unknownReport(name, benchReports()))
 	return 2
 }
 

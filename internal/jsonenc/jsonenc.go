@@ -92,7 +92,7 @@ func Float(dst []byte, f float64) ([]byte, error) {
 		return dst, &UnsupportedFloat{Value: f}
 	}
 	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+	if abs := math.Abs(f); abs != 0 && (abs < expBelow || abs >= expFrom) {
 		format = 'e'
 	}
 	dst = strconv.AppendFloat(dst, f, format, -1, 64)

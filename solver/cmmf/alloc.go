@@ -178,8 +178,3 @@ func clean(v float64) float64 {
 	}
 	return v
 }
-
-// reportTol: divisible flows accumulate float error of order 1e-13 per
-// machine; 1e-11 relative removes it from output without hiding any real
-// fraction of a machine.
-const reportTol = 1e-11

@@ -189,11 +189,6 @@ func holdTol(in *Instance, a *Allocation, t int) float64 {
 	return max(certTol, a.Tol)*max(1, float64(in.Types[t].Cap)) + a.Slack
 }
 
-// certTol: divisible allocations come from float max-flows whose amounts
-// err by ~1e-12 relative; a share gap or an idle amount below 1e-9
-// (relative) is treated as none.
-const certTol = 1e-9
-
 // improves reports that moving amount from user j to user i raises the
 // lower of their shares by more than the allocation's accuracy: i's share
 // plus its amount slack stays below j's share minus its own, by more than

@@ -157,7 +157,7 @@ func (s *intSolver) candidates(members []int, R int64) ([]unitKey, bool) {
 		}
 		return n
 	}
-	for it := 0; it < 200 && hi-lo > 1e-15*math.Max(1, hi) && (hi-lo)*wMax >= 1; it++ {
+	for it := 0; it < 200 && hi-lo > bisectRel*math.Max(1, hi) && (hi-lo)*wMax >= 1; it++ {
 		mid := lo + (hi-lo)/2
 		if cntF(mid) >= float64(R) {
 			hi = mid

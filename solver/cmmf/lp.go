@@ -33,12 +33,6 @@ import (
 // so an optimum with every s_u = 0 proves all of them saturated. Repeat
 // on the users still undecided; every repetition decides at least one.
 
-// lpTol: CLP's primal feasibility tolerance is 1e-7; a user counts as
-// able to rise only when its rise beats that, so solver noise never keeps
-// a user active, and a demand within lpTol (relative) of the level counts
-// as reached.
-const lpTol = 1e-7
-
 // lpBackoff is the relative amount by which the bounds read off earlier
 // LPs (w·M for users at a level, frozen amounts) are lowered when an LP
 // with them exact is infeasible. M is a double read off a vertex: w·M can

@@ -255,11 +255,6 @@ func (r *intLPRounds) allocate() error {
 	return nil
 }
 
-// intLPTol: vertices of a totally unimodular system with integer data
-// are integral; CLP reports them to ~1e-9, so anything further than 1e-6
-// from an integer means something is wrong.
-const intLPTol = 1e-6
-
 // intLP builds the whole-machine LP: columns per (class, type) with a
 // type's machines as bound; each class's columns sum to total[c] (plus
 // one rise column for classes in rise, maximised).

@@ -126,11 +126,6 @@ func Replan(ctx context.Context, in *Instance, a *Allocation) error {
 	return nil
 }
 
-// replanTol: the divisible totals come from a float max-flow and may exceed
-// what the min-cost flow can route by round-off; 1e-9 relative is far
-// above that error and far below a meaningful fraction of a machine.
-const replanTol = 1e-9
-
 // levelGroup is a run of levels of one weight, q+from .. q+from+levels−1,
 // that agree on everything the flow sees: n users hold at least each of
 // them in the optimum, and the same users may take each level's unit.

@@ -1,7 +1,7 @@
 // Package fairshare allocates tasks of application frameworks to
 // heterogeneous servers fairly, after Kesidis et al., "Scheduling
-// Distributed Resources in Heterogeneous Private Clouds" (see
-// ../shared/papers/fair-scheduling-heterogeneous-clouds.txt).
+// Distributed Resources in Heterogeneous Private Clouds" (IEEE MASCOTS
+// 2018).
 //
 // It offers two families of policies on one instance (resources, servers or
 // server types with counts, frameworks with per-task demand vectors,

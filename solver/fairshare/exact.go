@@ -283,11 +283,6 @@ func (m *model) addFwRow(b *lpb, n int, extraIdx []int, extraVal []float64, lo, 
 	return b.fwRow[n]
 }
 
-// rcTol: a column enters when its reduced cost exceeds this relative to
-// the magnitude of the terms it is computed from; LP duals are accurate to
-// ≈1e-9 relative, so smaller reduced costs are indistinguishable from 0.
-const rcTol = 1e-9
-
 // price activates every inactive column with a positive reduced cost
 // c_k − Σ_i y_i a_{ik} (y_i = d objective / d bound_i, the lp package's
 // convention, so the formula holds for every row sense) and returns how
@@ -327,7 +322,7 @@ func (m *model) price(b *lpb, sol *lp.Solution) int {
 			rc -= t
 			mag += math.Abs(t)
 		}
-		if rc > rcTol*math.Max(mag, 1e-12) {
+		if rc > rcTol*math.Max(mag, rcMagFloor) {
 			m.active[k] = true
 			added++
 		}
@@ -436,12 +431,6 @@ type exactResult struct {
 	backend   string
 	timeout   bool
 }
-
-// dualTol: a level row whose dual exceeds this is binding in the LP's
-// optimal dual, which proves (Goldman–Tucker) that its framework cannot
-// exceed the level: duals sum to 1 over the level rows, so true positives
-// are ≥ 1/N ≫ 1e-9, while backends report degenerate zeros as |y| ≲ 1e-12.
-const dualTol = 1e-9
 
 // levelSlack relaxes a frozen framework's level row by this relative
 // amount, so that round-off in the level (≈1e-9 from the LP tolerance) can

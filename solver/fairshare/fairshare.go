@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/vecpack"
 )
 
 // params are the request's options with defaults applied.
@@ -250,8 +251,8 @@ func (in *instance) result(p params, a alloc) *Result {
 		u := make([]float64, R)
 		for r := range u {
 			u[r] = float64(s.count)*s.cap[r] - used[j*R+r]
-			// Round-off (≤ fitTol relative) reads as fully booked.
-			if u[r] < fitTol*math.Max(1, float64(s.count)*s.cap[r]) {
+			// Round-off (≤ vecpack.FitTol relative) reads as fully booked.
+			if u[r] < vecpack.FitTol*math.Max(1, float64(s.count)*s.cap[r]) {
 				u[r] = 0
 			}
 		}
@@ -451,7 +452,7 @@ func runExact(ctx context.Context, in *instance, p params, meta *solver.Meta) (*
 			meta.Notes = append(meta.Notes, "the objective equals its bound, so it is optimal; the allocation above it is not")
 		}
 	}
-	if p.policy == PolicyPF && meta.Status == solver.StatusOptimal && (!er.certified || (meta.Gap != nil && *meta.Gap > 1e-6)) {
+	if p.policy == PolicyPF && meta.Status == solver.StatusOptimal && (!er.certified || (meta.Gap != nil && *meta.Gap > pfPromisedGap)) {
 		meta.Status = solver.StatusFeasible
 		meta.Notes = append(meta.Notes, "pf: the certified gap target was not reached; objective and bound are the best found")
 	}

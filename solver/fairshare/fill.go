@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/xflex/xflex/vecpack"
 )
 
 // Progressive filling (section IV). Tasks are placed one whole task at a
@@ -37,12 +39,6 @@ import (
 //
 // Filling stops when no eligible framework fits anywhere (bfdrf: when no
 // framework fits on its best-fit server).
-
-// tieRel treats two criterion values as equal when they differ by at most
-// this relative amount: criteria are products of a few floats, so values
-// that are equal in exact arithmetic differ by a few ulps (≈1e-16) and
-// values that truly differ do so by far more than 1e-12.
-const tieRel = 1e-12
 
 // maxCopies caps the number of individual server copies progressive filling
 // simulates; it schedules copy by copy, so a request with more copies is
@@ -142,7 +138,7 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 	for n := range in.fws {
 		fw := &in.fws[n]
 		f.allowed[n] = denseRow(fw.on, len(in.servers))
-		f.capN[n] = math.Floor(fw.cap + fitTol)
+		f.capN[n] = math.Floor(fw.cap + vecpack.FitTol)
 		f.xs[n] = map[int]float64{}
 		f.drfW[n] = in.dominantPerTask(n) / fw.phi
 		if o.policy != PolicyTSF {
@@ -158,7 +154,7 @@ func newFiller(in *instance, o fillOpts) (*filler, error) {
 			m := math.Inf(1)
 			for r, d := range fw.d {
 				if d > 0 {
-					m = math.Min(m, math.Floor(s.cap[r]/d+fitTol))
+					m = math.Min(m, math.Floor(s.cap[r]/d+vecpack.FitTol))
 				}
 			}
 			whole += float64(s.count) * m
@@ -290,7 +286,7 @@ func (f *filler) placeMany(n, i, k int) {
 	res := f.res[i*f.R : (i+1)*f.R]
 	for r := range res {
 		res[r] -= float64(k) * d[r]
-		if res[r] < 0 { // within fitTol: clamp round-off
+		if res[r] < 0 { // within vecpack.FitTol: clamp round-off
 			res[r] = 0
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/xflex/xflex/vecpack"
 )
 
 // refFiller is progressive filling as it was before the per-group
@@ -73,7 +75,7 @@ func newRefFiller(in *instance, o fillOpts) (*refFiller, error) {
 	f.tsfW = make([]float64, N)
 	for n := range in.fws {
 		fw := &in.fws[n]
-		f.capN[n] = math.Floor(fw.cap + fitTol)
+		f.capN[n] = math.Floor(fw.cap + vecpack.FitTol)
 		f.xs[n] = map[int]float64{}
 		f.drfW[n] = in.dominantPerTask(n) / fw.phi
 		if o.policy != PolicyTSF {
@@ -89,7 +91,7 @@ func newRefFiller(in *instance, o fillOpts) (*refFiller, error) {
 			m := math.Inf(1)
 			for r, d := range fw.d {
 				if d > 0 {
-					m = math.Min(m, math.Floor(s.cap[r]/d+fitTol))
+					m = math.Min(m, math.Floor(s.cap[r]/d+vecpack.FitTol))
 				}
 			}
 			whole += float64(s.count) * m
@@ -186,7 +188,7 @@ func (f *refFiller) placeMany(n, i, k int) {
 	res := f.res[i*f.R : (i+1)*f.R]
 	for r := range res {
 		res[r] -= float64(k) * d[r]
-		if res[r] < 0 { // within fitTol: clamp round-off
+		if res[r] < 0 { // within vecpack.FitTol: clamp round-off
 			res[r] = 0
 		}
 	}

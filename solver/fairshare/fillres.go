@@ -253,7 +253,7 @@ func (s *rpsSearch) bound(t *rpsTree, v int) float64 {
 	for r, w := range t.wd[v*R : (v+1)*R] {
 		m = max(m, w*s.inv[r])
 	}
-	return m * (1 - 1e-14)
+	return m * (1 - boundShrink)
 }
 
 // visit walks node v (whose bound is lb): it skips the node when nothing
@@ -302,5 +302,5 @@ func (s *rpsSearch) losesTie(t *rpsTree, v int) bool {
 // tolerance: lb > c/(1−tieRel) means lb−c > tieRel·lb; the extra 1e-15
 // covers the round-off of the division.
 func lossCut(c float64) float64 {
-	return c / (1 - tieRel) * (1 + 1e-15)
+	return c / (1 - tieRel) * (1 + divRoundOff)
 }

@@ -7,13 +7,8 @@ import (
 	"slices"
 
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/vecpack"
 )
-
-// fitTol absorbs float round-off when comparing a task's demand with a
-// server's residual capacity: residuals are capacities minus at most ~1e6
-// demands of magnitude ≤ 1e15, so 1e-9 relative is far above accumulated
-// error and far below any real size (the same convention as vecpack.FitTol).
-const fitTol = 1e-9
 
 // instance is a validated request in index form.
 type instance struct {
@@ -106,17 +101,17 @@ func (in *instance) dominantPerTask(n int) float64 {
 }
 
 // fits reports whether demand d fits the free capacity of a server with
-// capacity capacity. Round-off, up to fitTol of the server's capacity, is
+// capacity capacity. Round-off, up to vecpack.FitTol of the server's capacity, is
 // forgiven only against a positive residual: a residual placement clamped
 // to 0 holds nothing more. The tolerance used to be absolute below 1
-// (fitTol·max(1, free)), so a demand of 1e-9 fit a residual of 0 again and
+// (vecpack.FitTol·max(1, free)), so a demand of 1e-9 fit a residual of 0 again and
 // again and placing tasks one by one never ended.
 func fits(d, free, capacity []float64) bool {
 	for r, v := range d {
 		if v <= free[r] {
 			continue
 		}
-		if !(free[r] > 0) || v > free[r]+fitTol*capacity[r] {
+		if !(free[r] > 0) || v > free[r]+vecpack.FitTol*capacity[r] {
 			return false
 		}
 	}

@@ -26,11 +26,6 @@ import (
 // 50 server types each of its LPs cost ≈10 s and 60 s left a 3.7e-3 gap;
 // breakpoints as columns keep the LP at two rows per framework.
 
-// pfGapTarget is where the PF loop stops: a tenth of the 1e-6
-// relative gap the service promises, leaving room for the round-off in
-// evaluating Σ φ log V over a thousand terms (≈1e-13 relative).
-const pfGapTarget = 1e-7
-
 // pfMaxRounds bounds the PF rounds; each divides the refinement radius by
 // 4, so 60 rounds reach the 1e-9 floor many times over; the gap target or
 // the budget stops the loop long before.

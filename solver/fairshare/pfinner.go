@@ -80,7 +80,7 @@ func solvePFInner(ctx context.Context, m *model, alpha float64, backend string) 
 		// framework-row entries (every such row exists from the start).
 		m.addPriced(inc, s.b)
 		s.addBreakpoints()
-		radius = math.Max(radius/4, 1e-9)
+		radius = math.Max(radius/4, minRadius)
 	}
 	return res, nil
 }

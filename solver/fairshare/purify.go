@@ -110,11 +110,6 @@ func (m *model) purify(x []float64) {
 	}
 }
 
-// nullTol: a pivot below this fraction of the largest entry of the matrix
-// counts as zero in nullVector; demands are given to ≈1e-15 relative, so
-// 1e-12 separates real dependence from round-off.
-const nullTol = 1e-12
-
 // nullVector finds a nonzero v with M v = 0 for the rows × cols matrix M
 // (row-major, rows < cols) by Gaussian elimination with partial pivoting,
 // setting the first free variable to 1. It reports false when it finds no

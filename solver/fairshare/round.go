@@ -1,6 +1,10 @@
 package fairshare
 
-import "math"
+import (
+	"math"
+
+	"github.com/xflex/xflex/vecpack"
+)
 
 // round turns a divisible optimum into whole tasks: each group's ⌊x_{n,g}⌋
 // tasks are packed first-fit onto the group's copies in index order, then
@@ -19,7 +23,7 @@ func (m *model) round(a alloc, p params) alloc {
 		for n := range a {
 			out[n] = map[int]float64{}
 			for j, v := range a[n] {
-				per := math.Floor(v/float64(in.servers[j].count)+fitTol) * float64(in.servers[j].count)
+				per := math.Floor(v/float64(in.servers[j].count)+vecpack.FitTol) * float64(in.servers[j].count)
 				if per > 0 {
 					out[n][j] = per
 				}
@@ -35,7 +39,7 @@ func (m *model) round(a alloc, p params) alloc {
 			quota[n][in.groupOf[j]] += v
 		}
 		for g, v := range quota[n] {
-			quota[n][g] = math.Floor(v + fitTol)
+			quota[n][g] = math.Floor(v + vecpack.FitTol)
 		}
 	}
 	copiesOf := make([][]int, len(in.groups))

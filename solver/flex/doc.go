@@ -1,5 +1,17 @@
-package flex
-
+// Package flex implements the Flex allocation scheme for MapReduce-style
+// slot scheduling (Wolf et al., "FLEX: A Slot Allocation Scheduling
+// Optimizer for MapReduce Workloads", Middleware 2010): the malleable packing
+// scheme (MPS) that turns a priority ordering of jobs into a malleable
+// schedule, orderings from separable resource allocation problems (RAP) and
+// from metric-specific rules, a local search over orderings, an exact
+// branch-and-bound search over orderings for small instances, the FIFO and
+// Fair baselines, and an LP/MILP refinement that keeps a completion order
+// and re-optimises the slot allocation of every interval.
+//
+// Times are on the caller's clock: the schedule starts at the epoch start
+// (request field start, default 0), deadlines are absolute, and response
+// time and stretch are measured from a job's arrival (default: start).
+//
 // # Wire format and semantics
 //
 // Request (schemas/flex.request.json): slots S; metric (weighted_response_time,
@@ -62,3 +74,4 @@ package flex
 // The paper leaves the conversion of work to maximum slots open; Generate's
 // task parameter sets it (default: work in one-slot tasks, M_j =
 // min(S, ⌈work_j⌉), with total work 10·S).
+package flex

@@ -33,11 +33,6 @@ func (in *Instance) arrivalOrder() []int {
 	return orderByKeys(k, nil)
 }
 
-// levelTol: a job whose maximum is within this relative distance of the
-// level counts as at its maximum (λ is a quotient of integers, exact to
-// ~1e-16 relative).
-const levelTol = 1e-12
-
 // fair returns Fair's completion times, its completion order and, when
 // limit != 0, its first limit intervals (limit < 0: all).
 func (in *Instance) fair(limit int) (comp []float64, order []int, ivs []Interval) {

@@ -176,13 +176,13 @@ func generate(seed int64, p genParams) (*Request, error) {
 	minSum := 0
 	for j := 0; j < n; j++ {
 		w := work[j] * p.totalWork / tot
-		mx := int(math.Min(float64(S), math.Ceil(w/p.task-1e-9)))
+		mx := int(math.Min(float64(S), math.Ceil(w/p.task-ceilTol)))
 		if mx < 1 {
 			mx = 1
 		}
 		mn := 1
 		for tries := 0; tries < 1000; tries++ {
-			mn = max(1, int(math.Round(truncNormal(rng, math.Max(minMean, 1e-9), math.Max(minMean, 1e-9)/3))))
+			mn = max(1, int(math.Round(truncNormal(rng, math.Max(minMean, minMeanFloor), math.Max(minMean, minMeanFloor)/3))))
 			if mn <= mx {
 				break
 			}
@@ -191,19 +191,19 @@ func generate(seed int64, p genParams) (*Request, error) {
 		minSum += mn
 		jr := JobReq{ID: fmt.Sprintf("j%d", j), Work: round6(w), Min: mn, Max: mx}
 		if p.weights == "uniform" && metric != Stretch && metric != Makespan && metric != SLA {
-			wt := round6(math.Max(1e-6, rng.Float64()))
+			wt := round6(math.Max(minDraw, rng.Float64()))
 			jr.Weight = &wt
 		}
 		if metric.needsDeadline() {
-			d := round6(math.Max(1e-6, rng.Float64()) * horizon)
+			d := round6(math.Max(minDraw, rng.Float64()) * horizon)
 			jr.Deadline = &d
 		}
 		if metric == SLA {
 			ds := make([]float64, p.steps)
 			ps := make([]float64, p.steps)
 			for k := range ds {
-				ds[k] = round6(math.Max(1e-6, rng.Float64()) * horizon)
-				ps[k] = round6(math.Max(1e-6, rng.Float64()))
+				ds[k] = round6(math.Max(minDraw, rng.Float64()) * horizon)
+				ps[k] = round6(math.Max(minDraw, rng.Float64()))
 			}
 			sort.Float64s(ds)
 			sort.Float64s(ps)

@@ -1,15 +1,3 @@
-// Package flex implements the Flex allocation scheme for MapReduce-style
-// slot scheduling (flex-mapreduce-allocation.txt): the malleable packing
-// scheme (MPS) that turns a priority ordering of jobs into a malleable
-// schedule, orderings from separable resource allocation problems (RAP) and
-// from metric-specific rules, a local search over orderings, an exact
-// branch-and-bound search over orderings for small instances, the FIFO and
-// Fair baselines, and an LP/MILP refinement that keeps a completion order
-// and re-optimises the slot allocation of every interval.
-//
-// Times are on the caller's clock: the schedule starts at the epoch start
-// (request field start, default 0), deadlines are absolute, and response
-// time and stretch are measured from a job's arrival (default: start).
 package flex
 
 import (
@@ -65,13 +53,6 @@ func (a Aggregate) String() string {
 	}
 	return "sum"
 }
-
-// TimeTol is the relative tolerance on times: a job is tardy only when it
-// completes more than TimeTol·max(1,|deadline|) after its deadline, so a
-// completion that meets a deadline exactly in exact arithmetic is not made
-// tardy by float round-off (completions are sums of at most a few thousand
-// quotients, whose relative error stays far below 1e-9).
-const TimeTol = 1e-9
 
 // Step is one SLA step after validation (deadlines strictly increasing).
 type Step struct {

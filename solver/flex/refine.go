@@ -436,11 +436,6 @@ func completionsOf(in *Instance, ivs []Interval) []float64 {
 	return c
 }
 
-// WorkTol is the relative tolerance on the work a schedule delivers: LP
-// solutions are exact to about 1e-7 relative, and the MPS/Fair
-// simulations accumulate round-off far below that.
-const WorkTol = 1e-6
-
 // verify checks that ivs is a valid schedule with completions comp: the
 // intervals tile time from T0 without overlap, every interval uses at most
 // S slots, each job holds between its minimum (unless ignoreMin, the FIFO

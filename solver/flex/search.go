@@ -14,12 +14,6 @@ import (
 // local search with swap and insert moves, and the exact branch and bound
 // over orderings for small instances.
 
-// improveTol is the relative improvement a move must make to be accepted
-// (and the B&B margin for pruning): objectives are sums of at most ~1e4
-// penalties each exact to ~1e-15 relative, so 1e-10 separates real
-// improvements from round-off and stops cycling between equal orderings.
-const improveTol = 1e-10
-
 func better(a, b float64) bool { return a < b-improveTol*math.Max(1, math.Abs(b)) }
 
 // evaluator runs MPS for many orderings of one instance.

@@ -2,10 +2,16 @@ package tetris
 
 import (
 	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/xflex/xflex/vecpack"
@@ -197,5 +203,53 @@ func TestRoundRefusesOversize(t *testing.T) {
 		if (err != nil) != (n >= maxRoundSize) {
 			t.Fatalf("Count %d: err = %v", n, err)
 		}
+	}
+}
+
+// TestRoundMethodSet keeps the round a chain of small steps: round itself
+// has at most 15 methods (it has no embedded fields, so that is its whole
+// method set); the steps' work lives on their own types.
+func TestRoundMethodSet(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var methods []string
+	for _, f := range pkgs["tetris"].Files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil {
+				continue
+			}
+			typ := fd.Recv.List[0].Type
+			if st, ok := typ.(*ast.StarExpr); ok {
+				typ = st.X
+			}
+			if id, ok := typ.(*ast.Ident); ok && id.Name == "round" {
+				methods = append(methods, fd.Name.Name)
+			}
+		}
+	}
+	if len(methods) == 0 || len(methods) > 15 {
+		t.Errorf("round has %d methods, want 1 to 15: %v", len(methods), methods)
+	}
+	var embedded []string
+	for _, f := range pkgs["tetris"].Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || ts.Name.Name != "round" {
+				return true
+			}
+			for _, fld := range ts.Type.(*ast.StructType).Fields.List {
+				if len(fld.Names) == 0 {
+					embedded = append(embedded, fmt.Sprint(fld.Type))
+				}
+			}
+			return false
+		})
+	}
+	if len(embedded) > 0 {
+		t.Errorf("round embeds %v: their methods would join its method set", embedded)
 	}
 }

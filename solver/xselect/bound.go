@@ -135,11 +135,6 @@ func (m *model) fitsOf(s int) []float64 {
 	return m.shapeFit[s]
 }
 
-// boundFitTol lets ⌊cap/size⌋ round up when cap/size is an integer up to
-// round-off, so the per-node cap never undercounts (which would make the
-// bound invalid); 1e-9 matches vecpack.FitTol.
-const boundFitTol = 1e-9
-
 // resourceBound is a valid bound without an LP, linear in nodes plus
 // groups: per resource, total usable capacity over the mix's total demand.
 func (m *model) resourceBound() float64 {
@@ -256,12 +251,6 @@ func (m *model) relaxation(cls []nodeClass, fixed []int64) (lpm *lp.Model, xv []
 // roundedBoundShare: the rounded-count tightening of the bound may use
 // 1/roundedBoundShare of the remaining budget.
 const roundedBoundShare = 10
-
-// fitTotalTol is the relative shortfall of the counting LP's optimum from
-// Σ counts that still counts as "fits": CLP meets constraints to about
-// 1e-7 relative, so 1e-6 never rejects a count vector that fits, and a
-// real shortfall is at least one container, far above it.
-const fitTotalTol = 1e-6
 
 // upperBound returns an upper bound on λ and a note. First the LP
 // relaxation's max λ; then, since any packing at λ holds ⌈λ·c_g⌉ (not

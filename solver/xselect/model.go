@@ -102,7 +102,7 @@ func build(req *Request) (*model, error) {
 	}
 	m.changeMax = m.N
 	if req.ChangeFraction != nil {
-		m.changeMax = int(math.Floor(*req.ChangeFraction*float64(m.N) + 1e-9))
+		m.changeMax = int(math.Floor(*req.ChangeFraction*float64(m.N) + countTol))
 	}
 	if err := m.placement(); err != nil {
 		return nil, err

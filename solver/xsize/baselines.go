@@ -35,7 +35,7 @@ func QuantileShapes(u [][]float64, w []float64, K int) [][]float64 {
 		acc, pos := 0.0, 0
 		for k := 1; k <= K; k++ {
 			target := total * float64(k) / float64(K)
-			for pos < len(idx)-1 && acc+w[idx[pos]] < target*(1-1e-12) {
+			for pos < len(idx)-1 && acc+w[idx[pos]] < target*(1-quantileTol) {
 				acc += w[idx[pos]]
 				pos++
 			}

@@ -78,7 +78,7 @@ func parseGenParams(params map[string]string) (genParams, error) {
 func addOptions(req map[string]any, params map[string]string) error {
 	if s, ok := params["epsilon"]; ok {
 		e, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(e >= 1e-4 && e <= 10) {
+		if err != nil || !(e >= minGenEpsilon && e <= maxGenEpsilon) {
 			return fmt.Errorf("xsize generate: epsilon must be in [0.0001, 10], got %q", s)
 		}
 		req["epsilon"] = e

@@ -1,10 +1,3 @@
-// Package xsize is the X-Size problem (POST /v1/xsize, `xflex solve
-// xsize`): from a weighted profile of resource requests choose K container
-// shapes so that every request fits one and the total normalized size of
-// the shapes the requests use is least. The algorithms live in package
-// ptas; this package validates and normalizes the request, runs the PTAS
-// (or the exact max-fit DP) under the budget, and reports the shapes in the
-// caller's units with a proven lower bound and the guarantee reached.
 package xsize
 
 import (

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/vecpack"
 )
 
 // cluster is the request's containers before use is applied, from either
@@ -283,7 +284,7 @@ func (m *Model) checkOverflow(cl cluster, vs *solver.Violations) {
 	}
 	for n, u := range used {
 		for r, x := range u {
-			if capa := cl.nodeList[n].Capacity[r]; x > capa+fitTol*math.Max(1, capa) {
+			if capa := cl.nodeList[n].Capacity[r]; x > capa+vecpack.FitTol*math.Max(1, capa) {
 				vs.Add(cl.ptr(first[n], "node"), "containers on node %q need %g of %q, more than its %g", cl.nodeList[n].Name, x, cl.resources[r], capa)
 			}
 		}

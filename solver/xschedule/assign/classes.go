@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/xflex/xflex/vecpack"
 )
 
 // class is the containers of one owner and one size. They score alike
@@ -103,7 +105,7 @@ func (m *Model) rank(a *ask, scope func(owner int) bool, ttl bool) []ranked {
 // fits says whether the class's size serves a: every dimension at least
 // a's, aggregate normalised size within fitness times a's.
 func (m *Model) fits(a *ask, k *class) bool {
-	return FitsDims(k.size, a.size) && k.norm <= m.settings.fitness*a.norm*(1+fitTol)
+	return FitsDims(k.size, a.size) && k.norm <= m.settings.fitness*a.norm*(1+vecpack.FitTol)
 }
 
 // bestIn scans the ranked classes, best score first: the first group of

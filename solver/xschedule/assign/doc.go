@@ -1,5 +1,6 @@
-// Package assign is X-Schedule (xflex-cross-platform-scheduler.txt,
-// §2.1), the online component of X-Flex, as one decision round: given the
+// Package assign is X-Schedule (Wolf et al., "The X-Flex Cross-Platform
+// Scheduler: Who's the Fairest of Them All?", Middleware 2014, §2.1), the
+// online component of X-Flex, as one decision round: given the
 // containers X-Select placed (each with an owner and perhaps a current
 // user), the applications' sharing bounds, the pair contexts and the
 // pending requests at time now, it grants containers, starts preemptions

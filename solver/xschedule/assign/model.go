@@ -9,10 +9,6 @@ const (
 	ModeGarbo  = "garbo"
 )
 
-// fitTol is the relative slack on the node-overflow check: X-Select packs
-// with float sums, so a full node may exceed its capacity by rounding.
-const fitTol = 1e-9
-
 // Model is a checked round: indices instead of names, normalised sizes
 // and charge rates, Δ per pair, and the mutable state (users, notices,
 // pair contexts) the round changes. The simulator drives the same model

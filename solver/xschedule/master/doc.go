@@ -1,5 +1,6 @@
 // Package master is an application master over map-only jobs, the AM of
-// the X-Flex paper's experiments (xflex-cross-platform-scheduler.txt, §3):
+// the X-Flex paper's experiments (Wolf et al., "The X-Flex Cross-Platform
+// Scheduler: Who's the Fairest of Them All?", Middleware 2014, §3):
 // it asks the cluster for containers and splits those it holds among its
 // jobs under one of three policies, fifo, fair or flex, and records each
 // job's response time and the makespan. It knows nothing of the cluster:

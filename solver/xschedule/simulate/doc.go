@@ -1,5 +1,6 @@
 // Package simulate is the X-Schedule simulator
-// (xflex-cross-platform-scheduler.txt, §2.1 and §3): it drives the
+// (Wolf et al., "The X-Flex Cross-Platform Scheduler: Who's the Fairest of
+// Them All?", Middleware 2014, §2.1 and §3): it drives the
 // decision round of solver/xschedule/assign event by event over a trace
 // of requests, records what each request got and when, each
 // application's totals, every container event, each pair's sharing

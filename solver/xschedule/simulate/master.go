@@ -416,7 +416,7 @@ type amGate struct {
 // The tolerance keeps a cap met exactly in exact arithmetic (0.5 of 78
 // containers is 39 AMs of 1/78) from failing on the float sum.
 func (g *amGate) room(d float64) bool {
-	return g.ams == 0 || g.used+d <= g.share*(1+1e-9)
+	return g.ams == 0 || g.used+d <= g.share*(1+amCapTol)
 }
 
 func (g *amGate) enter(d float64) { g.ams++; g.used += d }

@@ -21,8 +21,8 @@ import (
 type hnode struct {
 	k  uint64 // scoreKey of the score
 	nt uint64 // ^tieKey(group, member)
-	e  int32  // index into fillState.ents
-	at int32  // fillState.step when taken
+	e  int32  // index into candidateSet.entries
+	at int32  // candidateSet.step when taken
 }
 
 // tieKey orders candidates of equal score: lower group, then lower member
