@@ -1,0 +1,225 @@
+package xflexplan
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/xflex/xflex/internal/progress"
+	"github.com/xflex/xflex/solver"
+	"github.com/xflex/xflex/solver/xschedule/simulate"
+	"github.com/xflex/xflex/solver/xselect"
+	"github.com/xflex/xflex/solver/xsize"
+)
+
+// Stage names, as the stages' endpoints (POST /v1/NAME) call them.
+const (
+	stageXSize    = "xsize"
+	stageXSelect  = "xselect"
+	stageSimulate = "xschedule/simulate"
+)
+
+// Budget shares: each stage may use its share of the time left when it
+// starts (the rest of the plan's budget less finalReserve); the last
+// stage's share leaves room for writing the plan's answer, which embeds
+// every stage's answer. X-Size usually stops early at its ε target and
+// X-Select's λ search when its bracket closes, so what they leave passes
+// on to the simulation.
+const (
+	defaultXSizeShare    = 0.2
+	defaultXSelectShare  = 0.5
+	defaultSimulateShare = 0.9
+)
+
+// stageRunner runs the stages' problems through a Runner of their own,
+// the code path of their endpoints (Runner.Run: validation, decoding,
+// solving, settling meta, encoding), so each stage's answer is the bytes
+// its endpoint writes for the same request. It is made once per Problem
+// value, on first use.
+type stageRunner struct {
+	once   sync.Once
+	runner *solver.Runner
+	err    error
+}
+
+func (s *stageRunner) get() (*solver.Runner, error) {
+	s.once.Do(func() {
+		s.runner, s.err = solver.NewRunner([]solver.Problem{xsize.Problem(), xselect.Problem(), simulate.Problem()}, 0)
+	})
+	return s.runner, s.err
+}
+
+// StageRun is one stage as the plan ran it: the request it sent the
+// stage's endpoint and the answer the endpoint gave, byte for byte.
+type StageRun struct {
+	Endpoint string          `json:"endpoint"`
+	Status   string          `json:"status"`
+	Request  json.RawMessage `json:"request"`
+	Response json.RawMessage `json:"response,omitempty"`
+	// Incumbent is a running stage's best result so far (job partials
+	// only).
+	Incumbent json.RawMessage `json:"incumbent,omitempty"`
+}
+
+// stageCall is one stage to run: its name, its request and its share of
+// the time left; index and count place it in the pipeline for progress
+// reports.
+type stageCall struct {
+	name         string
+	req          any
+	budgetMS     **int64
+	share        float64
+	index, count int
+	// partial makes the plan's answer so far with this stage's
+	// incumbent, for job partials.
+	partial func(inc json.RawMessage) any
+}
+
+// errNoTime says a stage could not start: the plan's budget is spent.
+var errNoTime = errors.New("no budget left for the stage")
+
+// run sets the stage's budget_ms, sends its request through the Runner
+// and returns what the stage answered. A stage that had no answer (its
+// budget ran out first, or the caller cancelled) returns a *solver.Error
+// of that kind; any other refusal is translated by the caller.
+func (c stageCall) run(ctx context.Context, r *solver.Runner, deadline time.Time) (*StageRun, *solver.Response, error) {
+	left := time.Until(deadline)
+	ms := int64(math.Floor(float64(left.Milliseconds()) * c.share))
+	if ms < 1 || ctx.Err() != nil {
+		return nil, nil, errNoTime
+	}
+	*c.budgetMS = &ms
+	raw, err := json.Marshal(c.req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s request: %w", c.name, err)
+	}
+	run := &StageRun{Endpoint: "/v1/" + c.name, Request: raw}
+	progress.Report(ctx, progress.Progress{Phase: c.phase(""), Fraction: progress.F(float64(c.index) / float64(c.count))})
+	sctx, stop := c.forward(ctx, run)
+	// The plan reserved the memory of the whole pipeline; the stage
+	// does not ask again. Its clock starts now.
+	sctx = solver.WithMemoryGate(solver.WithArrival(sctx, time.Now()), func(context.Context, int64) error { return nil })
+	resp, err := r.Run(sctx, c.name, raw)
+	stop()
+	if err != nil {
+		return run, nil, err
+	}
+	run.Response = json.RawMessage(strings.TrimSuffix(string(resp.Wire), "\n"))
+	run.Status = string(resp.Meta.Status)
+	return run, resp, nil
+}
+
+// phase names the stage in progress reports.
+func (c stageCall) phase(inner string) string {
+	s := fmt.Sprintf("stage %d/%d %s", c.index+1, c.count, c.name)
+	if inner != "" {
+		s += ": " + inner
+	}
+	return s
+}
+
+// forward relays the stage's progress reports and incumbents to the job
+// running the plan, the phase prefixed with the stage and the fraction
+// placed in the stage's part of the pipeline; a no-op outside a job.
+func (c stageCall) forward(ctx context.Context, run *StageRun) (context.Context, func()) {
+	if !progress.Listening(ctx) {
+		return ctx, func() {}
+	}
+	child := &progress.Reporter{}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(forwardInterval)
+		defer tick.Stop()
+		for {
+			c.relay(ctx, child, run)
+			select {
+			case <-done:
+				c.relay(ctx, child, run)
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return progress.WithReporter(ctx, child), func() { close(done); wg.Wait() }
+}
+
+// forwardInterval is how often a stage's reports are relayed: the job
+// stores progress a few times a second, so finer is wasted.
+const forwardInterval = 50 * time.Millisecond
+
+// relay passes on what the stage reported since the last call.
+func (c stageCall) relay(ctx context.Context, child *progress.Reporter, run *StageRun) {
+	if p, ok := child.Take(); ok {
+		frac := float64(c.index)
+		if p.Fraction != nil {
+			frac += *p.Fraction
+		}
+		progress.Report(ctx, progress.Progress{Phase: c.phase(p.Phase), Fraction: progress.F(frac / float64(c.count)),
+			Objective: p.Objective, Bound: p.Bound, Message: p.Message})
+	}
+	if inc, ok := child.TakeIncumbent(); ok && c.partial != nil {
+		b, err := json.Marshal(inc.Result)
+		if err != nil {
+			return
+		}
+		progress.Offer(ctx, progress.Incumbent{Result: c.partial(b), Solver: "xflex/plan"})
+	}
+}
+
+// noAnswer reports whether err means the stage had no answer to give
+// (budget spent, caller gone) rather than refusing its input.
+func noAnswer(err error) bool {
+	if errors.Is(err, errNoTime) {
+		return true
+	}
+	var xe *solver.Error
+	return errors.As(err, &xe) && (xe.Kind == solver.KindBudget || xe.Kind == solver.KindCanceled)
+}
+
+// refused turns a stage's refusal into the plan's: the same kind, each
+// violation's pointer translated into the plan's request by tr (the
+// stage's pointer kept in the message), and the stage named.
+func refused(stage string, err error, tr func(string) string) error {
+	var xe *solver.Error
+	if !errors.As(err, &xe) {
+		return fmt.Errorf("stage %s: %w", stage, err)
+	}
+	out := &solver.Error{Kind: xe.Kind, Detail: fmt.Sprintf("stage %s refused the plan: %s", stage, xe.Detail), Err: xe}
+	if out.Kind == solver.KindSchema {
+		// The plan wrote a request its stage's schema refuses: the
+		// plan's input carried a value the stage cannot take.
+		out.Kind = solver.KindInvalid
+	}
+	for _, v := range xe.Violations {
+		out.Violations = append(out.Violations, solver.Violation{Pointer: tr(v.Pointer),
+			Message: fmt.Sprintf("%s: %s (at %s of the stage's request)", stage, v.Message, v.Pointer)})
+	}
+	if len(out.Violations) == 0 {
+		out.Violations = []solver.Violation{{Pointer: "", Message: fmt.Sprintf("%s: %s", stage, xe.Detail)}}
+	}
+	return out
+}
+
+// simulateBaselines are the baselines xschedule/simulate reports: the
+// fields of its answer's baselines, read from its Go type so that a
+// baseline added there is offered here with no change.
+func simulateBaselines() []string {
+	t := reflect.TypeOf(simulate.Baselines{})
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
