@@ -10,7 +10,7 @@ import (
 	"github.com/xflex/xflex/solver/flex"
 	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
 	tetrissimulate "github.com/xflex/xflex/solver/tetris/simulate"
-	"github.com/xflex/xflex/solver/xflexplan"
+	xflexplan "github.com/xflex/xflex/solver/xflex/plan"
 	xscheduleassign "github.com/xflex/xflex/solver/xschedule/assign"
 	xschedulesimulate "github.com/xflex/xflex/solver/xschedule/simulate"
 	"github.com/xflex/xflex/solver/xselect"

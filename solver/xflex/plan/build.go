@@ -1,4 +1,4 @@
-package xflexplan
+package plan
 
 import (
 	"fmt"
@@ -25,9 +25,9 @@ const (
 	DefaultMaxRequests = 100000
 )
 
-// plan is a checked request: the nodes the node types expand to, the
+// checked is a request Build has checked: the nodes the node types expand to, the
 // union of the forecasts, and where each came from (for error pointers).
-type plan struct {
+type checked struct {
 	req   *Request
 	nodes []xselect.Node
 	// nodePtr is the pointer of node i's origin: a node type or an
@@ -43,15 +43,15 @@ type plan struct {
 }
 
 // itemPtr is the pointer of union item j.
-func (p *plan) itemPtr(j int, rest ...any) string {
+func (p *checked) itemPtr(j int, rest ...any) string {
 	return solver.Ptr(append([]any{"apps", p.itemApp[j], "forecast", p.itemIdx[j]}, rest...)...)
 }
 
 // build checks what the schema cannot and expands the cluster: the
 // plan's Build. Every refusal names the stage whose input it would have
 // broken.
-func build(req *Request) (*plan, error) {
-	p := &plan{req: req, appIdx: map[string]int{}, k: DefaultK}
+func build(req *Request) (*checked, error) {
+	p := &checked{req: req, appIdx: map[string]int{}, k: DefaultK}
 	if req.XSize != nil && req.XSize.K > 0 {
 		p.k = req.XSize.K
 	}
@@ -72,7 +72,7 @@ func build(req *Request) (*plan, error) {
 
 // expandCluster makes the node list: each node type's Count nodes, then
 // the explicit nodes, checking vector lengths and unique names.
-func (p *plan) expandCluster(vs *solver.Violations) {
+func (p *checked) expandCluster(vs *solver.Violations) {
 	d := len(p.req.Resources)
 	seen := map[string]string{}
 	add := func(n xselect.Node, ptr string) {
@@ -119,7 +119,7 @@ func checkLen(vs *solver.Violations, v []float64, d int, ptr string) bool {
 
 // readApps checks the applications' names, peers and forecasts and makes
 // the union of the forecasts.
-func (p *plan) readApps(vs *solver.Violations) {
+func (p *checked) readApps(vs *solver.Violations) {
 	d := len(p.req.Resources)
 	for a, app := range p.req.Apps {
 		if prev, dup := p.appIdx[app.Name]; dup {
@@ -157,7 +157,7 @@ func effective(n *xselect.Node) []float64 {
 // checkUsable refuses an application no node may take (X-Select's
 // predicate matches none) and a forecast request that fits no node the
 // application may use (no shape X-Size may choose could cover it there).
-func (p *plan) checkUsable(vs *solver.Violations) {
+func (p *checked) checkUsable(vs *solver.Violations) {
 	caps := make([][]float64, len(p.nodes))
 	for i := range p.nodes {
 		caps[i] = effective(&p.nodes[i])
@@ -186,7 +186,7 @@ func (p *plan) checkUsable(vs *solver.Violations) {
 
 // checkTrace refuses a given trace that names unknown applications, and
 // a generated one without a horizon.
-func (p *plan) checkTrace(vs *solver.Violations) {
+func (p *checked) checkTrace(vs *solver.Violations) {
 	tr := p.req.Trace
 	if len(tr.Requests) == 0 {
 		if tr.Horizon == nil {
@@ -202,7 +202,7 @@ func (p *plan) checkTrace(vs *solver.Violations) {
 }
 
 // checkBaselines refuses a baseline xschedule/simulate does not report.
-func (p *plan) checkBaselines(vs *solver.Violations) {
+func (p *checked) checkBaselines(vs *solver.Violations) {
 	offered := simulateBaselines()
 	for i, b := range p.req.Baselines {
 		if !slices.Contains(offered, b) {

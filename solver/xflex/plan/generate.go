@@ -1,4 +1,4 @@
-package xflexplan
+package plan
 
 import (
 	"fmt"

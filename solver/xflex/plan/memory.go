@@ -1,4 +1,4 @@
-package xflexplan
+package plan
 
 import "github.com/xflex/xflex/solver"
 
@@ -19,7 +19,7 @@ const (
 )
 
 // memory estimates a plan's peak bytes from its sizes.
-func memory(b solver.Built[Request, *plan]) int64 {
+func memory(b solver.Built[Request, *checked]) int64 {
 	p := b.In
 	requests := int64(len(p.req.Trace.Requests))
 	if requests == 0 && p.req.Trace.Horizon != nil {

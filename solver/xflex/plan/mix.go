@@ -1,4 +1,4 @@
-package xflexplan
+package plan
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ func concurrency(it Forecast) float64 {
 // X-Schedule's charges normalise by them too); a resource no node has
 // gets total 1 so that X-Size's normalisation stays defined (every size
 // on it is 0 then, or the request fits no node and Build refused it).
-func (p *plan) totals() []float64 {
+func (p *checked) totals() []float64 {
 	out := make([]float64, len(p.req.Resources))
 	for _, n := range p.nodes {
 		for i, c := range n.Capacity {
@@ -51,7 +51,7 @@ func (p *plan) totals() []float64 {
 // name), at most maxNodeTypes of them, the largest in total first. A
 // shape fitting a dominated capacity fits the one dominating it, so
 // dropping dominated ones loses nothing.
-func (p *plan) nodeTypes() []xsize.NodeType {
+func (p *checked) nodeTypes() []xsize.NodeType {
 	var out []xsize.NodeType
 	for i := range p.nodes {
 		c := effective(&p.nodes[i])
@@ -90,7 +90,7 @@ func cmpSum(a, b []float64) int {
 
 // xsizeRequest is stage 1's request: X-Size over the union of the
 // forecasts, each weighted by its weight or rate × duration.
-func (p *plan) xsizeRequest() *xsize.Request {
+func (p *checked) xsizeRequest() *xsize.Request {
 	req := &xsize.Request{Resources: p.req.Resources, Totals: p.totals(), K: p.k, NodeTypes: p.nodeTypes()}
 	eps := DefaultEpsilon
 	if s := p.req.XSize; s != nil {
@@ -113,7 +113,7 @@ func (p *plan) xsizeRequest() *xsize.Request {
 }
 
 // xsizePtr translates a pointer into X-Size's request into the plan's.
-func (p *plan) xsizePtr(ptr string) string {
+func (p *checked) xsizePtr(ptr string) string {
 	var j int
 	var rest string
 	if n, _ := fmt.Sscanf(ptr, "/requests/%d", &j); n == 1 && j >= 0 && j < len(p.items) {
@@ -196,7 +196,7 @@ func cheapest(size []float64, shapes []xsize.Shape, totals []float64, fitMax boo
 // mapMix is stage 2: every forecast request goes to the cheapest shape
 // covering it, each application's mix counts ⌈scale·Σ concurrency⌉
 // containers of each shape it uses.
-func (p *plan) mapMix(shapes []xsize.Shape, totals []float64, fitMax bool) (*Mix, error) {
+func (p *checked) mapMix(shapes []xsize.Shape, totals []float64, fitMax bool) (*Mix, error) {
 	scale := 1.0
 	if p.req.Mix != nil && p.req.Mix.Scale != nil {
 		scale = *p.req.Mix.Scale
@@ -231,7 +231,7 @@ func (p *plan) mapMix(shapes []xsize.Shape, totals []float64, fitMax bool) (*Mix
 // xselectRequest is stage 3's request: the nodes, X-Size's shapes, and
 // each application's mix, Garbo flag and placement predicate, with the
 // plan's X-Select constraints.
-func (p *plan) xselectRequest(shapes []xsize.Shape, mix *Mix) *xselect.Request {
+func (p *checked) xselectRequest(shapes []xsize.Shape, mix *Mix) *xselect.Request {
 	req := &xselect.Request{Resources: p.req.Resources, Nodes: p.nodes, Seed: p.req.Seed}
 	for s, sh := range shapes {
 		req.Shapes = append(req.Shapes, xselect.Shape{Name: shapeName(s), Size: sh.Size})
@@ -246,7 +246,7 @@ func (p *plan) xselectRequest(shapes []xsize.Shape, mix *Mix) *xselect.Request {
 }
 
 // xselectPtr translates a pointer into X-Select's request into the plan's.
-func (p *plan) xselectPtr(ptr string) string {
+func (p *checked) xselectPtr(ptr string) string {
 	var i int
 	switch {
 	case strings.HasPrefix(ptr, "/apps/"):

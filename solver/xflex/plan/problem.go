@@ -1,4 +1,4 @@
-package xflexplan
+package plan
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // Problem is the X-Flex plan as served at POST /v1/xflex/plan.
 func Problem() solver.Problem {
 	sr := &stageRunner{}
-	return solver.Typed[Request, *plan]{
+	return solver.Typed[Request, *checked]{
 		Name:           "xflex/plan",
 		CLIName:        "xflex-plan",
 		RequestSchema:  "xflex-plan.request.json",
@@ -24,7 +24,7 @@ func Problem() solver.Problem {
 		Generate:       Generate,
 		GenParams:      genParamTable,
 		Build:          build,
-		Solve: func(ctx context.Context, b solver.Built[Request, *plan], opts solver.Options) (any, solver.Meta, error) {
+		Solve: func(ctx context.Context, b solver.Built[Request, *checked], opts solver.Options) (any, solver.Meta, error) {
 			return solve(ctx, sr, b.In, opts)
 		},
 		Memory: memory,
@@ -52,29 +52,38 @@ type Stages struct {
 
 // pipeline is one plan's state while its stages run.
 type pipeline struct {
-	p        *plan
-	r        *solver.Runner
+	p   *checked
+	r   *solver.Runner
+	res *Result
+	// start and budget are the plan's; deadline is the solve's (the
+	// budget less the Runner's reserve for encoding, or the caller's);
+	// spans are the stages' budgets over the plan's.
+	start    time.Time
+	budget   time.Duration
 	deadline time.Time
-	res      *Result
+	spans    [3]float64
 	timeout  bool
 }
 
 // solve runs the four stages in order. A stage whose answer is a timeout
 // hands its best answer on; a stage with no answer (budget spent, caller
 // gone) ends the plan with what finished, status timeout.
-func solve(ctx context.Context, sr *stageRunner, p *plan, opts solver.Options) (any, solver.Meta, error) {
+func solve(ctx context.Context, sr *stageRunner, p *checked, opts solver.Options) (any, solver.Meta, error) {
 	r, err := sr.get()
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	deadline := opts.Deadline
-	if dl, ok := ctx.Deadline(); ok && (deadline.IsZero() || dl.Before(deadline)) {
-		deadline = dl
+	pl := &pipeline{p: p, r: r, res: &Result{}, start: opts.Start, budget: opts.Budget, deadline: opts.Deadline}
+	if pl.start.IsZero() {
+		pl.start = time.Now()
 	}
-	if deadline.IsZero() {
-		deadline = time.Now().Add(solver.DefaultBudget)
+	if pl.budget <= 0 {
+		pl.budget = solver.DefaultBudget
 	}
-	pl := &pipeline{p: p, r: r, deadline: deadline, res: &Result{}}
+	if dl, ok := ctx.Deadline(); ok && (pl.deadline.IsZero() || dl.Before(pl.deadline)) {
+		pl.deadline = dl
+	}
+	pl.spans = stageSpans(p.shares())
 	done, err := pl.run(ctx)
 	if err != nil {
 		return nil, solver.Meta{}, err
@@ -102,7 +111,7 @@ func (pl *pipeline) run(ctx context.Context) (bool, error) {
 	}
 	pl.res.Trace = info
 	xsReq := p.xsizeRequest()
-	run, _, err := pl.stage(ctx, stageCall{name: stageXSize, req: xsReq, budgetMS: &xsReq.BudgetMS, share: share(p.req.XSize, defaultXSizeShare), index: 0},
+	run, _, err := pl.stage(ctx, stageCall{name: stageXSize, req: xsReq, budgetMS: &xsReq.BudgetMS, index: 0},
 		&pl.res.Stages.XSize, p.xsizePtr)
 	if run == nil || err != nil {
 		return false, err
@@ -118,11 +127,7 @@ func (pl *pipeline) run(ctx context.Context) (bool, error) {
 	}
 	pl.res.Mix = mix
 	selReq := p.xselectRequest(shapes, mix)
-	var selShare *float64
-	if s := p.req.XSelect; s != nil {
-		selShare = s.BudgetShare
-	}
-	run, resp, err := pl.stage(ctx, stageCall{name: stageXSelect, req: selReq, budgetMS: &selReq.BudgetMS, share: orDefault(selShare, defaultXSelectShare), index: 1},
+	run, resp, err := pl.stage(ctx, stageCall{name: stageXSelect, req: selReq, budgetMS: &selReq.BudgetMS, index: 1},
 		&pl.res.Stages.XSelect, p.xselectPtr)
 	if run == nil || err != nil {
 		return false, err
@@ -136,11 +141,7 @@ func (pl *pipeline) run(ctx context.Context) (bool, error) {
 			solver.Violation{Pointer: "/cluster", Message: fmt.Sprintf("xselect: λ = 0 (upper bound %g): some application's mix cannot be placed at all on the nodes it may use", sel.UpperBound)})
 	}
 	simReq := p.simulateRequest(selReq, sel, asks)
-	var simShare *float64
-	if s := p.req.Simulate; s != nil {
-		simShare = s.BudgetShare
-	}
-	run, _, err = pl.stage(ctx, stageCall{name: stageSimulate, req: simReq, budgetMS: &simReq.BudgetMS, share: orDefault(simShare, defaultSimulateShare), index: 2},
+	run, _, err = pl.stage(ctx, stageCall{name: stageSimulate, req: simReq, budgetMS: &simReq.BudgetMS, index: 2},
 		&pl.res.Stages.Simulate, p.simulatePtr)
 	return run != nil, err
 }
@@ -150,6 +151,12 @@ func (pl *pipeline) run(ctx context.Context) (bool, error) {
 // Cut naming it; a refusal is the plan's error.
 func (pl *pipeline) stage(ctx context.Context, c stageCall, slot **StageRun, tr func(string) string) (*StageRun, *solver.Response, error) {
 	c.count = 3
+	span := time.Duration(float64(pl.budget) * pl.spans[c.index])
+	c.budget = max(1, span.Milliseconds())
+	c.deadline = pl.start.Add(span)
+	if !pl.deadline.IsZero() && pl.deadline.Before(c.deadline) {
+		c.deadline = pl.deadline
+	}
 	c.partial = func(inc json.RawMessage) any {
 		snap := *pl.res
 		run := &StageRun{Endpoint: "/v1/" + c.name, Status: "running", Incumbent: inc}
@@ -159,7 +166,7 @@ func (pl *pipeline) stage(ctx context.Context, c stageCall, slot **StageRun, tr 
 		setSlot(&snap.Stages, c.name, run)
 		return &snap
 	}
-	run, resp, err := c.run(ctx, pl.r, pl.deadline)
+	run, resp, err := c.run(ctx, pl.r)
 	if err != nil {
 		if noAnswer(err) {
 			pl.cut(c.name)
@@ -212,18 +219,19 @@ func setSlot(st *Stages, name string, run *StageRun) {
 	}
 }
 
-func share(s *XSizeSettings, def float64) float64 {
-	if s == nil {
-		return def
+// shares are the stages' budget shares the request gives (nil: default).
+func (p *checked) shares() [3]*float64 {
+	var out [3]*float64
+	if s := p.req.XSize; s != nil {
+		out[0] = s.BudgetShare
 	}
-	return orDefault(s.BudgetShare, def)
-}
-
-func orDefault(v *float64, def float64) float64 {
-	if v != nil {
-		return *v
+	if s := p.req.XSelect; s != nil {
+		out[1] = s.BudgetShare
 	}
-	return def
+	if s := p.req.Simulate; s != nil {
+		out[2] = s.BudgetShare
+	}
+	return out
 }
 
 // answerOf decodes a stage's result from the bytes its endpoint wrote,

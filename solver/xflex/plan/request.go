@@ -1,4 +1,4 @@
-package xflexplan
+package plan
 
 import (
 	"github.com/xflex/xflex/solver/xschedule/simulate"

@@ -1,11 +1,10 @@
-package xflexplan
+package plan
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -25,17 +24,40 @@ const (
 	stageSimulate = "xschedule/simulate"
 )
 
-// Budget shares: each stage may use its share of the time left when it
-// starts (the rest of the plan's budget less finalReserve); the last
-// stage's share leaves room for writing the plan's answer, which embeds
-// every stage's answer. X-Size usually stops early at its ε target and
-// X-Select's λ search when its bracket closes, so what they leave passes
-// on to the simulation.
+// Budget: each stage is guaranteed a share of the plan's budget B, and
+// finalShare is kept for writing the plan's answer (which embeds every
+// stage's answer). Stage i may run until the plan's start plus
+// B·(1 − finalShare − the shares of the stages after it), so time a stage
+// does not use passes on to the next; that span is the stage request's
+// budget_ms, a number that depends on B alone (the same input gets the
+// same stage requests, byte for byte). The shares given in the request
+// are scaled to sum to 1 − finalShare.
 const (
-	defaultXSizeShare    = 0.2
-	defaultXSelectShare  = 0.5
-	defaultSimulateShare = 0.9
+	finalShare           = 0.1
+	defaultXSizeShare    = 0.15
+	defaultXSelectShare  = 0.3
+	defaultSimulateShare = 0.45
 )
+
+// stageSpans are the stages' budgets as fractions of the plan's budget,
+// from the shares (nil: default) scaled to sum to 1 − finalShare.
+func stageSpans(shares [3]*float64) [3]float64 {
+	g := [3]float64{defaultXSizeShare, defaultXSelectShare, defaultSimulateShare}
+	var sum float64
+	for i, s := range shares {
+		if s != nil {
+			g[i] = *s
+		}
+		sum += g[i]
+	}
+	var out [3]float64
+	later := 0.0
+	for i := 2; i >= 0; i-- {
+		out[i] = (1 - finalShare) * (1 - later/sum)
+		later += g[i]
+	}
+	return out
+}
 
 // stageRunner runs the stages' problems through a Runner of their own,
 // the code path of their endpoints (Runner.Run: validation, decoding,
@@ -71,10 +93,13 @@ type StageRun struct {
 // the time left; index and count place it in the pipeline for progress
 // reports.
 type stageCall struct {
-	name         string
-	req          any
+	name string
+	req  any
+	// budgetMS is where the stage request keeps budget_ms; budget is
+	// its value, deadline when the stage must stop.
 	budgetMS     **int64
-	share        float64
+	budget       int64
+	deadline     time.Time
 	index, count int
 	// partial makes the plan's answer so far with this stage's
 	// incumbent, for job partials.
@@ -88,13 +113,14 @@ var errNoTime = errors.New("no budget left for the stage")
 // and returns what the stage answered. A stage that had no answer (its
 // budget ran out first, or the caller cancelled) returns a *solver.Error
 // of that kind; any other refusal is translated by the caller.
-func (c stageCall) run(ctx context.Context, r *solver.Runner, deadline time.Time) (*StageRun, *solver.Response, error) {
-	left := time.Until(deadline)
-	ms := int64(math.Floor(float64(left.Milliseconds()) * c.share))
-	if ms < 1 || ctx.Err() != nil {
+func (c stageCall) run(ctx context.Context, r *solver.Runner) (*StageRun, *solver.Response, error) {
+	if time.Until(c.deadline) <= 0 || ctx.Err() != nil {
 		return nil, nil, errNoTime
 	}
+	ms := c.budget
 	*c.budgetMS = &ms
+	ctx, cancel := context.WithDeadline(ctx, c.deadline)
+	defer cancel()
 	raw, err := json.Marshal(c.req)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s request: %w", c.name, err)

@@ -1,4 +1,4 @@
-package xflexplan
+package plan
 
 import (
 	"encoding/json"
@@ -64,7 +64,7 @@ type RunSummary struct {
 }
 
 // summarize reads the summary from the stages that ran.
-func summarize(res *Result, p *plan) Summary {
+func summarize(res *Result, p *checked) Summary {
 	s := Summary{K: p.k}
 	if run := res.Stages.XSize; run != nil {
 		if xs, err := answerOf[xsize.Result](run); err == nil {

@@ -1,4 +1,4 @@
-package xflexplan
+package plan
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ type TraceInfo struct {
 // alone asks nothing. The requests are merged by arrival, ties by
 // application then draw order, and named APP-k (k from 1 per
 // application). More than maxRequests requests is refused.
-func (p *plan) generateTrace(seed int64, horizon float64, maxRequests int) ([]simulate.Ask, error) {
+func (p *checked) generateTrace(seed int64, horizon float64, maxRequests int) ([]simulate.Ask, error) {
 	type drawn struct {
 		ask     simulate.Ask
 		app, at int
@@ -109,7 +109,7 @@ func pick(r *rand.Rand, w []float64, total float64) int {
 }
 
 // trace is the simulation's trace and where it came from.
-func (p *plan) trace() ([]simulate.Ask, TraceInfo, error) {
+func (p *checked) trace() ([]simulate.Ask, TraceInfo, error) {
 	tr := p.req.Trace
 	if len(tr.Requests) > 0 {
 		return tr.Requests, TraceInfo{Requests: len(tr.Requests)}, nil
@@ -133,7 +133,7 @@ func (p *plan) trace() ([]simulate.Ask, TraceInfo, error) {
 // simulateRequest is stage 4's request: X-Select's request and result as
 // the placement, the applications' sharing modes and bounds, the trace
 // and the plan's simulation settings.
-func (p *plan) simulateRequest(xreq *xselect.Request, xres *xselect.Result, asks []simulate.Ask) *simulate.Request {
+func (p *checked) simulateRequest(xreq *xselect.Request, xres *xselect.Result, asks []simulate.Ask) *simulate.Request {
 	req := &simulate.Request{Placement: &assign.Placement{Request: *xreq, Result: *xres}, Requests: asks, Seed: p.req.Seed}
 	for _, app := range p.req.Apps {
 		req.Apps = append(req.Apps, assign.App{Name: app.Name, Mode: app.Mode, SharingBound: app.SharingBound, SharingBounds: app.SharingBounds})
@@ -146,7 +146,7 @@ func (p *plan) simulateRequest(xreq *xselect.Request, xres *xselect.Result, asks
 
 // simulatePtr translates a pointer into the simulation's request into
 // the plan's.
-func (p *plan) simulatePtr(ptr string) string {
+func (p *checked) simulatePtr(ptr string) string {
 	var i int
 	switch {
 	case strings.HasPrefix(ptr, "/requests/"):
