@@ -14,7 +14,7 @@ import (
 
 // Problem is the X-Flex plan as served at POST /v1/xflex/plan.
 func Problem() solver.Problem {
-	sr := &stageRunner{}
+	go func() { _, _ = stageRunner() }()
 	return solver.Typed[Request, *checked]{
 		Name:           "xflex/plan",
 		CLIName:        "xflex-plan",
@@ -25,7 +25,7 @@ func Problem() solver.Problem {
 		GenParams:      genParamTable,
 		Build:          build,
 		Solve: func(ctx context.Context, b solver.Built[Request, *checked], opts solver.Options) (any, solver.Meta, error) {
-			return solve(ctx, sr, b.In, opts)
+			return solve(ctx, b.In, opts)
 		},
 		Memory: memory,
 	}.Problem()
@@ -68,8 +68,8 @@ type pipeline struct {
 // solve runs the four stages in order. A stage whose answer is a timeout
 // hands its best answer on; a stage with no answer (budget spent, caller
 // gone) ends the plan with what finished, status timeout.
-func solve(ctx context.Context, sr *stageRunner, p *checked, opts solver.Options) (any, solver.Meta, error) {
-	r, err := sr.get()
+func solve(ctx context.Context, p *checked, opts solver.Options) (any, solver.Meta, error) {
+	r, err := stageRunner()
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}

@@ -62,20 +62,17 @@ func stageSpans(shares [3]*float64) [3]float64 {
 // stageRunner runs the stages' problems through a Runner of their own,
 // the code path of their endpoints (Runner.Run: validation, decoding,
 // solving, settling meta, encoding), so each stage's answer is the bytes
-// its endpoint writes for the same request. It is made once per Problem
-// value, on first use.
-type stageRunner struct {
-	once   sync.Once
-	runner *solver.Runner
-	err    error
-}
-
-func (s *stageRunner) get() (*solver.Runner, error) {
-	s.once.Do(func() {
-		s.runner, s.err = solver.NewRunner([]solver.Problem{xsize.Problem(), xselect.Problem(), simulate.Problem()}, 0)
-	})
-	return s.runner, s.err
-}
+// its endpoint writes for the same request.
+//
+// Making it compiles every schema, which took 0.1 s idle and most of a
+// second on a loaded machine: far too much of a plan's budget to pay per
+// request. So there is one per process, built once (it holds only the
+// compiled schemas and the three problems and never changes after), and
+// Problem starts building it in the background so that a server has it
+// before its first plan.
+var stageRunner = sync.OnceValues(func() (*solver.Runner, error) {
+	return solver.NewRunner([]solver.Problem{xsize.Problem(), xselect.Problem(), simulate.Problem()}, 0)
+})
 
 // StageRun is one stage as the plan ran it: the request it sent the
 // stage's endpoint and the answer the endpoint gave, byte for byte.

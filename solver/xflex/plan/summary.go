@@ -33,6 +33,15 @@ type Summary struct {
 	// requests asked over DRF's successes, the largest that ratio can be.
 	SuccessRatio *float64 `json:"success_ratio,omitempty"`
 	Ceiling      *float64 `json:"ceiling,omitempty"`
+	// The headline figures of X-Flex's and DRF's runs again, flat, so a
+	// scenario's comparison table (which reads figures two levels deep)
+	// shows them side by side.
+	XFlexSuccesses   *int     `json:"xflex_successes,omitempty"`
+	DRFSuccesses     *int     `json:"drf_successes,omitempty"`
+	XFlexUtilization *float64 `json:"xflex_utilization,omitempty"`
+	DRFUtilization   *float64 `json:"drf_utilization,omitempty"`
+	XFlexAvgWait     *float64 `json:"xflex_avg_wait,omitempty"`
+	DRFAvgWait       *float64 `json:"drf_avg_wait,omitempty"`
 }
 
 // ShapeSummary is one X-Size shape.
@@ -129,11 +138,16 @@ func (s *Summary) addSimulation(run *StageRun, want []string) {
 	}
 	x := runSummary(&ans.Run)
 	s.XFlex = &x
+	s.XFlexSuccesses, s.XFlexUtilization, s.XFlexAvgWait = &x.Successes, &x.Utilization, &x.AvgWait
 	s.Baselines = map[string]RunSummary{}
 	for name, b := range ans.Baselines {
 		if len(want) == 0 || slices.Contains(want, name) {
 			s.Baselines[name] = runSummary(&b)
 		}
+	}
+	if drf, ok := ans.Baselines["drf"]; ok {
+		d := runSummary(&drf)
+		s.DRFSuccesses, s.DRFUtilization, s.DRFAvgWait = &d.Successes, &d.Utilization, &d.AvgWait
 	}
 	if drf, ok := ans.Baselines["drf"]; ok && drf.Summary.Granted > 0 {
 		r := float64(x.Successes) / float64(drf.Summary.Granted)
