@@ -98,6 +98,9 @@ func solves(c *ClientWithResponses) map[string]solveFunc {
 		"xschedule-simulate": typed(c.SolveXscheduleSimulateWithResponse, func(r *SolveXscheduleSimulateResponse) *CommonMeta {
 			return metaOf(r.JSON200, func(v *XscheduleSimulateResponse) CommonMeta { return v.Meta })
 		}),
+		"xflex-plan": typed(c.SolveXflexPlanWithResponse, func(r *SolveXflexPlanResponse) *CommonMeta {
+			return metaOf(r.JSON200, func(v *XflexPlanResponse) CommonMeta { return v.Meta })
+		}),
 	}
 }
 
