@@ -40,28 +40,33 @@ type checked struct {
 	itemIdx []int
 	appIdx  map[string]int
 	k       int
+	// count is the number of nodes the cluster expands to.
+	count int
 }
+
+// MaxNodes is the most nodes a plan may expand to: X-Select's limit.
+const MaxNodes = 200000
 
 // itemPtr is the pointer of union item j.
 func (p *checked) itemPtr(j int, rest ...any) string {
 	return solver.Ptr(append([]any{"apps", p.itemApp[j], "forecast", p.itemIdx[j]}, rest...)...)
 }
 
-// build checks what the schema cannot and expands the cluster: the
-// plan's Build. Every refusal names the stage whose input it would have
-// broken.
+// build checks what the schema cannot: the plan's Build. It stays
+// linear in the body (the node types' counts are expanded in Solve, once
+// the memory estimate is granted). Every refusal names the stage whose
+// input it would have broken.
 func build(req *Request) (*checked, error) {
 	p := &checked{req: req, appIdx: map[string]int{}, k: DefaultK}
 	if req.XSize != nil && req.XSize.K > 0 {
 		p.k = req.XSize.K
 	}
 	var vs solver.Violations
-	p.expandCluster(&vs)
+	p.countNodes(&vs)
 	p.readApps(&vs)
 	if len(vs) > 0 {
 		return nil, vs.Err()
 	}
-	p.checkUsable(&vs)
 	p.checkTrace(&vs)
 	p.checkBaselines(&vs)
 	if len(vs) > 0 {
@@ -70,11 +75,38 @@ func build(req *Request) (*checked, error) {
 	return p, nil
 }
 
+// countNodes counts the nodes the cluster expands to, refusing more than
+// MaxNodes and none.
+func (p *checked) countNodes(vs *solver.Violations) {
+	p.count = len(p.req.Cluster.Nodes)
+	for _, nt := range p.req.Cluster.NodeTypes {
+		p.count += nt.Count
+	}
+	switch {
+	case p.count > MaxNodes:
+		vs.Add("/cluster", "xselect: the cluster has %d nodes; at most %d are accepted", p.count, MaxNodes)
+	case p.count == 0:
+		vs.Add("/cluster", "cluster: no nodes (node types with a positive count or explicit nodes are required)")
+	}
+}
+
+// prepare expands the cluster and checks what needs its nodes: Solve's
+// first step.
+func (p *checked) prepare() error {
+	var vs solver.Violations
+	p.expandCluster(&vs)
+	if len(vs) == 0 {
+		p.checkUsable(&vs)
+	}
+	return vs.Err()
+}
+
 // expandCluster makes the node list: each node type's Count nodes, then
 // the explicit nodes, checking vector lengths and unique names.
 func (p *checked) expandCluster(vs *solver.Violations) {
 	d := len(p.req.Resources)
-	seen := map[string]string{}
+	seen := make(map[string]string, p.count)
+	p.nodes, p.nodePtr = make([]xselect.Node, 0, p.count), make([]string, 0, p.count)
 	add := func(n xselect.Node, ptr string) {
 		if prev, dup := seen[n.Name]; dup {
 			vs.Add(ptr, "cluster: node name %q is used twice (also %s)", n.Name, prev)
@@ -102,9 +134,6 @@ func (p *checked) expandCluster(vs *solver.Violations) {
 		if checkLen(vs, n.Capacity, d, ptr+"/capacity") && (n.Reserved == nil || checkLen(vs, n.Reserved, d, ptr+"/reserved")) {
 			add(n, ptr)
 		}
-	}
-	if len(p.nodes) == 0 && len(*vs) == 0 {
-		vs.Add("/cluster", "cluster: no nodes (node types with a positive count or explicit nodes are required)")
 	}
 }
 

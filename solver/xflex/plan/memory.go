@@ -1,6 +1,10 @@
 package plan
 
-import "github.com/xflex/xflex/solver"
+import (
+	"math"
+
+	"github.com/xflex/xflex/solver"
+)
 
 // Memory estimate (docs/MEMORY.md): the plan holds every stage's request
 // and answer at once and the largest stage's working set, so its
@@ -33,9 +37,10 @@ func memory(b solver.Built[Request, *checked]) int64 {
 				rate += *it.Rate
 			}
 		}
-		// The generator refuses more than max_requests, so the smaller
-		// of the two bounds the trace.
-		requests = min(requests, int64(rate**p.req.Trace.Horizon)+1)
+		// The generator refuses more than max_requests; below that a
+		// Poisson count rarely exceeds its mean by six deviations.
+		mean := rate * *p.req.Trace.Horizon
+		requests = min(requests, int64(mean+6*math.Sqrt(mean))+16)
 	}
-	return memBase + memPerNode*int64(len(p.nodes)) + memPerRequest*requests + memPerItem*int64(len(p.items))
+	return memBase + memPerNode*int64(p.count) + memPerRequest*requests + memPerItem*int64(len(p.items))
 }

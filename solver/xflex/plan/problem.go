@@ -69,14 +69,18 @@ type pipeline struct {
 // hands its best answer on; a stage with no answer (budget spent, caller
 // gone) ends the plan with what finished, status timeout.
 func solve(ctx context.Context, p *checked, opts solver.Options) (any, solver.Meta, error) {
+	if err := p.prepare(); err != nil {
+		return nil, solver.Meta{}, err
+	}
 	r, err := stageRunner()
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
-	pl := &pipeline{p: p, r: r, res: &Result{}, start: opts.Start, budget: opts.Budget, deadline: opts.Deadline}
-	if pl.start.IsZero() {
-		pl.start = time.Now()
-	}
+	// The stages' spans start once the stages' Runner is ready: the
+	// first plan of a process waits for it to compile the schemas, and
+	// that wait is not taken from X-Size's share (the plan still ends by
+	// its deadline).
+	pl := &pipeline{p: p, r: r, res: &Result{}, start: time.Now(), budget: opts.Budget, deadline: opts.Deadline}
 	if pl.budget <= 0 {
 		pl.budget = solver.DefaultBudget
 	}
