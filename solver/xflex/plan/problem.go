@@ -27,7 +27,8 @@ func Problem() solver.Problem {
 		Solve: func(ctx context.Context, b solver.Built[Request, *checked], opts solver.Options) (any, solver.Meta, error) {
 			return solve(ctx, b.In, opts)
 		},
-		Memory: memory,
+		Picture: picture,
+		Memory:  memory,
 	}.Problem()
 }
 
