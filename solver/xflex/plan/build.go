@@ -220,6 +220,10 @@ func (p *checked) checkTrace(vs *solver.Violations) {
 	if len(tr.Requests) == 0 {
 		if tr.Horizon == nil {
 			vs.Add("/trace", "trace: give requests, or a horizon to generate them from the forecasts")
+			return
+		}
+		if mean, limit := p.expectedRequests(), p.maxRequests(); mean > 2*float64(limit) {
+			vs.Add("/trace/horizon", "trace: the forecasts' rates over horizon %g make about %.3g requests, more than %d; shorten the horizon or lower the rates", *tr.Horizon, mean, limit)
 		}
 		return
 	}
@@ -228,6 +232,26 @@ func (p *checked) checkTrace(vs *solver.Violations) {
 			vs.Add(solver.Ptr("trace", "requests", i, "app"), "trace: unknown application %q", r.App)
 		}
 	}
+}
+
+// expectedRequests is the mean size of the generated trace: Σ rates ×
+// horizon.
+func (p *checked) expectedRequests() float64 {
+	var rate float64
+	for _, it := range p.items {
+		if it.Rate != nil {
+			rate += *it.Rate
+		}
+	}
+	return rate * *p.req.Trace.Horizon
+}
+
+// maxRequests is the most requests a generated trace may have.
+func (p *checked) maxRequests() int {
+	if m := p.req.Trace.MaxRequests; m != nil {
+		return *m
+	}
+	return DefaultMaxRequests
 }
 
 // checkBaselines refuses a baseline xschedule/simulate does not report.

@@ -45,7 +45,7 @@ func TestBadInput(t *testing.T) {
 			"apps": [{"name": "a", "forecast": [{"size": [1], "rate": 1, "duration": 1}]}], "trace": {"horizon": 5}}`,
 			solver.KindInvalid, "/cluster/nodes/0", "cluster"},
 		{"trace too long", `{` + base + `, "apps": [{"name": "a", "forecast": [{"size": [1, 1], "rate": 1000, "duration": 1}]}], "trace": {"horizon": 1000000}}`,
-			solver.KindInfeasible, "/trace/horizon", "trace"},
+			solver.KindInvalid, "/trace/horizon", "trace"},
 		{"no horizon", `{` + base + `, "apps": [{"name": "a", "forecast": [{"size": [1, 1], "rate": 1, "duration": 1}]}], "trace": {}}`,
 			solver.KindInvalid, "/trace", "trace"},
 		{"unknown baseline", `{` + base + `, "apps": [{"name": "a", "forecast": [{"size": [1, 1], "rate": 1, "duration": 1}]}], "trace": {"horizon": 5}, "baselines": ["yarn"]}`,

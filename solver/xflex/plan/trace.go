@@ -121,11 +121,7 @@ func (p *checked) trace() ([]simulate.Ask, TraceInfo, error) {
 	if tr.Seed != nil {
 		seed = *tr.Seed
 	}
-	limit := DefaultMaxRequests
-	if tr.MaxRequests != nil {
-		limit = *tr.MaxRequests
-	}
-	asks, err := p.generateTrace(seed, *tr.Horizon, limit)
+	asks, err := p.generateTrace(seed, *tr.Horizon, p.maxRequests())
 	info := TraceInfo{Generated: true, Requests: len(asks), Horizon: tr.Horizon, Seed: &seed}
 	return asks, info, err
 }
