@@ -8,6 +8,7 @@ import (
 	benchflex "github.com/xflex/xflex/benchmarks/flex"
 	benchjson "github.com/xflex/xflex/benchmarks/json"
 	benchtetris "github.com/xflex/xflex/benchmarks/tetris"
+	benchxflexplan "github.com/xflex/xflex/benchmarks/xflexplan"
 	benchxschedule "github.com/xflex/xflex/benchmarks/xschedule"
 	benchxselect "github.com/xflex/xflex/benchmarks/xselect"
 	benchxsize "github.com/xflex/xflex/benchmarks/xsize"
@@ -24,6 +25,7 @@ func benchReports() []benchmarks.Report {
 		{Problem: "xselect", Run: benchxselect.Report},
 		{Problem: "tetris", Run: benchtetris.Report},
 		{Problem: "xschedule", Run: benchxschedule.Report},
+		{Problem: "xflex-plan", Run: benchxflexplan.Report},
 		{Problem: "budget", Run: benchbudget.Report},
 		{Problem: "json", Run: benchjson.Report},
 	}
