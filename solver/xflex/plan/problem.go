@@ -141,7 +141,12 @@ func (pl *pipeline) run(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if sel.Lambda <= 0 && resp.Meta.Status != solver.StatusTimeout {
+	if sel.Lambda <= 0 && (resp.Meta.Status == solver.StatusTimeout || resp.Meta.Status == solver.StatusCancelled) {
+		// Cut before it placed anything: there is nothing to simulate.
+		pl.cut(stageSimulate)
+		return false, nil
+	}
+	if sel.Lambda <= 0 {
 		return false, solver.Infeasible("stage xselect: the packing holds no positive multiple of the mixes (λ = 0)",
 			solver.Violation{Pointer: "/cluster", Message: fmt.Sprintf("xselect: λ = 0 (upper bound %g): some application's mix cannot be placed at all on the nodes it may use", sel.UpperBound)})
 	}

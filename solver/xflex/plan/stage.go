@@ -208,6 +208,11 @@ func noAnswer(err error) bool {
 	return errors.As(err, &xe) && (xe.Kind == solver.KindBudget || xe.Kind == solver.KindCanceled)
 }
 
+// maxViolations is how many of a stage's violations the plan's error
+// lists: a generated trace of 20,000 requests can break the same rule
+// 20,000 times, and the first few say what is wrong.
+const maxViolations = 20
+
 // refused turns a stage's refusal into the plan's: the same kind, each
 // violation's pointer translated into the plan's request by tr (the
 // stage's pointer kept in the message), and the stage named.
@@ -222,7 +227,12 @@ func refused(stage string, err error, tr func(string) string) error {
 		// plan's input carried a value the stage cannot take.
 		out.Kind = solver.KindInvalid
 	}
-	for _, v := range xe.Violations {
+	for i, v := range xe.Violations {
+		if i == maxViolations {
+			out.Violations = append(out.Violations, solver.Violation{Pointer: "",
+				Message: fmt.Sprintf("%s: and %d more like these", stage, len(xe.Violations)-maxViolations)})
+			break
+		}
 		out.Violations = append(out.Violations, solver.Violation{Pointer: tr(v.Pointer),
 			Message: fmt.Sprintf("%s: %s (at %s of the stage's request)", stage, v.Message, v.Pointer)})
 	}
