@@ -1587,6 +1587,9 @@ type XflexPlanResponse struct {
 			// Ceiling Requests asked over DRF's successes: the largest success_ratio can be.
 			Ceiling *float64 `json:"ceiling,omitempty"`
 
+			// CommonTime Set when the runs stopped at different times (a cut budget): success_ratio and ceiling count grants and asks up to this time, which both runs reached.
+			CommonTime *float64 `json:"common_time,omitempty"`
+
 			// Containers Containers X-Select placed.
 			Containers *int64 `json:"containers,omitempty"`
 

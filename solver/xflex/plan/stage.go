@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,7 +134,7 @@ func (c stageCall) run(ctx context.Context, r *solver.Runner) (*StageRun, *solve
 	if err != nil {
 		return run, nil, err
 	}
-	run.Response = json.RawMessage(strings.TrimSuffix(string(resp.Wire), "\n"))
+	run.Response = json.RawMessage(bytes.TrimSuffix(resp.Wire, []byte("\n")))
 	run.Status = string(resp.Meta.Status)
 	return run, resp, nil
 }

@@ -33,6 +33,9 @@ type Summary struct {
 	// requests asked over DRF's successes, the largest that ratio can be.
 	SuccessRatio *float64 `json:"success_ratio,omitempty"`
 	Ceiling      *float64 `json:"ceiling,omitempty"`
+	// CommonTime is set when the runs stopped at different times (a cut
+	// budget): SuccessRatio and Ceiling then count up to it.
+	CommonTime *float64 `json:"common_time,omitempty"`
 	// The headline figures of X-Flex's and DRF's runs again, flat, so a
 	// scenario's comparison table (which reads figures two levels deep)
 	// shows them side by side.
@@ -123,20 +126,39 @@ func (s *Summary) addXSize(xs *xsize.Result, run *StageRun) {
 	}
 }
 
+// simRun is the part of a simulated run the summary reads (decoding
+// only these skips the per-request outcomes, most of a large answer).
+type simRun struct {
+	Until       float64              `json:"until"`
+	Ended       string               `json:"ended"`
+	Summary     simulate.Summary     `json:"summary"`
+	Utilization simulate.Utilization `json:"utilization"`
+	Events      []simEvent           `json:"events"`
+	Dropped     int                  `json:"events_dropped"`
+}
+
+// simEvent is the part of an event the summary reads.
+type simEvent struct {
+	T    float64 `json:"t"`
+	Kind string  `json:"kind"`
+}
+
 // simAnswer is the part of the simulation's answer the summary reads.
 type simAnswer struct {
-	simulate.Run
-	Baselines map[string]simulate.Run `json:"baselines"`
+	simRun
+	Baselines map[string]simRun `json:"baselines"`
 }
 
 // addSimulation records X-Flex's run, each baseline's, and the success
-// ratio against DRF with its ceiling.
+// ratio against DRF with its ceiling. Runs that stopped at different
+// times (a budget cut one) are compared up to the earlier: grants and
+// asks counted from the events and the trace up to CommonTime.
 func (s *Summary) addSimulation(run *StageRun, want []string) {
 	ans, err := answerOf[simAnswer](run)
 	if err != nil {
 		return
 	}
-	x := runSummary(&ans.Run)
+	x := runSummary(&ans.simRun)
 	s.XFlex = &x
 	s.XFlexSuccesses, s.XFlexUtilization, s.XFlexAvgWait = &x.Successes, &x.Utilization, &x.AvgWait
 	s.Baselines = map[string]RunSummary{}
@@ -145,19 +167,67 @@ func (s *Summary) addSimulation(run *StageRun, want []string) {
 			s.Baselines[name] = runSummary(&b)
 		}
 	}
-	if drf, ok := ans.Baselines["drf"]; ok {
-		d := runSummary(&drf)
-		s.DRFSuccesses, s.DRFUtilization, s.DRFAvgWait = &d.Successes, &d.Utilization, &d.AvgWait
+	drf, ok := ans.Baselines["drf"]
+	if !ok {
+		return
 	}
-	if drf, ok := ans.Baselines["drf"]; ok && drf.Summary.Granted > 0 {
-		r := float64(x.Successes) / float64(drf.Summary.Granted)
-		c := float64(x.Asked) / float64(drf.Summary.Granted)
+	d := runSummary(&drf)
+	s.DRFSuccesses, s.DRFUtilization, s.DRFAvgWait = &d.Successes, &d.Utilization, &d.AvgWait
+	xg, dg, asked := float64(x.Successes), float64(d.Successes), float64(x.Asked)
+	if (ans.Ended == simulate.EndBudget || drf.Ended == simulate.EndBudget) && ans.Until != drf.Until {
+		if ans.Dropped > 0 || drf.Dropped > 0 {
+			return // no fair comparison: the events are not all listed
+		}
+		common := math.Min(ans.Until, drf.Until)
+		s.CommonTime = &common
+		xg, dg = grantsBy(ans.Events, common), grantsBy(drf.Events, common)
+		asked = askedBy(run.Request, ans.Events, common)
+	}
+	if dg > 0 {
+		r, c := xg/dg, asked/dg
 		s.SuccessRatio, s.Ceiling = &r, &c
 	}
 }
 
+// grantsBy counts the grants at or before t.
+func grantsBy(evs []simEvent, t float64) float64 {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == "grant" && e.T <= t {
+			n++
+		}
+	}
+	return float64(n)
+}
+
+// askedBy counts the containers asked at or before t under X-Flex: the
+// trace's, and one again per preemption.
+func askedBy(request json.RawMessage, evs []simEvent, t float64) float64 {
+	var req struct {
+		Requests []struct {
+			Count   int     `json:"count"`
+			Arrival float64 `json:"arrival"`
+		} `json:"requests"`
+	}
+	if json.Unmarshal(request, &req) != nil {
+		return 0
+	}
+	n := 0
+	for _, r := range req.Requests {
+		if r.Arrival <= t {
+			n += r.Count
+		}
+	}
+	for _, e := range evs {
+		if e.Kind == "preempt" && e.T <= t {
+			n++
+		}
+	}
+	return float64(n)
+}
+
 // runSummary is a run's summary and utilisation.
-func runSummary(r *simulate.Run) RunSummary {
+func runSummary(r *simRun) RunSummary {
 	out := RunSummary{Until: r.Until, Ended: r.Ended, Asked: r.Summary.Asked, Successes: r.Summary.Granted, Completed: r.Summary.Completed,
 		Expired: r.Summary.Expired, Waiting: r.Summary.Waiting, Preemptions: r.Summary.Preemptions, AvgWait: r.Summary.AvgWait}
 	out.Utilization, out.PeakUtilization = meanUtilization(r.Utilization.Points, r.Until)
@@ -199,6 +269,9 @@ func (s Summary) notes() []string {
 	}
 	if s.SuccessRatio != nil {
 		out = append(out, fmt.Sprintf("X-Schedule: %d successes, %.3f× DRF's (ceiling %.3f×)", s.XFlex.Successes, *s.SuccessRatio, *s.Ceiling))
+	}
+	if s.CommonTime != nil {
+		out = append(out, fmt.Sprintf("the runs stopped at different times: the success ratio counts grants up to t = %.6g, where both got", *s.CommonTime))
 	}
 	return out
 }
