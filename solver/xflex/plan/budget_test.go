@@ -143,4 +143,17 @@ func TestCancelMidStage(t *testing.T) {
 			t.Fatalf("phase %q does not name its stage", ph)
 		}
 	}
+	// The job's partial answer: the stages finished, and the running
+	// one's incumbent (X-Select offers one as its λ search goes).
+	inc, ok := rep.TakeIncumbent()
+	if !ok {
+		t.Fatal("no partial answer was offered")
+	}
+	res, _ := inc.Result.(*plan.Result)
+	if res == nil || res.Stages.XSize == nil || res.Stages.XSize.Response == nil {
+		t.Fatalf("partial answer %T without X-Size's answer", inc.Result)
+	}
+	if run := res.Stages.XSelect; run == nil || run.Status != "running" || len(run.Incumbent) == 0 || len(run.Request) == 0 {
+		t.Fatalf("partial answer's X-Select stage %+v, want running with its request and incumbent", run)
+	}
 }
