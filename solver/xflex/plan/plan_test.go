@@ -106,3 +106,28 @@ func TestStagesMatchEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerate: the generator is deterministic, refuses parameters out of
+// range, and its plans are accepted with the trace size asked for.
+func TestGenerate(t *testing.T) {
+	a, err := plan.Generate(4, map[string]string{"nodes": "30", "requests": "500"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := plan.Generate(4, map[string]string{"nodes": "30", "requests": "500"})
+	ra, _ := json.Marshal(a)
+	rb, _ := json.Marshal(b)
+	if !bytes.Equal(ra, rb) {
+		t.Fatal("the same seed generated two plans")
+	}
+	for _, bad := range []map[string]string{{"dims": "5"}, {"nodes": "0"}, {"garbo": "9", "apps": "3"}, {"load": "-1"}, {"k": "x"}} {
+		if _, err := plan.Generate(1, bad); err == nil {
+			t.Errorf("Generate(%v) accepted", bad)
+		}
+	}
+	out := solvertest.Check(t, plan.Problem(), ra)
+	n := out["result"].(map[string]any)["trace"].(map[string]any)["requests"].(float64)
+	if n < 400 || n > 600 {
+		t.Fatalf("trace of %v requests, want about 500", n)
+	}
+}
