@@ -51,9 +51,11 @@
 //     nodes), the shapes X-Size's, named s1 … sK; each application's mix,
 //     Garbo flag (mode garbo: "the containers assigned to it by X-Select
 //     will only be used by that application") and placement predicate,
-//     and the plan's colocation, exlocation, score and method. λ = 0 with
-//     the search complete is an infeasible packing (422): some
-//     application's mix cannot be placed at all.
+//     and the plan's colocation, exlocation, score and method. λ = 0 in an
+//     answer that is not a timeout is an infeasible packing (422): some
+//     application's mix cannot be placed at all; λ = 0 in a timeout
+//     leaves nothing to simulate, and the plan ends there (timeout, cut
+//     naming the simulation).
 //  4. X-Schedule (POST /v1/xschedule/simulate). "X-Schedule uses the
 //     container assignment configurations generated via periodic X-Size
 //     and X-Select runs": the placement is X-Select's request and the

@@ -192,7 +192,8 @@ func (pl *pipeline) stage(ctx context.Context, c stageCall, slot **StageRun, tr 
 		pl.cut(c.name)
 	}
 	if ctx.Err() != nil && c.index < c.count-1 {
-		pl.cut(c.name)
+		// The caller left after this stage: the next never starts.
+		pl.cut([]string{stageXSize, stageXSelect, stageSimulate}[c.index+1])
 		return nil, nil, nil
 	}
 	return run, resp, nil
