@@ -5,7 +5,10 @@
 // service's own endpoint, called through a Runner exactly as its
 // endpoint calls it, so the plan reports every stage's request and the
 // answer that endpoint gives for it, byte for byte (meta.elapsed_ms
-// aside): any stage can be re-run, inspected or edited alone.
+// aside): any stage can be re-run, inspected or edited alone. (A stage the
+// budget cut short answers its best so far, which depends on the clock;
+// re-run alone with its request's budget_ms, which is at least the time
+// it had, it may answer better.)
 //
 // # The stages
 //

@@ -59,6 +59,7 @@ func TestProperties(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkCovered(t, name, &req, p.Result.Mix, &selReq)
+		checkAgreesWithXSize(t, name, &req, p.Result.Mix, stageOf(t, &p, "xsize"))
 		checkPacking(t, name, &req, &selReq, sel)
 		checkSimulation(t, name, &req, stageOf(t, &p, "simulate"))
 	}
@@ -290,4 +291,36 @@ func addVec(a, b []float64, sign float64) []float64 {
 		a[i] += sign * b[i]
 	}
 	return a
+}
+
+// checkAgreesWithXSize: the mix maps each forecast request to the shape
+// X-Size's own assignment gives it, or to one of the same cost (a tie).
+func checkAgreesWithXSize(t *testing.T, name string, req *plan.Request, mix *plan.Mix, run *plan.StageRun) {
+	t.Helper()
+	var ans struct {
+		Result struct {
+			Shapes []struct {
+				NormalizedSize float64 `json:"normalized_size"`
+			} `json:"shapes"`
+			Assignment []int `json:"assignment"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(run.Response, &ans); err != nil {
+		t.Fatal(err)
+	}
+	j := 0
+	for a, app := range req.Apps {
+		for f := range app.Forecast {
+			theirs := ans.Result.Assignment[j]
+			var ours int
+			if _, err := fmt.Sscanf(mix.Apps[a].Forecast[f].Shape, "s%d", &ours); err != nil {
+				t.Fatal(err)
+			}
+			ours--
+			if ours != theirs && math.Abs(ans.Result.Shapes[ours].NormalizedSize-ans.Result.Shapes[theirs].NormalizedSize) > propTol {
+				t.Fatalf("%s: %s forecast %d: mix chose s%d, X-Size assigned s%d at another cost", name, app.Name, f, ours+1, theirs+1)
+			}
+			j++
+		}
+	}
 }
