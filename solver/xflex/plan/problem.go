@@ -167,13 +167,9 @@ func (pl *pipeline) stage(ctx context.Context, c stageCall, slot **StageRun, tr 
 	if !pl.deadline.IsZero() && pl.deadline.Before(c.deadline) {
 		c.deadline = pl.deadline
 	}
-	c.partial = func(inc json.RawMessage) any {
+	c.partial = func(request, inc json.RawMessage) any {
 		snap := *pl.res
-		run := &StageRun{Endpoint: "/v1/" + c.name, Status: "running", Incumbent: inc}
-		if raw, err := json.Marshal(c.req); err == nil {
-			run.Request = raw
-		}
-		setSlot(&snap.Stages, c.name, run)
+		setSlot(&snap.Stages, c.name, &StageRun{Endpoint: "/v1/" + c.name, Status: "running", Request: request, Incumbent: inc})
 		return &snap
 	}
 	run, resp, err := c.run(ctx, pl.r)

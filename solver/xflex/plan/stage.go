@@ -101,7 +101,7 @@ type stageCall struct {
 	index, count int
 	// partial makes the plan's answer so far with this stage's
 	// incumbent, for job partials.
-	partial func(inc json.RawMessage) any
+	partial func(request, inc json.RawMessage) any
 }
 
 // errNoTime says a stage could not start: the plan's budget is spent.
@@ -195,7 +195,7 @@ func (c stageCall) relay(ctx context.Context, child *progress.Reporter, run *Sta
 		if err != nil {
 			return
 		}
-		progress.Offer(ctx, progress.Incumbent{Result: c.partial(b), Solver: "xflex/plan"})
+		progress.Offer(ctx, progress.Incumbent{Result: c.partial(run.Request, b), Solver: "xflex/plan"})
 	}
 }
 
