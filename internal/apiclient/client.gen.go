@@ -1382,7 +1382,7 @@ type XflexPlanRequest struct {
 		SharingBounds *XscheduleAssignRequestPropertiesAppsItemsPropertiesSharingBounds `json:"sharing_bounds,omitempty"`
 	} `json:"apps"`
 
-	// Baselines The baselines of xschedule/simulate's answer (result.baselines, e.g. drf) the summary reports (default all of them).
+	// Baselines Baselines for xschedule/simulate to run beside X-Schedule, passed to its request's baselines when it has that field (its names: drf always runs; yarn_fair, yarn_capacity where the simulator offers them); a name it does not offer is refused at /baselines/i. The summary reports every baseline the simulator ran.
 	Baselines *[]CommonName `json:"baselines,omitempty"`
 
 	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).

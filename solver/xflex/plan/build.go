@@ -68,7 +68,6 @@ func build(req *Request) (*checked, error) {
 		return nil, vs.Err()
 	}
 	p.checkTrace(&vs)
-	p.checkBaselines(&vs)
 	if len(vs) > 0 {
 		return nil, vs.Err()
 	}
@@ -254,14 +253,17 @@ func (p *checked) maxRequests() int {
 	return DefaultMaxRequests
 }
 
-// checkBaselines refuses a baseline xschedule/simulate does not report.
-func (p *checked) checkBaselines(vs *solver.Violations) {
-	offered := simulateBaselines()
+// checkBaselines refuses a baseline xschedule/simulate does not offer
+// (Solve's check: the list is read from the stage's schemas).
+func (p *checked) checkBaselines(r *solver.Runner) error {
+	var vs solver.Violations
+	offered := simulateBaselines(r)
 	for i, b := range p.req.Baselines {
 		if !slices.Contains(offered, b) {
-			vs.Add(solver.Ptr("baselines", i), "xschedule/simulate: no baseline %q (it reports %v)", b, offered)
+			vs.Add(solver.Ptr("baselines", i), "xschedule/simulate: no baseline %q (it offers %v)", b, offered)
 		}
 	}
+	return vs.Err()
 }
 
 // sortedKeys are m's keys in order.

@@ -65,10 +65,12 @@
 //     result of its answer, the applications' modes and sharing bounds
 //     are the plan's, and the trace is replayed under X-Schedule and
 //     under every baseline the simulator runs (result.baselines: online
-//     DRF today) on the same nodes. The plan's baselines field selects
-//     which the summary reports; the list offered is read from the
-//     simulator's answer type, so a baseline added there needs no change
-//     here.
+//     DRF, and the YARN schedulers where the simulator offers them) on the
+//     same nodes. The plan's baselines go to the simulation request's
+//     baselines field when its wire type has one (set by field tag, so
+//     the plan follows the simulator's list), and names it does not offer
+//     (its request schema's list, else its answer's fields) are refused.
+//     The summary reports every baseline the simulator ran.
 //
 // # The trace
 //

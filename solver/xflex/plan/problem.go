@@ -77,6 +77,9 @@ func solve(ctx context.Context, p *checked, opts solver.Options) (any, solver.Me
 	if err != nil {
 		return nil, solver.Meta{}, err
 	}
+	if err := p.checkBaselines(r); err != nil {
+		return nil, solver.Meta{}, err
+	}
 	// The stages' spans start once the stages' Runner is ready: the
 	// first plan of a process waits for it to compile the schemas, and
 	// that wait is not taken from X-Size's share (the plan still ends by

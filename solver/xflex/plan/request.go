@@ -18,9 +18,8 @@ type Request struct {
 	XSelect  *XSelectSettings  `json:"xselect,omitempty"`
 	Trace    Trace             `json:"trace"`
 	Simulate *SimulateSettings `json:"simulate,omitempty"`
-	// Baselines name the schedulers of xschedule/simulate's answer
-	// (result.baselines) the summary compares X-Flex with (default:
-	// every one it reports).
+	// Baselines are passed to xschedule/simulate's baselines (the
+	// schedulers it runs beside X-Schedule; DRF always runs).
 	Baselines []string `json:"baselines,omitempty"`
 	BudgetMS  *int64   `json:"budget_ms,omitempty"`
 	Seed      *int64   `json:"seed,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -243,10 +244,25 @@ func refused(stage string, err error, tr func(string) string) error {
 	return out
 }
 
-// simulateBaselines are the baselines xschedule/simulate reports: the
-// fields of its answer's baselines, read from its Go type so that a
-// baseline added there is offered here with no change.
-func simulateBaselines() []string {
+// simulateBaselines are the baselines xschedule/simulate offers: the
+// names its request schema's baselines field accepts when it has one,
+// else the fields of its answer's baselines (read from its Go type), so
+// that a baseline added there is offered here with no change.
+func simulateBaselines(r *solver.Runner) []string {
+	if raw, ok := r.Schemas().Raw("xschedule-simulate.request.json"); ok {
+		var doc struct {
+			Properties struct {
+				Baselines struct {
+					Items struct {
+						Enum []string `json:"enum"`
+					} `json:"items"`
+				} `json:"baselines"`
+			} `json:"properties"`
+		}
+		if json.Unmarshal(raw, &doc) == nil && len(doc.Properties.Baselines.Items.Enum) > 0 {
+			return doc.Properties.Baselines.Items.Enum
+		}
+	}
 	t := reflect.TypeOf(simulate.Baselines{})
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
@@ -256,4 +272,24 @@ func simulateBaselines() []string {
 		}
 	}
 	return out
+}
+
+// setBaselines passes the plan's baselines to the simulation's request
+// (req, a pointer to a struct: simulate.Request) when its wire type has
+// the field (json "baselines", a list of names): xschedule/simulate then
+// runs them beside DRF. Without the field the simulator runs the
+// baselines it always runs, the only ones checkBaselines allowed.
+func setBaselines(req any, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	v := reflect.ValueOf(req).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "baselines" && t.Field(i).Type == reflect.TypeOf(names) {
+			v.Field(i).Set(reflect.ValueOf(slices.Clone(names)))
+			return
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/xflex/xflex/solver/xschedule/simulate"
 	"github.com/xflex/xflex/solver/xselect"
@@ -90,7 +89,7 @@ func summarize(res *Result, p *checked) Summary {
 		}
 	}
 	if run := res.Stages.Simulate; run != nil {
-		s.addSimulation(run, p.req.Baselines)
+		s.addSimulation(run)
 	}
 	return s
 }
@@ -149,11 +148,12 @@ type simAnswer struct {
 	Baselines map[string]simRun `json:"baselines"`
 }
 
-// addSimulation records X-Flex's run, each baseline's, and the success
+// addSimulation records X-Flex's run, each baseline's the simulator
+// ran, and the success
 // ratio against DRF with its ceiling. Runs that stopped at different
 // times (a budget cut one) are compared up to the earlier: grants and
 // asks counted from the events and the trace up to CommonTime.
-func (s *Summary) addSimulation(run *StageRun, want []string) {
+func (s *Summary) addSimulation(run *StageRun) {
 	ans, err := answerOf[simAnswer](run)
 	if err != nil {
 		return
@@ -163,9 +163,7 @@ func (s *Summary) addSimulation(run *StageRun, want []string) {
 	s.XFlexSuccesses, s.XFlexUtilization, s.XFlexAvgWait = &x.Successes, &x.Utilization, &x.AvgWait
 	s.Baselines = map[string]RunSummary{}
 	for name, b := range ans.Baselines {
-		if len(want) == 0 || slices.Contains(want, name) {
-			s.Baselines[name] = runSummary(&b)
-		}
+		s.Baselines[name] = runSummary(&b)
 	}
 	drf, ok := ans.Baselines["drf"]
 	if !ok {

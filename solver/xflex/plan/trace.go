@@ -137,6 +137,7 @@ func (p *checked) simulateRequest(xreq *xselect.Request, xres *xselect.Result, a
 	if s := p.req.Simulate; s != nil {
 		req.Settings, req.Horizon, req.Limits, req.Prices = s.Settings, s.Horizon, s.Limits, s.Prices
 	}
+	setBaselines(req, p.req.Baselines)
 	return req
 }
 
