@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestXFlexPlanScenario submits examples/xflex-plan-scenario.json (the
+// TestXFlexPlanScenario submits examples/scenarios/xflex-plan.json (the
 // X-Flex plan with K = 4, 6, 8 and two sharing bounds) as a scenario job
 // and prints its comparison table, the numbers docs/xflex-plan.md
 // quotes.
@@ -17,7 +17,7 @@ func TestXFlexPlanScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := problemsJobsServer(t, runner)
-	example := filepath.Join("..", "..", "examples", "xflex-plan-scenario.json")
+	example := filepath.Join("..", "..", "examples", "scenarios", "xflex-plan.json")
 	out, errs, code := jobsCLI(t, "", "submit", "--server", srv.URL, "--wait", "--table", "--interval", "50ms", example)
 	if code != 0 {
 		t.Fatalf("jobs submit --wait --table %s: exit %d: %s %s", example, code, out, errs)
