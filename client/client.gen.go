@@ -180,6 +180,24 @@ func (e JobsSubmitTetrisSimulateProblem) Valid() bool {
 	}
 }
 
+// Defines values for JobsSubmitXflexPlanProblem.
+const (
+	XflexPlan JobsSubmitXflexPlanProblem = "xflex-plan"
+	Xflexplan JobsSubmitXflexPlanProblem = "xflex/plan"
+)
+
+// Valid indicates whether the value is a known member of the JobsSubmitXflexPlanProblem enum.
+func (e JobsSubmitXflexPlanProblem) Valid() bool {
+	switch e {
+	case XflexPlan:
+		return true
+	case Xflexplan:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JobsSubmitXscheduleAssignProblem.
 const (
 	XscheduleAssign JobsSubmitXscheduleAssignProblem = "xschedule-assign"
@@ -1389,6 +1407,170 @@ type JobsPatchTetrisSimulate_FairPolicy struct {
 	union json.RawMessage
 }
 
+// JobsPatchXflexPlan A JSON Merge Patch (RFC 7396) of a xflex/plan request: the fields it gives replace the base input's.
+type JobsPatchXflexPlan struct {
+	Apps *[]struct {
+		// Forecast The requests it expects: size, rate (or weight) and duration.
+		Forecast []JobsPatchXflexPlan_Apps_Forecast_Item `json:"forecast"`
+
+		// Mode share (default) or garbo: never lends or borrows containers, and shares no node in X-Select's packing.
+		Mode interface{} `json:"mode,omitempty"`
+
+		// Name An identifier: 1 to 128 printable characters.
+		Name CommonName `json:"name"`
+
+		// Require The nodes its containers may be on (X-Select's predicate).
+		Require *XselectRequestPredicate `json:"require,omitempty"`
+
+		// SharingBound δ_A, in currency (default 0).
+		SharingBound *CommonNonneg `json:"sharing_bound,omitempty"`
+
+		// SharingBounds δ_AB per peer B; Δ_AB = min(δ_AB, δ_BA).
+		SharingBounds *XscheduleAssignRequestPropertiesAppsItemsPropertiesSharingBounds `json:"sharing_bounds,omitempty"`
+	} `json:"apps,omitempty"`
+
+	// Baselines Baselines for xschedule/simulate to run beside X-Schedule, passed to its request's baselines when it has that field (its names: drf always runs; yarn_fair, yarn_capacity where the simulator offers them); a name it does not offer is refused at /baselines/i. The summary reports every baseline the simulator ran.
+	Baselines *[]CommonName `json:"baselines,omitempty"`
+
+	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
+	BudgetMs *CommonBudgetMs `json:"budget_ms,omitempty"`
+
+	// Cluster The processing nodes: node types with counts (nodes NAME-1 … NAME-count) and explicit nodes, in that order.
+	Cluster *struct {
+		NodeTypes *[]struct {
+			// Capacity Capacity of each node per resource.
+			Capacity XflexPlanRequestVector `json:"capacity"`
+
+			// Count Number of nodes.
+			Count int64 `json:"count"`
+
+			// Labels Labels of each node, for placement predicates.
+			Labels *XselectRequestPropertiesNodesItemsPropertiesLabels `json:"labels,omitempty"`
+
+			// Name Type name; its nodes are NAME-1 … NAME-count, of this type.
+			Name CommonName `json:"name"`
+
+			// Racks Racks the nodes are spread over round-robin (none when absent).
+			Racks *[]string `json:"racks,omitempty"`
+
+			// Reserved Capacity held back on each node (per resource).
+			Reserved *XflexPlanRequestVector `json:"reserved,omitempty"`
+		} `json:"node_types,omitempty"`
+
+		// Nodes Explicit nodes, as X-Select takes them.
+		Nodes *[]XselectRequestPropertiesNodesItems `json:"nodes,omitempty"`
+	} `json:"cluster,omitempty"`
+
+	// Mix How forecasts become container counts.
+	Mix *struct {
+		// Scale Containers per unit of expected concurrency: each application asks ⌈scale · Σ concurrency⌉ containers of each shape it uses (at least 1).
+		Scale *float64 `json:"scale,omitempty"`
+	} `json:"mix,omitempty"`
+
+	// Resources Resource names, one per coordinate of every size and capacity.
+	Resources *[]CommonName `json:"resources,omitempty"`
+
+	// Seed Seed for every random choice; same input and seed, same output.
+	Seed *CommonSeed `json:"seed,omitempty"`
+
+	// Simulate xschedule/simulate's settings.
+	Simulate *struct {
+		// BudgetShare The simulation's guaranteed share of the budget (default 0.45); see xsize.budget_share.
+		BudgetShare *XflexPlanRequestShare `json:"budget_share,omitempty"`
+
+		// Horizon End time (default: when nothing is left to happen).
+		Horizon *XscheduleSimulateRequestPropertiesHorizon `json:"horizon,omitempty"`
+
+		// Limits Bounds on the answer's size.
+		Limits *XscheduleSimulateRequestPropertiesLimits `json:"limits,omitempty"`
+
+		// Prices Per resource: a container's charge rate is Σ size·price instead of its normalised size.
+		Prices *XscheduleSimulateRequestPropertiesPrices `json:"prices,omitempty"`
+
+		// Settings X-Schedule's knobs and the simulation's.
+		Settings *XscheduleSimulateRequestPropertiesSettings `json:"settings,omitempty"`
+	} `json:"simulate,omitempty"`
+
+	// Trace The simulation's trace: requests as given, or generated from the forecasts over [0, horizon) (Poisson arrivals at the forecast rates, each arrival one of the application's forecast requests drawn by rate, one container of its size for its duration; docs/xflex-plan.md).
+	Trace *struct {
+		// Horizon Generate arrivals over [0, horizon).
+		Horizon *CommonPositive `json:"horizon,omitempty"`
+
+		// MaxRequests A generated trace with more requests is refused.
+		MaxRequests *int64 `json:"max_requests,omitempty"`
+
+		// Requests The trace, in any order.
+		Requests *XscheduleSimulateRequestPropertiesRequests `json:"requests,omitempty"`
+
+		// Seed The generator's seed (default the request's seed).
+		Seed *CommonSeed `json:"seed,omitempty"`
+	} `json:"trace,omitempty"`
+
+	// Xselect X-Select's constraints and knobs, in xselect's vocabulary; shapes are named s1 … sK in X-Size's order.
+	Xselect *struct {
+		// BudgetShare X-Select's guaranteed share of the budget (default 0.3); see xsize.budget_share.
+		BudgetShare *XflexPlanRequestShare `json:"budget_share,omitempty"`
+
+		// Colocate Pairs [a, b]: the k-th container of a shares a node with the k-th container of b.
+		Colocate *XselectRequestPropertiesColocate `json:"colocate,omitempty"`
+
+		// Exlocate Pairs [a, b]: no container of a shares a node with a container of b ([a, a] spreads a).
+		Exlocate *XselectRequestPropertiesExlocate `json:"exlocate,omitempty"`
+
+		// Method heuristic (greedy + local search, LP bound) or exact (CBC MIP per tested lambda; small instances).
+		Method *XselectRequestPropertiesMethod `json:"method,omitempty"`
+
+		// Score Greedy rule: auto (all, best wins), ffd_sum, ffd_product, alignment, l2.
+		Score *XselectRequestPropertiesScore `json:"score,omitempty"`
+	} `json:"xselect,omitempty"`
+
+	// Xsize X-Size's settings.
+	Xsize *struct {
+		// Baselines Also report the quantile and k-means baselines (default true).
+		Baselines *XsizeRequestPropertiesBaselines `json:"baselines,omitempty"`
+
+		// BudgetShare X-Size's guaranteed share of the budget (default 0.15); the three stages' shares are scaled to sum to 0.9, the rest writes the answer, and a stage may also use what the stages before it left.
+		BudgetShare *XflexPlanRequestShare `json:"budget_share,omitempty"`
+
+		// Epsilon Guarantee asked for (default 0.1): X-Size stops when cost ≤ (1+ε)·optimum is proven.
+		Epsilon *XsizeRequestPropertiesEpsilon `json:"epsilon,omitempty"`
+
+		// Fit Cost of a shape: sum (default) or max of its normalized coordinates.
+		Fit *XsizeRequestPropertiesFit `json:"fit,omitempty"`
+
+		// K Number of shapes.
+		K *int64 `json:"k,omitempty"`
+
+		// Rays Direction family: auto (mix rays in 2D, lattice in 3D+), mix, angle (the paper's equi-angled rays, inductive in 3D+), lattice.
+		Rays *XsizeRequestPropertiesRays `json:"rays,omitempty"`
+	} `json:"xsize,omitempty"`
+}
+
+// JobsPatchXflexPlanAppsForecast0 defines model for JobsPatchXflexPlan.Apps.Forecast.0.
+type JobsPatchXflexPlanAppsForecast0 = interface{}
+
+// JobsPatchXflexPlanAppsForecast1 defines model for JobsPatchXflexPlan.Apps.Forecast.1.
+type JobsPatchXflexPlanAppsForecast1 = interface{}
+
+// JobsPatchXflexPlan_Apps_Forecast_Item defines model for JobsPatchXflexPlan.Apps.Forecast.Item.
+type JobsPatchXflexPlan_Apps_Forecast_Item struct {
+	// Duration How long each container is held.
+	Duration CommonPositive `json:"duration"`
+
+	// Name A name for it (default APP#index).
+	Name *CommonName `json:"name,omitempty"`
+
+	// Rate Arrivals per unit time (the trace's unit).
+	Rate *CommonPositive `json:"rate,omitempty"`
+
+	// Size Container size asked per resource.
+	Size XflexPlanRequestVector `json:"size"`
+
+	// Weight Its weight in X-Size's profile and its expected concurrency in the mix, instead of rate × duration.
+	Weight *CommonPositive `json:"weight,omitempty"`
+	union  json.RawMessage
+}
+
 // JobsPatchXscheduleAssign A JSON Merge Patch (RFC 7396) of a xschedule/assign request: the fields it gives replace the base input's.
 type JobsPatchXscheduleAssign struct {
 	Apps *XscheduleAssignRequestPropertiesApps `json:"apps,omitempty"`
@@ -1533,16 +1715,10 @@ type JobsPatchXscheduleSimulate struct {
 	} `json:"containers,omitempty"`
 
 	// Horizon End time (default: when nothing is left to happen).
-	Horizon *CommonNonneg `json:"horizon,omitempty"`
+	Horizon *XscheduleSimulateRequestPropertiesHorizon `json:"horizon,omitempty"`
 
 	// Limits Bounds on the answer's size.
-	Limits *struct {
-		// MaxEvents Events listed per run (default 100000); later ones are counted in events_dropped.
-		MaxEvents *int64 `json:"max_events,omitempty"`
-
-		// MaxPoints Points per series (default 10000); a series that reaches it stops, truncated.
-		MaxPoints *int64 `json:"max_points,omitempty"`
-	} `json:"limits,omitempty"`
+	Limits *XscheduleSimulateRequestPropertiesLimits `json:"limits,omitempty"`
 
 	// Masters Application masters over map-only jobs (the X-Flex paper's §3 AM): each makes its application's asks for its jobs' tasks, one container per task plus one for its AM, and splits the containers it gets among its jobs by its policy. Under DRF each job is its own DRF user with its own AM. Results in masters of each run.
 	Masters *[]struct {
@@ -1599,46 +1775,10 @@ type JobsPatchXscheduleSimulate struct {
 	Placement *XscheduleAssignRequestPropertiesPlacement `json:"placement,omitempty"`
 
 	// Prices Per resource: a container's charge rate is Σ size·price instead of its normalised size.
-	Prices *XscheduleAssignRequestPropertiesPrices `json:"prices,omitempty"`
+	Prices *XscheduleSimulateRequestPropertiesPrices `json:"prices,omitempty"`
 
 	// Requests The trace, in any order.
-	Requests *[]struct {
-		// App The requesting application.
-		App CommonName `json:"app"`
-
-		// Arrival Time of the ask.
-		Arrival CommonNonneg `json:"arrival"`
-
-		// Count Containers asked for.
-		Count int64 `json:"count"`
-
-		// Duration How long each granted container is held before it is released (a preempted one is asked again and runs its whole duration again).
-		Duration CommonPositive `json:"duration"`
-
-		// Host Locality: only containers on this node.
-		Host *CommonName `json:"host,omitempty"`
-
-		// Id Unique request id.
-		Id CommonName `json:"id"`
-
-		// PreemptionPriority Of the containers granted: lower is preempted first among equal scores.
-		PreemptionPriority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPreemptionPriority `json:"preemption_priority,omitempty"`
-
-		// Priority Request priority: higher is served first.
-		Priority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPriority `json:"priority,omitempty"`
-
-		// Rack Locality: only containers on this rack.
-		Rack *CommonName `json:"rack,omitempty"`
-
-		// Size Least size of each container per resource.
-		Size XscheduleAssignRequestVector `json:"size"`
-
-		// Type X-Schedule request type (default owned_first); DRF ignores it.
-		Type *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType `json:"type,omitempty"`
-
-		// User The DRF user it is charged to in the baseline (default app).
-		User *CommonName `json:"user,omitempty"`
-	} `json:"requests,omitempty"`
+	Requests *XscheduleSimulateRequestPropertiesRequests `json:"requests,omitempty"`
 
 	// Resources Resource names (with nodes and containers).
 	Resources *XscheduleAssignRequestPropertiesResources `json:"resources,omitempty"`
@@ -1647,52 +1787,7 @@ type JobsPatchXscheduleSimulate struct {
 	Seed *CommonSeed `json:"seed,omitempty"`
 
 	// Settings X-Schedule's knobs and the simulation's.
-	Settings *struct {
-		// AmLatency Seconds from an AM container's grant until its master asks for and starts tasks (AM start-up), in every run; default 0.
-		AmLatency *CommonNonneg `json:"am_latency,omitempty"`
-
-		// AmShare The DRF and yarn_fair runs' cap on their jobs' AM containers (masters only), as the sum of their dominant shares of the cluster (default 0.5, YARN's maxAMShare); one AM is always allowed.
-		AmShare *float64 `json:"am_share,omitempty"`
-
-		// AssignMultiple yarn_fair: a heartbeat may place several containers on its node (Fair's assignmultiple; default false, one container per heartbeat). yarn_capacity always may.
-		AssignMultiple *bool `json:"assign_multiple,omitempty"`
-
-		// CapacityAmShare The yarn_capacity run's cap on its jobs' AM containers (default 0.1, the Capacity Scheduler's maximum-am-resource-percent); one AM is always allowed.
-		CapacityAmShare *float64 `json:"capacity_am_share,omitempty"`
-
-		// Fitness Containers larger in aggregate normalised size than fitness times the request's are not considered (default 2).
-		Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
-
-		// GracePeriod Time a preempted user has to release the container (default 30; 0 kills at once).
-		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
-
-		// HeartbeatInterval Seconds between node heartbeats in the YARN baselines (default 1, YARN's NodeManager heartbeat): each node heartbeats once per interval.
-		HeartbeatInterval *CommonPositive `json:"heartbeat_interval,omitempty"`
-
-		// HeartbeatOrder Order the nodes heartbeat in within an interval in the YARN baselines: rotate (default; the first node moves on by one each interval) or jitter (a seeded random order each interval).
-		HeartbeatOrder interface{} `json:"heartbeat_order,omitempty"`
-
-		// HoldTime The hand-over hold (default 60; 0 holds nothing), as in xschedule/assign.
-		HoldTime *XscheduleAssignRequestPropertiesSettingsPropertiesHoldTime `json:"hold_time,omitempty"`
-
-		// LaunchLatency Seconds from a task container's grant until its task starts (container launch), in every run; default 0.
-		LaunchLatency *CommonNonneg `json:"launch_latency,omitempty"`
-
-		// Patience A container asked and not granted within patience of its ask expires (default: never).
-		Patience *CommonNonneg `json:"patience,omitempty"`
-
-		// Readings The readings of §2.1, as in xschedule/assign (defaults keep the paper's guarantees).
-		Readings *XscheduleAssignRequestPropertiesSettingsPropertiesReadings `json:"readings,omitempty"`
-
-		// SchedulingInterval Decision rounds run at its multiples while a request is pending or a notice outstanding (default 1).
-		SchedulingInterval *CommonPositive `json:"scheduling_interval,omitempty"`
-
-		// TtlHorizon Cap of the TTL projection (default 3600).
-		TtlHorizon *CommonPositive `json:"ttl_horizon,omitempty"`
-
-		// TtlWeight Weight of the TTL term of the score (default 1).
-		TtlWeight *CommonNonneg `json:"ttl_weight,omitempty"`
-	} `json:"settings,omitempty"`
+	Settings *XscheduleSimulateRequestPropertiesSettings `json:"settings,omitempty"`
 }
 
 // JobsPatchXselect A JSON Merge Patch (RFC 7396) of a xselect request: the fields it gives replace the base input's.
@@ -1718,7 +1813,7 @@ type JobsPatchXselect struct {
 	ChangeFraction *float64 `json:"change_fraction,omitempty"`
 
 	// Colocate Pairs [a, b]: the k-th container of a shares a node with the k-th container of b.
-	Colocate *[][]XselectRequestRef `json:"colocate,omitempty"`
+	Colocate *XselectRequestPropertiesColocate `json:"colocate,omitempty"`
 
 	// Current The current packing, for an incremental replan.
 	Current *[]struct {
@@ -1743,28 +1838,17 @@ type JobsPatchXselect struct {
 	} `json:"current,omitempty"`
 
 	// Exlocate Pairs [a, b]: no container of a shares a node with a container of b ([a, a] spreads a).
-	Exlocate *[][]XselectRequestRef `json:"exlocate,omitempty"`
+	Exlocate *XselectRequestPropertiesExlocate `json:"exlocate,omitempty"`
 
 	// Method heuristic (greedy + local search, LP bound) or exact (CBC MIP per tested lambda; small instances).
-	Method interface{} `json:"method,omitempty"`
-	Nodes  *[]struct {
-		Capacity []CommonNonneg     `json:"capacity"`
-		Labels   *map[string]string `json:"labels,omitempty"`
-
-		// Name An identifier: 1 to 128 printable characters.
-		Name CommonName `json:"name"`
-		Rack *string    `json:"rack,omitempty"`
-
-		// Reserved Capacity held back on this node (per resource).
-		Reserved *[]CommonNonneg `json:"reserved,omitempty"`
-		Type     *string         `json:"type,omitempty"`
-	} `json:"nodes,omitempty"`
+	Method *XselectRequestPropertiesMethod       `json:"method,omitempty"`
+	Nodes  *[]XselectRequestPropertiesNodesItems `json:"nodes,omitempty"`
 
 	// Resources Resource names; every capacity and size vector has one entry per resource, in this order.
 	Resources *[]CommonName `json:"resources,omitempty"`
 
 	// Score Greedy rule: auto (all, best wins), ffd_sum, ffd_product, alignment, l2.
-	Score interface{} `json:"score,omitempty"`
+	Score *XselectRequestPropertiesScore `json:"score,omitempty"`
 
 	// Seed Seed for every random choice; same input and seed, same output.
 	Seed   *CommonSeed `json:"seed,omitempty"`
@@ -1781,16 +1865,16 @@ type JobsPatchXselect struct {
 // JobsPatchXsize A JSON Merge Patch (RFC 7396) of a xsize request: the fields it gives replace the base input's.
 type JobsPatchXsize struct {
 	// Baselines Also report the quantile and k-means baselines (default true).
-	Baselines *bool `json:"baselines,omitempty"`
+	Baselines *XsizeRequestPropertiesBaselines `json:"baselines,omitempty"`
 
 	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
 	BudgetMs *CommonBudgetMs `json:"budget_ms,omitempty"`
 
 	// Epsilon Guarantee asked for: cost ≤ (1+epsilon)·optimum. The direction set is chosen with ρ ≤ 1+epsilon. Without it the budget decides how far the anytime refinement goes.
-	Epsilon *float64 `json:"epsilon,omitempty"`
+	Epsilon *XsizeRequestPropertiesEpsilon `json:"epsilon,omitempty"`
 
 	// Fit Cost of a shape: sum (default) or max of its normalized coordinates.
-	Fit interface{} `json:"fit,omitempty"`
+	Fit *XsizeRequestPropertiesFit `json:"fit,omitempty"`
 
 	// K Number of shapes allowed (at least 1).
 	K *int64 `json:"k,omitempty"`
@@ -1804,7 +1888,7 @@ type JobsPatchXsize struct {
 	} `json:"node_types,omitempty"`
 
 	// Rays Direction family: auto (mix rays in 2D, lattice in 3D+), mix, angle (the paper's equi-angled rays, inductive in 3D+), lattice.
-	Rays     interface{} `json:"rays,omitempty"`
+	Rays     *XsizeRequestPropertiesRays `json:"rays,omitempty"`
 	Requests *[]struct {
 		// Name An identifier: 1 to 128 printable characters.
 		Name *CommonName    `json:"name,omitempty"`
@@ -1948,6 +2032,30 @@ type JobsSubmitTetrisSimulate struct {
 
 // JobsSubmitTetrisSimulateProblem The problem: tetris/simulate (its API name) or tetris-simulate (its CLI name).
 type JobsSubmitTetrisSimulateProblem string
+
+// JobsSubmitXflexPlan A job solving xflex/plan (see jobs.submit for the fields).
+type JobsSubmitXflexPlan struct {
+	// Input The cluster, the applications with their forecasts, each stage's settings and the trace the simulation replays. The plan runs X-Size, maps each forecast onto the shapes, runs X-Select on the mixes and xschedule/simulate on the packing, and answers with each stage's request and answer in full and a summary (docs/xflex-plan.md).
+	Input XflexPlanRequest `json:"input"`
+
+	// Problem The problem: xflex/plan (its API name) or xflex-plan (its CLI name).
+	Problem JobsSubmitXflexPlanProblem `json:"problem"`
+
+	// Variants What-if variants: each is the input with its patch applied.
+	Variants *[]struct {
+		// Description Free text shown in the comparison.
+		Description *string `json:"description,omitempty"`
+
+		// Name Its name, unique in the job (base is the unpatched input).
+		Name CommonName `json:"name"`
+
+		// Patch A JSON Merge Patch (RFC 7396) of a xflex/plan request: the fields it gives replace the base input's.
+		Patch JobsPatchXflexPlan `json:"patch"`
+	} `json:"variants,omitempty"`
+}
+
+// JobsSubmitXflexPlanProblem The problem: xflex/plan (its API name) or xflex-plan (its CLI name).
+type JobsSubmitXflexPlanProblem string
 
 // JobsSubmitXscheduleAssign A job solving xschedule/assign (see jobs.submit for the fields).
 type JobsSubmitXscheduleAssign struct {
@@ -2521,6 +2629,380 @@ type TetrisSimulateResponse struct {
 	} `json:"result"`
 }
 
+// XflexPlanRequest The cluster, the applications with their forecasts, each stage's settings and the trace the simulation replays. The plan runs X-Size, maps each forecast onto the shapes, runs X-Select on the mixes and xschedule/simulate on the packing, and answers with each stage's request and answer in full and a summary (docs/xflex-plan.md).
+type XflexPlanRequest struct {
+	Apps []struct {
+		// Forecast The requests it expects: size, rate (or weight) and duration.
+		Forecast []XflexPlanRequest_Apps_Forecast_Item `json:"forecast"`
+
+		// Mode share (default) or garbo: never lends or borrows containers, and shares no node in X-Select's packing.
+		Mode interface{} `json:"mode,omitempty"`
+
+		// Name An identifier: 1 to 128 printable characters.
+		Name CommonName `json:"name"`
+
+		// Require The nodes its containers may be on (X-Select's predicate).
+		Require *XselectRequestPredicate `json:"require,omitempty"`
+
+		// SharingBound δ_A, in currency (default 0).
+		SharingBound *CommonNonneg `json:"sharing_bound,omitempty"`
+
+		// SharingBounds δ_AB per peer B; Δ_AB = min(δ_AB, δ_BA).
+		SharingBounds *XscheduleAssignRequestPropertiesAppsItemsPropertiesSharingBounds `json:"sharing_bounds,omitempty"`
+	} `json:"apps"`
+
+	// Baselines Baselines for xschedule/simulate to run beside X-Schedule, passed to its request's baselines when it has that field (its names: drf always runs; yarn_fair, yarn_capacity where the simulator offers them); a name it does not offer is refused at /baselines/i. The summary reports every baseline the simulator ran.
+	Baselines *[]CommonName `json:"baselines,omitempty"`
+
+	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
+	BudgetMs *CommonBudgetMs `json:"budget_ms,omitempty"`
+
+	// Cluster The processing nodes: node types with counts (nodes NAME-1 … NAME-count) and explicit nodes, in that order.
+	Cluster struct {
+		NodeTypes *[]struct {
+			// Capacity Capacity of each node per resource.
+			Capacity XflexPlanRequestVector `json:"capacity"`
+
+			// Count Number of nodes.
+			Count int64 `json:"count"`
+
+			// Labels Labels of each node, for placement predicates.
+			Labels *XselectRequestPropertiesNodesItemsPropertiesLabels `json:"labels,omitempty"`
+
+			// Name Type name; its nodes are NAME-1 … NAME-count, of this type.
+			Name CommonName `json:"name"`
+
+			// Racks Racks the nodes are spread over round-robin (none when absent).
+			Racks *[]string `json:"racks,omitempty"`
+
+			// Reserved Capacity held back on each node (per resource).
+			Reserved *XflexPlanRequestVector `json:"reserved,omitempty"`
+		} `json:"node_types,omitempty"`
+
+		// Nodes Explicit nodes, as X-Select takes them.
+		Nodes *[]XselectRequestPropertiesNodesItems `json:"nodes,omitempty"`
+	} `json:"cluster"`
+
+	// Mix How forecasts become container counts.
+	Mix *struct {
+		// Scale Containers per unit of expected concurrency: each application asks ⌈scale · Σ concurrency⌉ containers of each shape it uses (at least 1).
+		Scale *float64 `json:"scale,omitempty"`
+	} `json:"mix,omitempty"`
+
+	// Resources Resource names, one per coordinate of every size and capacity.
+	Resources []CommonName `json:"resources"`
+
+	// Seed Seed for every random choice; same input and seed, same output.
+	Seed *CommonSeed `json:"seed,omitempty"`
+
+	// Simulate xschedule/simulate's settings.
+	Simulate *struct {
+		// BudgetShare The simulation's guaranteed share of the budget (default 0.45); see xsize.budget_share.
+		BudgetShare *XflexPlanRequestShare `json:"budget_share,omitempty"`
+
+		// Horizon End time (default: when nothing is left to happen).
+		Horizon *XscheduleSimulateRequestPropertiesHorizon `json:"horizon,omitempty"`
+
+		// Limits Bounds on the answer's size.
+		Limits *XscheduleSimulateRequestPropertiesLimits `json:"limits,omitempty"`
+
+		// Prices Per resource: a container's charge rate is Σ size·price instead of its normalised size.
+		Prices *XscheduleSimulateRequestPropertiesPrices `json:"prices,omitempty"`
+
+		// Settings X-Schedule's knobs and the simulation's.
+		Settings *XscheduleSimulateRequestPropertiesSettings `json:"settings,omitempty"`
+	} `json:"simulate,omitempty"`
+
+	// Trace The simulation's trace: requests as given, or generated from the forecasts over [0, horizon) (Poisson arrivals at the forecast rates, each arrival one of the application's forecast requests drawn by rate, one container of its size for its duration; docs/xflex-plan.md).
+	Trace struct {
+		// Horizon Generate arrivals over [0, horizon).
+		Horizon *CommonPositive `json:"horizon,omitempty"`
+
+		// MaxRequests A generated trace with more requests is refused.
+		MaxRequests *int64 `json:"max_requests,omitempty"`
+
+		// Requests The trace, in any order.
+		Requests *XscheduleSimulateRequestPropertiesRequests `json:"requests,omitempty"`
+
+		// Seed The generator's seed (default the request's seed).
+		Seed *CommonSeed `json:"seed,omitempty"`
+	} `json:"trace"`
+
+	// Xselect X-Select's constraints and knobs, in xselect's vocabulary; shapes are named s1 … sK in X-Size's order.
+	Xselect *struct {
+		// BudgetShare X-Select's guaranteed share of the budget (default 0.3); see xsize.budget_share.
+		BudgetShare *XflexPlanRequestShare `json:"budget_share,omitempty"`
+
+		// Colocate Pairs [a, b]: the k-th container of a shares a node with the k-th container of b.
+		Colocate *XselectRequestPropertiesColocate `json:"colocate,omitempty"`
+
+		// Exlocate Pairs [a, b]: no container of a shares a node with a container of b ([a, a] spreads a).
+		Exlocate *XselectRequestPropertiesExlocate `json:"exlocate,omitempty"`
+
+		// Method heuristic (greedy + local search, LP bound) or exact (CBC MIP per tested lambda; small instances).
+		Method *XselectRequestPropertiesMethod `json:"method,omitempty"`
+
+		// Score Greedy rule: auto (all, best wins), ffd_sum, ffd_product, alignment, l2.
+		Score *XselectRequestPropertiesScore `json:"score,omitempty"`
+	} `json:"xselect,omitempty"`
+
+	// Xsize X-Size's settings.
+	Xsize *struct {
+		// Baselines Also report the quantile and k-means baselines (default true).
+		Baselines *XsizeRequestPropertiesBaselines `json:"baselines,omitempty"`
+
+		// BudgetShare X-Size's guaranteed share of the budget (default 0.15); the three stages' shares are scaled to sum to 0.9, the rest writes the answer, and a stage may also use what the stages before it left.
+		BudgetShare *XflexPlanRequestShare `json:"budget_share,omitempty"`
+
+		// Epsilon Guarantee asked for (default 0.1): X-Size stops when cost ≤ (1+ε)·optimum is proven.
+		Epsilon *XsizeRequestPropertiesEpsilon `json:"epsilon,omitempty"`
+
+		// Fit Cost of a shape: sum (default) or max of its normalized coordinates.
+		Fit *XsizeRequestPropertiesFit `json:"fit,omitempty"`
+
+		// K Number of shapes.
+		K *int64 `json:"k,omitempty"`
+
+		// Rays Direction family: auto (mix rays in 2D, lattice in 3D+), mix, angle (the paper's equi-angled rays, inductive in 3D+), lattice.
+		Rays *XsizeRequestPropertiesRays `json:"rays,omitempty"`
+	} `json:"xsize,omitempty"`
+}
+
+// XflexPlanRequestAppsForecast0 defines model for XflexPlanRequest.Apps.Forecast.0.
+type XflexPlanRequestAppsForecast0 = interface{}
+
+// XflexPlanRequestAppsForecast1 defines model for XflexPlanRequest.Apps.Forecast.1.
+type XflexPlanRequestAppsForecast1 = interface{}
+
+// XflexPlanRequest_Apps_Forecast_Item defines model for XflexPlanRequest.Apps.Forecast.Item.
+type XflexPlanRequest_Apps_Forecast_Item struct {
+	// Duration How long each container is held.
+	Duration CommonPositive `json:"duration"`
+
+	// Name A name for it (default APP#index).
+	Name *CommonName `json:"name,omitempty"`
+
+	// Rate Arrivals per unit time (the trace's unit).
+	Rate *CommonPositive `json:"rate,omitempty"`
+
+	// Size Container size asked per resource.
+	Size XflexPlanRequestVector `json:"size"`
+
+	// Weight Its weight in X-Size's profile and its expected concurrency in the mix, instead of rate × duration.
+	Weight *CommonPositive `json:"weight,omitempty"`
+	union  json.RawMessage
+}
+
+// XflexPlanRequestShare defines model for xflex-plan.request.share.
+type XflexPlanRequestShare = float64
+
+// XflexPlanRequestVector defines model for xflex-plan.request.vector.
+type XflexPlanRequestVector = []CommonNonneg
+
+// XflexPlanResponse defines model for xflex-plan.response.
+type XflexPlanResponse struct {
+	// Meta How the result was obtained: every response's meta, the same for every problem.
+	Meta CommonMeta `json:"meta"`
+
+	// Result Each stage's request and answer in full (each answer the bytes its endpoint writes for that request, meta.elapsed_ms aside), the mixes, the trace's origin and a summary. meta.objective is X-Flex's successes in the simulation (maximised); meta.status is timeout when a stage was cut short or did not run.
+	Result struct {
+		// Mix Stage 2: each application's forecast mapped onto the shapes (the cheapest covering shape by X-Size's cost) and its container mix.
+		Mix *struct {
+			// Apps One entry per application, in request order.
+			Apps []struct {
+				// App The application.
+				App string `json:"app"`
+
+				// Concurrency Expected concurrency per shape.
+				Concurrency map[string]float64 `json:"concurrency"`
+
+				// Containers X-Select's mix: ⌈scale · concurrency⌉ containers per shape (at least 1).
+				Containers map[string]int64 `json:"containers"`
+
+				// Forecast Per forecast request, in request order: its shape and expected concurrency.
+				Forecast []struct {
+					// Concurrency Expected containers in use at once: weight, or rate × duration.
+					Concurrency float64 `json:"concurrency"`
+
+					// Shape The cheapest shape covering it (s1 … sK).
+					Shape string `json:"shape"`
+				} `json:"forecast"`
+			} `json:"apps"`
+
+			// Scale Containers per unit of expected concurrency.
+			Scale float64 `json:"scale"`
+		} `json:"mix,omitempty"`
+
+		// Stages The stages that ran, in order xsize, xselect, simulate; a stage that did not run is absent.
+		Stages struct {
+			// Cut The first stage the budget (or a cancel) cut short or kept from starting; absent when every stage finished.
+			Cut interface{} `json:"cut,omitempty"`
+
+			// Simulate Stage 4: xschedule/simulate replays the trace on the packing, with its baselines on the same nodes.
+			Simulate *XflexPlanResponseStage `json:"simulate,omitempty"`
+
+			// Xselect Stage 3: X-Select packs the mixes into the nodes.
+			Xselect *XflexPlanResponseStage `json:"xselect,omitempty"`
+
+			// Xsize Stage 1: X-Size over the union of the forecasts.
+			Xsize *XflexPlanResponseStage `json:"xsize,omitempty"`
+		} `json:"stages"`
+
+		// Summary The plan in a few numbers, each read from the stage answers.
+		Summary struct {
+			// Baselines The trace under each baseline on the same nodes, by name.
+			Baselines *map[string]XflexPlanResponseRun `json:"baselines,omitempty"`
+
+			// Ceiling Requests asked over DRF's successes: the largest success_ratio can be.
+			Ceiling *float64 `json:"ceiling,omitempty"`
+
+			// CommonTime Set when the runs stopped at different times (a cut budget): success_ratio and ceiling count grants and asks up to this time, which both runs reached.
+			CommonTime *float64 `json:"common_time,omitempty"`
+
+			// Containers Containers X-Select placed.
+			Containers *int64 `json:"containers,omitempty"`
+
+			// Cost X-Size's cost: Σ weight · cost of the shape each request uses (minimised).
+			Cost *float64 `json:"cost,omitempty"`
+
+			// DrfAvgWait baselines.drf.avg_wait again, flat.
+			DrfAvgWait *float64 `json:"drf_avg_wait,omitempty"`
+
+			// DrfSuccesses baselines.drf.successes again, flat.
+			DrfSuccesses *int64 `json:"drf_successes,omitempty"`
+
+			// DrfUtilization baselines.drf.utilization again, flat.
+			DrfUtilization *float64 `json:"drf_utilization,omitempty"`
+
+			// Epsilon Guarantee X-Size proved: cost ≤ (1+epsilon)·optimum (lower is better).
+			Epsilon *float64 `json:"epsilon,omitempty"`
+
+			// EpsilonTarget The guarantee asked for.
+			EpsilonTarget *float64 `json:"epsilon_target,omitempty"`
+
+			// ExactFitCost Σ weight · cost of each request's own size: the cost with a shape per request.
+			ExactFitCost *float64 `json:"exact_fit_cost,omitempty"`
+
+			// K Shapes allowed.
+			K int64 `json:"k"`
+
+			// Lambda X-Select's multiplier: every application holds ⌈λ·c⌉ containers of each shape (maximised).
+			Lambda *float64 `json:"lambda,omitempty"`
+
+			// LambdaGap (upper bound − λ) / upper bound.
+			LambdaGap *float64 `json:"lambda_gap,omitempty"`
+
+			// LambdaUpperBound X-Select's proven upper bound on λ.
+			LambdaUpperBound *float64 `json:"lambda_upper_bound,omitempty"`
+
+			// Shapes X-Size's shapes.
+			Shapes *[]struct {
+				// Name s1 … sK, X-Size's order.
+				Name string `json:"name"`
+
+				// NormalizedSize Its cost: sum (or max) of size over cluster total.
+				NormalizedSize float64 `json:"normalized_size"`
+
+				// Size Size per resource.
+				Size []float64 `json:"size"`
+
+				// Waste Weighted mean of its cost less each served request's (lower is better).
+				Waste float64 `json:"waste"`
+
+				// Weight Forecast weight it serves.
+				Weight float64 `json:"weight"`
+			} `json:"shapes,omitempty"`
+
+			// SuccessRatio X-Flex's successes over DRF's (higher is better).
+			SuccessRatio *float64 `json:"success_ratio,omitempty"`
+
+			// Waste cost / exact_fit_cost − 1: resources given beyond the requests' sizes (lower is better).
+			Waste *float64 `json:"waste,omitempty"`
+
+			// Xflex The trace under X-Schedule on X-Select's packing.
+			Xflex *XflexPlanResponseRun `json:"xflex,omitempty"`
+
+			// XflexAvgWait xflex.avg_wait again, flat (lower is better).
+			XflexAvgWait *float64 `json:"xflex_avg_wait,omitempty"`
+
+			// XflexSuccesses xflex.successes again, flat for scenario comparison tables (maximised).
+			XflexSuccesses *int64 `json:"xflex_successes,omitempty"`
+
+			// XflexUtilization xflex.utilization again, flat (higher is better).
+			XflexUtilization *float64 `json:"xflex_utilization,omitempty"`
+		} `json:"summary"`
+
+		// Trace Where the simulation's trace came from.
+		Trace struct {
+			// Generated Drawn from the forecasts (else given).
+			Generated bool `json:"generated"`
+
+			// Horizon The generator's horizon (arrivals in [0, horizon)).
+			Horizon *float64 `json:"horizon,omitempty"`
+
+			// Requests Requests in the trace.
+			Requests int64 `json:"requests"`
+
+			// Seed The generator's seed.
+			Seed *int64 `json:"seed,omitempty"`
+		} `json:"trace"`
+	} `json:"result"`
+}
+
+// XflexPlanResponseRun One scheduler's run of the trace.
+type XflexPlanResponseRun struct {
+	// Asked Containers asked (again after a preemption included).
+	Asked int64 `json:"asked"`
+
+	// AvgWait Mean time from ask to grant (lower is better).
+	AvgWait float64 `json:"avg_wait"`
+
+	// Completed Containers whose work finished.
+	Completed int64 `json:"completed"`
+
+	// Ended Why it stopped: quiet, horizon or budget.
+	Ended string `json:"ended"`
+
+	// Expired Containers dropped after waiting longer than the patience (lower is better).
+	Expired int64 `json:"expired"`
+
+	// PeakUtilization Its largest value.
+	PeakUtilization float64 `json:"peak_utilization"`
+
+	// Preemptions Containers taken from their user.
+	Preemptions int64 `json:"preemptions"`
+
+	// Successes Containers granted (maximised).
+	Successes int64 `json:"successes"`
+
+	// Until How far the simulation got (trace time).
+	Until float64 `json:"until"`
+
+	// Utilization Time-mean over [0, until] of the fraction of the cluster in use (mean over resources), 0 to 1 (higher is better).
+	Utilization float64 `json:"utilization"`
+
+	// Waiting Containers still waiting at the end (lower is better).
+	Waiting int64 `json:"waiting"`
+}
+
+// XflexPlanResponseStage One stage: the request sent to its endpoint and the endpoint's answer.
+type XflexPlanResponseStage struct {
+	// Endpoint The stage's endpoint, e.g. /v1/xsize.
+	Endpoint string `json:"endpoint"`
+
+	// Incumbent A running stage's best result so far (job partial answers only).
+	Incumbent *map[string]interface{} `json:"incumbent,omitempty"`
+
+	// Request The stage's request, as sent: POST it to endpoint to re-run the stage.
+	Request map[string]interface{} `json:"request"`
+
+	// Response The endpoint's answer, byte for byte (meta.elapsed_ms aside).
+	Response *map[string]interface{} `json:"response,omitempty"`
+
+	// Status The stage's meta.status (running in a job's partial answer).
+	Status string `json:"status"`
+}
+
 // XscheduleAssignRequest The cluster's containers (explicit, or an X-Select request and result as placement) with owners and current users, the applications' sharing bounds, the pair contexts and the pending requests at time now.
 type XscheduleAssignRequest struct {
 	Apps XscheduleAssignRequestPropertiesApps `json:"apps"`
@@ -2662,8 +3144,11 @@ type XscheduleAssignRequestPropertiesApps = []struct {
 	SharingBound *CommonNonneg `json:"sharing_bound,omitempty"`
 
 	// SharingBounds δ_AB per peer B; Δ_AB = min(δ_AB, δ_BA).
-	SharingBounds *map[string]CommonNonneg `json:"sharing_bounds,omitempty"`
+	SharingBounds *XscheduleAssignRequestPropertiesAppsItemsPropertiesSharingBounds `json:"sharing_bounds,omitempty"`
 }
+
+// XscheduleAssignRequestPropertiesAppsItemsPropertiesSharingBounds δ_AB per peer B; Δ_AB = min(δ_AB, δ_BA).
+type XscheduleAssignRequestPropertiesAppsItemsPropertiesSharingBounds map[string]CommonNonneg
 
 // XscheduleAssignRequestPropertiesNodes defines model for xschedule-assign.request.properties.nodes.
 type XscheduleAssignRequestPropertiesNodes = []struct {
@@ -2921,16 +3406,10 @@ type XscheduleSimulateRequest struct {
 	} `json:"containers,omitempty"`
 
 	// Horizon End time (default: when nothing is left to happen).
-	Horizon *CommonNonneg `json:"horizon,omitempty"`
+	Horizon *XscheduleSimulateRequestPropertiesHorizon `json:"horizon,omitempty"`
 
 	// Limits Bounds on the answer's size.
-	Limits *struct {
-		// MaxEvents Events listed per run (default 100000); later ones are counted in events_dropped.
-		MaxEvents *int64 `json:"max_events,omitempty"`
-
-		// MaxPoints Points per series (default 10000); a series that reaches it stops, truncated.
-		MaxPoints *int64 `json:"max_points,omitempty"`
-	} `json:"limits,omitempty"`
+	Limits *XscheduleSimulateRequestPropertiesLimits `json:"limits,omitempty"`
 
 	// Masters Application masters over map-only jobs (the X-Flex paper's §3 AM): each makes its application's asks for its jobs' tasks, one container per task plus one for its AM, and splits the containers it gets among its jobs by its policy. Under DRF each job is its own DRF user with its own AM. Results in masters of each run.
 	Masters *[]struct {
@@ -2987,46 +3466,10 @@ type XscheduleSimulateRequest struct {
 	Placement *XscheduleAssignRequestPropertiesPlacement `json:"placement,omitempty"`
 
 	// Prices Per resource: a container's charge rate is Σ size·price instead of its normalised size.
-	Prices *XscheduleAssignRequestPropertiesPrices `json:"prices,omitempty"`
+	Prices *XscheduleSimulateRequestPropertiesPrices `json:"prices,omitempty"`
 
 	// Requests The trace, in any order.
-	Requests []struct {
-		// App The requesting application.
-		App CommonName `json:"app"`
-
-		// Arrival Time of the ask.
-		Arrival CommonNonneg `json:"arrival"`
-
-		// Count Containers asked for.
-		Count int64 `json:"count"`
-
-		// Duration How long each granted container is held before it is released (a preempted one is asked again and runs its whole duration again).
-		Duration CommonPositive `json:"duration"`
-
-		// Host Locality: only containers on this node.
-		Host *CommonName `json:"host,omitempty"`
-
-		// Id Unique request id.
-		Id CommonName `json:"id"`
-
-		// PreemptionPriority Of the containers granted: lower is preempted first among equal scores.
-		PreemptionPriority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPreemptionPriority `json:"preemption_priority,omitempty"`
-
-		// Priority Request priority: higher is served first.
-		Priority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPriority `json:"priority,omitempty"`
-
-		// Rack Locality: only containers on this rack.
-		Rack *CommonName `json:"rack,omitempty"`
-
-		// Size Least size of each container per resource.
-		Size XscheduleAssignRequestVector `json:"size"`
-
-		// Type X-Schedule request type (default owned_first); DRF ignores it.
-		Type *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType `json:"type,omitempty"`
-
-		// User The DRF user it is charged to in the baseline (default app).
-		User *CommonName `json:"user,omitempty"`
-	} `json:"requests"`
+	Requests XscheduleSimulateRequestPropertiesRequests `json:"requests"`
 
 	// Resources Resource names (with nodes and containers).
 	Resources *XscheduleAssignRequestPropertiesResources `json:"resources,omitempty"`
@@ -3035,52 +3478,61 @@ type XscheduleSimulateRequest struct {
 	Seed *CommonSeed `json:"seed,omitempty"`
 
 	// Settings X-Schedule's knobs and the simulation's.
-	Settings *struct {
-		// AmLatency Seconds from an AM container's grant until its master asks for and starts tasks (AM start-up), in every run; default 0.
-		AmLatency *CommonNonneg `json:"am_latency,omitempty"`
+	Settings *XscheduleSimulateRequestPropertiesSettings `json:"settings,omitempty"`
+}
 
-		// AmShare The DRF and yarn_fair runs' cap on their jobs' AM containers (masters only), as the sum of their dominant shares of the cluster (default 0.5, YARN's maxAMShare); one AM is always allowed.
-		AmShare *float64 `json:"am_share,omitempty"`
+// XscheduleSimulateRequestPropertiesHorizon End time (default: when nothing is left to happen).
+type XscheduleSimulateRequestPropertiesHorizon = CommonNonneg
 
-		// AssignMultiple yarn_fair: a heartbeat may place several containers on its node (Fair's assignmultiple; default false, one container per heartbeat). yarn_capacity always may.
-		AssignMultiple *bool `json:"assign_multiple,omitempty"`
+// XscheduleSimulateRequestPropertiesLimits Bounds on the answer's size.
+type XscheduleSimulateRequestPropertiesLimits struct {
+	// MaxEvents Events listed per run (default 100000); later ones are counted in events_dropped.
+	MaxEvents *int64 `json:"max_events,omitempty"`
 
-		// CapacityAmShare The yarn_capacity run's cap on its jobs' AM containers (default 0.1, the Capacity Scheduler's maximum-am-resource-percent); one AM is always allowed.
-		CapacityAmShare *float64 `json:"capacity_am_share,omitempty"`
+	// MaxPoints Points per series (default 10000); a series that reaches it stops, truncated.
+	MaxPoints *int64 `json:"max_points,omitempty"`
+}
 
-		// Fitness Containers larger in aggregate normalised size than fitness times the request's are not considered (default 2).
-		Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
+// XscheduleSimulateRequestPropertiesPrices Per resource: a container's charge rate is Σ size·price instead of its normalised size.
+type XscheduleSimulateRequestPropertiesPrices = XscheduleAssignRequestPropertiesPrices
 
-		// GracePeriod Time a preempted user has to release the container (default 30; 0 kills at once).
-		GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
+// XscheduleSimulateRequestPropertiesRequests The trace, in any order.
+type XscheduleSimulateRequestPropertiesRequests = []struct {
+	// App The requesting application.
+	App CommonName `json:"app"`
 
-		// HeartbeatInterval Seconds between node heartbeats in the YARN baselines (default 1, YARN's NodeManager heartbeat): each node heartbeats once per interval.
-		HeartbeatInterval *CommonPositive `json:"heartbeat_interval,omitempty"`
+	// Arrival Time of the ask.
+	Arrival CommonNonneg `json:"arrival"`
 
-		// HeartbeatOrder Order the nodes heartbeat in within an interval in the YARN baselines: rotate (default; the first node moves on by one each interval) or jitter (a seeded random order each interval).
-		HeartbeatOrder interface{} `json:"heartbeat_order,omitempty"`
+	// Count Containers asked for.
+	Count int64 `json:"count"`
 
-		// HoldTime The hand-over hold (default 60; 0 holds nothing), as in xschedule/assign.
-		HoldTime *XscheduleAssignRequestPropertiesSettingsPropertiesHoldTime `json:"hold_time,omitempty"`
+	// Duration How long each granted container is held before it is released (a preempted one is asked again and runs its whole duration again).
+	Duration CommonPositive `json:"duration"`
 
-		// LaunchLatency Seconds from a task container's grant until its task starts (container launch), in every run; default 0.
-		LaunchLatency *CommonNonneg `json:"launch_latency,omitempty"`
+	// Host Locality: only containers on this node.
+	Host *CommonName `json:"host,omitempty"`
 
-		// Patience A container asked and not granted within patience of its ask expires (default: never).
-		Patience *CommonNonneg `json:"patience,omitempty"`
+	// Id Unique request id.
+	Id CommonName `json:"id"`
 
-		// Readings The readings of §2.1, as in xschedule/assign (defaults keep the paper's guarantees).
-		Readings *XscheduleAssignRequestPropertiesSettingsPropertiesReadings `json:"readings,omitempty"`
+	// PreemptionPriority Of the containers granted: lower is preempted first among equal scores.
+	PreemptionPriority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPreemptionPriority `json:"preemption_priority,omitempty"`
 
-		// SchedulingInterval Decision rounds run at its multiples while a request is pending or a notice outstanding (default 1).
-		SchedulingInterval *CommonPositive `json:"scheduling_interval,omitempty"`
+	// Priority Request priority: higher is served first.
+	Priority *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPriority `json:"priority,omitempty"`
 
-		// TtlHorizon Cap of the TTL projection (default 3600).
-		TtlHorizon *CommonPositive `json:"ttl_horizon,omitempty"`
+	// Rack Locality: only containers on this rack.
+	Rack *CommonName `json:"rack,omitempty"`
 
-		// TtlWeight Weight of the TTL term of the score (default 1).
-		TtlWeight *CommonNonneg `json:"ttl_weight,omitempty"`
-	} `json:"settings,omitempty"`
+	// Size Least size of each container per resource.
+	Size XscheduleAssignRequestVector `json:"size"`
+
+	// Type X-Schedule request type (default owned_first); DRF ignores it.
+	Type *XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType `json:"type,omitempty"`
+
+	// User The DRF user it is charged to in the baseline (default app).
+	User *CommonName `json:"user,omitempty"`
 }
 
 // XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPreemptionPriority Of the containers granted: lower is preempted first among equal scores.
@@ -3091,6 +3543,54 @@ type XscheduleSimulateRequestPropertiesRequestsItemsPropertiesPriority = Xschedu
 
 // XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType X-Schedule request type (default owned_first); DRF ignores it.
 type XscheduleSimulateRequestPropertiesRequestsItemsPropertiesType = interface{}
+
+// XscheduleSimulateRequestPropertiesSettings X-Schedule's knobs and the simulation's.
+type XscheduleSimulateRequestPropertiesSettings struct {
+	// AmLatency Seconds from an AM container's grant until its master asks for and starts tasks (AM start-up), in every run; default 0.
+	AmLatency *CommonNonneg `json:"am_latency,omitempty"`
+
+	// AmShare The DRF and yarn_fair runs' cap on their jobs' AM containers (masters only), as the sum of their dominant shares of the cluster (default 0.5, YARN's maxAMShare); one AM is always allowed.
+	AmShare *float64 `json:"am_share,omitempty"`
+
+	// AssignMultiple yarn_fair: a heartbeat may place several containers on its node (Fair's assignmultiple; default false, one container per heartbeat). yarn_capacity always may.
+	AssignMultiple *bool `json:"assign_multiple,omitempty"`
+
+	// CapacityAmShare The yarn_capacity run's cap on its jobs' AM containers (default 0.1, the Capacity Scheduler's maximum-am-resource-percent); one AM is always allowed.
+	CapacityAmShare *float64 `json:"capacity_am_share,omitempty"`
+
+	// Fitness Containers larger in aggregate normalised size than fitness times the request's are not considered (default 2).
+	Fitness *XscheduleAssignRequestPropertiesSettingsPropertiesFitness `json:"fitness,omitempty"`
+
+	// GracePeriod Time a preempted user has to release the container (default 30; 0 kills at once).
+	GracePeriod *CommonNonneg `json:"grace_period,omitempty"`
+
+	// HeartbeatInterval Seconds between node heartbeats in the YARN baselines (default 1, YARN's NodeManager heartbeat): each node heartbeats once per interval.
+	HeartbeatInterval *CommonPositive `json:"heartbeat_interval,omitempty"`
+
+	// HeartbeatOrder Order the nodes heartbeat in within an interval in the YARN baselines: rotate (default; the first node moves on by one each interval) or jitter (a seeded random order each interval).
+	HeartbeatOrder interface{} `json:"heartbeat_order,omitempty"`
+
+	// HoldTime The hand-over hold (default 60; 0 holds nothing), as in xschedule/assign.
+	HoldTime *XscheduleAssignRequestPropertiesSettingsPropertiesHoldTime `json:"hold_time,omitempty"`
+
+	// LaunchLatency Seconds from a task container's grant until its task starts (container launch), in every run; default 0.
+	LaunchLatency *CommonNonneg `json:"launch_latency,omitempty"`
+
+	// Patience A container asked and not granted within patience of its ask expires (default: never).
+	Patience *CommonNonneg `json:"patience,omitempty"`
+
+	// Readings The readings of §2.1, as in xschedule/assign (defaults keep the paper's guarantees).
+	Readings *XscheduleAssignRequestPropertiesSettingsPropertiesReadings `json:"readings,omitempty"`
+
+	// SchedulingInterval Decision rounds run at its multiples while a request is pending or a notice outstanding (default 1).
+	SchedulingInterval *CommonPositive `json:"scheduling_interval,omitempty"`
+
+	// TtlHorizon Cap of the TTL projection (default 3600).
+	TtlHorizon *CommonPositive `json:"ttl_horizon,omitempty"`
+
+	// TtlWeight Weight of the TTL term of the score (default 1).
+	TtlWeight *CommonNonneg `json:"ttl_weight,omitempty"`
+}
 
 // XscheduleSimulateResponse defines model for xschedule-simulate.response.
 type XscheduleSimulateResponse struct {
@@ -3604,7 +4104,7 @@ type XselectRequest struct {
 	ChangeFraction *float64 `json:"change_fraction,omitempty"`
 
 	// Colocate Pairs [a, b]: the k-th container of a shares a node with the k-th container of b.
-	Colocate *[][]XselectRequestRef `json:"colocate,omitempty"`
+	Colocate *XselectRequestPropertiesColocate `json:"colocate,omitempty"`
 
 	// Current The current packing, for an incremental replan.
 	Current *[]struct {
@@ -3629,28 +4129,17 @@ type XselectRequest struct {
 	} `json:"current,omitempty"`
 
 	// Exlocate Pairs [a, b]: no container of a shares a node with a container of b ([a, a] spreads a).
-	Exlocate *[][]XselectRequestRef `json:"exlocate,omitempty"`
+	Exlocate *XselectRequestPropertiesExlocate `json:"exlocate,omitempty"`
 
 	// Method heuristic (greedy + local search, LP bound) or exact (CBC MIP per tested lambda; small instances).
-	Method interface{} `json:"method,omitempty"`
-	Nodes  []struct {
-		Capacity []CommonNonneg     `json:"capacity"`
-		Labels   *map[string]string `json:"labels,omitempty"`
-
-		// Name An identifier: 1 to 128 printable characters.
-		Name CommonName `json:"name"`
-		Rack *string    `json:"rack,omitempty"`
-
-		// Reserved Capacity held back on this node (per resource).
-		Reserved *[]CommonNonneg `json:"reserved,omitempty"`
-		Type     *string         `json:"type,omitempty"`
-	} `json:"nodes"`
+	Method *XselectRequestPropertiesMethod      `json:"method,omitempty"`
+	Nodes  []XselectRequestPropertiesNodesItems `json:"nodes"`
 
 	// Resources Resource names; every capacity and size vector has one entry per resource, in this order.
 	Resources []CommonName `json:"resources"`
 
 	// Score Greedy rule: auto (all, best wins), ffd_sum, ffd_product, alignment, l2.
-	Score interface{} `json:"score,omitempty"`
+	Score *XselectRequestPropertiesScore `json:"score,omitempty"`
 
 	// Seed Seed for every random choice; same input and seed, same output.
 	Seed   *CommonSeed `json:"seed,omitempty"`
@@ -3682,6 +4171,35 @@ type XselectRequestPredicateLabels1 = []string
 type XselectRequestPredicate_Labels_AdditionalProperties struct {
 	union json.RawMessage
 }
+
+// XselectRequestPropertiesColocate Pairs [a, b]: the k-th container of a shares a node with the k-th container of b.
+type XselectRequestPropertiesColocate = [][]XselectRequestRef
+
+// XselectRequestPropertiesExlocate Pairs [a, b]: no container of a shares a node with a container of b ([a, a] spreads a).
+type XselectRequestPropertiesExlocate = [][]XselectRequestRef
+
+// XselectRequestPropertiesMethod heuristic (greedy + local search, LP bound) or exact (CBC MIP per tested lambda; small instances).
+type XselectRequestPropertiesMethod = interface{}
+
+// XselectRequestPropertiesNodesItems defines model for xselect.request.properties.nodes.items.
+type XselectRequestPropertiesNodesItems struct {
+	Capacity []CommonNonneg                                      `json:"capacity"`
+	Labels   *XselectRequestPropertiesNodesItemsPropertiesLabels `json:"labels,omitempty"`
+
+	// Name An identifier: 1 to 128 printable characters.
+	Name CommonName `json:"name"`
+	Rack *string    `json:"rack,omitempty"`
+
+	// Reserved Capacity held back on this node (per resource).
+	Reserved *[]CommonNonneg `json:"reserved,omitempty"`
+	Type     *string         `json:"type,omitempty"`
+}
+
+// XselectRequestPropertiesNodesItemsPropertiesLabels defines model for xselect.request.properties.nodes.items.properties.labels.
+type XselectRequestPropertiesNodesItemsPropertiesLabels map[string]string
+
+// XselectRequestPropertiesScore Greedy rule: auto (all, best wins), ffd_sum, ffd_product, alignment, l2.
+type XselectRequestPropertiesScore = interface{}
 
 // XselectRequestRef Containers: an application name (or, if no application has that name, a shape name), or {app, shape} with at least one of the two.
 type XselectRequestRef struct {
@@ -3833,16 +4351,16 @@ type XselectResponse struct {
 // XsizeRequest Sizes, totals and capacities are in the resources' own units (cores, GB, ...); the cost of a shape is the sum (fit "sum") or the maximum (fit "max") of its coordinates divided by the cluster totals. Every request must fit (componentwise) at least one shape; with node_types every shape must fit at least one node type.
 type XsizeRequest struct {
 	// Baselines Also report the quantile and k-means baselines (default true).
-	Baselines *bool `json:"baselines,omitempty"`
+	Baselines *XsizeRequestPropertiesBaselines `json:"baselines,omitempty"`
 
 	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
 	BudgetMs *CommonBudgetMs `json:"budget_ms,omitempty"`
 
 	// Epsilon Guarantee asked for: cost ≤ (1+epsilon)·optimum. The direction set is chosen with ρ ≤ 1+epsilon. Without it the budget decides how far the anytime refinement goes.
-	Epsilon *float64 `json:"epsilon,omitempty"`
+	Epsilon *XsizeRequestPropertiesEpsilon `json:"epsilon,omitempty"`
 
 	// Fit Cost of a shape: sum (default) or max of its normalized coordinates.
-	Fit interface{} `json:"fit,omitempty"`
+	Fit *XsizeRequestPropertiesFit `json:"fit,omitempty"`
 
 	// K Number of shapes allowed (at least 1).
 	K int64 `json:"k"`
@@ -3856,7 +4374,7 @@ type XsizeRequest struct {
 	} `json:"node_types,omitempty"`
 
 	// Rays Direction family: auto (mix rays in 2D, lattice in 3D+), mix, angle (the paper's equi-angled rays, inductive in 3D+), lattice.
-	Rays     interface{} `json:"rays,omitempty"`
+	Rays     *XsizeRequestPropertiesRays `json:"rays,omitempty"`
 	Requests []struct {
 		// Name An identifier: 1 to 128 printable characters.
 		Name *CommonName    `json:"name,omitempty"`
@@ -3875,6 +4393,18 @@ type XsizeRequest struct {
 	// Totals Cluster total of each resource, used to normalize; each must be positive.
 	Totals []CommonPositive `json:"totals"`
 }
+
+// XsizeRequestPropertiesBaselines Also report the quantile and k-means baselines (default true).
+type XsizeRequestPropertiesBaselines = bool
+
+// XsizeRequestPropertiesEpsilon Guarantee asked for: cost ≤ (1+epsilon)·optimum. The direction set is chosen with ρ ≤ 1+epsilon. Without it the budget decides how far the anytime refinement goes.
+type XsizeRequestPropertiesEpsilon = float64
+
+// XsizeRequestPropertiesFit Cost of a shape: sum (default) or max of its normalized coordinates.
+type XsizeRequestPropertiesFit = interface{}
+
+// XsizeRequestPropertiesRays Direction family: auto (mix rays in 2D, lattice in 3D+), mix, angle (the paper's equi-angled rays, inductive in 3D+), lattice.
+type XsizeRequestPropertiesRays = interface{}
 
 // XsizeResponse defines model for xsize.response.
 type XsizeResponse struct {
@@ -4136,6 +4666,12 @@ type SolveTetrisSimulateJSONRequestBody = TetrisSimulateRequest
 
 // PictureTetrisSimulateJSONRequestBody defines body for PictureTetrisSimulate for application/json ContentType.
 type PictureTetrisSimulateJSONRequestBody = TetrisSimulateRequest
+
+// SolveXflexPlanJSONRequestBody defines body for SolveXflexPlan for application/json ContentType.
+type SolveXflexPlanJSONRequestBody = XflexPlanRequest
+
+// PictureXflexPlanJSONRequestBody defines body for PictureXflexPlan for application/json ContentType.
+type PictureXflexPlanJSONRequestBody = XflexPlanRequest
 
 // SolveXscheduleAssignJSONRequestBody defines body for SolveXscheduleAssign for application/json ContentType.
 type SolveXscheduleAssignJSONRequestBody = XscheduleAssignRequest
@@ -4435,6 +4971,156 @@ func (t *JobsPatchTetrisSimulate_FairPolicy) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsJobsPatchXflexPlanAppsForecast0 returns the union data inside the JobsPatchXflexPlan_Apps_Forecast_Item as a JobsPatchXflexPlanAppsForecast0
+func (t JobsPatchXflexPlan_Apps_Forecast_Item) AsJobsPatchXflexPlanAppsForecast0() (JobsPatchXflexPlanAppsForecast0, error) {
+	var body JobsPatchXflexPlanAppsForecast0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJobsPatchXflexPlanAppsForecast0 overwrites any union data inside the JobsPatchXflexPlan_Apps_Forecast_Item as the provided JobsPatchXflexPlanAppsForecast0
+func (t *JobsPatchXflexPlan_Apps_Forecast_Item) FromJobsPatchXflexPlanAppsForecast0(v JobsPatchXflexPlanAppsForecast0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJobsPatchXflexPlanAppsForecast0 performs a merge with any union data inside the JobsPatchXflexPlan_Apps_Forecast_Item, using the provided JobsPatchXflexPlanAppsForecast0
+func (t *JobsPatchXflexPlan_Apps_Forecast_Item) MergeJobsPatchXflexPlanAppsForecast0(v JobsPatchXflexPlanAppsForecast0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJobsPatchXflexPlanAppsForecast1 returns the union data inside the JobsPatchXflexPlan_Apps_Forecast_Item as a JobsPatchXflexPlanAppsForecast1
+func (t JobsPatchXflexPlan_Apps_Forecast_Item) AsJobsPatchXflexPlanAppsForecast1() (JobsPatchXflexPlanAppsForecast1, error) {
+	var body JobsPatchXflexPlanAppsForecast1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJobsPatchXflexPlanAppsForecast1 overwrites any union data inside the JobsPatchXflexPlan_Apps_Forecast_Item as the provided JobsPatchXflexPlanAppsForecast1
+func (t *JobsPatchXflexPlan_Apps_Forecast_Item) FromJobsPatchXflexPlanAppsForecast1(v JobsPatchXflexPlanAppsForecast1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJobsPatchXflexPlanAppsForecast1 performs a merge with any union data inside the JobsPatchXflexPlan_Apps_Forecast_Item, using the provided JobsPatchXflexPlanAppsForecast1
+func (t *JobsPatchXflexPlan_Apps_Forecast_Item) MergeJobsPatchXflexPlanAppsForecast1(v JobsPatchXflexPlanAppsForecast1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JobsPatchXflexPlan_Apps_Forecast_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["duration"], err = json.Marshal(t.Duration)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'duration': %w", err)
+	}
+
+	if t.Name != nil {
+		object["name"], err = json.Marshal(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if t.Rate != nil {
+		object["rate"], err = json.Marshal(t.Rate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'rate': %w", err)
+		}
+	}
+
+	if t.Size != nil {
+		object["size"], err = json.Marshal(t.Size)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'size': %w", err)
+		}
+	}
+
+	if t.Weight != nil {
+		object["weight"], err = json.Marshal(t.Weight)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'weight': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *JobsPatchXflexPlan_Apps_Forecast_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["duration"]; found {
+		err = json.Unmarshal(raw, &t.Duration)
+		if err != nil {
+			return fmt.Errorf("error reading 'duration': %w", err)
+		}
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &t.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+	}
+
+	if raw, found := object["rate"]; found {
+		err = json.Unmarshal(raw, &t.Rate)
+		if err != nil {
+			return fmt.Errorf("error reading 'rate': %w", err)
+		}
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &t.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+	}
+
+	if raw, found := object["weight"]; found {
+		err = json.Unmarshal(raw, &t.Weight)
+		if err != nil {
+			return fmt.Errorf("error reading 'weight': %w", err)
+		}
+	}
+
+	return err
+}
+
 // AsJobsSubmitCmmf returns the union data inside the JobsSubmission as a JobsSubmitCmmf
 func (t JobsSubmission) AsJobsSubmitCmmf() (JobsSubmitCmmf, error) {
 	var body JobsSubmitCmmf
@@ -4669,6 +5355,32 @@ func (t *JobsSubmission) MergeJobsSubmitXscheduleSimulate(v JobsSubmitXscheduleS
 	return err
 }
 
+// AsJobsSubmitXflexPlan returns the union data inside the JobsSubmission as a JobsSubmitXflexPlan
+func (t JobsSubmission) AsJobsSubmitXflexPlan() (JobsSubmitXflexPlan, error) {
+	var body JobsSubmitXflexPlan
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJobsSubmitXflexPlan overwrites any union data inside the JobsSubmission as the provided JobsSubmitXflexPlan
+func (t *JobsSubmission) FromJobsSubmitXflexPlan(v JobsSubmitXflexPlan) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJobsSubmitXflexPlan performs a merge with any union data inside the JobsSubmission, using the provided JobsSubmitXflexPlan
+func (t *JobsSubmission) MergeJobsSubmitXflexPlan(v JobsSubmitXflexPlan) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t JobsSubmission) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"problem"`
@@ -4697,6 +5409,10 @@ func (t JobsSubmission) ValueByDiscriminator() (interface{}, error) {
 		return t.AsJobsSubmitTetrisAssign()
 	case "tetris/simulate":
 		return t.AsJobsSubmitTetrisSimulate()
+	case "xflex-plan":
+		return t.AsJobsSubmitXflexPlan()
+	case "xflex/plan":
+		return t.AsJobsSubmitXflexPlan()
 	case "xschedule-assign":
 		return t.AsJobsSubmitXscheduleAssign()
 	case "xschedule-simulate":
@@ -4783,6 +5499,156 @@ func (t TetrisSimulateRequest_FairPolicy) MarshalJSON() ([]byte, error) {
 
 func (t *TetrisSimulateRequest_FairPolicy) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsXflexPlanRequestAppsForecast0 returns the union data inside the XflexPlanRequest_Apps_Forecast_Item as a XflexPlanRequestAppsForecast0
+func (t XflexPlanRequest_Apps_Forecast_Item) AsXflexPlanRequestAppsForecast0() (XflexPlanRequestAppsForecast0, error) {
+	var body XflexPlanRequestAppsForecast0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXflexPlanRequestAppsForecast0 overwrites any union data inside the XflexPlanRequest_Apps_Forecast_Item as the provided XflexPlanRequestAppsForecast0
+func (t *XflexPlanRequest_Apps_Forecast_Item) FromXflexPlanRequestAppsForecast0(v XflexPlanRequestAppsForecast0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXflexPlanRequestAppsForecast0 performs a merge with any union data inside the XflexPlanRequest_Apps_Forecast_Item, using the provided XflexPlanRequestAppsForecast0
+func (t *XflexPlanRequest_Apps_Forecast_Item) MergeXflexPlanRequestAppsForecast0(v XflexPlanRequestAppsForecast0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsXflexPlanRequestAppsForecast1 returns the union data inside the XflexPlanRequest_Apps_Forecast_Item as a XflexPlanRequestAppsForecast1
+func (t XflexPlanRequest_Apps_Forecast_Item) AsXflexPlanRequestAppsForecast1() (XflexPlanRequestAppsForecast1, error) {
+	var body XflexPlanRequestAppsForecast1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXflexPlanRequestAppsForecast1 overwrites any union data inside the XflexPlanRequest_Apps_Forecast_Item as the provided XflexPlanRequestAppsForecast1
+func (t *XflexPlanRequest_Apps_Forecast_Item) FromXflexPlanRequestAppsForecast1(v XflexPlanRequestAppsForecast1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXflexPlanRequestAppsForecast1 performs a merge with any union data inside the XflexPlanRequest_Apps_Forecast_Item, using the provided XflexPlanRequestAppsForecast1
+func (t *XflexPlanRequest_Apps_Forecast_Item) MergeXflexPlanRequestAppsForecast1(v XflexPlanRequestAppsForecast1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t XflexPlanRequest_Apps_Forecast_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["duration"], err = json.Marshal(t.Duration)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'duration': %w", err)
+	}
+
+	if t.Name != nil {
+		object["name"], err = json.Marshal(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if t.Rate != nil {
+		object["rate"], err = json.Marshal(t.Rate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'rate': %w", err)
+		}
+	}
+
+	if t.Size != nil {
+		object["size"], err = json.Marshal(t.Size)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'size': %w", err)
+		}
+	}
+
+	if t.Weight != nil {
+		object["weight"], err = json.Marshal(t.Weight)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'weight': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *XflexPlanRequest_Apps_Forecast_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["duration"]; found {
+		err = json.Unmarshal(raw, &t.Duration)
+		if err != nil {
+			return fmt.Errorf("error reading 'duration': %w", err)
+		}
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &t.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+	}
+
+	if raw, found := object["rate"]; found {
+		err = json.Unmarshal(raw, &t.Rate)
+		if err != nil {
+			return fmt.Errorf("error reading 'rate': %w", err)
+		}
+	}
+
+	if raw, found := object["size"]; found {
+		err = json.Unmarshal(raw, &t.Size)
+		if err != nil {
+			return fmt.Errorf("error reading 'size': %w", err)
+		}
+	}
+
+	if raw, found := object["weight"]; found {
+		err = json.Unmarshal(raw, &t.Weight)
+		if err != nil {
+			return fmt.Errorf("error reading 'weight': %w", err)
+		}
+	}
+
 	return err
 }
 
@@ -5144,6 +6010,32 @@ func (t *GetJobResult200JSONResponseBody) MergeXscheduleSimulateResponse(v Xsche
 	return err
 }
 
+// AsXflexPlanResponse returns the union data inside the GetJobResult200JSONResponseBody as a XflexPlanResponse
+func (t GetJobResult200JSONResponseBody) AsXflexPlanResponse() (XflexPlanResponse, error) {
+	var body XflexPlanResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXflexPlanResponse overwrites any union data inside the GetJobResult200JSONResponseBody as the provided XflexPlanResponse
+func (t *GetJobResult200JSONResponseBody) FromXflexPlanResponse(v XflexPlanResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXflexPlanResponse performs a merge with any union data inside the GetJobResult200JSONResponseBody, using the provided XflexPlanResponse
+func (t *GetJobResult200JSONResponseBody) MergeXflexPlanResponse(v XflexPlanResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsJobsComparison returns the union data inside the GetJobResult200JSONResponseBody as a JobsComparison
 func (t GetJobResult200JSONResponseBody) AsJobsComparison() (JobsComparison, error) {
 	var body JobsComparison
@@ -5414,6 +6306,32 @@ func (t *GetVariantResult200JSONResponseBody) MergeXscheduleSimulateResponse(v X
 	return err
 }
 
+// AsXflexPlanResponse returns the union data inside the GetVariantResult200JSONResponseBody as a XflexPlanResponse
+func (t GetVariantResult200JSONResponseBody) AsXflexPlanResponse() (XflexPlanResponse, error) {
+	var body XflexPlanResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromXflexPlanResponse overwrites any union data inside the GetVariantResult200JSONResponseBody as the provided XflexPlanResponse
+func (t *GetVariantResult200JSONResponseBody) FromXflexPlanResponse(v XflexPlanResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeXflexPlanResponse performs a merge with any union data inside the GetVariantResult200JSONResponseBody, using the provided XflexPlanResponse
+func (t *GetVariantResult200JSONResponseBody) MergeXflexPlanResponse(v XflexPlanResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t GetVariantResult200JSONResponseBody) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
@@ -5585,6 +6503,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
 	ExampleTetrisSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExampleXflexPlan An example request for POST /v1/xflex/plan
+	//
+	// Corresponds with GET /v1/examples/xflex/plan (the `ExampleXflexPlan` operationId).
+	ExampleXflexPlan(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ExampleXscheduleAssign An example request for POST /v1/xschedule/assign
 	//
@@ -5825,6 +6748,42 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/tetris/simulate/picture (the `PictureTetrisSimulate` operationId).
 	PictureTetrisSimulate(ctx context.Context, body PictureTetrisSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SolveXflexPlanWithBody X-Flex plan: forecasts → X-Size shapes → container mixes → X-Select packing → X-Schedule simulation against DRF, each stage's request and answer in full
+	//
+	// Validates the body against xflex-plan.request.json, solves within budget_ms and answers xflex-plan.response.json; `xflex solve xflex-plan FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead (POST /v1/xflex/plan/picture answers only that, for clients generated from this document).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/xflex/plan (the `SolveXflexPlan` operationId).
+	SolveXflexPlanWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SolveXflexPlan X-Flex plan: forecasts → X-Size shapes → container mixes → X-Select packing → X-Schedule simulation against DRF, each stage's request and answer in full
+	//
+	// Validates the body against xflex-plan.request.json, solves within budget_ms and answers xflex-plan.response.json; `xflex solve xflex-plan FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead (POST /v1/xflex/plan/picture answers only that, for clients generated from this document).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/xflex/plan (the `SolveXflexPlan` operationId).
+	SolveXflexPlan(ctx context.Context, body SolveXflexPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PictureXflexPlanWithBody The picture of a xflex/plan answer
+	//
+	// Solves the body as POST /v1/xflex/plan does and answers the answer's picture: what POST /v1/xflex/plan answers with Accept: image/svg+xml, and `xflex solve xflex-plan FILE --svg OUT` writes.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/xflex/plan/picture (the `PictureXflexPlan` operationId).
+	PictureXflexPlanWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PictureXflexPlan The picture of a xflex/plan answer
+	//
+	// Solves the body as POST /v1/xflex/plan does and answers the answer's picture: what POST /v1/xflex/plan answers with Accept: image/svg+xml, and `xflex solve xflex-plan FILE --svg OUT` writes.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/xflex/plan/picture (the `PictureXflexPlan` operationId).
+	PictureXflexPlan(ctx context.Context, body PictureXflexPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SolveXscheduleAssignWithBody X-Schedule: one decision round over owned containers with sharing bounds and preemption
 	//
@@ -6194,6 +7153,21 @@ func (c *Client) ExampleTetrisAssign(ctx context.Context, reqEditors ...RequestE
 // Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
 func (c *Client) ExampleTetrisSimulate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewExampleTetrisSimulateRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExampleXflexPlan An example request for POST /v1/xflex/plan
+//
+// Corresponds with GET /v1/examples/xflex/plan (the `ExampleXflexPlan` operationId).
+func (c *Client) ExampleXflexPlan(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExampleXflexPlanRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -6754,6 +7728,82 @@ func (c *Client) PictureTetrisSimulateWithBody(ctx context.Context, contentType 
 // Corresponds with POST /v1/tetris/simulate/picture (the `PictureTetrisSimulate` operationId).
 func (c *Client) PictureTetrisSimulate(ctx context.Context, body PictureTetrisSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPictureTetrisSimulateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SolveXflexPlanWithBody X-Flex plan: forecasts → X-Size shapes → container mixes → X-Select packing → X-Schedule simulation against DRF, each stage's request and answer in full
+//
+// Validates the body against xflex-plan.request.json, solves within budget_ms and answers xflex-plan.response.json; `xflex solve xflex-plan FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead (POST /v1/xflex/plan/picture answers only that, for clients generated from this document).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/xflex/plan (the `SolveXflexPlan` operationId).
+func (c *Client) SolveXflexPlanWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSolveXflexPlanRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SolveXflexPlan X-Flex plan: forecasts → X-Size shapes → container mixes → X-Select packing → X-Schedule simulation against DRF, each stage's request and answer in full
+//
+// Validates the body against xflex-plan.request.json, solves within budget_ms and answers xflex-plan.response.json; `xflex solve xflex-plan FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead (POST /v1/xflex/plan/picture answers only that, for clients generated from this document).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/xflex/plan (the `SolveXflexPlan` operationId).
+func (c *Client) SolveXflexPlan(ctx context.Context, body SolveXflexPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSolveXflexPlanRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PictureXflexPlanWithBody The picture of a xflex/plan answer
+//
+// Solves the body as POST /v1/xflex/plan does and answers the answer's picture: what POST /v1/xflex/plan answers with Accept: image/svg+xml, and `xflex solve xflex-plan FILE --svg OUT` writes.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/xflex/plan/picture (the `PictureXflexPlan` operationId).
+func (c *Client) PictureXflexPlanWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPictureXflexPlanRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PictureXflexPlan The picture of a xflex/plan answer
+//
+// Solves the body as POST /v1/xflex/plan does and answers the answer's picture: what POST /v1/xflex/plan answers with Accept: image/svg+xml, and `xflex solve xflex-plan FILE --svg OUT` writes.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/xflex/plan/picture (the `PictureXflexPlan` operationId).
+func (c *Client) PictureXflexPlan(ctx context.Context, body PictureXflexPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPictureXflexPlanRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7423,6 +8473,33 @@ func NewExampleTetrisSimulateRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/v1/examples/tetris/simulate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExampleXflexPlanRequest constructs an http.Request for the ExampleXflexPlan method
+func NewExampleXflexPlanRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/examples/xflex/plan")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -8446,6 +9523,86 @@ func NewPictureTetrisSimulateRequestWithBody(server string, contentType string, 
 	return req, nil
 }
 
+// NewSolveXflexPlanRequest calls the generic SolveXflexPlan builder with application/json body
+func NewSolveXflexPlanRequest(server string, body SolveXflexPlanJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSolveXflexPlanRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSolveXflexPlanRequestWithBody constructs an http.Request for the SolveXflexPlan method, with any body, and a specified content type
+func NewSolveXflexPlanRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/xflex/plan")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPictureXflexPlanRequest calls the generic PictureXflexPlan builder with application/json body
+func NewPictureXflexPlanRequest(server string, body PictureXflexPlanJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPictureXflexPlanRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPictureXflexPlanRequestWithBody constructs an http.Request for the PictureXflexPlan method, with any body, and a specified content type
+func NewPictureXflexPlanRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/xflex/plan/picture")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSolveXscheduleAssignRequest calls the generic SolveXscheduleAssign builder with application/json body
 func NewSolveXscheduleAssignRequest(server string, body SolveXscheduleAssignJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -8945,6 +10102,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/examples/tetris/simulate (the `ExampleTetrisSimulate` operationId).
 	ExampleTetrisSimulateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleTetrisSimulateResponse, error)
 
+	// ExampleXflexPlanWithResponse An example request for POST /v1/xflex/plan
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/examples/xflex/plan (the `ExampleXflexPlan` operationId).
+	ExampleXflexPlanWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXflexPlanResponse, error)
+
 	// ExampleXscheduleAssignWithResponse An example request for POST /v1/xschedule/assign
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9212,6 +10376,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/tetris/simulate/picture (the `PictureTetrisSimulate` operationId).
 	PictureTetrisSimulateWithResponse(ctx context.Context, body PictureTetrisSimulateJSONRequestBody, reqEditors ...RequestEditorFn) (*PictureTetrisSimulateResponse, error)
+
+	// SolveXflexPlanWithBodyWithResponse X-Flex plan: forecasts → X-Size shapes → container mixes → X-Select packing → X-Schedule simulation against DRF, each stage's request and answer in full
+	//
+	// Validates the body against xflex-plan.request.json, solves within budget_ms and answers xflex-plan.response.json; `xflex solve xflex-plan FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead (POST /v1/xflex/plan/picture answers only that, for clients generated from this document).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/xflex/plan (the `SolveXflexPlan` operationId).
+	SolveXflexPlanWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SolveXflexPlanResponse, error)
+
+	// SolveXflexPlanWithResponse X-Flex plan: forecasts → X-Size shapes → container mixes → X-Select packing → X-Schedule simulation against DRF, each stage's request and answer in full
+	//
+	// Validates the body against xflex-plan.request.json, solves within budget_ms and answers xflex-plan.response.json; `xflex solve xflex-plan FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead (POST /v1/xflex/plan/picture answers only that, for clients generated from this document).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/xflex/plan (the `SolveXflexPlan` operationId).
+	SolveXflexPlanWithResponse(ctx context.Context, body SolveXflexPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveXflexPlanResponse, error)
+
+	// PictureXflexPlanWithBodyWithResponse The picture of a xflex/plan answer
+	//
+	// Solves the body as POST /v1/xflex/plan does and answers the answer's picture: what POST /v1/xflex/plan answers with Accept: image/svg+xml, and `xflex solve xflex-plan FILE --svg OUT` writes.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/xflex/plan/picture (the `PictureXflexPlan` operationId).
+	PictureXflexPlanWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PictureXflexPlanResponse, error)
+
+	// PictureXflexPlanWithResponse The picture of a xflex/plan answer
+	//
+	// Solves the body as POST /v1/xflex/plan does and answers the answer's picture: what POST /v1/xflex/plan answers with Accept: image/svg+xml, and `xflex solve xflex-plan FILE --svg OUT` writes.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/xflex/plan/picture (the `PictureXflexPlan` operationId).
+	PictureXflexPlanWithResponse(ctx context.Context, body PictureXflexPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PictureXflexPlanResponse, error)
 
 	// SolveXscheduleAssignWithBodyWithResponse X-Schedule: one decision round over owned containers with sharing bounds and preemption
 	//
@@ -10070,6 +11270,54 @@ func (r ExampleTetrisSimulateResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ExampleTetrisSimulateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExampleXflexPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XflexPlanRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExampleXflexPlanResponse) GetJSON200() *XflexPlanRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExampleXflexPlanResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ExampleXflexPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExampleXflexPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExampleXflexPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExampleXflexPlanResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12095,6 +13343,235 @@ func (r PictureTetrisSimulateResponse) ContentType() string {
 	return ""
 }
 
+// SolveXflexPlanResponse503Headers the declared response headers of an HTTP 503 response for SolveXflexPlan
+type SolveXflexPlanResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SolveXflexPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *XflexPlanResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem400
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem403
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem406
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem408
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem413
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem415
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem422
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem500
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem503
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SolveXflexPlanResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SolveXflexPlanResponse) GetJSON200() *XflexPlanResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON400() *Problem400 {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON403() *Problem403 {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON406() *Problem406 {
+	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON408() *Problem408 {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON413() *Problem413 {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON415() *Problem415 {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON422() *Problem422 {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON500() *Problem500 {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SolveXflexPlanResponse) GetApplicationproblemJSON503() *Problem503 {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SolveXflexPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SolveXflexPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SolveXflexPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SolveXflexPlanResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PictureXflexPlanResponse503Headers the declared response headers of an HTTP 503 response for PictureXflexPlan
+type PictureXflexPlanResponse503Headers struct {
+	RetryAfter *int
+}
+
+type PictureXflexPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem400
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem401
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem403
+	// ApplicationproblemJSON406 the response for an HTTP 406 `application/problem+json` response
+	ApplicationproblemJSON406 *Problem406
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem408
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem413
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem415
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem422
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem500
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem503
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PictureXflexPlanResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON400() *Problem400 {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON401() *Problem401 {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON403() *Problem403 {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON406 returns the response for an HTTP 406 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON406() *Problem406 {
+	return r.ApplicationproblemJSON406
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON408() *Problem408 {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON413() *Problem413 {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON415() *Problem415 {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON422() *Problem422 {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON500() *Problem500 {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PictureXflexPlanResponse) GetApplicationproblemJSON503() *Problem503 {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PictureXflexPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PictureXflexPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PictureXflexPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PictureXflexPlanResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SolveXscheduleAssignResponse503Headers the declared response headers of an HTTP 503 response for SolveXscheduleAssign
 type SolveXscheduleAssignResponse503Headers struct {
 	RetryAfter *int
@@ -13262,6 +14739,19 @@ func (c *ClientWithResponses) ExampleTetrisSimulateWithResponse(ctx context.Cont
 	return ParseExampleTetrisSimulateResponse(rsp)
 }
 
+// ExampleXflexPlanWithResponse An example request for POST /v1/xflex/plan
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/examples/xflex/plan (the `ExampleXflexPlan` operationId).
+func (c *ClientWithResponses) ExampleXflexPlanWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ExampleXflexPlanResponse, error) {
+	rsp, err := c.ExampleXflexPlan(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExampleXflexPlanResponse(rsp)
+}
+
 // ExampleXscheduleAssignWithResponse An example request for POST /v1/xschedule/assign
 //
 // Returns a wrapper object for the known response body format(s).
@@ -13720,6 +15210,66 @@ func (c *ClientWithResponses) PictureTetrisSimulateWithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParsePictureTetrisSimulateResponse(rsp)
+}
+
+// SolveXflexPlanWithBodyWithResponse X-Flex plan: forecasts → X-Size shapes → container mixes → X-Select packing → X-Schedule simulation against DRF, each stage's request and answer in full
+//
+// Validates the body against xflex-plan.request.json, solves within budget_ms and answers xflex-plan.response.json; `xflex solve xflex-plan FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead (POST /v1/xflex/plan/picture answers only that, for clients generated from this document).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/xflex/plan (the `SolveXflexPlan` operationId).
+func (c *ClientWithResponses) SolveXflexPlanWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SolveXflexPlanResponse, error) {
+	rsp, err := c.SolveXflexPlanWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSolveXflexPlanResponse(rsp)
+}
+
+// SolveXflexPlanWithResponse X-Flex plan: forecasts → X-Size shapes → container mixes → X-Select packing → X-Schedule simulation against DRF, each stage's request and answer in full
+//
+// Validates the body against xflex-plan.request.json, solves within budget_ms and answers xflex-plan.response.json; `xflex solve xflex-plan FILE` prints the same body. Accept: image/svg+xml asks for a picture of the answer instead (POST /v1/xflex/plan/picture answers only that, for clients generated from this document).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/xflex/plan (the `SolveXflexPlan` operationId).
+func (c *ClientWithResponses) SolveXflexPlanWithResponse(ctx context.Context, body SolveXflexPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveXflexPlanResponse, error) {
+	rsp, err := c.SolveXflexPlan(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSolveXflexPlanResponse(rsp)
+}
+
+// PictureXflexPlanWithBodyWithResponse The picture of a xflex/plan answer
+//
+// Solves the body as POST /v1/xflex/plan does and answers the answer's picture: what POST /v1/xflex/plan answers with Accept: image/svg+xml, and `xflex solve xflex-plan FILE --svg OUT` writes.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/xflex/plan/picture (the `PictureXflexPlan` operationId).
+func (c *ClientWithResponses) PictureXflexPlanWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PictureXflexPlanResponse, error) {
+	rsp, err := c.PictureXflexPlanWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePictureXflexPlanResponse(rsp)
+}
+
+// PictureXflexPlanWithResponse The picture of a xflex/plan answer
+//
+// Solves the body as POST /v1/xflex/plan does and answers the answer's picture: what POST /v1/xflex/plan answers with Accept: image/svg+xml, and `xflex solve xflex-plan FILE --svg OUT` writes.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/xflex/plan/picture (the `PictureXflexPlan` operationId).
+func (c *ClientWithResponses) PictureXflexPlanWithResponse(ctx context.Context, body PictureXflexPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PictureXflexPlanResponse, error) {
+	rsp, err := c.PictureXflexPlan(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePictureXflexPlanResponse(rsp)
 }
 
 // SolveXscheduleAssignWithBodyWithResponse X-Schedule: one decision round over owned containers with sharing bounds and preemption
@@ -14483,6 +16033,39 @@ func ParseExampleTetrisSimulateResponse(rsp *http.Response) (*ExampleTetrisSimul
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest TetrisSimulateRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExampleXflexPlanResponse parses an HTTP response from a ExampleXflexPlanWithResponse call
+func ParseExampleXflexPlanResponse(rsp *http.Response) (*ExampleXflexPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExampleXflexPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XflexPlanRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16221,6 +17804,217 @@ func ParsePictureTetrisSimulateResponse(rsp *http.Response) (*PictureTetrisSimul
 	switch {
 	case rsp.StatusCode == 503:
 		var headers PictureTetrisSimulateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSolveXflexPlanResponse parses an HTTP response from a SolveXflexPlanWithResponse call
+func ParseSolveXflexPlanResponse(rsp *http.Response) (*SolveXflexPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SolveXflexPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest XflexPlanResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem400
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem403
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem406
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem408
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem413
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem415
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem422
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem500
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem503
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers SolveXflexPlanResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePictureXflexPlanResponse parses an HTTP response from a PictureXflexPlanWithResponse call
+func ParsePictureXflexPlanResponse(rsp *http.Response) (*PictureXflexPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PictureXflexPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem400
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem401
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem403
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest Problem406
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem408
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem413
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem415
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem422
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem500
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem503
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers PictureXflexPlanResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

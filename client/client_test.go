@@ -79,6 +79,7 @@ func solves(a *API) map[string]solveFunc {
 		"tetris-simulate":    typed(a.TetrisSimulate, a.TetrisSimulatePicture, func(r *TetrisSimulateResponse) CommonMeta { return r.Meta }),
 		"xschedule-assign":   typed(a.XscheduleAssign, a.XscheduleAssignPicture, func(r *XscheduleAssignResponse) CommonMeta { return r.Meta }),
 		"xschedule-simulate": typed(a.XscheduleSimulate, a.XscheduleSimulatePicture, func(r *XscheduleSimulateResponse) CommonMeta { return r.Meta }),
+		"xflex-plan":         typed(a.XflexPlan, a.XflexPlanPicture, func(r *XflexPlanResponse) CommonMeta { return r.Meta }),
 	}
 }
 

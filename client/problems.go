@@ -240,3 +240,29 @@ func (a *API) SubmitXscheduleSimulate(ctx context.Context, job JobsSubmitXschedu
 	}
 	return submitAs(ctx, a, job, (*JobsSubmission).FromJobsSubmitXscheduleSimulate, opts)
 }
+
+// XflexPlan solves a xflex/plan request (POST /v1/xflex/plan).
+func (a *API) XflexPlan(ctx context.Context, req XflexPlanRequest) (*XflexPlanResponse, error) {
+	r, err := a.Raw.SolveXflexPlanWithResponse(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return typedAnswer(r.HTTPResponse, r.Body, r.JSON200, nil)
+}
+
+// XflexPlanPicture returns the SVG picture of a xflex/plan request's answer.
+func (a *API) XflexPlanPicture(ctx context.Context, req XflexPlanRequest) ([]byte, error) {
+	r, err := a.Raw.PictureXflexPlanWithResponse(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return picture(r.HTTPResponse, r.Body, nil)
+}
+
+// SubmitXflexPlan queues a xflex/plan job (a scenario when job has variants).
+func (a *API) SubmitXflexPlan(ctx context.Context, job JobsSubmitXflexPlan, opts ...SubmitOption) (*JobsJob, error) {
+	if job.Problem == "" {
+		job.Problem = "xflex/plan"
+	}
+	return submitAs(ctx, a, job, (*JobsSubmission).FromJobsSubmitXflexPlan, opts)
+}

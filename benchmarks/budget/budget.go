@@ -67,6 +67,7 @@ func Cases(scale string) []Case {
 			{"tetris/simulate", "20 jobs", map[string]string{"jobs": "20", "machines": "20", "size": "0.1"}},
 			{"xschedule/assign", "1,000 containers", map[string]string{"nodes": "250", "requests": "100"}},
 			{"xschedule/simulate", "1,000 containers × 1,000 requests", map[string]string{"nodes": "250", "apps": "10", "requests": "1000", "span": "1000"}},
+			{"xflex/plan", "100 nodes × 1,000 requests", map[string]string{"nodes": "100", "apps": "5", "requests": "1000"}},
 		}
 	}
 	return []Case{
@@ -84,6 +85,8 @@ func Cases(scale string) []Case {
 		{"tetris/simulate", "1,600 jobs × 10,000 machines (1.9M tasks)", map[string]string{"jobs": "1600", "machines": "10000", "size": "1"}},
 		{"xschedule/assign", "10,000 containers × 1,000 requests", map[string]string{"nodes": "2500", "apps": "20", "requests": "1000"}},
 		{"xschedule/simulate", "10,000 containers × 100,000 requests", map[string]string{"nodes": "2500", "apps": "20", "requests": "100000", "span": "100000"}},
+		{"xflex/plan", "1,000 nodes × 20,000 requests, K = 8, 3-D", map[string]string{"nodes": "1000", "apps": "20", "k": "8", "dims": "3", "requests": "20000"}},
+		{"xflex/plan", "1,000 nodes × 50,000 requests, K = 8, 3-D", map[string]string{"nodes": "1000", "apps": "20", "k": "8", "dims": "3", "requests": "50000"}},
 	}
 }
 

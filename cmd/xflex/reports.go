@@ -21,6 +21,7 @@ import (
 	benchjson "github.com/xflex/xflex/benchmarks/json"
 	benchrepro "github.com/xflex/xflex/benchmarks/repro"
 	benchtetris "github.com/xflex/xflex/benchmarks/tetris"
+	benchxflexplan "github.com/xflex/xflex/benchmarks/xflexplan"
 	benchxschedule "github.com/xflex/xflex/benchmarks/xschedule"
 	benchxselect "github.com/xflex/xflex/benchmarks/xselect"
 	benchxsize "github.com/xflex/xflex/benchmarks/xsize"
@@ -37,6 +38,7 @@ func benchReports() []benchmarks.Report {
 		{Problem: "xselect", Run: benchxselect.Report},
 		{Problem: "tetris", Run: benchtetris.Report},
 		{Problem: "xschedule", Run: benchxschedule.Report},
+		{Problem: "xflex-plan", Run: benchxflexplan.Report},
 		{Problem: "budget", Run: benchbudget.Report},
 		{Problem: "json", Run: benchjson.Report},
 		{Problem: "repro", Run: benchrepro.Report},

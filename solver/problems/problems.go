@@ -10,6 +10,7 @@ import (
 	"github.com/xflex/xflex/solver/flex"
 	tetrisassign "github.com/xflex/xflex/solver/tetris/assign"
 	tetrissimulate "github.com/xflex/xflex/solver/tetris/simulate"
+	xflexplan "github.com/xflex/xflex/solver/xflex/plan"
 	xscheduleassign "github.com/xflex/xflex/solver/xschedule/assign"
 	xschedulesimulate "github.com/xflex/xflex/solver/xschedule/simulate"
 	"github.com/xflex/xflex/solver/xselect"
@@ -29,5 +30,6 @@ func All() []solver.Problem {
 		tetrissimulate.Problem(),
 		xscheduleassign.Problem(),
 		xschedulesimulate.Problem(),
+		xflexplan.Problem(),
 	}
 }

@@ -237,26 +237,7 @@ func names[T any](xs []T, f func(T) string) []string {
 
 // matches reports whether node n satisfies predicate p.
 func (m *model) matches(p *Predicate, n int) bool {
-	if p == nil {
-		return true
-	}
-	node := &m.req.Nodes[n]
-	if p.Types != nil && !slices.Contains(p.Types, node.Type) {
-		return false
-	}
-	if p.Racks != nil && !slices.Contains(p.Racks, node.Rack) {
-		return false
-	}
-	if p.Nodes != nil && !slices.Contains(p.Nodes, node.Name) {
-		return false
-	}
-	for k, vals := range p.Labels {
-		v, ok := node.Labels[k]
-		if !ok || !slices.Contains(vals, v) {
-			return false
-		}
-	}
-	return true
+	return p.Matches(&m.req.Nodes[n])
 }
 
 // resolve turns a reference into its group list (sorted), recording a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Request is the X-Select input (schemas/xselect.request.json).
@@ -64,6 +65,29 @@ type Predicate struct {
 	Racks  []string              `json:"racks,omitempty"`
 	Nodes  []string              `json:"nodes,omitempty"`
 	Labels map[string]LabelValue `json:"labels,omitempty"`
+}
+
+// Matches reports whether node satisfies p (a nil p matches every node).
+func (p *Predicate) Matches(node *Node) bool {
+	if p == nil {
+		return true
+	}
+	if p.Types != nil && !slices.Contains(p.Types, node.Type) {
+		return false
+	}
+	if p.Racks != nil && !slices.Contains(p.Racks, node.Rack) {
+		return false
+	}
+	if p.Nodes != nil && !slices.Contains(p.Nodes, node.Name) {
+		return false
+	}
+	for k, vals := range p.Labels {
+		v, ok := node.Labels[k]
+		if !ok || !slices.Contains(vals, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // LabelValue is a label value or a list of accepted values.
