@@ -119,7 +119,7 @@ func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSourc
 // runX simulates the trace under X-Schedule; it also returns the items
 // it recorded.
 func (in *Instance) runX(ctx context.Context) (Run, []PairSeries, int, error) {
-	x := newXsched(in.model, in.req.Requests, in.model.GracePeriod())
+	x := newXsched(in.model, in.req.Requests)
 	s := in.newSim(ctx, x, x, nil, 0)
 	end, err := s.run(ctx)
 	if err != nil {

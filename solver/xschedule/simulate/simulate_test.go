@@ -219,3 +219,27 @@ func TestLate(t *testing.T) {
 		t.Errorf("not late with 1 ms left for 1000 items of %v", encodeItem)
 	}
 }
+
+// TestSubnormalGrace: a grace period too short to move the clock
+// (5e-324 s, a legal positive value) preempts at once, as grace 0 does;
+// the simulator once took such a preemption for the end of a notice and
+// popped a promise that was never made (a panic, found by the bad-input
+// sweep).
+func TestSubnormalGrace(t *testing.T) {
+	run := func(grace float64) Summary {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "xschedule-simulate.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var req Request
+		if err := json.Unmarshal(raw, &req); err != nil {
+			t.Fatal(err)
+		}
+		req.Settings.GracePeriod = &grace
+		return simulate(t, &req).Summary
+	}
+	tiny, zero := run(5e-324), run(0)
+	if tiny.Preemptions == 0 || tiny != zero {
+		t.Errorf("grace 5e-324: %+v; grace 0: %+v", tiny, zero)
+	}
+}

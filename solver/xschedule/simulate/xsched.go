@@ -12,23 +12,23 @@ import (
 // whole run.
 type xsched struct {
 	m     *assign.Model
-	grace float64
 	conts []assign.ContainerInfo
 	idx   map[string]int
 	apps  []string
 	// prepared holds the checked form of every ask id seen (the trace's
 	// from Build); users and requests are the current users and requests
-	// of the containers (for the packing), notices those under notice.
+	// of the containers (for the packing), notices the request each
+	// container under notice is promised to.
 	prepared map[string]*assign.Prepared
 	users    []string
 	requests []string
-	notices  map[string]bool
+	notices  map[string]string
 	queue    []assign.Queued
 }
 
-func newXsched(m *assign.Model, trace []Ask, grace float64) *xsched {
-	x := &xsched{m: m, grace: grace, conts: m.Containers(), idx: map[string]int{}, apps: m.AppNames(),
-		prepared: map[string]*assign.Prepared{}, notices: map[string]bool{}}
+func newXsched(m *assign.Model, trace []Ask) *xsched {
+	x := &xsched{m: m, conts: m.Containers(), idx: map[string]int{}, apps: m.AppNames(),
+		prepared: map[string]*assign.Prepared{}, notices: map[string]string{}}
 	for i, c := range x.conts {
 		x.idx[c.ID] = i
 	}
@@ -68,7 +68,12 @@ func (x *xsched) round(ctx context.Context, t float64, queue []*pending) ([]deci
 	res, complete := x.m.Round(ctx, t, x.queue)
 	var ds []decision
 	for _, g := range res.Grants {
-		completes := g.Kind == assign.KindPreempted && x.grace > 0
+		// A preemption completes a notice only when that request was
+		// given one on the container: a grace period too short to move
+		// the clock (5e-324 s), or a reclaim that replaced another
+		// application's notice whose deadline has come, preempts at once.
+		nr, noticed := x.notices[g.Container]
+		completes := g.Kind == assign.KindPreempted && noticed && nr == g.Request
 		if g.From != "" {
 			ds = append(ds, decision{kind: KindPreempt, container: g.Container, request: g.Request})
 		}
@@ -81,7 +86,7 @@ func (x *xsched) round(ctx context.Context, t float64, queue []*pending) ([]deci
 		ds = append(ds, decision{kind: kindWithdraw, container: n.Container, request: n.Request})
 	}
 	for _, n := range res.Notices {
-		x.notices[n.Container] = true
+		x.notices[n.Container] = n.Request
 		ds = append(ds, decision{kind: KindNotice, container: n.Container, request: n.Request})
 	}
 	return ds, complete
