@@ -44,9 +44,9 @@ type BarChart struct {
 
 // Bar chart layout, in user units.
 const (
-	barRow    = 16  // height of one claimant's row
-	barLabelW = 110 // room for claimant names left of the bars
-	barAreaW  = 240 // length of the longest bar
+	barRow    = 17  // height of one claimant's row
+	barLabelW = 100 // room for claimant names left of the bars
+	barAreaW  = 200 // length of the longest bar
 	barGap    = 56  // space between panels (room for the longest bar's total)
 	barTop    = 64  // document title, panel title and note
 )
@@ -61,13 +61,13 @@ func (c BarChart) Doc(title, desc string) *Doc {
 			scale = math.Max(scale, b.total())
 		}
 	}
-	perRow := len(c.Panels)
+	panelW := float64(barLabelW + barAreaW + barGap)
+	perRow := min(len(c.Panels), max(1, int(PageWidth/panelW)))
 	if c.PerRow > 0 {
 		perRow = min(perRow, c.PerRow)
 	}
-	panelW := float64(barLabelW + barAreaW + barGap)
 	panelH := float64(barTop-24+rows*barRow) + 12
-	w := math.Max(panelW*float64(perRow), TextWidth(title, 14)+16)
+	w := min(math.Max(panelW*float64(perRow), TextWidth(title, 14)+16), PageWidth)
 	legendY := 24 + panelH*math.Ceil(float64(len(c.Panels))/float64(max(perRow, 1))) + 30
 	d := New(w, legendY+float64(len(c.Segments))*legendRow+8, title, desc)
 	d.Text(8, 18, title, Style{Fill: Ink, Size: 14})
@@ -76,7 +76,7 @@ func (c BarChart) Doc(title, desc string) *Doc {
 		c.drawPanel(d, 0, p, scale)
 		d.End()
 	}
-	d.Text(barLabelW, legendY-8, c.Unit, Style{Fill: Ink, Size: 11})
+	d.Text(barLabelW, legendY-8, c.Unit, Style{Fill: Ink, Size: MinText})
 	d.Legend(barLabelW, legendY, legendRow, c.Segments, c.Colours)
 	return d
 }
@@ -84,12 +84,12 @@ func (c BarChart) Doc(title, desc string) *Doc {
 // drawPanel draws one panel at x: its title and note, then a row per bar
 // with its label, its segments and its total at the end.
 func (c BarChart) drawPanel(d *Doc, x float64, p BarPanel, scale float64) {
-	d.Text(x+barLabelW, 40, p.Title, Style{Fill: Ink, Size: 13})
-	d.Text(x+barLabelW, 54, p.Note, Style{Fill: Ink, Size: 10})
+	d.Text(x+barLabelW, 40, p.Title, Style{Fill: Ink, Size: 14})
+	d.Text(x+barLabelW, 55, p.Note, Style{Fill: Ink, Size: MinText})
 	per := barAreaW / math.Max(scale, math.SmallestNonzeroFloat64)
 	for r, b := range p.Bars {
 		y := float64(barTop + r*barRow)
-		d.Text(x+barLabelW-4, y+barRow*0.7, clip(b.Label, 18), Style{Fill: Ink, Size: 10, Anchor: "end"})
+		d.Text(x+barLabelW-4, y+barRow*0.7, clip(b.Label, 13), Style{Fill: Ink, Size: MinText, Anchor: "end"})
 		d.Group(x+barLabelW, y, Style{Class: "bar", Tip: b.Label + ": " + Value(b.total())})
 		at := 0.0
 		for k, v := range b.Parts {
@@ -101,7 +101,7 @@ func (c BarChart) drawPanel(d *Doc, x float64, p BarPanel, scale float64) {
 			at += v
 		}
 		d.End()
-		d.Text(x+barLabelW+at*per+3, y+barRow*0.7, Value(at), Style{Fill: Ink, Size: 9})
+		d.Text(x+barLabelW+at*per+3, y+barRow*0.7, Value(at), Style{Fill: Ink, Size: MinText})
 	}
 }
 

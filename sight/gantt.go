@@ -24,6 +24,8 @@ type Gantt struct {
 	Start float64
 	// Notes are extra lines under each panel's title.
 	Notes []string
+	// TimeLabel titles the time axis with its unit ("time" when empty).
+	TimeLabel string
 }
 
 // GanttPanel is one schedule.

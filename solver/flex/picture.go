@@ -33,6 +33,9 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		Desc:  fmt.Sprintf("Malleable schedule of %d jobs on %d slots; rows in the answer's priority order (%s).", len(req.Jobs), req.Slots, res.OrderingSource),
 		Rows:  res.Ordering,
 		Start: req.Start,
+		// Work is in slot-seconds (the request's schema), so its clock
+		// is in seconds.
+		TimeLabel: "time (s)",
 	}
 	g.Panels = append(g.Panels, flexPanel(res, row))
 	if res.IntervalsCut {

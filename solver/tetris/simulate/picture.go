@@ -17,8 +17,9 @@ const (
 	maxSteps     = 400
 	maxResources = 8
 	maxCDFPoints = 500
-	panelW       = 470
-	panelH       = 340
+	panelW       = 350 // two panels and their gap fill sight.PageWidth
+	panelH       = 360
+	panelGap     = 20
 )
 
 // cdfTop is the top of a fraction's axis, and the x extent of a CDF
@@ -56,12 +57,16 @@ func picture(_, response json.RawMessage) ([]byte, error) {
 	if !res.Complete {
 		head += fmt.Sprintf("; incomplete, %d jobs unfinished", len(res.Unfinished))
 	}
-	d := sight.New(math.Max(2*panelW, sight.TextWidth(head, 14)+16), panelH+30, "Tetris simulation: "+res.Policy, desc)
-	d.Text(8, 18, head, sight.Style{Fill: sight.Ink, Size: 14})
-	util.Draw(d, 0, 30, panelW, panelH)
-	cdf.Draw(d, panelW, 30, panelW, panelH)
-	d.Footnote(notes)
-	return d.Bytes(), nil
+	return sight.Composite{Title: "Tetris simulation: " + res.Policy, Desc: desc, Heading: head, Gap: panelGap,
+		Panels: [][]byte{panel(util), panel(cdf)}, Notes: notes}.Bytes()
+}
+
+// panel is a chart drawn as a document of its own, a panel of the
+// composite.
+func panel(c sight.LineChart) []byte {
+	d := sight.New(panelW, panelH, c.Title, c.Title+": "+c.YLabel+" against "+c.XLabel+".")
+	c.Draw(d, 0, 0, panelW, panelH)
+	return d.Bytes()
 }
 
 // utilChart is the utilisation panel: a staircase per resource (class
@@ -87,7 +92,7 @@ func utilChart(res *Result) (sight.LineChart, []string) {
 	if merged {
 		notes = append(notes, fmt.Sprintf("%d time bins are merged into %d", len(res.Utilization), len(start)))
 	}
-	c := sight.LineChart{Title: "Utilisation", XLabel: "time", YLabel: "fraction of capacity", Class: "util-line", Step: true, YMax: cdfTop}
+	c := sight.LineChart{Title: "Utilisation", XLabel: "time (s)", YLabel: "fraction of capacity", Class: "util-line", Step: true, YMax: cdfTop}
 	for k, r := range names {
 		used, demanded := rows[2*k], rows[2*k+1]
 		c.Series = append(c.Series, stepSeries(r+" used", start, end, used, sight.Colour(k), ""))
@@ -148,7 +153,7 @@ func resourcesByUse(res *Result) []string {
 // cdfChart is the completion-time CDF panel: one staircase per policy
 // (class "cdf-line"), the run's and, when compared, the fair policy's.
 func cdfChart(res *Result) sight.LineChart {
-	c := sight.LineChart{Title: "Job completion time CDF", XLabel: "completion time (finish − arrival)", YLabel: "fraction of jobs", Class: "cdf-line", Step: true, YMax: cdfTop, ZeroX: true}
+	c := sight.LineChart{Title: "Job completion time CDF", XLabel: "completion time (s, finish − arrival)", YLabel: "fraction of jobs", Class: "cdf-line", Step: true, YMax: cdfTop, ZeroX: true}
 	var own, fair []float64
 	for _, j := range res.Jobs {
 		own = append(own, j.Duration)
