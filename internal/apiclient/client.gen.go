@@ -98,6 +98,36 @@ func (e JobsJobVariantsState) Valid() bool {
 	}
 }
 
+// Defines values for JobsSubmitVariantsPatch1Op.
+const (
+	Add     JobsSubmitVariantsPatch1Op = "add"
+	Copy    JobsSubmitVariantsPatch1Op = "copy"
+	Move    JobsSubmitVariantsPatch1Op = "move"
+	Remove  JobsSubmitVariantsPatch1Op = "remove"
+	Replace JobsSubmitVariantsPatch1Op = "replace"
+	Test    JobsSubmitVariantsPatch1Op = "test"
+)
+
+// Valid indicates whether the value is a known member of the JobsSubmitVariantsPatch1Op enum.
+func (e JobsSubmitVariantsPatch1Op) Valid() bool {
+	switch e {
+	case Add:
+		return true
+	case Copy:
+		return true
+	case Move:
+		return true
+	case Remove:
+		return true
+	case Replace:
+		return true
+	case Test:
+		return true
+	default:
+		return false
+	}
+}
+
 // CmmfRequest Give either machine_types (identical machines with a count) or machines (individual machines; identical ones are coalesced into types automatically). Each user may name the types or machines it can use (allowed), require attribute predicates (require), both (a machine must pass both), or neither (every machine).
 type CmmfRequest struct {
 	// BudgetMs Wall-clock budget for the solve in milliseconds (default 2000, capped by the server's --max-budget).
@@ -871,7 +901,7 @@ type JobsSubmit struct {
 	// Problem Problem name as in /v1/problems (API name, e.g. "tetris/assign", or CLI name).
 	Problem string `json:"problem"`
 
-	// Variants What-if variants: each is the base input with a merge patch applied, solved and compared with the base.
+	// Variants What-if variants: each is the base input with a patch applied (a JSON Merge Patch, RFC 7396, or a JSON Patch, RFC 6902), solved and compared with the base.
 	Variants *[]struct {
 		// Description Free text shown in the comparison.
 		Description *string `json:"description,omitempty"`
@@ -879,9 +909,35 @@ type JobsSubmit struct {
 		// Name Its name, unique in the job (base is the unpatched input).
 		Name CommonName `json:"name"`
 
-		// Patch JSON Merge Patch (RFC 7396) applied to the base input.
-		Patch map[string]interface{} `json:"patch"`
+		// Patch Applied to the base input: an object is a JSON Merge Patch (RFC 7396), an array a JSON Patch (RFC 6902).
+		Patch JobsSubmit_Variants_Patch `json:"patch"`
 	} `json:"variants,omitempty"`
+}
+
+// JobsSubmitVariantsPatch0 JSON Merge Patch (RFC 7396): members replace the base's or, when null, remove them; arrays are replaced whole.
+type JobsSubmitVariantsPatch0 = map[string]interface{}
+
+// JobsSubmitVariantsPatch1 JSON Patch (RFC 6902): operations applied in order; {"op": "add", "path": "/nodes/-", "value": {...}} appends to an array; negative indices are refused.
+type JobsSubmitVariantsPatch1 = []struct {
+	// From JSON Pointer of the source of a move or copy.
+	From *string `json:"from,omitempty"`
+
+	// Op The operation.
+	Op JobsSubmitVariantsPatch1Op `json:"op"`
+
+	// Path JSON Pointer (RFC 6901) of the target; - as the last token of an add appends to an array.
+	Path string `json:"path"`
+
+	// Value The value to add, replace with, or test against.
+	Value interface{} `json:"value,omitempty"`
+}
+
+// JobsSubmitVariantsPatch1Op The operation.
+type JobsSubmitVariantsPatch1Op string
+
+// JobsSubmit_Variants_Patch Applied to the base input: an object is a JSON Merge Patch (RFC 7396), an array a JSON Patch (RFC 6902).
+type JobsSubmit_Variants_Patch struct {
+	union json.RawMessage
 }
 
 // TetrisAssignRequest Machines with total and free resources (any named resources, e.g. cpu, memory, disk_read, disk_write, net_in, net_out), pending tasks with peak demands, job, stage and input locations, per-job state and the knobs. Machines are visited in the order listed (heartbeat order) and each is filled until no pending task fits.
@@ -3111,6 +3167,68 @@ func (t *FlexResponseBaseline) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	return err
+}
+
+// AsJobsSubmitVariantsPatch0 returns the union data inside the JobsSubmit_Variants_Patch as a JobsSubmitVariantsPatch0
+func (t JobsSubmit_Variants_Patch) AsJobsSubmitVariantsPatch0() (JobsSubmitVariantsPatch0, error) {
+	var body JobsSubmitVariantsPatch0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJobsSubmitVariantsPatch0 overwrites any union data inside the JobsSubmit_Variants_Patch as the provided JobsSubmitVariantsPatch0
+func (t *JobsSubmit_Variants_Patch) FromJobsSubmitVariantsPatch0(v JobsSubmitVariantsPatch0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJobsSubmitVariantsPatch0 performs a merge with any union data inside the JobsSubmit_Variants_Patch, using the provided JobsSubmitVariantsPatch0
+func (t *JobsSubmit_Variants_Patch) MergeJobsSubmitVariantsPatch0(v JobsSubmitVariantsPatch0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJobsSubmitVariantsPatch1 returns the union data inside the JobsSubmit_Variants_Patch as a JobsSubmitVariantsPatch1
+func (t JobsSubmit_Variants_Patch) AsJobsSubmitVariantsPatch1() (JobsSubmitVariantsPatch1, error) {
+	var body JobsSubmitVariantsPatch1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJobsSubmitVariantsPatch1 overwrites any union data inside the JobsSubmit_Variants_Patch as the provided JobsSubmitVariantsPatch1
+func (t *JobsSubmit_Variants_Patch) FromJobsSubmitVariantsPatch1(v JobsSubmitVariantsPatch1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJobsSubmitVariantsPatch1 performs a merge with any union data inside the JobsSubmit_Variants_Patch, using the provided JobsSubmitVariantsPatch1
+func (t *JobsSubmit_Variants_Patch) MergeJobsSubmitVariantsPatch1(v JobsSubmitVariantsPatch1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JobsSubmit_Variants_Patch) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *JobsSubmit_Variants_Patch) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
 	return err
 }
 
