@@ -120,7 +120,7 @@ func (p Packing) Draw() *Doc {
 	legendH := float64(len(owners)+1) * packLineH
 	listed := min(len(p.Unplaced), MaxListed)
 	w := packMarginL + float64(min(len(cols), per))*colW + 8
-	w = min(PageWidth, max(w, packMarginL+TextWidth(p.Title, 16), 360))
+	w = min(PageWidth, max(w, packMarginL+TextWidth(p.Title, 16), 340))
 	var head []string
 	for _, line := range append(p.summary(len(cols), binned, byItem), p.Notes...) {
 		head = append(head, wrapText(line, MinText, w-16)...)
