@@ -126,7 +126,7 @@ func TestScenarioJSONPatch(t *testing.T) {
 		return inputs, xe
 	}
 	for patch, want := range map[string]string{
-		`[{"op":"add","path":"/nodes/-","value":{"name":"b","cap":2}}]`: `{"ms":1,"value":1,"nodes":[{"name":"a","cap":1},{"name":"b","cap":2}]}`,
+		`[{"op":"add","path":"/nodes/-","value":{"name":"b","cap":2}}]`:                        `{"ms":1,"value":1,"nodes":[{"name":"a","cap":1},{"name":"b","cap":2}]}`,
 		`[{"op":"test","path":"/value","value":1},{"op":"replace","path":"/value","value":3}]`: `{"ms":1,"value":3,"nodes":[{"name":"a","cap":1}]}`,
 		`{"value":2}`: `{"ms":1,"value":2,"nodes":[{"name":"a","cap":1}]}`,
 	} {
@@ -142,8 +142,8 @@ func TestScenarioJSONPatch(t *testing.T) {
 	}
 	copies += `]`
 	for patch, want := range map[string]string{
-		`[{"op":"remove","path":"/nodes/-1"}]`:                          "/variants/0/patch",
-		`[{"op":"test","path":"/value","value":2}]`:                     "/variants/0/patch",
+		`[{"op":"remove","path":"/nodes/-1"}]`:                           "/variants/0/patch",
+		`[{"op":"test","path":"/value","value":2}]`:                      "/variants/0/patch",
 		`[{"op":"add","path":"/nodes/0","value":{"cap":[[[[[[1]]]]]]}}]`: "/variants/0/patch/0/value",
 		copies: "/variants/0/patch",
 	} {
