@@ -742,6 +742,7 @@ func oneSolve(t *testing.T, ctx context.Context, counted *posts) {
 	if solves != 1 {
 		t.Errorf("Run now sent %v: %d solves, want exactly 1", got, solves)
 	}
+	saveScreenshot(t, ctx, "main", "ui-page")
 }
 
 // scenarioFile loads examples/scenario.json as it is (a whole POST
@@ -781,7 +782,6 @@ func scenarioFile(t *testing.T, ctx context.Context, width string) {
 		t.Errorf("the JSON Patch variant's answer: %.300s", answer)
 	}
 	checkPicture(t, ctx, "scenario.json at "+width)
-	saveScreenshot(t, ctx, "#result", "ui-scenario-"+width)
 }
 
 // schemaForm checks the fields generated from xsize's request schema (k,

@@ -138,6 +138,7 @@ function link(blob, filename, kind) {
   pictureURLs.push(url);
   a.href = url;
   a.download = filename;
-  a.textContent = "Download " + filename.replace(/\.[a-z]+$/, "") + " picture (" + kind + ")";
+  a.textContent = kind;
+  a.setAttribute("aria-label", "Download the picture of " + filename.replace(/\.[a-z]+$/, "") + " as " + kind);
   return a;
 }
