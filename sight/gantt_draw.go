@@ -68,14 +68,16 @@ func (g Gantt) drawPanel(p GanttPanel, rows []string, notes []string, sc ganttSc
 	return d
 }
 
-// drawTimeAxis draws the axis line at y with ticks at round times.
+// drawTimeAxis draws the axis line at y with ticks at round times; every
+// panel of a Gantt shares the time scale, so its tick labels carry the
+// class "scale-time" (Axes.Scale).
 func drawTimeAxis(d *Doc, sc ganttScale, y float64, label string) {
 	d.Line(ganttLabelW, y, ganttLabelW+ganttPlotW, y, Style{Stroke: Ink})
 	step := niceStep((sc.t1 - sc.t0) / 6)
 	for t := math.Ceil(sc.t0/step) * step; t <= sc.t1+step*1e-9; t += step {
 		x := sc.x(t)
 		d.Line(x, y, x, y+4, Style{Stroke: Ink})
-		d.Text(x, y+16, Num(t), Style{Fill: Ink, Size: MinText, Anchor: "middle"})
+		d.Text(x, y+16, Num(t), Style{Class: "xtick scale-time", Fill: Ink, Size: MinText, Anchor: "middle"})
 	}
 	d.Text(ganttLabelW+ganttPlotW/2, y+32, label, Style{Fill: Ink, Size: MinText, Anchor: "middle"})
 }

@@ -277,6 +277,9 @@ func checkPicture(t *testing.T, ctx context.Context, what string) fit {
 	if strings.HasPrefix(what, "xschedule/simulate") && len(fit.Scales["utilisation"]) != 2 {
 		t.Errorf("%s: utilisation panels on the shared scale: %v, want X-Schedule's and DRF's", what, fit.Scales)
 	}
+	if strings.HasPrefix(what, "flex") && len(fit.Scales["time"]) != 3 {
+		t.Errorf("%s: schedules on the shared time scale: %v, want Flex's, FIFO's and Fair's", what, fit.Scales)
+	}
 	t.Logf("%s: picture %.0fx%.0f on the page (own width %.0f), %.1f%% of its pixels drawn, smallest text %.1f px (box %.1f px), %d panels, shared scales %v",
 		what, box.W, box.H, box.NW, 100*share, fit.MinFont, fit.MinBox, fit.Panels, fit.Scales)
 	return fit
@@ -299,8 +302,8 @@ type fit struct {
 	// its screen transform's scale); MinBox the smallest height of an
 	// unrotated text's getBoundingClientRect.
 	MinFont, MinBox float64
-	// Scales maps each shared scale (class scale-NAME on y ticks) to its
-	// panels' largest tick values, one per panel drawing it.
+	// Scales maps each shared scale (class scale-NAME on tick labels) to
+	// its panels' largest tick values, one per panel drawing it.
 	Scales map[string][]float64
 	Width  float64
 }
@@ -329,7 +332,7 @@ func checkFits(t *testing.T, ctx context.Context, what, sel string) fit {
 		const scales = {};
 		for (const p of panels) {
 			const top = {};
-			for (const e of p.querySelectorAll(".ytick")) {
+			for (const e of p.querySelectorAll('text[class*="scale-"]')) {
 				if (e.closest("svg") !== p) continue;
 				for (const c of e.classList) if (c.startsWith("scale-")) top[c.slice(6)] = Math.max(top[c.slice(6)] ?? -1e308, Number(e.textContent));
 			}
