@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Bar is one claimant's stacked bar: Parts[k] is its amount of segment k
@@ -45,6 +46,21 @@ type BarChart struct {
 	// baselines and apart from each other at a glance, without colour.
 	Dashes []string
 	Panels []BarPanel
+	// Top is the least bar length the scale spans (0: the longest bar's):
+	// charts of several answers drawn side by side share one scale this
+	// way (Max gives each chart's own).
+	Top float64
+}
+
+// Max is the longest bar's length, the top of the chart's own scale.
+func (c BarChart) Max() float64 {
+	top := 0.0
+	for _, p := range c.Panels {
+		for _, b := range p.Bars {
+			top = math.Max(top, b.total())
+		}
+	}
+	return top
 }
 
 // segmentStyle is how segment k's parts are drawn.
@@ -62,24 +78,39 @@ const (
 	barAreaW  = 200 // length of the longest bar
 	barGap    = 56  // space between panels (room for the longest bar's total)
 	barTop    = 64  // document title, panel title and note
+	barAxisH  = 22  // the scale under the bars
 )
+
+// drawScale draws the bars' scale at y under a panel: a line the length
+// of the scale's top with round ticks, labelled in the chart's unit; the
+// labels carry "xtick scale-"+Unit, so panels (and pictures drawn on a
+// shared Top) can be checked to agree.
+func (c BarChart) drawScale(d *Doc, y, scale float64) {
+	per := barAreaW / math.Max(scale, math.SmallestNonzeroFloat64)
+	d.Line(barLabelW, y, barLabelW+scale*per, y, Style{Stroke: Ink})
+	class := "xtick"
+	if c.Unit != "" {
+		class += " scale-" + strings.Join(strings.Fields(c.Unit), "-")
+	}
+	for _, v := range Ticks(0, scale, 4) {
+		d.Line(barLabelW+v*per, y, barLabelW+v*per, y+3, Style{Stroke: Ink})
+		d.Text(barLabelW+v*per, y+15, TickLabel(v, scale), Style{Class: class, Fill: Ink, Size: MinText, Anchor: "middle"})
+	}
+}
 
 // Doc draws the chart as a complete document with its title and desc.
 func (c BarChart) Doc(title, desc string) *Doc {
 	rows := 0
-	scale := 0.0
 	for _, p := range c.Panels {
 		rows = max(rows, len(p.Bars))
-		for _, b := range p.Bars {
-			scale = math.Max(scale, b.total())
-		}
 	}
+	scale := math.Max(c.Max(), c.Top)
 	panelW := float64(barLabelW + barAreaW + barGap)
 	perRow := min(len(c.Panels), max(1, int(PageWidth/panelW)))
 	if c.PerRow > 0 {
 		perRow = min(perRow, c.PerRow)
 	}
-	panelH := float64(barTop-24+rows*barRow) + 12
+	panelH := float64(barTop-24+rows*barRow) + 12 + barAxisH
 	w := min(math.Max(panelW*float64(perRow), TextWidth(title, 14)+16), PageWidth)
 	legendY := 24 + panelH*math.Ceil(float64(len(c.Panels))/float64(max(perRow, 1))) + 30
 	d := New(w, legendY+float64(len(c.Segments))*legendRow+8, title, desc)
@@ -87,6 +118,7 @@ func (c BarChart) Doc(title, desc string) *Doc {
 	for i, p := range c.Panels {
 		d.Group(float64(i%perRow)*panelW, float64(i/perRow)*panelH, Style{})
 		c.drawPanel(d, 0, p, scale)
+		c.drawScale(d, float64(barTop+rows*barRow)+4, scale)
 		d.End()
 	}
 	d.Text(barLabelW, legendY-8, c.Unit, Style{Fill: Ink, Size: MinText})

@@ -570,22 +570,28 @@ func runJob(t *testing.T, ctx context.Context) {
 		chromedp.WithPollingTimeout(10*time.Second)))
 }
 
-// runScenario runs a scenario of two variants: the comparison shows one
-// column per variant (the base first) and the picture their panels.
+// runScenario runs a scenario of three variants (one a JSON Patch): the
+// comparison shows one column per variant (the base first) and the
+// picture their panels, on one scale.
 func runScenario(t *testing.T, ctx context.Context) {
 	choose(t, ctx, "cmmf")
 	js[any](t, ctx, `document.getElementById("scenario").open = true`)
 	setValue(t, ctx, "variants", `[{"name": "divisible", "patch": {"divisible": true}},
 		{"name": "no-gpu", "patch": {"machine_types": [{"name": "standard", "count": 10,
-		"attributes": {"memory_gb": 7, "gpu": false, "net_gbps": 1}}]}}]`)
+		"attributes": {"memory_gb": 7, "gpu": false, "net_gbps": 1}}]}},
+		{"name": "more-standard", "patch": [{"op": "replace", "path": "/machine_types/0/count", "value": 40}]}]`)
 	if st, msg := act(t, ctx, "#run-scenario", ""); st != "done" {
 		t.Fatalf("scenario: status %s: %s", st, msg)
 	}
 	heads := js[[]string](t, ctx, `[...document.querySelectorAll("#comparison thead th")].map(e => e.textContent)`)
-	if want := []string{"figure", "base", "divisible", "no-gpu"}; fmt.Sprint(heads) != fmt.Sprint(want) {
+	if want := []string{"figure", "base", "divisible", "no-gpu", "more-standard"}; fmt.Sprint(heads) != fmt.Sprint(want) {
 		t.Errorf("comparison columns %v, want %v", heads, want)
 	}
-	checkPicture(t, ctx, "scenario")
+	// The variants' bars share one scale (more-standard's longest bar
+	// sets it), which checkPicture finds equal in every panel.
+	if f := checkPicture(t, ctx, "scenario"); len(f.Scales["machines"]) != 4 {
+		t.Errorf("scenario panels on the machines scale: %v, want the base's and 3 variants'", f.Scales)
+	}
 	saveScreenshot(t, ctx, "#result", "ui-scenario")
 }
 

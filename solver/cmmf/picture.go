@@ -23,9 +23,20 @@ const (
 // beside the same users' totals under Choosy and under independent
 // allocation, one panel each on one scale.
 func picture(request, response json.RawMessage) ([]byte, error) {
+	svg, _, err := pictureShared(request, response, nil)
+	return svg, err
+}
+
+// barScale names the shared scale of the bars (solver.SharedPictureFunc).
+const barScale = "machines"
+
+// pictureShared is picture with the bars on a scale of at least
+// shared[barScale] machines (a scenario's variants on one scale); it
+// returns the longest bar its own answer needs.
+func pictureShared(request, response json.RawMessage, shared map[string]float64) ([]byte, map[string]float64, error) {
 	req, result, meta, err := solver.DecodePicture[Request, Result](request, response)
 	if err != nil {
-		return nil, fmt.Errorf("cmmf picture: %w", err)
+		return nil, nil, fmt.Errorf("cmmf picture: %w", err)
 	}
 	res := &result
 	chart := sight.BarChart{Unit: "machines", Segments: segmentNames(&req, res)}
@@ -48,9 +59,10 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	desc := fmt.Sprintf("Allocation per user, stacked by %s: CMMF (%s, divisible %t) beside the baselines' totals. %d users, %d panels.",
 		kindOf(&req), meta.Status, res.Divisible, len(res.Users), len(chart.Panels))
+	chart.Top = shared[barScale]
 	d := chart.Doc("CMMF allocation", desc+sight.Notes(notes))
 	d.Footnote(notes)
-	return d.Bytes(), nil
+	return d.Bytes(), map[string]float64{barScale: chart.Max()}, nil
 }
 
 // kindOf names what a bar's segments are.
