@@ -35,6 +35,26 @@ type LineChart struct {
 	// Scale names the y scale this chart shares with other panels
 	// (Axes.Scale).
 	Scale string
+	// XMax, when above the data's largest x, is where the x axis ends
+	// (pictures of several answers on one time axis); XScale names that
+	// shared axis (Axes.XScale).
+	XMax   float64
+	XScale string
+}
+
+// LastX is the largest x of any series: where the chart's own x axis
+// ends (0 with no points).
+func (c LineChart) LastX() float64 {
+	last := math.Inf(-1)
+	for _, s := range c.Series {
+		for _, v := range s.X[:min(len(s.X), len(s.Y))] {
+			last = math.Max(last, v)
+		}
+	}
+	if math.IsInf(last, -1) {
+		return 0
+	}
+	return last
 }
 
 // Panel margins around a chart's plot area: room for the panel title and
@@ -69,6 +89,9 @@ func (c LineChart) Draw(d *Doc, x, y, w, h float64) {
 	if c.ZeroX {
 		xmin = math.Min(xmin, 0)
 	}
+	if c.XMax > xmax {
+		xmax = c.XMax
+	}
 	names, colours, dashes := make([]string, len(c.Series)), make([]string, len(c.Series)), make([]string, len(c.Series))
 	widths := make([]float64, len(c.Series))
 	for i, s := range c.Series {
@@ -79,7 +102,7 @@ func (c LineChart) Draw(d *Doc, x, y, w, h float64) {
 		}
 	}
 	a := panelAxes(d, x, y, w, h, c.Title, legendRows(names, w), [4]float64{xmin, xmax, ymin, ymax})
-	a.Scale = c.Scale
+	a.Scale, a.XScale = c.Scale, c.XScale
 	a.Draw(d, c.XLabel, c.YLabel)
 	for i, s := range c.Series {
 		xs, ys := s.X, s.Y
@@ -238,6 +261,10 @@ type StackedArea struct {
 	YMax float64
 	// Scale names the y scale this panel shares with others (Axes.Scale).
 	Scale string
+	// XMax, when after the last bin's end, is where the time axis ends;
+	// XScale names that shared axis (Axes.XScale).
+	XMax   float64
+	XScale string
 }
 
 // Draw draws a in the rectangle (x, y, w, h) of d with a legend.
@@ -259,8 +286,9 @@ func (a StackedArea) Draw(d *Doc, x, y, w, h float64) {
 	if n > 0 {
 		xmin, xmax = a.Start[0], a.End[n-1]
 	}
+	xmax = math.Max(xmax, a.XMax)
 	ax := panelAxes(d, x, y, w, h, a.Title, legendRows(a.Names, w), [4]float64{xmin, xmax, 0, top})
-	ax.Scale = a.Scale
+	ax.Scale, ax.XScale = a.Scale, a.XScale
 	ax.Draw(d, a.XLabel, a.YLabel)
 	for k := len(tops) - 1; k >= 0; k-- {
 		var px, py []float64

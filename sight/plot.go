@@ -17,6 +17,8 @@ type Axes struct {
 	// the classes "ytick" and "scale-"+Scale, so a test (or a reader's
 	// script) can check the panels agree. Empty: the ticks are "ytick".
 	Scale string
+	// XScale is Scale for the x axis (tick labels "xtick").
+	XScale string
 }
 
 // NewAxes returns the axes of the plot area (x, y, w, h) for the data
@@ -57,7 +59,10 @@ const tickCount = 5
 // and the axis titles: xlabel centred below, ylabel above the top-left
 // corner (horizontal, so it needs no rotation to read).
 func (a Axes) Draw(d *Doc, xlabel, ylabel string) {
-	label := Style{Fill: Ink, Size: MinText, Anchor: "middle"}
+	label := Style{Class: "xtick", Fill: Ink, Size: MinText, Anchor: "middle"}
+	if a.XScale != "" {
+		label.Class += " scale-" + a.XScale
+	}
 	for _, v := range Ticks(a.XMin, a.XMax, tickCount) {
 		px := a.PX(v)
 		d.Line(px, a.Y, px, a.Y+a.H, Style{Stroke: Faint})

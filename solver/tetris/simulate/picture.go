@@ -36,16 +36,34 @@ const demandTol = 1e-9
 // resource over time (used, and demanded where it exceeds capacity), and
 // the job-completion-time CDF of the policy run and, when the answer
 // compares with the fair policy, of that run too.
-func picture(_, response json.RawMessage) ([]byte, error) {
+func picture(request, response json.RawMessage) ([]byte, error) {
+	svg, _, err := pictureShared(request, response, nil)
+	return svg, err
+}
+
+// Shared scales (solver.SharedPictureFunc): the utilisation's time axis
+// and the CDF's completion-time axis.
+const (
+	timeScale       = "time"
+	completionScale = "completion"
+)
+
+// pictureShared is picture with its x axes running to at least the
+// shared tops (a scenario's variants on one axis each); it returns the
+// ends its own answer needs.
+func pictureShared(_, response json.RawMessage, shared map[string]float64) ([]byte, map[string]float64, error) {
 	var resp struct {
 		Result Result `json:"result"`
 	}
 	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("tetris-simulate picture: response: %w", err)
+		return nil, nil, fmt.Errorf("tetris-simulate picture: response: %w", err)
 	}
 	res := &resp.Result
 	util, notes := utilChart(res)
 	cdf := cdfChart(res)
+	tops := map[string]float64{timeScale: util.LastX(), completionScale: cdf.LastX()}
+	util.XScale, util.XMax = timeScale, shared[timeScale]
+	cdf.XScale, cdf.XMax = completionScale, shared[completionScale]
 	desc := fmt.Sprintf("Utilisation of %d resources over time under %s (fraction of cluster capacity; dashed: demanded, above 1 when over-allocated), and the CDF of job completion times (%d jobs) under %s.",
 		len(util.Series)-countDashed(util.Series), res.Policy, len(res.Jobs), policies(cdf))
 	if len(res.Unfinished) > 0 {
@@ -57,8 +75,9 @@ func picture(_, response json.RawMessage) ([]byte, error) {
 	if !res.Complete {
 		head += fmt.Sprintf("; incomplete, %d jobs unfinished", len(res.Unfinished))
 	}
-	return sight.Composite{Title: "Tetris simulation: " + res.Policy, Desc: desc, Heading: head, Gap: panelGap,
+	svg, err := sight.Composite{Title: "Tetris simulation: " + res.Policy, Desc: desc, Heading: head, Gap: panelGap,
 		Panels: [][]byte{panel(util), panel(cdf)}, Notes: notes}.Bytes()
+	return svg, tops, err
 }
 
 // panel is a chart drawn as a document of its own, a panel of the

@@ -35,11 +35,25 @@ const (
 // each pair of applications against its bound (Figure 2), and the final
 // packing of containers into nodes with their owners and users.
 func picture(request, response json.RawMessage) ([]byte, error) {
+	svg, _, err := pictureShared(request, response, nil)
+	return svg, err
+}
+
+// timeScale names the time axis the utilisation and imbalance panels
+// share, with each other and with other answers drawn beside this one
+// (solver.SharedPictureFunc).
+const timeScale = "time"
+
+// pictureShared is picture with every time axis running to at least
+// shared[timeScale]; it returns the end its own runs need.
+func pictureShared(request, response json.RawMessage, shared map[string]float64) ([]byte, map[string]float64, error) {
 	req, result, _, err := solver.DecodePicture[Request, drawn](request, response)
 	if err != nil {
-		return nil, fmt.Errorf("xschedule-simulate picture: %w", err)
+		return nil, nil, fmt.Errorf("xschedule-simulate picture: %w", err)
 	}
 	res := &result
+	own := math.Max(res.Until, res.Baselines.DRF.Until)
+	end := math.Max(own, shared[timeScale])
 	apps := appsByUse(res.Apps)
 	pairs, notes := pickPairs(res.Imbalance)
 	head := fmt.Sprintf("X-Schedule simulation to t = %s s (%s): %d granted, %d preemptions, mean wait %s s",
@@ -48,6 +62,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	for i, run := range []*drawnRun{&res.drawnRun, &res.Baselines.DRF} {
 		area, n := utilArea(run, apps)
 		area.Title = []string{"Utilisation: X-Schedule", "Utilisation: online DRF"}[i]
+		area.XScale, area.XMax = timeScale, end
 		d := sight.New(panelW, panelH, area.Title, "Utilisation over time stacked by application.")
 		area.Draw(d, 0, 0, panelW, panelH)
 		panels = append(panels, d.Bytes())
@@ -55,6 +70,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	for _, p := range pairs {
 		m, thinned := imbalanceView(p, apps, res.Until)
+		m.XScale, m.XMax = timeScale, end
 		if thinned {
 			notes = append(notes, fmt.Sprintf("the %s/%s curve is sampled at %d times", p.A, p.B, maxCurve))
 		}
@@ -65,8 +81,9 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	panels = append(panels, packingView(&req, res.Packing, apps).Draw().Bytes())
 	desc := fmt.Sprintf("Cluster utilisation over time stacked by application under X-Schedule and online DRF, on one scale (0 to 1 of the cluster's capacity); the sharing imbalance of %d pairs of applications over time with the centre line, the ±Δ bounds, the borrower's colour and the red zone where the lender may preempt; the final packing of containers into %d nodes, filled by owner and outlined by user. %d applications.",
 		len(pairs), len(res.Packing), len(res.Apps))
-	return sight.Composite{Title: "X-Schedule simulation", Desc: desc + sight.Notes(notes), Heading: head, Gap: panelGap,
+	svg, err := sight.Composite{Title: "X-Schedule simulation", Desc: desc + sight.Notes(notes), Heading: head, Gap: panelGap,
 		Panels: panels, Notes: notes}.Bytes()
+	return svg, map[string]float64{timeScale: own}, err
 }
 
 // drawn is the part of a Result the picture reads: decoding only these
