@@ -7,6 +7,11 @@
 // layouts, never solver/ or httpapi/. Each problem's picture.go reads its
 // request and response and calls the views here.
 //
+// Pictures are laid out for the web page: at most PageWidth units wide,
+// with no text under MinText (Composite wraps panels onto rows, Packing
+// wraps its columns), and panels that are compared share a scale, whose
+// tick labels carry the class "scale-NAME" (Axes.Scale, Axes.XScale).
+//
 // Every document has a viewBox, a <title> and a <desc>; text is <text>,
 // XML-escaped; numbers are written with at most two decimals, so the same
 // drawing calls give the same bytes. Elements a test counts carry a class
