@@ -626,7 +626,8 @@ func cancelJob(t *testing.T, ctx context.Context) {
 func withToken(t *testing.T, ctx context.Context) {
 	const token = "ui-test-token"
 	path := filepath.Join(t.TempDir(), "tokens")
-	line := "acme solve,jobs " + httpapi.HashToken(token) + "\n"
+	const solveOnly = "ui-test-solve-only"
+	line := "acme solve,jobs " + httpapi.HashToken(token) + "\nsolo solve " + httpapi.HashToken(solveOnly) + "\n"
 	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -653,6 +654,17 @@ func withToken(t *testing.T, ctx context.Context) {
 	}
 	if kept := js[string](t, ctx, `sessionStorage.getItem("xflex.token")`); kept != token {
 		t.Errorf("sessionStorage holds %q", kept)
+	}
+	// A token without the jobs scope: Run now answers from POST
+	// /v1/{problem} and says why there is no picture (drawing one would
+	// solve a second time).
+	act(t, ctx, "", fmt.Sprintf(`(() => { const e = document.getElementById("token");
+		e.value = %q; e.dispatchEvent(new Event("change")); })()`, solveOnly))
+	if st, msg := act(t, ctx, "#run-sync", ""); st != "done" || !strings.Contains(text(t, ctx, "#response"), `"result"`) {
+		t.Fatalf("solve without the jobs scope: %s %s", st, msg)
+	}
+	if caption := text(t, ctx, "#picture-caption"); !strings.Contains(caption, "no jobs API") {
+		t.Errorf("without the jobs scope the picture pane says %q", caption)
 	}
 }
 
