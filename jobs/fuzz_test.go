@@ -75,3 +75,81 @@ func TestScenarioSizeLimit(t *testing.T) {
 		t.Fatalf("small scenario: %v %q", xe, inputs)
 	}
 }
+
+// TestScenarioRefusedBeforePatching: a scenario whose variants cannot fit
+// the stored-inputs limit, even each at its base's size, is refused with
+// 413 before any patch is applied: every patch here fails to apply (a
+// JSON Patch removing a missing member), so a server that patched first
+// would answer 422 with their errors instead.
+func TestScenarioRefusedBeforePatching(t *testing.T) {
+	t.Parallel()
+	runner, err := jobtest.Runner(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 1 << 20
+	svc := &Service{cfg: Config{MaxVariants: 100}.WithDefaults(), runner: runner, maxStoredBytes: limit}
+	input := `{"ms":1,"value":1,"nodes":[{"name":"` + strings.Repeat("n", 300<<10) + `","cap":1}]}`
+	variants := func(n int) string {
+		var vs []string
+		for i := range n {
+			vs = append(vs, fmt.Sprintf(`{"name":"v%d","patch":[{"op":"remove","path":"/missing"}]}`, i))
+		}
+		return `{"problem":"test/sleep","input":` + input + `,"variants":[` + strings.Join(vs, ",") + `]}`
+	}
+	_, _, _, xe := svc.prepare([]byte(variants(2))) // 3 × 300 KiB fits 1 MiB
+	if xe == nil || xe.Kind != solver.KindSchema || len(xe.Violations) != 2 {
+		t.Fatalf("2 variants that fit: %v, want the 2 patches' errors", xe)
+	}
+	_, _, _, xe = svc.prepare([]byte(variants(3))) // 4 × 300 KiB does not
+	if xe == nil || xe.Kind != solver.KindTooLarge || !strings.Contains(xe.Detail, "at most 2 variants") {
+		t.Fatalf("3 variants of a 300 KiB input: %v, want too_large before patching", xe)
+	}
+}
+
+// TestScenarioJSONPatch: a variant's patch that is an array is a JSON
+// Patch (RFC 6902): it appends to an array without repeating it, tests
+// and moves; negative indices (the library's extension), copies that
+// would grow the input past the stored limit, values nested deeper than a
+// request can be and failing operations are refused at the variant's
+// pointer.
+func TestScenarioJSONPatch(t *testing.T) {
+	t.Parallel()
+	runner, err := jobtest.Runner(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &Service{cfg: Config{MaxVariants: 100}.WithDefaults(), runner: runner, maxStoredBytes: 64 << 10}
+	prepare := func(patch string) ([]variantInput, *solver.Error) {
+		_, inputs, _, xe := svc.prepare([]byte(`{"problem":"test/sleep","input":{"ms":1,"value":1,"nodes":[{"name":"a","cap":1}]},` +
+			`"variants":[{"name":"v","patch":` + patch + `}]}`))
+		return inputs, xe
+	}
+	for patch, want := range map[string]string{
+		`[{"op":"add","path":"/nodes/-","value":{"name":"b","cap":2}}]`:                        `{"ms":1,"value":1,"nodes":[{"name":"a","cap":1},{"name":"b","cap":2}]}`,
+		`[{"op":"test","path":"/value","value":1},{"op":"replace","path":"/value","value":3}]`: `{"ms":1,"value":3,"nodes":[{"name":"a","cap":1}]}`,
+		`{"value":2}`: `{"ms":1,"value":2,"nodes":[{"name":"a","cap":1}]}`,
+	} {
+		inputs, xe := prepare(patch)
+		if xe != nil || len(inputs) != 2 || string(inputs[1].Input) != want {
+			t.Errorf("patch %s: %v %q, want %s", patch, xe, inputs, want)
+		}
+	}
+	big := `{"op":"add","path":"/pad","value":"` + strings.Repeat("x", 20<<10) + `"}`
+	copies := `[` + big
+	for i := range 4 {
+		copies += fmt.Sprintf(`,{"op":"copy","from":"/pad","path":"/pad%d"}`, i)
+	}
+	copies += `]`
+	for patch, want := range map[string]string{
+		`[{"op":"remove","path":"/nodes/-1"}]`:                           "/variants/0/patch",
+		`[{"op":"test","path":"/value","value":2}]`:                      "/variants/0/patch",
+		`[{"op":"add","path":"/nodes/0","value":{"cap":[[[[[[1]]]]]]}}]`: "/variants/0/patch/0/value",
+		copies: "/variants/0/patch",
+	} {
+		_, xe := prepare(patch)
+		if xe == nil || xe.Kind != solver.KindSchema || len(xe.Violations) == 0 || !strings.HasPrefix(xe.Violations[0].Pointer, want) {
+			t.Errorf("patch %.80s: %v, want a violation at %s", patch, xe, want)
+		}
+	}
+}

@@ -35,39 +35,60 @@ func (h *handlers) picture(ctx context.Context, rec record, result []byte) ([]by
 	if rec.Kind == kindScenario {
 		return h.scenarioPicture(ctx, rec)
 	}
-	input, err := h.svc.st.input(ctx, h.svc.st.db, rec.ID)
-	if errors.Is(err, errCorrupt) {
-		h.svc.quarantine(ctx, rec, partInput)
-	}
+	input, err := h.inputOf(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
 	return h.svc.runner.Picture(rec.Problem, input, result)
 }
 
+// inputOf reads a job's stored input; one that fails its checksum marks
+// its job failed (as when it is read for a solve).
+func (h *handlers) inputOf(ctx context.Context, rec record) ([]byte, error) {
+	input, err := h.svc.st.input(ctx, h.svc.st.db, rec.ID)
+	if errors.Is(err, errCorrupt) {
+		h.svc.quarantine(ctx, rec, partInput)
+	}
+	return input, err
+}
+
 // panelGap separates a scenario's panels.
 const panelGap = 24
 
-// scenarioPicture draws each variant of scenario rec (its picture, or a
-// small panel saying why it has none) and lays them out side by side.
+// scenarioPicture draws each variant of scenario rec (its picture, on
+// scales shared with the others where its problem has them, or a small
+// panel saying why it has none) and lays them out side by side.
 func (h *handlers) scenarioPicture(ctx context.Context, rec record) ([]byte, error) {
 	kids, results, err := h.svc.st.childrenTx(ctx, h.svc.st.db, rec.ID, true)
 	if err != nil {
 		return nil, err
 	}
 	labels := make([]string, len(kids))
-	panels := make([][]byte, len(kids))
+	inputs := make([][]byte, len(kids))
+	answers := make([][]byte, len(kids))
 	for i, k := range kids {
 		labels[i] = k.Variant
 		if k.Corrupt != "" {
-			k = h.svc.quarantine(ctx, k, k.Corrupt)
+			kids[i] = h.svc.quarantine(ctx, k, k.Corrupt)
+			k = kids[i]
 		}
 		if results[i] == nil || !k.HasResult {
-			panels[i] = noResultPanel(k)
 			continue
 		}
-		if panels[i], err = h.picture(ctx, k, results[i]); err != nil {
+		if inputs[i], err = h.inputOf(ctx, k); err != nil {
 			return nil, fmt.Errorf("variant %s: %w", k.Variant, err)
+		}
+		answers[i] = results[i]
+	}
+	// The variants are drawn on shared scales (Runner.Pictures), so the
+	// same length or time reads the same in every panel.
+	panels, err := h.svc.runner.Pictures(rec.Problem, inputs, answers)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range kids {
+		if panels[i] == nil {
+			panels[i] = noResultPanel(k)
 		}
 	}
 	title := fmt.Sprintf("%s scenario %s: %d variants", rec.Problem, rec.ID, len(kids))

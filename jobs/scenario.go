@@ -19,9 +19,14 @@ import (
 // comparison table.
 const BaseVariant = "base"
 
-// Variant is one named what-if: a JSON Merge Patch (RFC 7396) applied to
-// the scenario's base input, e.g. {"nodes": [...]} to replace the node list
-// or {"apps": {"B": {"mix": 2}}} to change one field of a keyed object.
+// Variant is one named what-if applied to the scenario's base input: a
+// JSON Merge Patch (RFC 7396, an object), e.g. {"nodes": [...]} to
+// replace the node list or {"apps": {"B": {"mix": 2}}} to change one field
+// of a keyed object; or a JSON Patch (RFC 6902, an array of operations),
+// e.g. [{"op": "add", "path": "/nodes/-", "value": {...}}] to append a
+// node without repeating the others. A merge patch that is an array would
+// replace the whole input with an array, which no request is, so the
+// patch's type tells the two apart.
 type Variant struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
@@ -35,6 +40,54 @@ type Variant struct {
 // callers refuse patches deeper than patchDepthLimit first (tooDeep).
 func applyPatch(base []byte, patch json.RawMessage) ([]byte, error) {
 	return jsonpatch.MergePatch(base, patch)
+}
+
+// isJSONPatch reports whether patch is a JSON Patch (RFC 6902): an
+// array, where a merge patch is an object.
+func isJSONPatch(patch json.RawMessage) bool {
+	t := bytes.TrimLeft(patch, " \t\r\n")
+	return len(t) > 0 && t[0] == '['
+}
+
+// applyJSONPatch applies an RFC 6902 patch with github.com/evanphx/json-patch
+// (the module already used for merge patches). Negative array indices,
+// the library's extension, are refused as the RFC does, and what copy
+// operations may duplicate is capped at copyLimit bytes, so a few copy
+// operations that double a subtree cannot grow the input past what a
+// job may store (each copy would otherwise double it).
+func applyJSONPatch(base []byte, patch json.RawMessage, copyLimit int) ([]byte, error) {
+	ops, err := jsonpatch.DecodePatch(patch)
+	if err != nil {
+		return nil, err
+	}
+	opts := jsonpatch.NewApplyOptions()
+	opts.SupportNegativeIndices = false
+	opts.AccumulatedCopySizeLimit = int64(copyLimit)
+	return ops.ApplyWithOptions(base, opts)
+}
+
+// jsonPatchTooDeep is tooDeep for a JSON Patch: the pointer, relative to
+// the patch, of an operation's value that would nest deeper than limit
+// levels where its path puts it (a value of depth d at a path of k
+// segments makes the document at least k+d deep).
+func jsonPatchTooDeep(patch json.RawMessage, limit int) (string, bool) {
+	var ops []struct {
+		Path  string          `json:"path"`
+		Value json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(patch, &ops) != nil {
+		return "", false // applyJSONPatch reports it
+	}
+	for i, op := range ops {
+		if len(op.Value) == 0 {
+			continue
+		}
+		k := strings.Count(op.Path, "/")
+		if ptr, deep := tooDeep(op.Value, max(limit-k, 0)); deep {
+			return solver.Ptr(i, "value") + ptr, true
+		}
+	}
+	return "", false
 }
 
 // maxPatchDepth caps a merge patch's depth where the request schema does

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Bar is one claimant's stacked bar: Parts[k] is its amount of segment k
@@ -39,69 +40,120 @@ type BarChart struct {
 	Unit     string
 	Segments []string
 	Colours  []string
-	Panels   []BarPanel
+	// Dashes, when segment k's is set, draw its parts light (a third of
+	// the colour) inside a dashed outline of the colour, in the bars and
+	// the legend alike: baselines drawn beside an answer this way read as
+	// baselines and apart from each other at a glance, without colour.
+	Dashes []string
+	Panels []BarPanel
+	// Top is the least bar length the scale spans (0: the longest bar's):
+	// charts of several answers drawn side by side share one scale this
+	// way (Max gives each chart's own).
+	Top float64
+}
+
+// Max is the longest bar's length, the top of the chart's own scale.
+func (c BarChart) Max() float64 {
+	top := 0.0
+	for _, p := range c.Panels {
+		for _, b := range p.Bars {
+			top = math.Max(top, b.total())
+		}
+	}
+	return top
+}
+
+// segmentStyle is how segment k's parts are drawn.
+func (c BarChart) segmentStyle(k int) Style {
+	if k < len(c.Dashes) && c.Dashes[k] != "" {
+		return Style{Fill: c.Colours[k], Opacity: 0.35, Stroke: c.Colours[k], StrokeWidth: 1.5, Dash: c.Dashes[k]}
+	}
+	return Style{Fill: c.Colours[k]}
 }
 
 // Bar chart layout, in user units.
 const (
-	barRow    = 16  // height of one claimant's row
-	barLabelW = 110 // room for claimant names left of the bars
-	barAreaW  = 240 // length of the longest bar
+	barRow    = 17  // height of one claimant's row
+	barLabelW = 100 // room for claimant names left of the bars
+	barAreaW  = 200 // length of the longest bar
 	barGap    = 56  // space between panels (room for the longest bar's total)
 	barTop    = 64  // document title, panel title and note
+	barAxisH  = 22  // the scale under the bars
 )
+
+// drawScale draws the bars' scale at y under a panel: a line the length
+// of the scale's top with round ticks, labelled in the chart's unit; the
+// labels carry "xtick scale-"+Unit, so panels (and pictures drawn on a
+// shared Top) can be checked to agree.
+func (c BarChart) drawScale(d *Doc, y, scale float64) {
+	per := barAreaW / math.Max(scale, math.SmallestNonzeroFloat64)
+	d.Line(barLabelW, y, barLabelW+scale*per, y, Style{Stroke: Ink})
+	class := "xtick"
+	if c.Unit != "" {
+		class += " scale-" + strings.Join(strings.Fields(c.Unit), "-")
+	}
+	for _, v := range Ticks(0, scale, 4) {
+		d.Line(barLabelW+v*per, y, barLabelW+v*per, y+3, Style{Stroke: Ink})
+		d.Text(barLabelW+v*per, y+15, TickLabel(v, scale), Style{Class: class, Fill: Ink, Size: MinText, Anchor: "middle"})
+	}
+}
 
 // Doc draws the chart as a complete document with its title and desc.
 func (c BarChart) Doc(title, desc string) *Doc {
 	rows := 0
-	scale := 0.0
 	for _, p := range c.Panels {
 		rows = max(rows, len(p.Bars))
-		for _, b := range p.Bars {
-			scale = math.Max(scale, b.total())
-		}
 	}
-	perRow := len(c.Panels)
+	scale := math.Max(c.Max(), c.Top)
+	panelW := float64(barLabelW + barAreaW + barGap)
+	perRow := min(len(c.Panels), max(1, int(PageWidth/panelW)))
 	if c.PerRow > 0 {
 		perRow = min(perRow, c.PerRow)
 	}
-	panelW := float64(barLabelW + barAreaW + barGap)
-	panelH := float64(barTop-24+rows*barRow) + 12
-	w := math.Max(panelW*float64(perRow), TextWidth(title, 14)+16)
+	panelH := float64(barTop-24+rows*barRow) + 12 + barAxisH
+	w := min(math.Max(panelW*float64(perRow), TextWidth(title, 14)+16), PageWidth)
 	legendY := 24 + panelH*math.Ceil(float64(len(c.Panels))/float64(max(perRow, 1))) + 30
 	d := New(w, legendY+float64(len(c.Segments))*legendRow+8, title, desc)
 	d.Text(8, 18, title, Style{Fill: Ink, Size: 14})
 	for i, p := range c.Panels {
 		d.Group(float64(i%perRow)*panelW, float64(i/perRow)*panelH, Style{})
 		c.drawPanel(d, 0, p, scale)
+		c.drawScale(d, float64(barTop+rows*barRow)+4, scale)
 		d.End()
 	}
-	d.Text(barLabelW, legendY-8, c.Unit, Style{Fill: Ink, Size: 11})
-	d.Legend(barLabelW, legendY, legendRow, c.Segments, c.Colours)
+	d.Text(barLabelW, legendY-8, c.Unit, Style{Fill: Ink, Size: MinText})
+	for k, name := range c.Segments {
+		y := legendY + float64(k)*legendRow
+		st := c.segmentStyle(k)
+		st.Class = "legend"
+		d.Rect(barLabelW, y, legendRow*1.6, legendRow*0.75, st)
+		d.Text(barLabelW+legendRow*2, y+legendRow*0.7, name, Style{Fill: Ink, Size: MinText})
+	}
 	return d
 }
 
 // drawPanel draws one panel at x: its title and note, then a row per bar
 // with its label, its segments and its total at the end.
 func (c BarChart) drawPanel(d *Doc, x float64, p BarPanel, scale float64) {
-	d.Text(x+barLabelW, 40, p.Title, Style{Fill: Ink, Size: 13})
-	d.Text(x+barLabelW, 54, p.Note, Style{Fill: Ink, Size: 10})
+	d.Text(x+barLabelW, 40, p.Title, Style{Fill: Ink, Size: 14})
+	d.Text(x+barLabelW, 55, p.Note, Style{Fill: Ink, Size: MinText})
 	per := barAreaW / math.Max(scale, math.SmallestNonzeroFloat64)
 	for r, b := range p.Bars {
 		y := float64(barTop + r*barRow)
-		d.Text(x+barLabelW-4, y+barRow*0.7, clip(b.Label, 18), Style{Fill: Ink, Size: 10, Anchor: "end"})
+		d.Text(x+barLabelW-4, y+barRow*0.7, clip(b.Label, 13), Style{Fill: Ink, Size: MinText, Anchor: "end"})
 		d.Group(x+barLabelW, y, Style{Class: "bar", Tip: b.Label + ": " + Value(b.total())})
 		at := 0.0
 		for k, v := range b.Parts {
 			if v <= 0 {
 				continue
 			}
-			tip := fmt.Sprintf("%s on %s: %s", b.Label, c.Segments[k], Value(v))
-			d.Rect(at*per, 2, v*per, barRow-4, Style{Fill: c.Colours[k], Tip: tip})
+			st := c.segmentStyle(k)
+			st.Tip = fmt.Sprintf("%s on %s: %s", b.Label, c.Segments[k], Value(v))
+			d.Rect(at*per, 2, v*per, barRow-4, st)
 			at += v
 		}
 		d.End()
-		d.Text(x+barLabelW+at*per+3, y+barRow*0.7, Value(at), Style{Fill: Ink, Size: 9})
+		d.Text(x+barLabelW+at*per+3, y+barRow*0.7, Value(at), Style{Fill: Ink, Size: MinText})
 	}
 }
 

@@ -7,6 +7,11 @@
 // layouts, never solver/ or httpapi/. Each problem's picture.go reads its
 // request and response and calls the views here.
 //
+// Pictures are laid out for the web page: at most PageWidth units wide,
+// with no text under MinText (Composite wraps panels onto rows, Packing
+// wraps its columns), and panels that are compared share a scale, whose
+// tick labels carry the class "scale-NAME" (Axes.Scale, Axes.XScale).
+//
 // Every document has a viewBox, a <title> and a <desc>; text is <text>,
 // XML-escaped; numbers are written with at most two decimals, so the same
 // drawing calls give the same bytes. Elements a test counts carry a class
@@ -33,6 +38,19 @@ import (
 	"strings"
 	"unicode/utf8"
 )
+
+// PageWidth is the width, in user units, pictures are laid out to fit:
+// the web page gives a picture about 730 CSS pixels at its default widths
+// (1280 and 800 px windows), so a picture at most this wide is shown at
+// its own size or a little smaller, never upscaled. Composites wrap their
+// panels onto rows of at most this width (compose), packing views wrap
+// their columns, and single panels are drawn no wider.
+const PageWidth = 720
+
+// MinText is the smallest font size, in user units, any text is written
+// in: at PageWidth inside a 730 px pane a unit is at least 0.98 px, so text
+// renders at 11.7 px or more (the page's floor is 11 px).
+const MinText = 12
 
 // Doc is an SVG document under construction: a canvas of W by H user
 // units (the viewBox), its title and description, and the elements drawn
@@ -69,7 +87,8 @@ type Style struct {
 	// Anchor is the text-anchor of a text: "start" (default), "middle" or
 	// "end".
 	Anchor string
-	// Size is a text's font size in user units (default 12).
+	// Size is a text's font size in user units (default 12); Text never
+	// writes less than MinText.
 	Size float64
 	// Tip is a tooltip: a <title> child, which viewers show on hover.
 	Tip string
@@ -223,8 +242,12 @@ func (d *Doc) Circle(cx, cy, r float64, s Style) {
 	d.finish("circle", s)
 }
 
-// Text writes str with its baseline starting at (x, y) (see Style.Anchor).
+// Text writes str with its baseline starting at (x, y) (see Style.Anchor),
+// in a font of s.Size but never smaller than MinText.
 func (d *Doc) Text(x, y float64, str string, s Style) {
+	if s.Size > 0 && s.Size < MinText {
+		s.Size = MinText
+	}
 	rot := ""
 	if s.Rotate != 0 {
 		rot = "rotate(" + Num(s.Rotate) + " " + Num(x) + " " + Num(y) + ")"

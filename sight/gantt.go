@@ -24,6 +24,29 @@ type Gantt struct {
 	Start float64
 	// Notes are extra lines under each panel's title.
 	Notes []string
+	// TimeLabel titles the time axis with its unit ("time" when empty).
+	TimeLabel string
+	// End, when not 0, is the least time the axis spans to (its own
+	// latest end when later): schedules of several answers drawn side by
+	// side share one time axis this way (LastEnd gives each one's own).
+	End float64
+}
+
+// LastEnd is the latest bar end or completion of any panel: where the
+// time axis ends (at Start for an empty schedule).
+func (g Gantt) LastEnd() float64 {
+	t1 := g.Start
+	for _, p := range g.Panels {
+		for _, b := range p.Bars {
+			t1 = max(t1, b.End)
+		}
+		for _, e := range p.Ends {
+			if !math.IsNaN(e) {
+				t1 = max(t1, e)
+			}
+		}
+	}
+	return t1
 }
 
 // GanttPanel is one schedule.
@@ -70,16 +93,9 @@ func (g Gantt) Draw() ([]byte, error) {
 	for i, p := range g.Panels {
 		panels[i] = g.aggregate(p, k, span)
 	}
-	scale := ganttScale{t0: g.Start, t1: g.Start, top: topSlots(panels)}
-	for _, p := range panels {
-		for _, b := range p.Bars {
-			scale.t1 = max(scale.t1, b.End)
-		}
-		for _, e := range p.Ends {
-			if !math.IsNaN(e) {
-				scale.t1 = max(scale.t1, e)
-			}
-		}
+	scale := ganttScale{t0: g.Start, t1: Gantt{Start: g.Start, Panels: panels}.LastEnd(), top: topSlots(panels)}
+	if g.End != 0 && g.End > scale.t1 {
+		scale.t1 = g.End
 	}
 	notes := append(g.summary(len(rows), k, span), g.Notes...)
 	docs := make([][]byte, len(panels))

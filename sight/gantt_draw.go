@@ -1,6 +1,7 @@
 package sight
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -30,17 +31,18 @@ func rowHeight(n int) float64 {
 // the time axis.
 func (g Gantt) drawPanel(p GanttPanel, rows []string, notes []string, sc ganttScale) *Doc {
 	rh := rowHeight(len(rows))
-	top := ganttTop + float64(len(notes))*15
+	var lines []string
+	for _, n := range notes {
+		lines = append(lines, wrapText(n, MinText, PageWidth-ganttLabelW-10)...)
+	}
+	top := ganttTop + float64(len(lines))*15
 	h := top + float64(len(rows))*rh + ganttAxisH
 	w := ganttLabelW + ganttPlotW + 20.0
-	w = max(w, ganttLabelW+TextWidth(p.Title, 14)+10)
-	for _, n := range notes {
-		w = max(w, ganttLabelW+TextWidth(n, 10)+10)
-	}
+	w = min(max(w, ganttLabelW+TextWidth(p.Title, 14)+10), PageWidth)
 	d := New(w, h, p.Title, p.Title)
 	d.Text(ganttLabelW, 20, p.Title, Style{Fill: Ink, Size: 14})
-	for i, n := range notes {
-		d.Text(ganttLabelW, 38+float64(i)*15, n, Style{Fill: Ink, Size: 10})
+	for i, n := range lines {
+		d.Text(ganttLabelW, 38+float64(i)*15, n, Style{Fill: Ink, Size: MinText})
 	}
 	byRow := make([][]GanttBar, len(rows))
 	for _, b := range p.Bars {
@@ -49,8 +51,8 @@ func (g Gantt) drawPanel(p GanttPanel, rows []string, notes []string, sc ganttSc
 	for r, name := range rows {
 		y := top + float64(r)*rh
 		d.Group(0, y, Style{Class: "gantt-row", Tip: name})
-		if rh >= 8 {
-			d.Text(ganttLabelW-4, rh*0.75, name, Style{Fill: Ink, Size: math.Min(rh*0.75, 11), Anchor: "end"})
+		if rh >= MinText {
+			d.Text(ganttLabelW-4, rh*0.75, clip(name, 10), Style{Fill: Ink, Size: MinText, Anchor: "end"})
 		}
 		for _, b := range byRow[r] {
 			bh := math.Max(rh*0.85*b.Slots/sc.top, math.Min(1, rh*0.85))
@@ -62,20 +64,22 @@ func (g Gantt) drawPanel(p GanttPanel, rows []string, notes []string, sc ganttSc
 		}
 		d.End()
 	}
-	drawTimeAxis(d, sc, top+float64(len(rows))*rh)
+	drawTimeAxis(d, sc, top+float64(len(rows))*rh, cmp.Or(g.TimeLabel, "time"))
 	return d
 }
 
-// drawTimeAxis draws the axis line at y with ticks at round times.
-func drawTimeAxis(d *Doc, sc ganttScale, y float64) {
+// drawTimeAxis draws the axis line at y with ticks at round times; every
+// panel of a Gantt shares the time scale, so its tick labels carry the
+// class "scale-time" (Axes.Scale).
+func drawTimeAxis(d *Doc, sc ganttScale, y float64, label string) {
 	d.Line(ganttLabelW, y, ganttLabelW+ganttPlotW, y, Style{Stroke: Ink})
 	step := niceStep((sc.t1 - sc.t0) / 6)
 	for t := math.Ceil(sc.t0/step) * step; t <= sc.t1+step*tickRoundOff; t += step {
 		x := sc.x(t)
 		d.Line(x, y, x, y+4, Style{Stroke: Ink})
-		d.Text(x, y+16, Num(t), Style{Fill: Ink, Size: 10, Anchor: "middle"})
+		d.Text(x, y+16, Num(t), Style{Class: "xtick scale-time", Fill: Ink, Size: MinText, Anchor: "middle"})
 	}
-	d.Text(ganttLabelW+ganttPlotW/2, y+32, "time", Style{Fill: Ink, Size: 11, Anchor: "middle"})
+	d.Text(ganttLabelW+ganttPlotW/2, y+32, label, Style{Fill: Ink, Size: MinText, Anchor: "middle"})
 }
 
 // niceStep is the round number (1, 2 or 5 times a power of ten) at or

@@ -1,6 +1,7 @@
 package sight
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -25,6 +26,12 @@ type Imbalance struct {
 	ColourA, ColourB string
 	Bound            float64
 	T, S             []float64
+	// TimeLabel titles the time axis with its unit ("time" when empty).
+	TimeLabel string
+	// XMax, when after the curve's last time, is where the time axis
+	// ends; XScale names that shared axis (Axes.XScale).
+	XMax   float64
+	XScale string
 }
 
 // Draw draws m in the rectangle (x, y, w, h) of d with its legend.
@@ -39,9 +46,11 @@ func (m Imbalance) Draw(d *Doc, x, y, w, h float64) {
 	if len(ts) > 0 {
 		xmin, xmax = ts[0], ts[len(ts)-1]
 	}
+	xmax = math.Max(xmax, m.XMax)
 	names := []string{m.B + " borrows (in debt to " + m.A + ")", m.A + " borrows (in debt to " + m.B + ")", "beyond ±Δ: the lender may preempt"}
 	a := panelAxes(d, x, y, w, h, m.Title, legendRows(names, w), [4]float64{xmin, xmax, -top, top})
-	a.Draw(d, "time", "imbalance ("+m.B+"'s debt to "+m.A+")")
+	a.XScale = m.XScale
+	a.Draw(d, cmp.Or(m.TimeLabel, "time"), "imbalance ("+m.B+"'s debt to "+m.A+")")
 	zones := []struct {
 		lo, hi  float64
 		colour  string
@@ -67,7 +76,7 @@ func (m Imbalance) Draw(d *Doc, x, y, w, h float64) {
 		px[i], py[i] = a.PX(ts[i]), a.PY(ss[i])
 	}
 	d.Polyline(px, py, Style{Class: "imbalance-line", Stroke: Ink, StrokeWidth: 1.5, Tip: m.A + " / " + m.B})
-	panelLegend(d, x, y, w, h, names, []string{m.ColourB, m.ColourA, Red})
+	panelLegend(d, x, y, w, h, names, []string{m.ColourB, m.ColourA, Red}, nil)
 }
 
 // band is the polygon between the curve clamped to [lo, hi] and the

@@ -32,6 +32,29 @@ type LineChart struct {
 	// ZeroX starts the x axis at 0 (durations) rather than the data's
 	// smallest x.
 	ZeroX bool
+	// Scale names the y scale this chart shares with other panels
+	// (Axes.Scale).
+	Scale string
+	// XMax, when above the data's largest x, is where the x axis ends
+	// (pictures of several answers on one time axis); XScale names that
+	// shared axis (Axes.XScale).
+	XMax   float64
+	XScale string
+}
+
+// LastX is the largest x of any series: where the chart's own x axis
+// ends (0 with no points).
+func (c LineChart) LastX() float64 {
+	last := math.Inf(-1)
+	for _, s := range c.Series {
+		for _, v := range s.X[:min(len(s.X), len(s.Y))] {
+			last = math.Max(last, v)
+		}
+	}
+	if math.IsInf(last, -1) {
+		return 0
+	}
+	return last
 }
 
 // Panel margins around a chart's plot area: room for the panel title and
@@ -42,7 +65,12 @@ const (
 	panelRight  = 12
 	panelTop    = 40
 	panelBottom = 40
-	legendRow   = 14
+	legendRow   = 17
+	// lineW is the stroke width of the last series drawn; earlier ones
+	// are drawn wider (up to lineW+lineWiden), so where lines coincide
+	// each shows as a border around the ones drawn over it.
+	lineW     = 1.5
+	lineWiden = 3
 )
 
 // Draw draws c in the rectangle (x, y, w, h) of d: title, axes, lines and
@@ -61,13 +89,22 @@ func (c LineChart) Draw(d *Doc, x, y, w, h float64) {
 	if c.ZeroX {
 		xmin = math.Min(xmin, 0)
 	}
-	names, colours := make([]string, len(c.Series)), make([]string, len(c.Series))
+	if c.XMax > xmax {
+		xmax = c.XMax
+	}
+	names, colours, dashes := make([]string, len(c.Series)), make([]string, len(c.Series)), make([]string, len(c.Series))
+	widths := make([]float64, len(c.Series))
 	for i, s := range c.Series {
-		names[i], colours[i] = s.Name, s.Colour
+		names[i], colours[i], dashes[i] = s.Name, s.Colour, s.Dash
+		widths[i] = lineW
+		if n := len(c.Series); n > 1 {
+			widths[i] += lineWiden * float64(n-1-i) / float64(n-1)
+		}
 	}
 	a := panelAxes(d, x, y, w, h, c.Title, legendRows(names, w), [4]float64{xmin, xmax, ymin, ymax})
+	a.Scale, a.XScale = c.Scale, c.XScale
 	a.Draw(d, c.XLabel, c.YLabel)
-	for _, s := range c.Series {
+	for i, s := range c.Series {
 		xs, ys := s.X, s.Y
 		if c.Step {
 			xs, ys = stairs(xs, ys)
@@ -80,16 +117,16 @@ func (c LineChart) Draw(d *Doc, x, y, w, h float64) {
 		if s.Class != "" {
 			class = s.Class
 		}
-		d.Polyline(px, py, Style{Class: class, Stroke: s.Colour, StrokeWidth: 1.5, Dash: s.Dash, Tip: s.Name})
+		d.Polyline(px, py, Style{Class: class, Stroke: s.Colour, StrokeWidth: widths[i], Dash: s.Dash, Tip: s.Name})
 	}
-	panelLegend(d, x, y, w, h, names, colours)
+	panelLegend(d, x, y, w, h, names, colours, dashes)
 }
 
 // panelAxes writes a panel's title and returns the axes of its plot area
 // for the data ranges r (xmin, xmax, ymin, ymax), leaving legend rows of
 // room at the bottom.
 func panelAxes(d *Doc, x, y, w, h float64, title string, legendRows int, r [4]float64) Axes {
-	d.Text(x+w/2, y+16, title, Style{Fill: Ink, Anchor: "middle", Size: 13})
+	d.Text(x+w/2, y+16, title, Style{Fill: Ink, Anchor: "middle", Size: 14})
 	ph := h - panelTop - panelBottom - float64(legendRows)*legendRow
 	return NewAxes(x+panelLeft, y+panelTop, w-panelLeft-panelRight, math.Max(ph, 20), r[0], r[1], r[2], r[3])
 }
@@ -101,7 +138,7 @@ func legendFlow(names []string, w float64) (dx []float64, row []int, rows int) {
 	avail := w - panelLeft - panelRight
 	at := 0.0
 	for _, n := range names {
-		ew := legendRow + TextWidth(n, legendRow*0.75) + 12
+		ew := 2*legendRow + TextWidth(n, MinText) + 12
 		if at > 0 && at+ew > avail {
 			rows, at = rows+1, 0
 		}
@@ -121,14 +158,19 @@ func legendRows(names []string, w float64) int {
 }
 
 // panelLegend draws a swatch (class "legend") and name per entry, flowing
-// in rows at the bottom of the panel (x, y, w, h).
-func panelLegend(d *Doc, x, y, w, h float64, names, colours []string) {
+// in rows at the bottom of the panel (x, y, w, h): a filled square for
+// areas (dashes nil), a stretch of the line with its dash for lines.
+func panelLegend(d *Doc, x, y, w, h float64, names, colours, dashes []string) {
 	dx, row, rows := legendFlow(names, w)
 	top := y + h - float64(rows)*legendRow
 	for i, n := range names {
 		ex, ey := x+panelLeft+dx[i], top+float64(row[i])*legendRow
-		d.Rect(ex, ey, legendRow*0.8, legendRow*0.8, Style{Class: "legend", Fill: colours[i]})
-		d.Text(ex+legendRow, ey+legendRow*0.7, n, Style{Fill: Ink, Size: legendRow * 0.75})
+		if dashes == nil {
+			d.Rect(ex, ey+2, legendRow*1.6, legendRow*0.7, Style{Class: "legend", Fill: colours[i]})
+		} else {
+			d.Line(ex, ey+legendRow*0.45, ex+legendRow*1.6, ey+legendRow*0.45, Style{Class: "legend", Stroke: colours[i], StrokeWidth: 2.5, Dash: dashes[i]})
+		}
+		d.Text(ex+2*legendRow, ey+legendRow*0.7, n, Style{Fill: Ink, Size: MinText})
 	}
 }
 
@@ -217,6 +259,12 @@ type StackedArea struct {
 	// YMax is the lowest the y axis may top out (a capacity, or 1 for a
 	// fraction); 0 lets the data set it.
 	YMax float64
+	// Scale names the y scale this panel shares with others (Axes.Scale).
+	Scale string
+	// XMax, when after the last bin's end, is where the time axis ends;
+	// XScale names that shared axis (Axes.XScale).
+	XMax   float64
+	XScale string
 }
 
 // Draw draws a in the rectangle (x, y, w, h) of d with a legend.
@@ -238,7 +286,9 @@ func (a StackedArea) Draw(d *Doc, x, y, w, h float64) {
 	if n > 0 {
 		xmin, xmax = a.Start[0], a.End[n-1]
 	}
+	xmax = math.Max(xmax, a.XMax)
 	ax := panelAxes(d, x, y, w, h, a.Title, legendRows(a.Names, w), [4]float64{xmin, xmax, 0, top})
+	ax.Scale, ax.XScale = a.Scale, a.XScale
 	ax.Draw(d, a.XLabel, a.YLabel)
 	for k := len(tops) - 1; k >= 0; k-- {
 		var px, py []float64
@@ -251,7 +301,7 @@ func (a StackedArea) Draw(d *Doc, x, y, w, h float64) {
 		}
 		d.Polyline(px, py, Style{Class: a.Class, Fill: a.Colours[k], Tip: a.Names[k]})
 	}
-	panelLegend(d, x, y, w, h, a.Names, a.Colours)
+	panelLegend(d, x, y, w, h, a.Names, a.Colours, nil)
 }
 
 // at is row[i], or 0 past the row's end.

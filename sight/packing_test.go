@@ -26,8 +26,17 @@ func packing(n, per, owners int) Packing {
 	return p
 }
 
+// sighttest checks pictures against copies of the layout's limits.
+func TestSighttestLimits(t *testing.T) {
+	if sighttest.PageWidth != PageWidth || sighttest.MinText != MinText {
+		t.Errorf("sighttest's limits %d, %d differ from PageWidth %d, MinText %d", sighttest.PageWidth, sighttest.MinText, PageWidth, MinText)
+	}
+}
+
 func TestPackingCounts(t *testing.T) {
-	if Columns(2) != 150 || Columns(6) != 62 || Columns(100) != 40 || Columns(1) != MaxColumns {
+	// Rows of columns that fit PageWidth: 15 columns of 2 resources, 6 of
+	// 6, 1 of 100 (bars narrowed to fit), 23 of 1; five rows of them.
+	if Columns(2) != 75 || Columns(6) != 30 || Columns(100) != 5 || Columns(1) != 115 {
 		t.Errorf("Columns = %d %d %d %d", Columns(2), Columns(6), Columns(100), Columns(1))
 	}
 	for _, c := range []struct {
@@ -50,6 +59,12 @@ func TestPackingCounts(t *testing.T) {
 		}
 		if agg := strings.Contains(s.Desc, "aggregated"); agg != c.aggregated || (agg && s.Classes["segment"] == 0) {
 			t.Errorf("%d nodes × %d: aggregated %v (segments %d), want %v; desc %q", c.nodes, c.per, agg, s.Classes["segment"], c.aggregated, s.Desc)
+		}
+		if s.Width > PageWidth {
+			t.Errorf("%d nodes × %d: %g wide, more than PageWidth", c.nodes, c.per, s.Width)
+		}
+		if got := s.Classes["resource-label"]; got != 2*c.cols {
+			t.Errorf("%d nodes × %d: %d resource labels, want one per bar (%d)", c.nodes, c.per, got, 2*c.cols)
 		}
 		if len(doc) > 300<<10 {
 			t.Errorf("%d nodes × %d: %d bytes", c.nodes, c.per, len(doc))

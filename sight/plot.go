@@ -12,6 +12,13 @@ import (
 type Axes struct {
 	X, Y, W, H             float64
 	XMin, XMax, YMin, YMax float64
+	// Scale names the scale this plot shares with other panels (drawn on
+	// the same y range so they compare at a glance): the y tick labels get
+	// the classes "ytick" and "scale-"+Scale, so a test (or a reader's
+	// script) can check the panels agree. Empty: the ticks are "ytick".
+	Scale string
+	// XScale is Scale for the x axis (tick labels "xtick").
+	XScale string
 }
 
 // NewAxes returns the axes of the plot area (x, y, w, h) for the data
@@ -52,21 +59,27 @@ const tickCount = 5
 // and the axis titles: xlabel centred below, ylabel above the top-left
 // corner (horizontal, so it needs no rotation to read).
 func (a Axes) Draw(d *Doc, xlabel, ylabel string) {
-	label := Style{Fill: Ink, Size: 10, Anchor: "middle"}
+	label := Style{Class: "xtick", Fill: Ink, Size: MinText, Anchor: "middle"}
+	if a.XScale != "" {
+		label.Class += " scale-" + a.XScale
+	}
 	for _, v := range Ticks(a.XMin, a.XMax, tickCount) {
 		px := a.PX(v)
 		d.Line(px, a.Y, px, a.Y+a.H, Style{Stroke: Faint})
-		d.Text(px, a.Y+a.H+13, TickLabel(v, a.XMax-a.XMin), label)
+		d.Text(px, a.Y+a.H+14, TickLabel(v, a.XMax-a.XMin), label)
 	}
-	label.Anchor = "end"
+	label.Anchor, label.Class = "end", "ytick"
+	if a.Scale != "" {
+		label.Class += " scale-" + a.Scale
+	}
 	for _, v := range Ticks(a.YMin, a.YMax, tickCount) {
 		py := a.PY(v)
 		d.Line(a.X, py, a.X+a.W, py, Style{Stroke: Faint})
-		d.Text(a.X-4, py+3.5, TickLabel(v, a.YMax-a.YMin), label)
+		d.Text(a.X-4, py+4, TickLabel(v, a.YMax-a.YMin), label)
 	}
 	d.Rect(a.X, a.Y, a.W, a.H, Style{Fill: "none", Stroke: Ink})
-	d.Text(a.X+a.W/2, a.Y+a.H+28, xlabel, Style{Fill: Ink, Anchor: "middle", Size: 11})
-	d.Text(a.X, a.Y-6, ylabel, Style{Fill: Ink, Size: 11})
+	d.Text(a.X+a.W/2, a.Y+a.H+30, xlabel, Style{Fill: Ink, Anchor: "middle", Size: MinText})
+	d.Text(a.X, a.Y-6, ylabel, Style{Fill: Ink, Size: MinText})
 }
 
 // Ticks returns the round values ("nice numbers": 1, 2 or 5 times a power

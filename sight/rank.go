@@ -31,7 +31,7 @@ func TopN(weights map[string]float64, n int) (top []string, cut bool) {
 func (d *Doc) Legend(x, y, rowH float64, names, colours []string) float64 {
 	for i, n := range names {
 		d.Rect(x, y+float64(i)*rowH, rowH*0.8, rowH*0.8, Style{Class: "legend", Fill: colours[i]})
-		d.Text(x+rowH, y+float64(i)*rowH+rowH*0.7, n, Style{Fill: Ink, Size: rowH * 0.75})
+		d.Text(x+rowH, y+float64(i)*rowH+rowH*0.7, n, Style{Fill: Ink, Size: max(rowH*0.75, MinText)})
 	}
 	return y + float64(len(names))*rowH
 }

@@ -126,7 +126,7 @@ func (s Scatter) Draw(d *Doc, x, y, w, h float64) {
 	for i, c := range s.Corners {
 		d.Rect(a.PX(c.X)-3.5, a.PY(c.Y)-3.5, 7, 7, Style{Class: "shape", Fill: Colour(i), Stroke: Ink, Tip: c.Label})
 		if len(s.Corners) > len(Palette) { // past the palette colours repeat: number the shapes
-			d.Text(a.PX(c.X)+5, a.PY(c.Y)-4, strconv.Itoa(i), Style{Fill: Ink, Size: 9})
+			d.Text(a.PX(c.X)+5, a.PY(c.Y)-4, strconv.Itoa(i), Style{Fill: Ink, Size: MinText})
 		}
 	}
 }

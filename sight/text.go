@@ -18,7 +18,7 @@ func Notes(notes []string) string {
 }
 
 // footSize is the font size of a footnote line.
-const footSize = 10
+const footSize = MinText
 
 // Footnote writes notes (what the picture aggregated or left out) as
 // small text under everything drawn, wrapped to the canvas width, and
@@ -28,18 +28,27 @@ func (d *Doc) Footnote(notes []string) {
 	if len(notes) == 0 {
 		return
 	}
+	for _, l := range wrapText(strings.Join(notes, "; "), footSize, d.W-16) {
+		d.H += footSize * 1.5
+		d.Text(8, d.H-5, l, Style{Class: "note", Fill: Ink, Size: footSize})
+	}
+}
+
+// wrapText breaks s at spaces into lines of at most width units in a font
+// of the given size (a word longer than that keeps a line of its own);
+// nil for blank text.
+func wrapText(s string, size, width float64) []string {
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(strings.Join(notes, "; ")) {
-		if line != "" && TextWidth(line+" "+w, footSize) > d.W-16 {
+	for _, w := range strings.Fields(s) {
+		if line != "" && TextWidth(line+" "+w, size) > width {
 			lines, line = append(lines, line), w
 			continue
 		}
 		line = strings.TrimSpace(line + " " + w)
 	}
-	lines = append(lines, line)
-	for _, l := range lines {
-		d.H += footSize * 1.5
-		d.Text(8, d.H-5, l, Style{Class: "note", Fill: Ink, Size: footSize})
+	if line != "" {
+		lines = append(lines, line)
 	}
+	return lines
 }

@@ -3,6 +3,7 @@ package sight
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -128,9 +129,16 @@ func TestFootnote(t *testing.T) {
 	if d.H != 100 {
 		t.Errorf("no notes grew the canvas to %g", d.H)
 	}
-	d.Footnote([]string{"the 40 least used resources are not drawn", "5000 time bins are merged into 385"})
-	if d.H != 100+3*15 {
-		t.Errorf("canvas %g high, want three lines more", d.H)
+	notes := []string{"the 40 least used resources are not drawn", "5000 time bins are merged into 385"}
+	lines := wrapText(strings.Join(notes, "; "), footSize, 200-16)
+	d.Footnote(notes)
+	if len(lines) < 3 || d.H != 100+float64(len(lines))*footSize*1.5 {
+		t.Errorf("canvas %g high, want %d lines more (of %g)", d.H, len(lines), footSize*1.5)
+	}
+	for _, l := range lines {
+		if TextWidth(l, footSize) > 200-16 {
+			t.Errorf("footnote line %q is wider than the canvas", l)
+		}
 	}
 }
 

@@ -35,6 +35,54 @@ func (r *Runner) Picture(name string, request, response []byte) (svg []byte, err
 	return svg, nil
 }
 
+// Pictures draws answers of the named problem that are shown side by
+// side (a scenario's variants): requests[i] and responses[i] as Picture
+// takes them, nil responses[i] for none (its picture is nil). A problem
+// with a SharedPictureFunc draws every answer twice: first to learn the
+// top of each scale each needs, then all on the largest, so the same
+// bar length or time is the same width in every picture; others are
+// drawn once each, as Picture does.
+func (r *Runner) Pictures(name string, requests, responses [][]byte) (svgs [][]byte, err error) {
+	p, ok := r.Lookup(name)
+	if !ok || p.PictureShared == nil {
+		svgs = make([][]byte, len(responses))
+		for i, resp := range responses {
+			if resp != nil {
+				if svgs[i], err = r.Picture(name, requests[i], resp); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return svgs, nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			svgs, err = nil, &Error{Kind: KindInternal, Detail: fmt.Sprintf("panic in %s picture: %v", p.Name, v),
+				Err: fmt.Errorf("panic: %v\n%s", v, debug.Stack())}
+		}
+	}()
+	shared := map[string]float64{}
+	for pass := range 2 {
+		svgs = make([][]byte, len(responses))
+		for i, resp := range responses {
+			if resp == nil {
+				continue
+			}
+			svg, tops, err := p.PictureShared(requests[i], resp, shared)
+			if err != nil {
+				return nil, &Error{Kind: KindInternal, Detail: fmt.Sprintf("draw %s: %v", p.Name, err), Err: err}
+			}
+			svgs[i] = svg
+			for k, v := range tops {
+				if cur, ok := shared[k]; pass == 0 && (!ok || v > cur) {
+					shared[k] = v
+				}
+			}
+		}
+	}
+	return svgs, nil
+}
+
 // HasPicture reports whether the named problem can draw its answers.
 func (r *Runner) HasPicture(name string) bool {
 	p, ok := r.Lookup(name)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,47 @@ func TestDecodePicture(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s, %s: error %v, want %q…", c.request, c.response, err, c.want)
 		}
+	}
+}
+
+// TestRunnerPictures checks a problem with a SharedPictureFunc draws
+// answers side by side on the largest top any of them needs (here each
+// answer needs its response's number and writes the top it was given),
+// skips absent answers, and that a problem without one draws each answer
+// as Picture does.
+func TestRunnerPictures(t *testing.T) {
+	set, err := schemas.LoadWith(map[string][]byte{"toy.request.json": []byte(toySchema)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := func(req, resp json.RawMessage, tops map[string]float64) ([]byte, map[string]float64, error) {
+		var need float64
+		if err := json.Unmarshal(resp, &need); err != nil {
+			return nil, nil, err
+		}
+		top := max(need, tops["x"])
+		return []byte(fmt.Sprintf("%s:%g", req, top)), map[string]float64{"x": need}, nil
+	}
+	plain := func(req, resp json.RawMessage) ([]byte, error) { return append(append([]byte{}, req...), resp...), nil }
+	ps := []Problem{
+		{Name: "shared", RequestSchema: "toy.request.json", Picture: plain, PictureShared: shared},
+		{Name: "plain", RequestSchema: "toy.request.json", Picture: plain},
+	}
+	r, err := NewRunnerWithSchemas(ps, time.Second, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := [][]byte{[]byte("a"), []byte("b"), []byte("c")}
+	resps := [][]byte{[]byte("3"), nil, []byte("7")}
+	got, err := r.Pictures("shared", reqs, resps)
+	if err != nil || fmt.Sprintf("%q", got) != `["a:7" "" "c:7"]` {
+		t.Errorf("Pictures(shared) = %q, %v; want both drawn to 7, none for b", got, err)
+	}
+	got, err = r.Pictures("plain", reqs, resps)
+	if err != nil || fmt.Sprintf("%q", got) != `["a3" "" "c7"]` {
+		t.Errorf("Pictures(plain) = %q, %v", got, err)
+	}
+	if _, err := r.Pictures("shared", reqs[:1], [][]byte{[]byte("x")}); err == nil {
+		t.Error("an answer that does not decode drew")
 	}
 }

@@ -261,7 +261,17 @@ type Problem struct {
 	// Picture, when set, draws an answer of this problem as an SVG
 	// document (X-Sight's views; see PictureFunc and Runner.Picture).
 	Picture PictureFunc
+	// PictureShared, when set, is Picture for answers drawn side by side
+	// (a scenario's variants): it draws on shared scales (Runner.Pictures).
+	PictureShared SharedPictureFunc
 }
+
+// SharedPictureFunc is a PictureFunc that draws its data-sized scales
+// (bar lengths, time axes) to at least the tops shared names (nil: its
+// own), and returns the tops its answer needs, by the same names, so the
+// pictures of several answers can be drawn on one scale each
+// (Runner.Pictures).
+type SharedPictureFunc func(request, response json.RawMessage, shared map[string]float64) (svg []byte, tops map[string]float64, err error)
 
 // PictureFunc draws one answer as a complete SVG document (package
 // sight). request is the request body as sent, response the full JSON

@@ -43,6 +43,9 @@ type Typed[Req, In any] struct {
 	PreBuild bool
 	// Picture is Problem's: the answer drawn as SVG.
 	Picture PictureFunc
+	// PictureShared is Problem's: Picture on scales shared with other
+	// answers.
+	PictureShared SharedPictureFunc
 	// Memory, when set, estimates from the built instance's sizes an
 	// upper bound of the bytes the whole request needs at its peak (body,
 	// decoded document, instance, solve and answer; docs/MEMORY.md
@@ -75,6 +78,7 @@ func (t Typed[Req, In]) Problem() Problem {
 		Decode:         t.predecode,
 		Solve:          t.solve,
 		Picture:        t.Picture,
+		PictureShared:  t.PictureShared,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -60,11 +61,38 @@ func noPicture() solver.Problem {
 	return p
 }
 
+// posts counts the POST requests a test server answered, by path: a
+// solve is a POST /v1/{problem} or a POST /v1/jobs.
+type posts struct {
+	mu     sync.Mutex
+	byPath map[string]int
+}
+
+func (p *posts) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			p.mu.Lock()
+			p.byPath[r.URL.Path]++
+			p.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// take returns the counts so far and starts again from none.
+func (p *posts) take() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.byPath
+	p.byPath = map[string]int{}
+	return out
+}
+
 // startServer serves the whole API (solves, examples, jobs on a fresh
 // SQLite store, the page) on loopback for one test; beside the real
 // problems it has jobtest's sleep problem, a job that runs as long as
-// asked (for the cancel button).
-func startServer(t *testing.T, cfg httpapi.Config) (*httptest.Server, *solver.Runner) {
+// asked (for the cancel button). It counts the POST requests it answers.
+func startServer(t *testing.T, cfg httpapi.Config) (*httptest.Server, *solver.Runner, *posts) {
 	t.Helper()
 	set, err := jobtest.Schemas()
 	if err != nil {
@@ -80,12 +108,13 @@ func startServer(t *testing.T, cfg httpapi.Config) (*httptest.Server, *solver.Ru
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.Handler())
+	counted := &posts{byPath: map[string]int{}}
+	srv := httptest.NewServer(counted.wrap(api.Handler()))
 	t.Cleanup(func() {
 		srv.Close()
 		_ = stop(context.Background())
 	})
-	return srv, runner
+	return srv, runner, counted
 }
 
 // consoleErrors collects what the page logs as an error: console.error
@@ -172,6 +201,13 @@ func js[T any](t *testing.T, ctx context.Context, expr string) T {
 	return get(t, ctx, expr, chromedp.Evaluate[T](expr))
 }
 
+// jsAwait evaluates an expression whose value is a promise and returns
+// what it resolves to.
+func jsAwait[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	return get(t, ctx, expr, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
 	return get(t, ctx, "text of "+sel, chromedp.Text(chromedp.CSS(sel)))
@@ -216,37 +252,122 @@ func jsString(s string) string {
 	return string(b)
 }
 
-// checkPicture checks the picture pane shows a rendered picture: a
-// decoded image with a non-empty box, and a screenshot of it with a
-// meaningful share of non-background pixels.
-func checkPicture(t *testing.T, ctx context.Context, what string) {
+// checkPicture checks the picture pane shows a rendered picture: an
+// inline SVG with a non-empty box, and a screenshot of it with a
+// meaningful share of non-background pixels; and that it fits the page
+// (checkFits), returning what checkFits measured.
+func checkPicture(t *testing.T, ctx context.Context, what string) fit {
 	t.Helper()
 	if st := js[string](t, ctx, `document.getElementById("picture").dataset.state`); st != "shown" {
 		t.Fatalf("%s: no picture shown: %q", what, text(t, ctx, "#picture-caption"))
 	}
-	box := js[struct{ W, H, NW float64 }](t, ctx, `(() => { const i = document.getElementById("picture-img"),
-		r = i.getBoundingClientRect(); return {W: r.width, H: r.height, NW: i.naturalWidth}; })()`)
-	if box.W < 50 || box.H < 50 || box.NW == 0 {
-		t.Fatalf("%s: picture box %.0fx%.0f, natural width %.0f", what, box.W, box.H, box.NW)
+	box := js[struct{ W, H, NW float64 }](t, ctx, `(() => { const i = document.querySelector("#picture-svg > svg"),
+		r = i.getBoundingClientRect(); return {W: r.width, H: r.height, NW: i.width.baseVal.value}; })()`)
+	if box.W < minBox || box.H < minBox || box.NW == 0 {
+		t.Fatalf("%s: picture box %.0fx%.0f, own width %.0f", what, box.W, box.H, box.NW)
 	}
-	share := inkShare(t, visiblePicture(t, ctx))
+	if box.W > box.NW+0.5 {
+		t.Errorf("%s: picture shown %.0f px wide, larger than its own %.0f", what, box.W, box.NW)
+	}
+	share := inkShare(t, visiblePicture(t, ctx, "#picture-svg > svg"))
 	if share < minInkShare {
 		t.Fatalf("%s: only %.3f of the picture's pixels differ from its background (want >= %.2f)", what, share, minInkShare)
 	}
-	t.Logf("%s: picture %.0fx%.0f on the page, %.1f%% of its pixels drawn", what, box.W, box.H, 100*share)
+	fit := checkFits(t, ctx, what, "#picture-svg > svg")
+	if strings.HasPrefix(what, "xschedule/simulate") && len(fit.Scales["utilisation"]) != 2 {
+		t.Errorf("%s: utilisation panels on the shared scale: %v, want X-Schedule's and DRF's", what, fit.Scales)
+	}
+	if strings.HasPrefix(what, "flex") && len(fit.Scales["time"]) != 3 {
+		t.Errorf("%s: schedules on the shared time scale: %v, want Flex's, FIFO's and Fair's", what, fit.Scales)
+	}
+	t.Logf("%s: picture %.0fx%.0f on the page (own width %.0f), %.1f%% of its pixels drawn, smallest text %.1f px (box %.1f px), %d panels, shared scales %v",
+		what, box.W, box.H, box.NW, 100*share, fit.MinFont, fit.MinBox, fit.Panels, fit.Scales)
+	return fit
 }
 
-// visiblePicture screenshots the viewport with the picture scrolled into
-// view and crops it to the part of the picture the pane shows (a wide
-// picture scrolls sideways inside it).
-func visiblePicture(t *testing.T, ctx context.Context) image.Image {
+// minBox is the least width and height of a picture on the page, in CSS
+// px (the test sleep problem's, the smallest, is 100 by 40).
+const minBox = 30
+
+// minTextPx is the smallest rendered text a picture may show.
+const minTextPx = 11
+
+// fit is what checkFits measured of a picture on the page.
+type fit struct {
+	// Outside lists the panels (the picture itself first) whose box
+	// passes the viewport's left or right edge, as "left..right".
+	Outside []string
+	Panels  int
+	// MinFont is the smallest text's size in CSS px (its font size times
+	// its screen transform's scale); MinBox the smallest height of an
+	// unrotated text's getBoundingClientRect.
+	MinFont, MinBox float64
+	// Scales maps each shared scale (class scale-NAME on tick labels) to
+	// its panels' largest tick values, one per panel drawing it.
+	Scales map[string][]float64
+	Width  float64
+}
+
+// checkFits measures a picture (the SVG at sel) in the DOM: every panel
+// inside the viewport's width, no text under minTextPx, and panels that
+// share a scale topped at the same tick.
+func checkFits(t *testing.T, ctx context.Context, what, sel string) fit {
 	t.Helper()
-	r := js[struct{ X, Y, W, H, Scale float64 }](t, ctx, `(() => {
-		const i = document.getElementById("picture-img"); i.scrollIntoView({block: "center"});
-		const a = i.getBoundingClientRect(), b = document.getElementById("picture").getBoundingClientRect();
+	f := js[fit](t, ctx, fmt.Sprintf(`(() => {
+		const root = document.querySelector(%q), vw = document.documentElement.clientWidth;
+		const panels = [root, ...root.querySelectorAll("svg.panel")];
+		const out = [];
+		for (const p of panels) {
+			const r = p.getBoundingClientRect();
+			if (r.left < -0.5 || r.right > vw + 0.5) out.push(r.left.toFixed(1) + ".." + r.right.toFixed(1));
+		}
+		let minFont = 1e9, minBox = 1e9;
+		for (const e of root.querySelectorAll("text")) {
+			if (!e.textContent.trim()) continue;
+			const m = e.getScreenCTM();
+			minFont = Math.min(minFont, parseFloat(getComputedStyle(e).fontSize) * Math.hypot(m.a, m.b));
+			const r = e.getBoundingClientRect();
+			if (!e.getAttribute("transform") && r.height > 0) minBox = Math.min(minBox, r.height);
+		}
+		const scales = {};
+		for (const p of panels) {
+			const top = {};
+			for (const e of p.querySelectorAll('text[class*="scale-"]')) {
+				if (e.closest("svg") !== p) continue;
+				for (const c of e.classList) if (c.startsWith("scale-")) top[c.slice(6)] = Math.max(top[c.slice(6)] ?? -1e308, Number(e.textContent));
+			}
+			for (const [k, v] of Object.entries(top)) (scales[k] ??= []).push(v);
+		}
+		return {Outside: out, Panels: panels.length - 1, MinFont: minFont, MinBox: minBox, Scales: scales, Width: vw};
+	})()`, sel))
+	if len(f.Outside) > 0 {
+		t.Errorf("%s: %d panel(s) pass the %.0f px viewport: %v", what, len(f.Outside), f.Width, f.Outside)
+	}
+	if f.MinFont < minTextPx || f.MinBox < minTextPx {
+		t.Errorf("%s: smallest text %.1f px (box %.1f px) at a %.0f px viewport, want >= %d", what, f.MinFont, f.MinBox, f.Width, minTextPx)
+	}
+	for name, tops := range f.Scales {
+		for _, v := range tops {
+			if v != tops[0] {
+				t.Errorf("%s: panels sharing scale %q top at %v, want one value", what, name, tops)
+				break
+			}
+		}
+	}
+	return f
+}
+
+// visiblePicture screenshots the viewport with the picture (sel)
+// scrolled into view and crops it to the part of the picture the pane
+// shows.
+func visiblePicture(t *testing.T, ctx context.Context, sel string) image.Image {
+	t.Helper()
+	r := js[struct{ X, Y, W, H, Scale float64 }](t, ctx, fmt.Sprintf(`(() => {
+		const i = document.querySelector(%q); i.scrollIntoView({block: "center"});
+		const a = i.getBoundingClientRect(), b = i.parentElement.getBoundingClientRect();
 		const x = Math.max(a.left, b.left, 0), y = Math.max(a.top, b.top, 0);
 		const r = Math.min(a.right, b.right, innerWidth), btm = Math.min(a.bottom, b.bottom, innerHeight);
-		return {X: x, Y: y, W: r - x, H: btm - y, Scale: devicePixelRatio}; })()`)
+		return {X: x, Y: y, W: r - x, H: btm - y, Scale: devicePixelRatio}; })()`, sel))
 	shot := get(t, ctx, "screenshot", chromedp.CaptureScreenshot())
 	img, err := png.Decode(bytes.NewReader(shot))
 	if err != nil {
@@ -254,7 +375,7 @@ func visiblePicture(t *testing.T, ctx context.Context) image.Image {
 	}
 	px := func(v float64) int { return int(v * r.Scale) }
 	crop := image.Rect(px(r.X), px(r.Y), px(r.X+r.W), px(r.Y+r.H))
-	if crop.Dx() < 50 || crop.Dy() < 50 {
+	if crop.Dx() < minBox || crop.Dy() < minBox {
 		t.Fatalf("the visible picture is %v", crop)
 	}
 	return img.(interface {
@@ -303,9 +424,9 @@ func saveScreenshot(t *testing.T, ctx context.Context, sel, name string) {
 // located, a job followed to its end, a scenario with its variants side
 // by side, the job list, and no console error throughout.
 func TestUIEndToEnd(t *testing.T) {
-	ctx, console := newBrowser(t, 90*time.Second)
-	srv, runner := startServer(t, httpapi.Config{})
-	do(t, ctx, "open /ui/", chromedp.Navigate(srv.URL+"/ui/"),
+	ctx, console := newBrowser(t, 300*time.Second)
+	srv, runner, counted := startServer(t, httpapi.Config{})
+	do(t, ctx, "open /ui/", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/ui/"),
 		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)))
 	names := js[[]string](t, ctx, `[...document.querySelectorAll("#problem option")].map(o => o.value)`)
 	if len(names) != len(runner.Problems()) {
@@ -317,6 +438,10 @@ func TestUIEndToEnd(t *testing.T) {
 		}
 		t.Run("sync/"+strings.ReplaceAll(name, "/", "-"), func(t *testing.T) { solveExample(t, ctx, runner, name) })
 	}
+	t.Run("one solve", func(t *testing.T) { oneSolve(t, ctx, counted) })
+	t.Run("scenario file", func(t *testing.T) { scenarioFile(t, ctx, "1280") })
+	t.Run("form", func(t *testing.T) { schemaForm(t, ctx) })
+	t.Run("compare", func(t *testing.T) { compare(t, ctx) })
 	t.Run("no picture", func(t *testing.T) { withoutPicture(t, ctx) })
 	t.Run("file", func(t *testing.T) { loadFile(t, ctx) })
 	t.Run("labels", func(t *testing.T) { labelled(t, ctx) })
@@ -326,6 +451,22 @@ func TestUIEndToEnd(t *testing.T) {
 	t.Run("job", func(t *testing.T) { runJob(t, ctx) })
 	t.Run("scenario", func(t *testing.T) { runScenario(t, ctx) })
 	t.Run("cancel", func(t *testing.T) { cancelJob(t, ctx) })
+	// At 800 px the panes stack; every picture must still fit.
+	do(t, ctx, "800 px wide", chromedp.EmulateViewport(800, 900))
+	for _, name := range names {
+		if strings.HasPrefix(name, "test/") {
+			continue
+		}
+		t.Run("800/"+strings.ReplaceAll(name, "/", "-"), func(t *testing.T) {
+			choose(t, ctx, name)
+			if st, msg := act(t, ctx, "#run-sync", ""); st != "done" {
+				t.Fatalf("%s: status %s: %s", name, st, msg)
+			}
+			checkPicture(t, ctx, name+" at 800 px")
+		})
+	}
+	t.Run("800/scenario file", func(t *testing.T) { scenarioFile(t, ctx, "800") })
+	do(t, ctx, "1280 px wide", chromedp.EmulateViewport(1280, 900))
 	t.Run("token", func(t *testing.T) { withToken(t, ctx) })
 	if errs := console.list(); len(errs) > 0 {
 		t.Errorf("the console logged %d error(s):\n%s", len(errs), strings.Join(errs, "\n"))
@@ -343,9 +484,9 @@ func solveExample(t *testing.T, ctx context.Context, runner *solver.Runner, name
 	}
 	checkPicture(t, ctx, name)
 	p, _ := runner.Lookup(name)
-	downloads := js[[]string](t, ctx, `["dl-json", "dl-svg"].map(id => { const a = document.getElementById(id);
+	downloads := js[[]string](t, ctx, `["dl-json", "dl-svg", "dl-png"].map(id => { const a = document.getElementById(id);
 		return a.hidden || !a.href.startsWith("blob:") ? "" : a.download; })`)
-	if want := []string{p.Command() + "-answer.json", p.Command() + "-picture.svg"}; fmt.Sprint(downloads) != fmt.Sprint(want) {
+	if want := []string{p.Command() + "-answer.json", p.Command() + "-picture.svg", p.Command() + "-picture.png"}; fmt.Sprint(downloads) != fmt.Sprint(want) {
 		t.Errorf("%s: downloads offered %q, want %q", name, downloads, want)
 	}
 	saveScreenshot(t, ctx, "#picture", "ui-"+p.Command())
@@ -420,8 +561,8 @@ func runJob(t *testing.T, ctx context.Context) {
 	}
 	checkPicture(t, ctx, "job")
 	do(t, ctx, "actual size", chromedp.Click(chromedp.CSS("#picture-size")))
-	if w := js[[2]float64](t, ctx, `(() => { const i = document.getElementById("picture-img");
-		return [i.getBoundingClientRect().width, i.naturalWidth]; })()`); w[0] != w[1] {
+	if w := js[[2]float64](t, ctx, `(() => { const i = document.querySelector("#picture-svg > svg");
+		return [i.getBoundingClientRect().width, i.width.baseVal.value]; })()`); w[0] != w[1] {
 		t.Errorf("Actual size shows the picture %v px wide, its own width is %v", w[0], w[1])
 	}
 	do(t, ctx, "fitted size", chromedp.Click(chromedp.CSS("#picture-size")))
@@ -429,22 +570,28 @@ func runJob(t *testing.T, ctx context.Context) {
 		chromedp.WithPollingTimeout(10*time.Second)))
 }
 
-// runScenario runs a scenario of two variants: the comparison shows one
-// column per variant (the base first) and the picture their panels.
+// runScenario runs a scenario of three variants (one a JSON Patch): the
+// comparison shows one column per variant (the base first) and the
+// picture their panels, on one scale.
 func runScenario(t *testing.T, ctx context.Context) {
 	choose(t, ctx, "cmmf")
 	js[any](t, ctx, `document.getElementById("scenario").open = true`)
 	setValue(t, ctx, "variants", `[{"name": "divisible", "patch": {"divisible": true}},
 		{"name": "no-gpu", "patch": {"machine_types": [{"name": "standard", "count": 10,
-		"attributes": {"memory_gb": 7, "gpu": false, "net_gbps": 1}}]}}]`)
+		"attributes": {"memory_gb": 7, "gpu": false, "net_gbps": 1}}]}},
+		{"name": "more-standard", "patch": [{"op": "replace", "path": "/machine_types/0/count", "value": 40}]}]`)
 	if st, msg := act(t, ctx, "#run-scenario", ""); st != "done" {
 		t.Fatalf("scenario: status %s: %s", st, msg)
 	}
 	heads := js[[]string](t, ctx, `[...document.querySelectorAll("#comparison thead th")].map(e => e.textContent)`)
-	if want := []string{"figure", "base", "divisible", "no-gpu"}; fmt.Sprint(heads) != fmt.Sprint(want) {
+	if want := []string{"figure", "base", "divisible", "no-gpu", "more-standard"}; fmt.Sprint(heads) != fmt.Sprint(want) {
 		t.Errorf("comparison columns %v, want %v", heads, want)
 	}
-	checkPicture(t, ctx, "scenario")
+	// The variants' bars share one scale (more-standard's longest bar
+	// sets it), which checkPicture finds equal in every panel.
+	if f := checkPicture(t, ctx, "scenario"); len(f.Scales["machines"]) != 4 {
+		t.Errorf("scenario panels on the machines scale: %v, want the base's and 3 variants'", f.Scales)
+	}
 	saveScreenshot(t, ctx, "#result", "ui-scenario")
 }
 
@@ -479,7 +626,8 @@ func cancelJob(t *testing.T, ctx context.Context) {
 func withToken(t *testing.T, ctx context.Context) {
 	const token = "ui-test-token"
 	path := filepath.Join(t.TempDir(), "tokens")
-	line := "acme solve,jobs " + httpapi.HashToken(token) + "\n"
+	const solveOnly = "ui-test-solve-only"
+	line := "acme solve,jobs " + httpapi.HashToken(token) + "\nsolo solve " + httpapi.HashToken(solveOnly) + "\n"
 	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +635,7 @@ func withToken(t *testing.T, ctx context.Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := startServer(t, httpapi.Config{Auth: auth})
+	srv, _, _ := startServer(t, httpapi.Config{Auth: auth})
 	do(t, ctx, "open /ui/ with tokens", chromedp.Navigate(srv.URL+"/ui/"),
 		chromedp.Poll[chromedp.Void](`document.body.dataset.finished === "1"`, chromedp.WithPollingTimeout(10*time.Second)))
 	if msg := text(t, ctx, "#status"); !strings.Contains(msg, "401") {
@@ -506,6 +654,17 @@ func withToken(t *testing.T, ctx context.Context) {
 	}
 	if kept := js[string](t, ctx, `sessionStorage.getItem("xflex.token")`); kept != token {
 		t.Errorf("sessionStorage holds %q", kept)
+	}
+	// A token without the jobs scope: Run now answers from POST
+	// /v1/{problem} and says why there is no picture (drawing one would
+	// solve a second time).
+	act(t, ctx, "", fmt.Sprintf(`(() => { const e = document.getElementById("token");
+		e.value = %q; e.dispatchEvent(new Event("change")); })()`, solveOnly))
+	if st, msg := act(t, ctx, "#run-sync", ""); st != "done" || !strings.Contains(text(t, ctx, "#response"), `"result"`) {
+		t.Fatalf("solve without the jobs scope: %s %s", st, msg)
+	}
+	if caption := text(t, ctx, "#picture-caption"); !strings.Contains(caption, "no jobs API") {
+		t.Errorf("without the jobs scope the picture pane says %q", caption)
 	}
 }
 
@@ -559,7 +718,7 @@ func withoutPicture(t *testing.T, ctx context.Context) {
 		t.Fatalf("status %s: %s", st, msg)
 	}
 	caption := text(t, ctx, "#picture-caption")
-	hidden := js[bool](t, ctx, `document.getElementById("picture-img").hidden && document.getElementById("dl-svg").hidden`)
+	hidden := js[bool](t, ctx, `document.querySelector("#picture-svg svg") === null && document.getElementById("dl-svg").hidden`)
 	if !strings.Contains(caption, "406") || !hidden {
 		t.Errorf("no picture: caption %q, image and its download hidden %v", caption, hidden)
 	}
@@ -583,4 +742,135 @@ func loadFile(t *testing.T, ctx context.Context) {
 	if msg := text(t, ctx, "#status"); !strings.Contains(msg, "mine.json") {
 		t.Errorf("status after loading the file: %q", msg)
 	}
+}
+
+// oneSolve checks "Run now" solves once: one POST (a job, whose stored
+// answer the picture is drawn from), no second solve for the picture.
+func oneSolve(t *testing.T, ctx context.Context, counted *posts) {
+	choose(t, ctx, "cmmf")
+	counted.take()
+	if st, msg := act(t, ctx, "#run-sync", ""); st != "done" {
+		t.Fatalf("run now: status %s: %s", st, msg)
+	}
+	checkPicture(t, ctx, "run now")
+	got := counted.take()
+	solves := 0
+	for path, n := range got {
+		if path == "/v1/jobs" || path == "/v1/cmmf" {
+			solves += n
+		}
+	}
+	if solves != 1 {
+		t.Errorf("Run now sent %v: %d solves, want exactly 1", got, solves)
+	}
+	saveScreenshot(t, ctx, "main", "ui-page")
+}
+
+// scenarioFile loads examples/scenario.json as it is (a whole POST
+// /v1/jobs body) with the file field: the page splits it into the
+// problem, the request and the variants; Run scenario solves it, the
+// JSON Patch variant's two appended nodes included, and its picture fits.
+func scenarioFile(t *testing.T, ctx context.Context, width string) {
+	path, err := filepath.Abs(filepath.Join("..", "..", "examples", "scenario.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js[any](t, ctx, `document.getElementById("file").value = ""`)
+	before := js[string](t, ctx, `document.body.dataset.finished`)
+	do(t, ctx, "choose scenario.json", chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{path}),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.dataset.finished !== %q`, before),
+			chromedp.WithPollingTimeout(20*time.Second)))
+	loaded := js[struct{ Problem, Status, Request, Variants string }](t, ctx, `({Problem: document.getElementById("problem").value,
+		Status: document.getElementById("status").textContent, Request: document.getElementById("request").value,
+		Variants: document.getElementById("variants").value})`)
+	if loaded.Problem != "xselect" || !strings.Contains(loaded.Status, "2 variant") ||
+		!strings.HasPrefix(strings.TrimSpace(loaded.Request), `{`) || strings.Contains(loaded.Request, `"variants"`) ||
+		!strings.Contains(loaded.Variants, `"/nodes/-"`) {
+		t.Fatalf("scenario.json loaded as %+v", loaded)
+	}
+	if st, msg := act(t, ctx, "#run-scenario", ""); st != "done" {
+		t.Fatalf("scenario.json: status %s: %s", st, msg)
+	}
+	heads := js[[]string](t, ctx, `[...document.querySelectorAll("#comparison thead th")].map(e => e.textContent)`)
+	if want := []string{"figure", "base", "more-big-nodes", "double-web"}; fmt.Sprint(heads) != fmt.Sprint(want) {
+		t.Errorf("comparison columns %v, want %v", heads, want)
+	}
+	// The JSON Patch variant's answer places containers on the two nodes
+	// it appended.
+	answer := jsAwait[string](t, ctx, `(async () => { const id = document.getElementById("status").textContent.split(" ")[1];
+		const r = await fetch("/v1/jobs/" + id + "/variants/more-big-nodes/result"); return r.status + " " + await r.text(); })()`)
+	if !strings.HasPrefix(answer, "200 ") || !strings.Contains(answer, `"c3"`) {
+		t.Errorf("the JSON Patch variant's answer: %.300s", answer)
+	}
+	checkPicture(t, ctx, "scenario.json at "+width)
+}
+
+// schemaForm checks the fields generated from xsize's request schema (k,
+// epsilon, budget_ms, seed) follow the editor, and that a field's change
+// rewrites only its value in the editor's text.
+func schemaForm(t *testing.T, ctx context.Context) {
+	choose(t, ctx, "xsize")
+	do(t, ctx, "fields", chromedp.Poll[chromedp.Void](`document.querySelector('#fields [data-pointer="/k"]') !== null`,
+		chromedp.WithPollingTimeout(10*time.Second)))
+	fields := js[[]string](t, ctx, `[...document.querySelectorAll("#fields [data-pointer]")].map(e => e.dataset.pointer)`)
+	for _, want := range []string{"/k", "/epsilon", "/budget_ms", "/seed", "/baselines"} {
+		if !strings.Contains(strings.Join(fields, " "), want) {
+			t.Errorf("fields %v lack %s", fields, want)
+		}
+	}
+	ex, _ := examples.Request("xsize")
+	var req map[string]any
+	if err := json.Unmarshal(ex, &req); err != nil {
+		t.Fatal(err)
+	}
+	if k := js[string](t, ctx, `document.querySelector('#fields [data-pointer="/k"]').value`); k != fmt.Sprint(req["k"]) {
+		t.Errorf("the k field shows %q, the example has k = %v", k, req["k"])
+	}
+	js[any](t, ctx, `(() => { const e = document.querySelector('#fields [data-pointer="/k"]');
+		e.value = "2"; e.dispatchEvent(new Event("change")); })()`)
+	got := js[string](t, ctx, `document.getElementById("request").value`)
+	if want := strings.Replace(string(ex), fmt.Sprintf(`"k": %v`, req["k"]), `"k": 2`, 1); got != want || got == string(ex) {
+		t.Errorf("after k = 2 in its field the editor holds:\n%s\nwant the example with only k changed", got)
+	}
+	setValue(t, ctx, "request", strings.Replace(got, `"k": 2`, `"k": 3`, 1))
+	do(t, ctx, "field follows the editor", chromedp.Poll[chromedp.Void](
+		`document.querySelector('#fields [data-pointer="/k"]').value === "3"`, chromedp.WithPollingTimeout(10*time.Second)))
+}
+
+// compare runs cmmf's example twice with different seeds as jobs, ticks
+// both in the job list and compares them: a column per job, a CSV of the
+// table, and both pictures, each fitting the page.
+func compare(t *testing.T, ctx context.Context) {
+	choose(t, ctx, "cmmf")
+	var ids []string
+	for _, seed := range []string{"1", "2"} {
+		js[any](t, ctx, `(() => { const e = document.querySelector('#fields [data-pointer="/seed"]');
+			e.value = "`+seed+`"; e.dispatchEvent(new Event("change")); })()`)
+		if st, msg := act(t, ctx, "#run-job", ""); st != "done" {
+			t.Fatalf("job: %s %s", st, msg)
+		}
+		ids = append(ids, js[string](t, ctx, `document.getElementById("status").textContent.split(" ")[1]`))
+	}
+	do(t, ctx, "job list", chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector('#job-list input.pick[value=%q]') !== null`, ids[0]),
+		chromedp.WithPollingTimeout(10*time.Second)))
+	js[any](t, ctx, fmt.Sprintf(`[%q, %q].forEach(id => document.querySelector('#job-list input.pick[value="' + id + '"]').checked = true)`, ids[0], ids[1]))
+	if st, msg := act(t, ctx, "#compare-jobs", ""); st != "done" {
+		t.Fatalf("compare: %s %s", st, msg)
+	}
+	heads := js[[]string](t, ctx, `[...document.querySelectorAll("#compare-table thead th")].map(e => e.textContent)`)
+	if len(heads) != 3 || heads[1] != ids[0] || heads[2] != ids[1] {
+		t.Errorf("comparison heads %v, want figure and %v", heads, ids)
+	}
+	csv := js[string](t, ctx, `(() => { const a = document.getElementById("dl-csv");
+		return a.href.startsWith("blob:") ? a.download + "\n" + a.csv : ""; })()`)
+	if !strings.HasPrefix(csv, "compare-cmmf.csv\nfigure,"+ids[0]+","+ids[1]+"\r\n") || !strings.Contains(csv, "\r\nstatus,") {
+		t.Errorf("CSV download:\n%s", csv)
+	}
+	if n := js[int](t, ctx, `document.querySelectorAll("#compare-pictures figure svg").length`); n != 2 {
+		t.Fatalf("%d pictures compared, want 2", n)
+	}
+	for i := range 2 {
+		checkFits(t, ctx, "compared picture", fmt.Sprintf("#compare-pictures figure:nth-child(%d) > svg", i+1))
+	}
+	saveScreenshot(t, ctx, "#compare", "ui-compare")
 }

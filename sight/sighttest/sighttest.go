@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,19 @@ type Shape struct {
 	// Text is all character data outside <title> and <desc> elements
 	// (the visible text), each piece followed by a newline.
 	Text string
+	// Width is the root's width; MinFont the smallest font-size written
+	// anywhere (0 when none is).
+	Width, MinFont float64
 }
+
+// PageWidth and MinText are sight.PageWidth and sight.MinText (this
+// package cannot import sight, whose tests use it; sight's tests check
+// they agree): every picture fits the page's width and writes no text
+// smaller than the page can show at 11 px.
+const (
+	PageWidth = 720
+	MinText   = 12
+)
 
 // Parse reads doc with encoding/xml; an error means it is not well-formed
 // or its root is not <svg>.
@@ -67,6 +80,14 @@ func (s *Shape) attrs(e xml.StartElement, depth int) {
 		if depth == 1 && a.Name.Local == "viewBox" {
 			s.ViewBox = a.Value
 		}
+		if depth == 1 && a.Name.Local == "width" {
+			s.Width, _ = strconv.ParseFloat(a.Value, 64)
+		}
+		if a.Name.Local == "font-size" {
+			if v, err := strconv.ParseFloat(a.Value, 64); err == nil && (s.MinFont == 0 || v < s.MinFont) {
+				s.MinFont = v
+			}
+		}
 		if a.Name.Local == "class" {
 			for _, c := range strings.Fields(a.Value) {
 				s.Classes[c]++
@@ -89,7 +110,8 @@ func (s *Shape) charData(path []string, data string, text *strings.Builder) {
 }
 
 // Check parses doc and fails t unless it is well-formed with a viewBox, a
-// title and a desc; it returns the shape for counting.
+// title and a desc, no wider than PageWidth and with no text smaller than
+// MinText; it returns the shape for counting.
 func Check(t testing.TB, doc []byte) Shape {
 	t.Helper()
 	s, err := Parse(doc)
@@ -101,6 +123,12 @@ func Check(t testing.TB, doc []byte) Shape {
 	}
 	if strings.TrimSpace(s.Title) == "" || strings.TrimSpace(s.Desc) == "" {
 		t.Errorf("SVG title %q, desc %q: want both", s.Title, s.Desc)
+	}
+	if s.Width > PageWidth {
+		t.Errorf("SVG is %g wide, more than the page's %d", s.Width, PageWidth)
+	}
+	if s.MinFont < MinText {
+		t.Errorf("SVG writes text of size %g, less than %d", s.MinFont, MinText)
 	}
 	return s
 }

@@ -23,9 +23,20 @@ const (
 // beside the same users' totals under Choosy and under independent
 // allocation, one panel each on one scale.
 func picture(request, response json.RawMessage) ([]byte, error) {
+	svg, _, err := pictureShared(request, response, nil)
+	return svg, err
+}
+
+// barScale names the shared scale of the bars (solver.SharedPictureFunc).
+const barScale = "machines"
+
+// pictureShared is picture with the bars on a scale of at least
+// shared[barScale] machines (a scenario's variants on one scale); it
+// returns the longest bar its own answer needs.
+func pictureShared(request, response json.RawMessage, shared map[string]float64) ([]byte, map[string]float64, error) {
 	req, result, meta, err := solver.DecodePicture[Request, Result](request, response)
 	if err != nil {
-		return nil, fmt.Errorf("cmmf picture: %w", err)
+		return nil, nil, fmt.Errorf("cmmf picture: %w", err)
 	}
 	res := &result
 	chart := sight.BarChart{Unit: "machines", Segments: segmentNames(&req, res)}
@@ -34,22 +45,24 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	if n := chart.KeepSegments(maxSegments); n > 0 {
 		notes = append(notes, fmt.Sprintf("the %d %ss least allocated are grouped as other", n, kindOf(&req)))
 	}
-	chart.Segments, chart.Colours = withBaseline(chart.Segments, chart.Colours)
-	chart.Panels[0] = widen(chart.Panels[0], len(chart.Segments))
+	chart = withBaselines(chart)
+	n := len(chart.Segments)
+	chart.Panels[0] = widen(chart.Panels[0], n)
 	if res.Choosy.Skipped == "" {
-		chart.Panels = append(chart.Panels, totalsPanel("Choosy", res.Choosy.Users, res.Choosy.RMSE, len(chart.Segments)))
+		chart.Panels = append(chart.Panels, totalsPanel("Choosy", res.Choosy.Users, res.Choosy.RMSE, n, n-2))
 	} else {
 		notes = append(notes, "Choosy not run: "+res.Choosy.Skipped)
 	}
-	chart.Panels = append(chart.Panels, totalsPanel("Independent", res.Independent.Users, res.Independent.RMSE, len(chart.Segments)))
+	chart.Panels = append(chart.Panels, totalsPanel("Independent", res.Independent.Users, res.Independent.RMSE, n, n-1))
 	if n := chart.KeepBars(maxBars); n > 0 {
 		notes = append(notes, fmt.Sprintf("the %d users with the largest CMMF totals are drawn; the other %d are drawn as one bar of their mean", maxBars, n))
 	}
 	desc := fmt.Sprintf("Allocation per user, stacked by %s: CMMF (%s, divisible %t) beside the baselines' totals. %d users, %d panels.",
 		kindOf(&req), meta.Status, res.Divisible, len(res.Users), len(chart.Panels))
+	chart.Top = shared[barScale]
 	d := chart.Doc("CMMF allocation", desc+sight.Notes(notes))
 	d.Footnote(notes)
-	return d.Bytes(), nil
+	return d.Bytes(), map[string]float64{barScale: chart.Max()}, nil
 }
 
 // kindOf names what a bar's segments are.
@@ -113,27 +126,39 @@ func cmmfPanel(res *Result, segs []string, status string) sight.BarPanel {
 }
 
 // totalsPanel is a baseline's bars: each user's total, not split by
-// machine type (the baselines report totals only), in the last of segs
-// segments.
-func totalsPanel(title string, users []Total, rmse float64, segs int) sight.BarPanel {
+// machine type (the baselines report totals only), in segment seg of
+// segs.
+func totalsPanel(title string, users []Total, rmse float64, segs, seg int) sight.BarPanel {
 	p := sight.BarPanel{Title: title, Note: "RMSE vs CMMF " + sight.Value(rmse)}
 	for _, u := range users {
 		b := sight.Bar{Label: u.Name, Parts: make([]float64, segs)}
-		b.Parts[segs-1] = u.Total
+		b.Parts[seg] = u.Total
 		p.Bars = append(p.Bars, b)
 	}
 	return p
 }
 
-// withBaseline adds the segment of the baselines' unsplit totals (black)
+// Baselines' colours: they report totals only, drawn light in a dashed
+// outline (sight.BarChart.Dashes), each its own dash and grey, so neither
+// is mistaken for a machine kind nor for the other.
+const (
+	choosyColour      = "#000000"
+	independentColour = "#666666"
+)
+
+// withBaselines adds the segments of the two baselines' unsplit totals
 // after the machine kinds (palette colours unless already coloured).
-func withBaseline(segs, cols []string) ([]string, []string) {
-	if cols == nil {
-		for i := range segs {
-			cols = append(cols, sight.Colour(i))
+func withBaselines(c sight.BarChart) sight.BarChart {
+	if c.Colours == nil {
+		for i := range c.Segments {
+			c.Colours = append(c.Colours, sight.Colour(i))
 		}
 	}
-	return append(segs, "baseline total (not split)"), append(cols, sight.Palette[len(sight.Palette)-1])
+	c.Dashes = make([]string, len(c.Segments), len(c.Segments)+2)
+	c.Segments = append(c.Segments, "Choosy total (not split)", "Independent total (not split)")
+	c.Colours = append(c.Colours, choosyColour, independentColour)
+	c.Dashes = append(c.Dashes, "4 2", "1 2")
+	return c
 }
 
 // widen gives every bar of p n parts (the new ones zero).

@@ -27,7 +27,7 @@ func TestPictureStored(t *testing.T) {
 
 // A thousand users on twenty machine types draw as the 60 largest and one
 // "other" bar per panel, 7 colours for types (6 named and other) plus the
-// baselines', and the picture says so.
+// two baselines' (each its own dashed outline), and the picture says so.
 func TestPictureAggregates(t *testing.T) {
 	req := Request{}
 	res := Result{}
@@ -50,10 +50,10 @@ func TestPictureAggregates(t *testing.T) {
 	if got, want := s.Classes["bar"], 3*(maxBars+1); got != want {
 		t.Errorf("%d bars, want %d", got, want)
 	}
-	if got, want := s.Classes["legend"], maxSegments+1; got != want {
+	if got, want := s.Classes["legend"], maxSegments+2; got != want {
 		t.Errorf("%d legend entries, want %d", got, want)
 	}
-	for _, want := range []string{"other (940)", "other (14)"} {
+	for _, want := range []string{"other (940)", "other (14)", "Choosy total", "Independent total"} {
 		if !strings.Contains(s.Text, want) {
 			t.Errorf("picture text lacks %q", want)
 		}

@@ -25,9 +25,20 @@ const (
 // policy alone, or with compare every policy (the exact optima mmf, pf
 // and efficiency beside the progressive-filling family) on one scale.
 func picture(request, response json.RawMessage) ([]byte, error) {
+	svg, _, err := pictureShared(request, response, nil)
+	return svg, err
+}
+
+// barScale names the shared scale of the bars (solver.SharedPictureFunc).
+const barScale = "tasks"
+
+// pictureShared is picture with the bars on a scale of at least
+// shared[barScale] tasks (a scenario's variants on one scale); it returns
+// the longest bar its own answer needs.
+func pictureShared(request, response json.RawMessage, shared map[string]float64) ([]byte, map[string]float64, error) {
 	req, res, _, err := solver.DecodePicture[Request, Result](request, response)
 	if err != nil {
-		return nil, fmt.Errorf("fairshare picture: %w", err)
+		return nil, nil, fmt.Errorf("fairshare picture: %w", err)
 	}
 	results := res.Compare
 	if len(results) == 0 {
@@ -55,9 +66,10 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	desc := fmt.Sprintf("Tasks per framework, stacked by server, under %d %s (%s). %d frameworks on %d servers.",
 		len(results), plural(len(results), "policy", "policies"), titles(results), len(res.Frameworks), len(req.Servers))
+	chart.Top = shared[barScale]
 	d := chart.Doc("Fair shares on heterogeneous servers", desc+sight.Notes(notes))
 	d.Footnote(notes)
-	return d.Bytes(), nil
+	return d.Bytes(), map[string]float64{barScale: chart.Max()}, nil
 }
 
 // serverNames lists the servers in request order, then any name only an

@@ -22,6 +22,7 @@ func Problem() solver.Problem {
 		Solve:          solve,
 		PreBuild:       true,
 		Picture:        picture,
+		PictureShared:  pictureShared,
 		Memory:         memory,
 	}.Problem()
 }

@@ -20,9 +20,21 @@ const maxBaselineJobs = sight.MaxRows
 // schedules of the same request (recomputed: the response lists only
 // their objectives), each panel titled with its objective.
 func picture(request, response json.RawMessage) ([]byte, error) {
+	svg, _, err := pictureShared(request, response, nil)
+	return svg, err
+}
+
+// timeScale names the shared scale of the schedules' time axes
+// (solver.SharedPictureFunc).
+const timeScale = "time"
+
+// pictureShared is picture with the time axis running to at least
+// shared[timeScale] (a scenario's variants on one axis); it returns the
+// end its own schedules need.
+func pictureShared(request, response json.RawMessage, shared map[string]float64) ([]byte, map[string]float64, error) {
 	req, res, meta, err := solver.DecodePicture[Request, pictureResult](request, response)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	row := make(map[string]int, len(res.Ordering))
 	for i, id := range res.Ordering {
@@ -33,6 +45,9 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		Desc:  fmt.Sprintf("Malleable schedule of %d jobs on %d slots; rows in the answer's priority order (%s).", len(req.Jobs), req.Slots, res.OrderingSource),
 		Rows:  res.Ordering,
 		Start: req.Start,
+		// Work is in slot-seconds (the request's schema), so its clock
+		// is in seconds.
+		TimeLabel: "time (s)",
 	}
 	g.Panels = append(g.Panels, flexPanel(res, row))
 	if res.IntervalsCut {
@@ -40,13 +55,15 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	}
 	base, note, err := baselinePanels(&req, res, row)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g.Panels = append(g.Panels, base...)
 	if note != "" {
 		g.Notes = append(g.Notes, note)
 	}
-	return g.Draw()
+	g.End = shared[timeScale]
+	svg, err := g.Draw()
+	return svg, map[string]float64{timeScale: g.LastEnd()}, err
 }
 
 // pictureResult is the part of Result the picture reads, with each

@@ -19,6 +19,7 @@ func Problem() solver.Problem {
 		PreBuild:       true,
 		Solve:          solve,
 		Picture:        picture,
+		PictureShared:  pictureShared,
 		Memory:         memory,
 	}.Problem()
 }

@@ -18,7 +18,7 @@ const (
 	maxResources = 6
 	panelsPerRow = 3
 	maxCircles   = 1500
-	panelSize    = 300
+	panelSize    = 240 // three to a row fill sight.PageWidth
 	soloSize     = 440 // the one panel of one or two resources
 )
 
@@ -59,10 +59,10 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 	textW := sight.TextWidth(head, 14)
 	for i := range res.Shapes {
 		names[i], colours[i] = shapeLabel(&req, res, i), sight.Colour(i)
-		textW = math.Max(textW, 44+sight.TextWidth(names[i], 10.5))
+		textW = math.Max(textW, 44+sight.TextWidth(names[i], sight.MinText))
 	}
-	w := math.Max(float64(perRow)*size, textW+16)
-	d := sight.New(w, legendY+float64(len(res.Shapes))*14+8, "X-Size: "+fmt.Sprint(len(res.Shapes))+" container shapes", pictureDesc(&req, res, dims, notes))
+	w := math.Min(math.Max(float64(perRow)*size, textW+16), sight.PageWidth)
+	d := sight.New(w, legendY+float64(len(res.Shapes))*16+8, "X-Size: "+fmt.Sprint(len(res.Shapes))+" container shapes", pictureDesc(&req, res, dims, notes))
 	d.Text(8, 18, head, sight.Style{Fill: sight.Ink, Size: 14})
 	for n, pr := range pairs {
 		s := projection(&req, res, pr)
@@ -71,7 +71,7 @@ func picture(request, response json.RawMessage) ([]byte, error) {
 		}
 		s.Draw(d, float64(n%perRow)*size, 30+float64(n/perRow)*size, size, size)
 	}
-	d.Legend(52, legendY, 14, names, colours)
+	d.Legend(52, legendY, 16, names, colours)
 	d.Footnote(notes)
 	return d.Bytes(), nil
 }

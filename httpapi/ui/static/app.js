@@ -1,16 +1,24 @@
-// The planner page: choose a problem, edit its request, run it now or as
-// a job (or a scenario of variants), see the answer and its picture, and
-// list the tenant's jobs. Everything goes through the public API.
+// The planner page: choose a problem, edit its request (as JSON or in the
+// fields generated from its schema), run it now or as a job (or a
+// scenario of variants), see the answer and its picture, list the
+// tenant's jobs and compare finished ones. Everything goes through the
+// public API.
 import { ApiError, SVG, call, json, problemOf, setToken, token } from "./api.js";
+import { compareJobs } from "./compare.js";
 import { Editor } from "./editor.js";
+import { SchemaForm } from "./form.js";
+import { memberTexts } from "./jsonpos.js";
 import { clearAnswer, showComparison, showJSON, showPicture } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
-const POLL_MS = 400;
+// WAIT is how long one GET /v1/jobs/{id}?wait= may hold: it answers at
+// once when the job's state changes, and at least this often otherwise,
+// so the progress bar moves.
+const WAIT = "1s";
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
 const state = { problems: new Map(), loaded: "", job: null, finished: 0 };
-let request, variants;
+let request, variants, form;
 
 // setStatus tells what the page is doing; data-state lets tests (and
 // styles) follow it: idle, busy, done, error.
@@ -21,7 +29,7 @@ function setStatus(kind, text) {
 }
 
 function setBusy(busy) {
-  for (const id of ["run-sync", "run-job", "run-scenario", "load-example"]) $(id).disabled = busy;
+  for (const id of ["run-sync", "run-job", "run-scenario", "load-example", "compare-jobs"]) $(id).disabled = busy;
 }
 
 function current() { return state.problems.get($("problem").value); }
@@ -84,6 +92,14 @@ async function problemChanged() {
   const p = current();
   $("summary").textContent = p ? p.summary + " (POST " + p.path + ")" : "";
   if (request.value.trim() === "" || request.value === state.loaded) await loadExample();
+  else await refreshForm();
+}
+
+// refreshForm rebuilds or refills the schema's fields for the chosen
+// problem and the editor's request.
+async function refreshForm() {
+  const p = current();
+  if (p?.request_schema) await form.build(p.request_schema);
 }
 
 async function loadExample() {
@@ -93,30 +109,77 @@ async function loadExample() {
   if (!resp.ok) throw new ApiError({ status: resp.status, title: "Example not loaded" });
   state.loaded = await resp.text();
   request.value = state.loaded;
+  await refreshForm();
   setStatus("idle", "Loaded the example of " + p.name + ".");
 }
 
+// loadFile puts a file in the editors: a request as it is, or a whole
+// POST /v1/jobs body (examples/scenario.json: problem, input and
+// variants) split into the problem, the request and the variants, each
+// value's text as written.
 async function loadFile(file) {
-  request.value = await file.text();
+  const text = await file.text();
   state.loaded = "";
-  setStatus("idle", "Loaded " + file.name + ".");
+  let doc;
+  try { doc = JSON.parse(text); } catch { doc = undefined; }
+  const isJob = doc && typeof doc === "object" && !Array.isArray(doc) && typeof doc.problem === "string" &&
+    doc.input && typeof doc.input === "object";
+  if (!isJob) {
+    request.value = text;
+    await refreshForm();
+    setStatus("idle", "Loaded " + file.name + ".");
+    return;
+  }
+  const name = [...state.problems.values()].find((p) => p.name === doc.problem || p.command === doc.problem)?.name;
+  if (!name) { setStatus("error", file.name + " is a job for " + doc.problem + ", which this server does not solve."); return; }
+  $("problem").value = name;
+  const parts = memberTexts(text);
+  request.value = parts.get("input") + "\n";
+  if (parts.has("variants")) {
+    variants.value = parts.get("variants") + "\n";
+    $("scenario").open = true;
+  }
+  await problemChanged();
+  const n = Array.isArray(doc.variants) ? doc.variants.length : 0;
+  setStatus("idle", "Loaded " + file.name + ": a " + name + " request" + (n ? " and " + n + " variant(s); Run scenario runs them." : "."));
 }
 
-// runSync solves at POST /v1/{problem}, then asks the same endpoint for
-// the picture (Accept: image/svg+xml; same request and seed, same answer,
-// unless the budget cut the solve short).
+// runSync solves the request once and shows its answer and the picture
+// of that same answer: it runs as a job (POST /v1/jobs, followed with
+// ?wait= until it ends), whose stored result the picture is drawn from.
+// A server or token without the jobs API gets the answer from POST
+// /v1/{problem} instead, without a picture (drawing one there would solve
+// a second time).
 async function runSync() {
   const p = chosen();
   if (request.parse() === undefined) { setStatus("error", "The request is not valid JSON."); return; }
   clearAnswer("Solving…");
   setStatus("busy", "Solving " + p.name + "…");
+  const resp = await call("POST", "/v1/jobs", { body: submission(p, false) });
+  if ([401, 403, 404, 405, 501].includes(resp.status) && !(await isRequestError(resp))) {
+    await solveWithoutJobs(p);
+    return;
+  }
+  if (!resp.ok) { showFailure(await problemOf(resp), true); return; }
+  const job = await followJob((await resp.json()).id, false, p.command);
+  if (job?.state === "succeeded") {
+    const meta = JSON.parse($("response").textContent || "{}").meta;
+    setStatus("done", p.name + ": " + (meta?.status ?? "answered") + summaryOf(meta));
+  }
+}
+
+// isRequestError reports whether a refused job submission is about the
+// request (violations to show), not about the jobs API being absent.
+async function isRequestError(resp) {
+  const p = await problemOf(resp.clone());
+  return Array.isArray(p.errors) && p.errors.length > 0;
+}
+
+// solveWithoutJobs answers at POST /v1/{problem}, JSON only.
+async function solveWithoutJobs(p) {
   const { doc } = await json("POST", p.path, { body: request.value });
   showJSON(doc, p.command + "-answer");
-  setStatus("busy", "Drawing the picture…");
-  await showPicture(await call("POST", p.path, { body: request.value, accept: SVG }), p.command + "-picture");
-  if (doc.meta?.status === "timeout") {
-    $("picture-caption").textContent += " (drawn from a second solve of the same request: its budget ran out too, so it may differ from the JSON)";
-  }
+  $("picture-caption").textContent = "No picture: pictures are drawn from a job's stored answer, and this server or token has no jobs API.";
   setStatus("done", p.name + ": " + (doc.meta?.status ?? "answered") + summaryOf(doc.meta));
 }
 
@@ -151,19 +214,22 @@ function submission(p, withVariants) {
   return parts.join(",\n") + "}";
 }
 
-// followJob polls a job until it ends, showing its progress, with the
-// cancel button live meanwhile; then shows its answer.
-async function followJob(id) {
+// followJob follows a job until it ends (GET ?wait=, which answers as
+// soon as its state changes), showing its progress, with the cancel
+// button live meanwhile; then shows its answer (and, with status, says
+// so in the status line; name names the downloads) and returns the
+// ended job.
+async function followJob(id, status = true, name = "") {
   state.job = id;
   $("cancel-job").disabled = false;
   try {
     let job;
     do {
-      job = (await json("GET", "/v1/jobs/" + encodeURIComponent(id))).doc;
+      job = (await json("GET", "/v1/jobs/" + encodeURIComponent(id) + (job ? "?wait=" + WAIT : ""))).doc;
       showProgress(job);
-      if (!TERMINAL.has(job.state)) await new Promise((r) => setTimeout(r, POLL_MS));
     } while (!TERMINAL.has(job.state) && state.job === id);
-    if (state.job === id) await showJobAnswer(job);
+    if (state.job === id) await showJobAnswer(job, status || job.state !== "succeeded", name);
+    return job;
   } finally {
     if (state.job === id) { state.job = null; $("cancel-job").disabled = true; $("progress").hidden = true; }
     refreshJobs();
@@ -186,8 +252,9 @@ function showProgress(job) {
 
 // showJobAnswer fetches a finished job's result (a scenario's is the
 // comparison of its variants) and its picture.
-async function showJobAnswer(job) {
+async function showJobAnswer(job, status, name) {
   const path = "/v1/jobs/" + encodeURIComponent(job.id) + "/result";
+  const files = name ? [name + "-answer", name + "-picture"] : ["job-" + job.id, "job-" + job.id + "-picture"];
   const resp = await call("GET", path);
   const doc = await resp.json();
   if (!resp.ok) {
@@ -195,10 +262,10 @@ async function showJobAnswer(job) {
     showFailure(doc, false);
     return;
   }
-  showJSON(doc, "job-" + job.id);
+  showJSON(doc, files[0]);
   if (job.kind === "scenario") showComparison(doc);
-  await showPicture(await call("GET", path, { accept: SVG }), "job-" + job.id + "-picture");
-  setStatus("done", "Job " + job.id + " " + job.state + (doc.meta ? summaryOf(doc.meta) : ""));
+  await showPicture(await call("GET", path, { accept: SVG }), files[1]);
+  if (status) setStatus("done", "Job " + job.id + " " + job.state + (doc.meta ? summaryOf(doc.meta) : ""));
 }
 
 async function cancelJob() {
@@ -241,12 +308,27 @@ function jobRow(job) {
   b.textContent = "Show " + job.id;
   b.addEventListener("click", () => guarded(() => followJob(job.id)));
   td.append(b);
-  tr.append(td);
+  const pick = document.createElement("td");
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.className = "pick";
+  box.value = job.id;
+  box.disabled = job.state !== "succeeded" || job.kind === "scenario";
+  box.setAttribute("aria-label", "Compare job " + job.id);
+  pick.append(box);
+  tr.append(td, pick);
   return tr;
 }
 
+// compareSelected compares the jobs ticked in the list.
+async function compareSelected() {
+  const ids = [...document.querySelectorAll("#job-list input.pick:checked")].map((e) => e.value);
+  setStatus("busy", "Comparing " + ids.length + " jobs…");
+  setStatus("done", await compareJobs(ids));
+}
+
 // togglePictureSize shows the picture at its own size (on its own row,
-// scrolling) or fitted to the page.
+// scrolling) or shrunk to the pane where it is wider.
 function togglePictureSize() {
   const actual = $("result").classList.toggle("actual");
   $("picture-size").setAttribute("aria-pressed", String(actual));
@@ -254,6 +336,12 @@ function togglePictureSize() {
 
 function wire() {
   request = new Editor($("request"), $("request-errors"));
+  form = new SchemaForm($("fields"), request);
+  let formTimer;
+  $("request").addEventListener("input", () => {
+    clearTimeout(formTimer);
+    formTimer = setTimeout(() => refreshForm().catch(() => {}), 250);
+  });
   variants = new Editor($("variants"), $("variants-errors"));
   // A variant every problem accepts (each request takes a seed); the
   // user writes the ones that matter for the instance.
@@ -270,6 +358,7 @@ function wire() {
   $("cancel-job").addEventListener("click", () => cancelJob().catch((err) => setStatus("error", err.message)));
   $("picture-size").addEventListener("click", togglePictureSize);
   $("refresh-jobs").addEventListener("click", () => refreshJobs().catch((err) => setStatus("error", err.message)));
+  $("compare-jobs").addEventListener("click", () => guarded(compareSelected));
   $("request").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); guarded(runSync); }
   });

@@ -3,14 +3,10 @@
 import { SVG, problemOf } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
-const urls = { json: null, svg: null };
-// WIDE is the width-to-height ratio beyond which a picture is laid out
-// alone on its row (past it, half the page's width leaves it too short
-// to read).
-const WIDE = 2.5;
+const urls = { json: null, svg: null, png: null };
 
-// setDownload points link kind ("json" or "svg") at a blob of text, or
-// hides it when text is null.
+// setDownload points link kind ("json", "svg" or "png") at a blob of text
+// (or a Blob), or hides it when text is null.
 function setDownload(kind, text, type, filename) {
   const a = $("dl-" + kind);
   if (urls[kind]) URL.revokeObjectURL(urls[kind]);
@@ -28,6 +24,7 @@ export function clearAnswer(caption) {
   $("comparison").hidden = true;
   setDownload("json", null);
   setDownload("svg", null);
+  setDownload("png", null);
   showNoPicture(caption ?? "");
 }
 
@@ -39,59 +36,93 @@ export function showJSON(doc, filename) {
 }
 
 function showNoPicture(caption) {
-  const img = $("picture-img");
   $("picture-size").hidden = true;
-  img.hidden = true;
-  img.removeAttribute("src");
-  img.alt = "";
+  $("picture-svg").replaceChildren();
   $("picture-caption").textContent = caption;
   $("picture").dataset.state = "none";
 }
 
-// showPicture shows the answer of a request made with Accept:
-// image/svg+xml: the SVG, or why there is none (406: the server draws no
-// picture for this problem; that is normal, not an error).
-export async function showPicture(resp, filename) {
-  if (resp.status === 406) {
-    showNoPicture("No picture: the server draws none for this answer (406).");
-    return;
-  }
+// pictureOf reads the answer of a request made with Accept:
+// image/svg+xml: the SVG's text, or why there is none (406: the server
+// draws no picture for this problem; that is normal, not an error).
+export async function pictureOf(resp) {
+  if (resp.status === 406) return { why: "No picture: the server draws none for this answer (406)." };
   if (!resp.ok) {
     const p = await problemOf(resp);
-    showNoPicture("No picture: " + p.title + (p.detail ? " (" + p.detail + ")" : ""));
-    return;
+    return { why: "No picture: " + p.title + (p.detail ? " (" + p.detail + ")" : "") };
   }
   if (!(resp.headers.get("Content-Type") ?? "").startsWith(SVG)) {
-    showNoPicture("No picture: the server answered " + resp.headers.get("Content-Type") + ", not a picture.");
-    return;
+    return { why: "No picture: the server answered " + resp.headers.get("Content-Type") + ", not a picture." };
   }
-  const svg = await resp.text();
+  return { svg: await resp.text() };
+}
+
+// showPicture shows a picture answer in the picture pane, with its
+// downloads (SVG, and PNG drawn from it).
+export async function showPicture(resp, filename) {
+  const { svg, why } = await pictureOf(resp);
+  if (!svg) { showNoPicture(why); return; }
+  const el = inlineSVG(svg);
+  if (!el) { showNoPicture("The picture could not be displayed."); return; }
   setDownload("svg", svg, SVG, filename + ".svg");
-  const img = $("picture-img");
-  if (!(await loadImage(img, urls.svg))) {
-    showNoPicture("The picture could not be displayed.");
-    return;
-  }
+  $("picture-svg").replaceChildren(el);
   const title = elementText(svg, "title") || "Picture of the answer";
-  const desc = elementText(svg, "desc");
-  img.alt = title + (desc ? ". " + desc : "");
-  img.hidden = false;
-  // A wide picture (a scenario's panels side by side) gets the whole
-  // width and keeps a readable height, scrolling sideways.
-  $("result").classList.toggle("wide", img.naturalWidth > WIDE * img.naturalHeight);
   $("picture-size").hidden = false;
   $("picture-caption").textContent = title;
   $("picture").dataset.state = "shown";
+  const png = await pngOf(svg);
+  if (png) setDownload("png", png, "image/png", filename + ".png");
 }
 
-// loadImage sets src and waits until the picture is decoded (true) or
-// failed (false), so the page says "done" only once it is there.
-function loadImage(img, src) {
-  return new Promise((resolve) => {
-    img.onload = () => resolve(true);
-    img.onerror = () => resolve(false);
-    img.src = src;
-  });
+// inlineSVG parses a picture from the server into an <svg> element of
+// this page, or null when it is not one. The page's own CSP forbids
+// scripts and inline handlers; scripts, foreign objects, handler
+// attributes and outside links are dropped anyway, so a picture can only
+// draw. Its width and height attributes are its own size: the style
+// sheet shrinks it to the pane (max-width) but never enlarges it.
+export function inlineSVG(svg) {
+  const doc = new DOMParser().parseFromString(svg, SVG);
+  const root = doc.documentElement;
+  if (root.nodeName !== "svg" || doc.getElementsByTagName("parsererror").length) return null;
+  for (const e of [...root.querySelectorAll("script, foreignObject, style")]) e.remove();
+  for (const e of [root, ...root.querySelectorAll("*")]) {
+    for (const a of [...e.attributes]) {
+      if (/^on/i.test(a.name) || (/href$/i.test(a.name) && !a.value.startsWith("#"))) e.removeAttribute(a.name);
+    }
+  }
+  const el = document.importNode(root, true);
+  const title = elementText(svg, "title") || "Picture of the answer";
+  const desc = elementText(svg, "desc");
+  el.setAttribute("role", "img");
+  el.setAttribute("aria-label", title + (desc ? ". " + desc : ""));
+  return el;
+}
+
+// PNG_SCALE draws the PNG at twice the picture's size, sharp on a
+// high-density screen or in a slide.
+const PNG_SCALE = 2;
+
+// pngOf draws an SVG on a canvas (as an image from a blob: URL, which the
+// page's CSP allows) and returns the PNG, or null when the browser
+// cannot.
+export async function pngOf(svg) {
+  const url = URL.createObjectURL(new Blob([svg], { type: SVG }));
+  try {
+    const img = new Image();
+    await new Promise((resolve, reject) => { img.onload = resolve; img.onerror = reject; img.src = url; });
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.ceil(img.naturalWidth * PNG_SCALE);
+    canvas.height = Math.ceil(img.naturalHeight * PNG_SCALE);
+    const g = canvas.getContext("2d");
+    g.fillStyle = "#fff";
+    g.fillRect(0, 0, canvas.width, canvas.height);
+    g.drawImage(img, 0, 0, canvas.width, canvas.height);
+    return await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+  } catch {
+    return null;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
 }
 
 const entities = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
@@ -102,7 +133,7 @@ const entities = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 // expression and not DOMParser, which under this page's
 // Content-Security-Policy reports the style attributes of a parsed
 // document as violations.
-function elementText(svg, name) {
+export function elementText(svg, name) {
   const m = new RegExp("<" + name + "(?:\\s[^>]*)?>([^<]*)</" + name + ">").exec(svg);
   if (!m) return "";
   return m[1].replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (all, e) => {
@@ -112,7 +143,7 @@ function elementText(svg, name) {
 }
 
 // formatNumber prints a figure with at most 6 significant digits.
-function formatNumber(v) {
+export function formatNumber(v) {
   if (typeof v !== "number") return v ?? "";
   return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
 }

@@ -17,8 +17,9 @@ const (
 	maxSteps     = 400
 	maxResources = 8
 	maxCDFPoints = 500
-	panelW       = 470
-	panelH       = 340
+	panelW       = 350 // two panels and their gap fill sight.PageWidth
+	panelH       = 360
+	panelGap     = 20
 )
 
 // cdfTop is the top of a fraction's axis, and the x extent of a CDF
@@ -35,16 +36,34 @@ const demandTol = 1e-9
 // resource over time (used, and demanded where it exceeds capacity), and
 // the job-completion-time CDF of the policy run and, when the answer
 // compares with the fair policy, of that run too.
-func picture(_, response json.RawMessage) ([]byte, error) {
+func picture(request, response json.RawMessage) ([]byte, error) {
+	svg, _, err := pictureShared(request, response, nil)
+	return svg, err
+}
+
+// Shared scales (solver.SharedPictureFunc): the utilisation's time axis
+// and the CDF's completion-time axis.
+const (
+	timeScale       = "time"
+	completionScale = "completion"
+)
+
+// pictureShared is picture with its x axes running to at least the
+// shared tops (a scenario's variants on one axis each); it returns the
+// ends its own answer needs.
+func pictureShared(_, response json.RawMessage, shared map[string]float64) ([]byte, map[string]float64, error) {
 	var resp struct {
 		Result Result `json:"result"`
 	}
 	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("tetris-simulate picture: response: %w", err)
+		return nil, nil, fmt.Errorf("tetris-simulate picture: response: %w", err)
 	}
 	res := &resp.Result
 	util, notes := utilChart(res)
 	cdf := cdfChart(res)
+	tops := map[string]float64{timeScale: util.LastX(), completionScale: cdf.LastX()}
+	util.XScale, util.XMax = timeScale, shared[timeScale]
+	cdf.XScale, cdf.XMax = completionScale, shared[completionScale]
 	desc := fmt.Sprintf("Utilisation of %d resources over time under %s (fraction of cluster capacity; dashed: demanded, above 1 when over-allocated), and the CDF of job completion times (%d jobs) under %s.",
 		len(util.Series)-countDashed(util.Series), res.Policy, len(res.Jobs), policies(cdf))
 	if len(res.Unfinished) > 0 {
@@ -56,12 +75,17 @@ func picture(_, response json.RawMessage) ([]byte, error) {
 	if !res.Complete {
 		head += fmt.Sprintf("; incomplete, %d jobs unfinished", len(res.Unfinished))
 	}
-	d := sight.New(math.Max(2*panelW, sight.TextWidth(head, 14)+16), panelH+30, "Tetris simulation: "+res.Policy, desc)
-	d.Text(8, 18, head, sight.Style{Fill: sight.Ink, Size: 14})
-	util.Draw(d, 0, 30, panelW, panelH)
-	cdf.Draw(d, panelW, 30, panelW, panelH)
-	d.Footnote(notes)
-	return d.Bytes(), nil
+	svg, err := sight.Composite{Title: "Tetris simulation: " + res.Policy, Desc: desc, Heading: head, Gap: panelGap,
+		Panels: [][]byte{panel(util), panel(cdf)}, Notes: notes}.Bytes()
+	return svg, tops, err
+}
+
+// panel is a chart drawn as a document of its own, a panel of the
+// composite.
+func panel(c sight.LineChart) []byte {
+	d := sight.New(panelW, panelH, c.Title, c.Title+": "+c.YLabel+" against "+c.XLabel+".")
+	c.Draw(d, 0, 0, panelW, panelH)
+	return d.Bytes()
 }
 
 // utilChart is the utilisation panel: a staircase per resource (class
@@ -87,7 +111,7 @@ func utilChart(res *Result) (sight.LineChart, []string) {
 	if merged {
 		notes = append(notes, fmt.Sprintf("%d time bins are merged into %d", len(res.Utilization), len(start)))
 	}
-	c := sight.LineChart{Title: "Utilisation", XLabel: "time", YLabel: "fraction of capacity", Class: "util-line", Step: true, YMax: cdfTop}
+	c := sight.LineChart{Title: "Utilisation", XLabel: "time (s)", YLabel: "fraction of capacity", Class: "util-line", Step: true, YMax: cdfTop}
 	for k, r := range names {
 		used, demanded := rows[2*k], rows[2*k+1]
 		c.Series = append(c.Series, stepSeries(r+" used", start, end, used, sight.Colour(k), ""))
@@ -148,7 +172,7 @@ func resourcesByUse(res *Result) []string {
 // cdfChart is the completion-time CDF panel: one staircase per policy
 // (class "cdf-line"), the run's and, when compared, the fair policy's.
 func cdfChart(res *Result) sight.LineChart {
-	c := sight.LineChart{Title: "Job completion time CDF", XLabel: "completion time (finish − arrival)", YLabel: "fraction of jobs", Class: "cdf-line", Step: true, YMax: cdfTop, ZeroX: true}
+	c := sight.LineChart{Title: "Job completion time CDF", XLabel: "completion time (s, finish − arrival)", YLabel: "fraction of jobs", Class: "cdf-line", Step: true, YMax: cdfTop, ZeroX: true}
 	var own, fair []float64
 	for _, j := range res.Jobs {
 		own = append(own, j.Duration)

@@ -15,6 +15,7 @@ func Problem() solver.Problem {
 		Build:          Build,
 		Solve:          solve,
 		Picture:        picture,
+		PictureShared:  pictureShared,
 		Memory:         memory,
 	}.Problem()
 }

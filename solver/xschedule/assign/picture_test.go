@@ -13,14 +13,14 @@ import (
 )
 
 // TestPicture draws every example and testdata round, and a generated
-// one of 300 nodes (twice sight.Columns for its two resources: binned by
+// one of 150 nodes (twice sight.Columns for its two resources: binned by
 // two), and checks the picture contract: well-formed,
 // viewBox, title, desc, the same bytes on two runs, one column ("node")
 // per node (or bin), one "container" per container with one "notice" per
 // container under notice (when drawn one by one), and one "unplaced" line
 // per pending request (at most sight.MaxListed).
 func TestPicture(t *testing.T) {
-	generate := func() (any, error) { return Generate(3, map[string]string{"nodes": "300"}) }
+	generate := func() (any, error) { return Generate(3, map[string]string{"nodes": "150"}) }
 	solvertest.EachPicture(t, Problem(), filepath.Join("..", "..", "..", "examples", "xschedule-assign.json"), generate, func(t *testing.T, raw []byte, res *Result, shape sighttest.Shape) {
 		var req Request
 		if err := json.Unmarshal(raw, &req); err != nil {

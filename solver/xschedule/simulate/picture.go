@@ -24,8 +24,9 @@ const (
 	maxPairs = 4
 	maxSteps = 100
 	maxCurve = 150
-	panelW   = 470
-	panelH   = 300
+	panelW   = 350 // two panels and their gap fill sight.PageWidth
+	panelH   = 320
+	panelGap = 20
 )
 
 // picture draws X-Sight's three views of a simulation (the xflex paper,
@@ -34,37 +35,55 @@ const (
 // each pair of applications against its bound (Figure 2), and the final
 // packing of containers into nodes with their owners and users.
 func picture(request, response json.RawMessage) ([]byte, error) {
+	svg, _, err := pictureShared(request, response, nil)
+	return svg, err
+}
+
+// timeScale names the time axis the utilisation and imbalance panels
+// share, with each other and with other answers drawn beside this one
+// (solver.SharedPictureFunc).
+const timeScale = "time"
+
+// pictureShared is picture with every time axis running to at least
+// shared[timeScale]; it returns the end its own runs need.
+func pictureShared(request, response json.RawMessage, shared map[string]float64) ([]byte, map[string]float64, error) {
 	req, result, _, err := solver.DecodePicture[Request, drawn](request, response)
 	if err != nil {
-		return nil, fmt.Errorf("xschedule-simulate picture: %w", err)
+		return nil, nil, fmt.Errorf("xschedule-simulate picture: %w", err)
 	}
 	res := &result
+	own := math.Max(res.Until, res.Baselines.DRF.Until)
+	end := math.Max(own, shared[timeScale])
 	apps := appsByUse(res.Apps)
 	pairs, notes := pickPairs(res.Imbalance)
-	rows := 1 + (len(pairs)+1)/2
-	d := sight.New(2*panelW, 30+float64(rows)*panelH, "Utilisation and sharing imbalance",
-		"Utilisation over time stacked by application, and each pair's sharing imbalance against its bound.")
-	d.Text(8, 18, fmt.Sprintf("X-Schedule simulation to t = %s (%s): %d granted, %d preemptions, mean wait %s",
-		sight.Value(res.Until), res.Ended, res.Summary.Granted, res.Summary.Preemptions, sight.Value(res.Summary.AvgWait)), sight.Style{Fill: sight.Ink, Size: 14})
+	head := fmt.Sprintf("X-Schedule simulation to t = %s s (%s): %d granted, %d preemptions, mean wait %s s",
+		sight.Value(res.Until), res.Ended, res.Summary.Granted, res.Summary.Preemptions, sight.Value(res.Summary.AvgWait))
+	var panels [][]byte
 	for i, run := range []*drawnRun{&res.drawnRun, &res.Baselines.DRF} {
 		area, n := utilArea(run, apps)
-		area.Title = []string{"Utilisation by application: X-Schedule", "Utilisation by application: online DRF"}[i]
-		area.Draw(d, float64(i)*panelW, 30, panelW, panelH)
+		area.Title = []string{"Utilisation: X-Schedule", "Utilisation: online DRF"}[i]
+		area.XScale, area.XMax = timeScale, end
+		d := sight.New(panelW, panelH, area.Title, "Utilisation over time stacked by application.")
+		area.Draw(d, 0, 0, panelW, panelH)
+		panels = append(panels, d.Bytes())
 		notes = append(notes, n...)
 	}
-	for i, p := range pairs {
+	for _, p := range pairs {
 		m, thinned := imbalanceView(p, apps, res.Until)
+		m.XScale, m.XMax = timeScale, end
 		if thinned {
 			notes = append(notes, fmt.Sprintf("the %s/%s curve is sampled at %d times", p.A, p.B, maxCurve))
 		}
-		m.Draw(d, float64(i%2)*panelW, 30+float64(1+i/2)*panelH, panelW, panelH)
+		d := sight.New(panelW, panelH, m.Title, "The pair's sharing imbalance over time against its bound.")
+		m.Draw(d, 0, 0, panelW, panelH)
+		panels = append(panels, d.Bytes())
 	}
-	d.Footnote(notes)
-	views := d.Bytes()
-	pack := packingView(&req, res.Packing, apps).Draw().Bytes()
-	desc := fmt.Sprintf("Cluster utilisation over time stacked by application under X-Schedule and online DRF; the sharing imbalance of %d pairs of applications over time with the centre line, the ±Δ bounds, the borrower's colour and the red zone where the lender may preempt; the final packing of containers into %d nodes, filled by owner and outlined by user. %d applications.",
+	panels = append(panels, packingView(&req, res.Packing, apps).Draw().Bytes())
+	desc := fmt.Sprintf("Cluster utilisation over time stacked by application under X-Schedule and online DRF, on one scale (0 to 1 of the cluster's capacity); the sharing imbalance of %d pairs of applications over time with the centre line, the ±Δ bounds, the borrower's colour and the red zone where the lender may preempt; the final packing of containers into %d nodes, filled by owner and outlined by user. %d applications.",
 		len(pairs), len(res.Packing), len(res.Apps))
-	return sight.SideBySide("X-Schedule simulation", desc+sight.Notes(notes), 20, views, pack)
+	svg, err := sight.Composite{Title: "X-Schedule simulation", Desc: desc + sight.Notes(notes), Heading: head, Gap: panelGap,
+		Panels: panels, Notes: notes}.Bytes()
+	return svg, map[string]float64{timeScale: own}, err
 }
 
 // drawn is the part of a Result the picture reads: decoding only these
@@ -172,7 +191,10 @@ func utilArea(run *drawnRun, apps []string) (sight.StackedArea, []string) {
 	if merged {
 		notes = append(notes, fmt.Sprintf("%d utilisation steps are merged into %d", len(pts), len(start)))
 	}
-	a := sight.StackedArea{XLabel: "time", YLabel: "fraction of cluster capacity", Class: "util-area", Start: start, End: end}
+	// Both runs' panels share one y scale, capacity's 0 to 1 (utilisation
+	// never exceeds it), so X-Schedule and DRF compare at a glance.
+	a := sight.StackedArea{XLabel: "time (s)", YLabel: "fraction of cluster capacity", Class: "util-area", Start: start, End: end,
+		YMax: 1, Scale: "utilisation"}
 	for k, app := range named {
 		a.Names, a.Colours, a.Values = append(a.Names, app), append(a.Colours, sight.Colour(k)), append(a.Values, rows[k])
 	}
@@ -193,7 +215,7 @@ func imbalanceView(p PairSeries, apps []string, until float64) (sight.Imbalance,
 	return sight.Imbalance{
 		Title: fmt.Sprintf("Sharing %s / %s (Δ = %s)", p.A, p.B, sight.Value(p.Bound)),
 		A:     p.A, B: p.B, ColourA: colourOf(apps, p.A), ColourB: colourOf(apps, p.B),
-		Bound: p.Bound, T: ts, S: ss,
+		Bound: p.Bound, T: ts, S: ss, TimeLabel: "time (s)",
 	}, thinned
 }
 

@@ -22,6 +22,7 @@ func Problem() solver.Problem {
 		Build:          Build,
 		Solve:          solve,
 		Picture:        picture,
+		PictureShared:  pictureShared,
 		// Build on the second core while the body is validated, as
 		// xschedule/assign does: it checks every request of the trace.
 		PreBuild: true,
