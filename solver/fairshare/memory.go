@@ -17,11 +17,24 @@ import "github.com/xflex/xflex/solver"
 // measured apart; every server a
 // framework lists by name (servers, utility) its decoded forms, about
 // 300 bytes measured on 200 frameworks listing 885,000 names.
+//
+// Issue 28 measured the largest instances (100,000 frameworks × 50
+// server types of 100,000 copies, 8.2 MB): mmf and drf at 2 s peaked at
+// 337–382 MB above idle against 311 estimated, the frameworks' own part
+// (decoded document, result rows, the answer) uncounted: memPerFramework
+// charges 1,600 bytes, so the estimate (463 MB for drf) covers the whole
+// peak, idle process included (437 MB).
+// pf at 10 s peaked at 1,693 MB above idle: its interior-point state is
+// about 340 bytes a (framework, server entry) pair (5·10^6 pairs), which
+// the 16 bytes a pair left out; the exact policies (and compare, which
+// runs them) are charged memPerPairExact instead.
 const (
 	memBase            = 4 << 20
 	memPerCopy         = 160
 	memPerCopyResource = 10
 	memPerPair         = 16
+	memPerPairExact    = 360
+	memPerFramework    = 1600
 	memPerListed       = 450
 )
 
@@ -40,6 +53,10 @@ func memory(b solver.Built[Request, *instance]) int64 {
 		listed += int64(len(f.Servers) + len(f.Utility))
 	}
 	pairs := int64(len(in.fws)) * int64(len(in.servers))
+	perPair := int64(memPerPair)
+	if !isFill(b.Req.Policy) || b.Req.Compare {
+		perPair = memPerPairExact
+	}
 	return memBase + copies*(memPerCopy+memPerCopyResource*int64(len(in.resources))) +
-		pairs*memPerPair + listed*memPerListed
+		pairs*perPair + int64(len(in.fws))*memPerFramework + listed*memPerListed
 }
