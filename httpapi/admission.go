@@ -163,6 +163,8 @@ func overloadedOr(ctx context.Context) error {
 // waited for memory while holding either would deadlock with another
 // doing the same (two estimates of half the budget each, or a slot held
 // against memory held by requests waiting for slots), until both got 503.
+// It waits ahead of the requests that have not had their turn
+// (reserveFirst, takeSlotFirst), which it had already.
 // Like a body, an estimate above the whole budget reserves the whole
 // budget: the request runs alone.
 func (t *ticket) topUp(ctx context.Context, total int64) error {
