@@ -145,3 +145,25 @@ func TestFillChecksOften(t *testing.T) {
 		}
 	}
 }
+
+// TestMemorySkippedLP: mmf on 100,000 frameworks, whose LP tooLarge
+// skips at any budget below its predicted time, is charged no exact
+// per-pair state (it peaked at 392 MB, not pf's 1.7 GB); pf, compare and
+// a budget long enough for the LP are.
+func TestMemorySkippedLP(t *testing.T) {
+	in := &instance{fws: make([]framework, 100_000), servers: make([]server, 50), resources: []string{"cpu", "mem"}}
+	est := func(policy string, budgetMS int64, compare bool) int64 {
+		req := &Request{Policy: policy, Compare: compare}
+		if budgetMS > 0 {
+			req.BudgetMS = &budgetMS
+		}
+		return memory(solver.Built[Request, *instance]{Req: req, In: in})
+	}
+	skipped, pf := est(PolicyMMF, 0, false), est(PolicyPF, 0, false)
+	if skipped >= pf || skipped > 500<<20 {
+		t.Fatalf("mmf at the default budget charged %d MB, pf %d MB: want mmf without the LP's state", skipped>>20, pf>>20)
+	}
+	if est(PolicyMMF, 0, true) != pf || est(PolicyMMF, 60*60*1000*1000, false) != pf {
+		t.Fatalf("compare or a budget long enough for the LP not charged the exact state")
+	}
+}

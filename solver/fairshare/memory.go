@@ -1,6 +1,10 @@
 package fairshare
 
-import "github.com/xflex/xflex/solver"
+import (
+	"time"
+
+	"github.com/xflex/xflex/solver"
+)
 
 // Memory estimate (Typed.Memory), in bytes: an upper bound of the peak
 // resident memory of a request above an idle process, fitted to `xflex
@@ -27,7 +31,8 @@ import "github.com/xflex/xflex/solver"
 // pf at 10 s peaked at 1,693 MB above idle: its interior-point state is
 // about 340 bytes a (framework, server entry) pair (5·10^6 pairs), which
 // the 16 bytes a pair left out; the exact policies (and compare, which
-// runs them) are charged memPerPairExact instead.
+// runs them) are charged memPerPairExact instead, unless their LP is
+// sure to be skipped (tooLarge: predicted above the request's budget).
 const (
 	memBase            = 4 << 20
 	memPerCopy         = 160
@@ -57,6 +62,20 @@ func memory(b solver.Built[Request, *instance]) int64 {
 	if !isFill(b.Req.Policy) || b.Req.Compare {
 		perPair = memPerPairExact
 	}
+	if !b.Req.Compare && exactCost(b.Req.Policy, len(in.fws)) > requestBudget(b.Req) {
+		// tooLarge skips the LP whatever is left of the budget (or the
+		// budget ends before the model is built): no per-pair state.
+		perPair = memPerPair
+	}
 	return memBase + copies*(memPerCopy+memPerCopyResource*int64(len(in.resources))) +
 		pairs*perPair + int64(len(in.fws))*memPerFramework + listed*memPerListed
+}
+
+// requestBudget is the request's budget_ms, or the default budget: at
+// most what the solve gets (the server's cap can only lower it).
+func requestBudget(req *Request) time.Duration {
+	if req.BudgetMS != nil {
+		return time.Duration(*req.BudgetMS) * time.Millisecond
+	}
+	return solver.DefaultBudget
 }
