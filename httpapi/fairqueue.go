@@ -61,7 +61,20 @@ func newFairQueue(capacity, perTenant int64) *fairQueue {
 // ctx has already ended. On ctx's end it returns ctx.Err() and holds
 // nothing.
 func (q *fairQueue) acquire(ctx context.Context, tenant string, n int64) error {
-	w, granted := q.enqueue(tenant, n)
+	return q.acquireAt(ctx, tenant, n, false)
+}
+
+// acquireFirst is acquire ahead of the tenant's other requests (after
+// any earlier acquireFirst of its), and ranked as its oldest: for a
+// request that already waited its turn once and had to give its units
+// back (admission's topUp), so that requests arriving after it cannot
+// take the units it waits for first.
+func (q *fairQueue) acquireFirst(ctx context.Context, tenant string, n int64) error {
+	return q.acquireAt(ctx, tenant, n, true)
+}
+
+func (q *fairQueue) acquireAt(ctx context.Context, tenant string, n int64, first bool) error {
+	w, granted := q.enqueueAt(tenant, n, first)
 	if granted {
 		return nil
 	}
@@ -77,6 +90,12 @@ func (q *fairQueue) acquire(ctx context.Context, tenant string, n int64) error {
 // enqueue queues a request and grants what can be granted, the request
 // itself included if it can be (then granted is true).
 func (q *fairQueue) enqueue(tenant string, n int64) (w *waiter, granted bool) {
+	return q.enqueueAt(tenant, n, false)
+}
+
+// enqueueAt is enqueue, with first: ahead of the tenant's requests that
+// are not first, ranked with arrival 0.
+func (q *fairQueue) enqueueAt(tenant string, n int64, first bool) (w *waiter, granted bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	s := q.tenants[tenant]
@@ -86,7 +105,20 @@ func (q *fairQueue) enqueue(tenant string, n int64) (w *waiter, granted bool) {
 	}
 	q.arrivals++
 	w = &waiter{tenant: tenant, n: n, arrival: q.arrivals, ready: make(chan struct{})}
-	w.elem = s.queue.PushBack(w)
+	if first {
+		w.arrival = 0
+		e := s.queue.Front()
+		for e != nil && e.Value.(*waiter).arrival == 0 {
+			e = e.Next()
+		}
+		if e == nil {
+			w.elem = s.queue.PushBack(w)
+		} else {
+			w.elem = s.queue.InsertBefore(w, e)
+		}
+	} else {
+		w.elem = s.queue.PushBack(w)
+	}
 	q.waiters++
 	q.dispatch()
 	return w, w.granted

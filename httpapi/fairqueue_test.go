@@ -232,3 +232,29 @@ func TestFairQueueConcurrent(t *testing.T) {
 		t.Fatalf("after all released: in use %d, waiting %d, tenants %d", q.inUse(), q.waiting(), len(q.tenants))
 	}
 }
+
+// TestFairQueueFirstGoesAhead: a request queued first (admission's
+// topUp, which had its turn once) is granted before the tenant's earlier
+// requests, and two such requests keep their order; a tenant holding
+// less still goes first (fairness is kept).
+func TestFairQueueFirstGoesAhead(t *testing.T) {
+	q := newFairQueue(10, 0)
+	mustGrant(t, q, "A", 10)
+	plain := queue(t, q, "A", 5, 2)
+	first1, ok := q.enqueueAt("A", 5, true)
+	if ok {
+		t.Fatal("first request granted with nothing free")
+	}
+	first2, _ := q.enqueueAt("A", 5, true)
+	q.release("A", 5)
+	wantGranted(t, "after 5 free", []*waiter{first1, first2, plain[0], plain[1]}, true, false, false, false)
+	q.release("A", 5)
+	wantGranted(t, "after 10 free", []*waiter{first1, first2, plain[0], plain[1]}, true, true, false, false)
+
+	q2 := newFairQueue(10, 0)
+	mustGrant(t, q2, "A", 10)
+	b := queue(t, q2, "B", 5, 1)
+	a, _ := q2.enqueueAt("A", 5, true)
+	q2.release("A", 5)
+	wantGranted(t, "B holds less", []*waiter{b[0], a}, true, false)
+}

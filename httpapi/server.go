@@ -69,6 +69,12 @@ type Config struct {
 	// CORSOrigins are the origins browsers may call the API from
 	// (`--cors-origin`); none (the default): no CORS headers at all.
 	CORSOrigins []string
+	// DiscardRefused is how much of a body refused before it was read
+	// (503 overloaded) the server reads and throws away after the answer,
+	// so a client that sends its body without "Expect: 100-continue" can
+	// finish and read the 503 instead of a reset (drain.go). Default
+	// 16 MiB; negative: none beyond net/http's own 256 KiB.
+	DiscardRefused int64
 }
 
 func (c Config) withDefaults() Config {
@@ -89,6 +95,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = 30 * time.Second
+	}
+	if c.DiscardRefused == 0 {
+		c.DiscardRefused = defaultDiscardRefused
 	}
 	return c
 }
@@ -338,7 +347,7 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (*ticket, []b
 	}
 	t, err := s.adm.admit(r.Context(), r.ContentLength)
 	if err != nil {
-		s.refuse(w, r, err)
+		s.refuseUnread(w, r, err)
 		return nil, nil, false
 	}
 	body, err := s.readBody(w, r, t)

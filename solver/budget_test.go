@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,5 +182,27 @@ func TestSettle(t *testing.T) {
 		if m.Status != c.status || !eq(m.Bound, c.bound) || !eq(m.Gap, c.gap) {
 			t.Errorf("%s: got status %s bound %v gap %v", c.name, m.Status, m.Bound, m.Gap)
 		}
+	}
+}
+
+// TestPreSolveNotes: an answer says when reading and validating alone
+// took longer than the budget, and when building alongside validation ran
+// past the budget's end; a request within both gets no note.
+func TestPreSolveNotes(t *testing.T) {
+	arrival := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	opts := Options{Budget: 50 * time.Millisecond, Start: arrival.Add(40 * time.Millisecond), Built: arrival.Add(60 * time.Millisecond)}
+	if n := preSolveNotes(arrival, opts, 1e6); len(n) != 0 {
+		t.Fatalf("within the budget, notes %q", n)
+	}
+	opts.Start = arrival.Add(900 * time.Millisecond)
+	opts.Built = opts.Start.Add(300 * time.Millisecond)
+	n := preSolveNotes(arrival, opts, 13_400_000)
+	if len(n) != 2 || !strings.Contains(n[0], "validating the 13.4 MB body took 900 ms, more than the budget of 50 ms") ||
+		!strings.Contains(n[1], "building the instance took 300 ms after validation") {
+		t.Fatalf("notes %q", n)
+	}
+	opts.Built = time.Time{} // no Decode hook
+	if n := preSolveNotes(arrival, opts, 13_400_000); len(n) != 1 {
+		t.Fatalf("no hook: notes %q", n)
 	}
 }

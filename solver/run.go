@@ -207,10 +207,12 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 		return nil, err
 	}
 	// The budget bounds the solve itself: it starts after validation and
-	// hashing, which are linear in the body and would otherwise eat most of a
-	// small budget on a large request. elapsed_ms still covers everything.
-	opts.Start = time.Now()
+	// hashing (opts.Start, set by prepare), which are linear in the body
+	// and would otherwise eat most of a small budget on a large request.
+	// A Decode hook still building when validation ends spends the
+	// budget. elapsed_ms still covers everything.
 	opts.Deadline = opts.Start.Add(opts.Budget - encodeReserve(len(raw), opts.Budget))
+	settings.Notes = append(settings.Notes, preSolveNotes(start, opts, len(raw))...)
 	sctx, cancel := context.WithDeadline(ctx, opts.Deadline)
 	defer cancel()
 	result, meta, err := safeSolve(sctx, p, raw, opts)
@@ -254,12 +256,32 @@ func (r *Runner) prepare(p Problem, raw []byte) (Options, Settings, string, erro
 			return Options{}, Settings{}, "", &Error{Kind: KindInternal, Detail: "hash input", Err: err}
 		}
 	}
+	opts.Start = time.Now()
 	if decoded != nil {
 		if d := <-decoded; d.err == nil {
 			opts.Decoded = d.v
 		}
+		opts.Built = time.Now()
 	}
 	return opts, s, sum, nil
+}
+
+// preSolveNotes says, for meta.notes, where the budget could not hold:
+// the body's reading and validation (from arrival to opts.Start) alone
+// took longer than the budget, or building the instance alongside
+// validation ran past the budget's end. Both are linear in the body and
+// run before any solver can check a deadline; the first is outside the
+// promise (budget + max(100 ms, 10%) after read and validate), the second
+// is taken from the budget.
+func preSolveNotes(arrival time.Time, opts Options, n int) []string {
+	var notes []string
+	if pre := opts.Start.Sub(arrival); pre > opts.Budget {
+		notes = append(notes, fmt.Sprintf("reading and validating the %.1f MB body took %d ms, more than the budget of %d ms; the budget counts from the end of validation", float64(n)/1e6, pre.Milliseconds(), opts.Budget.Milliseconds()))
+	}
+	if over := opts.Built.Sub(opts.Start); !opts.Built.IsZero() && over > opts.Budget {
+		notes = append(notes, fmt.Sprintf("building the instance took %d ms after validation ended, more than the budget of %d ms; the answer is the solver's quickest", over.Milliseconds(), opts.Budget.Milliseconds()))
+	}
+	return notes
 }
 
 // solveError maps a solver's error to the *Error the caller sees. An

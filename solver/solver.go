@@ -197,8 +197,13 @@ type Options struct {
 	Budget time.Duration
 	// Seed drives every random choice; same input and seed, same output.
 	Seed int64
-	// Start is when the solve began, after validation.
+	// Start is when the solve began, after validation: the budget runs
+	// from here.
 	Start time.Time
+	// Built is when the problem's Decode hook (decoding and, with
+	// PreBuild, building alongside validation) had finished, when it ran
+	// (zero otherwise): its time after Start is taken from the budget.
+	Built time.Time
 	// Deadline is the solver's deadline, also on its context: Start plus
 	// Budget less the Runner's reserve for encoding the answer.
 	Deadline time.Time

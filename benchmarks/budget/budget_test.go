@@ -3,9 +3,11 @@ package budget
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/problems"
 )
 
@@ -39,5 +41,39 @@ func TestWithBudget(t *testing.T) {
 		if got := string(withBudget([]byte(in), 50)); got != want {
 			t.Errorf("withBudget(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// The large scale is issue 28's instances, each at its sizes, and the
+// fairshare ones at the default budget too.
+func TestLargeCases(t *testing.T) {
+	got := map[string]Case{}
+	for _, c := range Cases("large") {
+		got[c.Problem+" "+c.Label] = c
+	}
+	for name, params := range map[string]map[string]string{
+		"fairshare 100,000 × 100,000 mmf":                         {"frameworks": "100000", "servers": "100000"},
+		"fairshare 100,000 × 100,000 drf":                         {"frameworks": "100000", "policy": "drf"},
+		"fairshare 100,000 × 100,000 pf":                          {"frameworks": "100000", "policy": "pf"},
+		"xschedule/simulate 10,000 containers × 100,000 requests": {"requests": "100000"},
+		"tetris/assign 80,000 tasks":                              {"tasks": "80000"},
+		"cmmf 100,000 users":                                      {"users": "100000"},
+	} {
+		c, ok := got[name]
+		if !ok {
+			t.Errorf("no large case %q (have %v)", name, got)
+			continue
+		}
+		for k, v := range params {
+			if c.Params[k] != v {
+				t.Errorf("%s: %s = %q, want %q", name, k, c.Params[k], v)
+			}
+		}
+		if c.Problem == "fairshare" && !slices.Contains(c.budgets(), solver.DefaultBudget.Milliseconds()) {
+			t.Errorf("%s: budgets %v lack the default %v", name, c.budgets(), solver.DefaultBudget)
+		}
+	}
+	if len(got) != 6 {
+		t.Errorf("%d large cases, want 6: %v", len(got), got)
 	}
 }

@@ -40,6 +40,8 @@ type serveConfig struct {
 	authFile        string
 	insecure        bool
 	corsOrigins     []string
+	memoryLimit     string
+	discardRefused  int64
 	jobs            *jobs.Config
 }
 
@@ -62,6 +64,10 @@ func parseServeEnv(args []string, stderr io.Writer, lookup func(string) (string,
 	fs.DurationVar(&c.queueWait, "queue-wait", time.Second, "how long a request waits for memory, and then for a solve slot, before 503")
 	fs.Int64Var(&c.maxInflight, "max-inflight-bytes", 512<<20,
 		"memory budget of requests in flight; each is charged "+strconv.Itoa(httpapi.MemoryPerBodyByte)+"x its body before the body is read, then its solve's estimate before the solve (503 beyond; docs/MEMORY.md)")
+	fs.StringVar(&c.memoryLimit, "memory-limit", "auto",
+		"soft memory limit of the Go runtime (GOMEMLIMIT semantics): auto (--max-inflight-bytes + --job-memory-bytes + 64 MiB; a GOMEMLIMIT in the environment wins), off, or bytes (docs/MEMORY.md)")
+	fs.Int64Var(&c.discardRefused, "discard-refused-bytes", 16<<20,
+		"bytes of a body refused with 503 before it was read that are read and thrown away, so a client without \"Expect: 100-continue\" reads the 503 instead of a reset (negative: none)")
 	fs.DurationVar(&c.readHeader, "read-header-timeout", 10*time.Second, "time allowed to send a request's headers")
 	fs.DurationVar(&c.readBody, "read-body-timeout", 30*time.Second, "time allowed to send a request's body once admitted (408 beyond)")
 	fs.DurationVar(&c.write, "write-timeout", 30*time.Second, "time allowed to write a response once it starts")
@@ -179,6 +185,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		stopReload := reloadOnHangup(auth, log)
 		defer stopReload()
 	}
+	limit, source, err := memoryLimit(c.memoryLimit, c.maxInflight, c.jobs.MemoryBytes, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "xflex: %v\n", err)
+		return 2
+	}
+	log.Info().Int64("bytes", setMemoryLimit(limit)).Str("source", source).Msg("soft memory limit")
 	runner, err := newRunner(c.maxBudget)
 	if err != nil {
 		fmt.Fprintf(stderr, "xflex: %v\n", err)
@@ -187,7 +199,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	api := httpapi.New(httpapi.Config{
 		MaxBodyBytes: c.maxBody, MaxConcurrent: c.maxConcurrent, MaxConcurrentPerTenant: c.maxPerTenant, QueueWait: c.queueWait,
 		MaxInflightBytes: c.maxInflight, ReadBodyTimeout: c.readBody, WriteTimeout: c.write, Auth: auth,
-		CORSOrigins: c.corsOrigins,
+		CORSOrigins: c.corsOrigins, DiscardRefused: c.discardRefused,
 	}, runner, log)
 	stopJobs, err := jobs.Setup(ctx, *c.jobs, runner, api, log)
 	if err != nil {

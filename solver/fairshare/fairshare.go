@@ -396,9 +396,12 @@ func sampleSD(sq, mean, k float64) float64 {
 // runExact solves mmf, pf or efficiency on the divisible problem and, when
 // integer is set, rounds the optimum to whole tasks.
 func runExact(ctx context.Context, in *instance, p params, meta *solver.Meta) (*Result, error) {
+	if why := in.tooLarge(ctx, p); why != "" {
+		return in.unsolved(p, meta, why), nil
+	}
 	m := newModelCtx(ctx, in, p.criterion)
 	if m == nil {
-		return in.unsolved(p, meta), nil
+		return in.unsolved(p, meta, fmt.Sprintf("the budget ran out before the model (%d frameworks × %d coalesced server groups) was built", len(in.fws), len(in.groups))), nil
 	}
 	var er *exactResult
 	var err error
@@ -440,6 +443,9 @@ func runExact(ctx context.Context, in *instance, p params, meta *solver.Meta) (*
 		}
 		meta.Notes = append(meta.Notes, "integer: the divisible optimum rounded to whole tasks and completed greedily; bound is the divisible optimum")
 	}
+	if meta.Status == solver.StatusTimeout {
+		a, obj = in.orQuick(p, a, obj, meta)
+	}
 	if math.IsInf(obj, 0) {
 		meta.Notes = append(meta.Notes, "objective is -Inf: some framework gets no tasks")
 	} else {
@@ -462,22 +468,24 @@ func runExact(ctx context.Context, in *instance, p params, meta *solver.Meta) (*
 	return in.result(p, a), nil
 }
 
-// unsolved answers a budget spent before the model was built: quickShare's
-// allocation (divisible requests, when the budget has room for it) or the
-// empty one, status timeout, and
-// for mmf the bound of the frameworks checked alone (min_n U_n ≤ U_k ≤
-// alone_k for every framework k).
-func (in *instance) unsolved(p params, meta *solver.Meta) *Result {
+// unsolved answers a request whose exact model was not solved (why says
+// why: the budget ran out before it was built, or tooLarge's reason):
+// quickShare's allocation (divisible requests, when the budget has room
+// for it) or the empty one, status timeout, and for mmf the bound of the
+// frameworks checked alone (min_n U_n ≤ U_k ≤ alone_k for every
+// framework k).
+func (in *instance) unsolved(p params, meta *solver.Meta, why string) *Result {
 	meta.Solver = fmt.Sprintf("fairshare/%s", p.policy)
 	meta.Status = solver.StatusTimeout
 	var a alloc
 	var inert []bool
 	ok := false
-	if p.budgetEnd.IsZero() || time.Until(p.budgetEnd) >= time.Duration(len(in.fws))*quickPerFramework {
+	roomy := p.budgetEnd.IsZero() || time.Until(p.budgetEnd) >= time.Duration(len(in.fws))*quickPerFramework
+	if roomy {
 		a, inert, ok = in.quickShare(p)
 	}
 	if ok {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("the budget ran out before the model (%d frameworks × %d coalesced server groups) was built; the allocation is a quick feasible one: each framework on one server it can use, each server's capacity split evenly among the frameworks sent there", len(in.fws), len(in.groups)))
+		meta.Notes = append(meta.Notes, why+"; the allocation is a quick feasible one: "+quickNote)
 		obj := (&model{in: in, inert: inert}).objectiveOf(p, a)
 		if math.IsInf(obj, 0) {
 			meta.Notes = append(meta.Notes, "objective is -Inf: some framework gets no tasks")
@@ -486,7 +494,7 @@ func (in *instance) unsolved(p params, meta *solver.Meta) *Result {
 		}
 	} else {
 		a = make(alloc, len(in.fws))
-		meta.Notes = append(meta.Notes, fmt.Sprintf("the budget ran out before the model (%d frameworks × %d coalesced server groups) was built; the allocation is empty", len(in.fws), len(in.groups)))
+		meta.Notes = append(meta.Notes, why+"; the allocation is empty"+quickWhyNot(p, roomy))
 		switch p.policy {
 		case PolicyPF:
 			meta.Notes = append(meta.Notes, "objective is -Inf: some framework gets no tasks")

@@ -360,9 +360,14 @@ func (f *filler) run(ctx context.Context, rng *rand.Rand) error {
 	return f.runJointHeap(ctx)
 }
 
-// ctxEvery is how many tasks are placed between context checks: cheap
-// enough to be invisible, frequent enough to stop within a millisecond.
-const ctxEvery = 256
+// ctxEvery is how many steps (a copy's search, placing a task or not)
+// run between context checks. A check is an atomic load, tens of
+// nanoseconds; a step is a walk of a fit tree, microseconds on small
+// instances but about 5 ms at 100,000 frameworks × 100,000 restricted
+// copies (a copy nothing fits walks the leaves its allowed servers hide),
+// where 256 steps between checks ran a 50 ms budget to 1.1–1.4 s
+// (issue 28). Eight steps keep that overrun to tens of milliseconds.
+const ctxEvery = 8
 
 func (f *filler) runRRR(ctx context.Context, rng *rand.Rand) error {
 	alive := make([]int, len(f.srvOf))

@@ -1,9 +1,10 @@
 package simulate
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
-	"sort"
+	"slices"
 )
 
 // An agent is one application's demand: the request trace replays
@@ -69,8 +70,8 @@ func newTraceAgent(reqs []Ask) *traceAgent {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(x, y int) bool { return reqs[order[x]].Arrival < reqs[order[y]].Arrival })
-	t := &traceAgent{holds: map[string]traceHold{}}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(reqs[x].Arrival, reqs[y].Arrival) })
+	t := &traceAgent{asks: make([]ask, 0, len(reqs)), at: make([]float64, 0, len(reqs)), holds: map[string]traceHold{}}
 	for _, i := range order {
 		r := reqs[i]
 		t.asks = append(t.asks, ask{id: r.ID, app: r.App, user: r.User, count: r.Count, size: r.Size, prio: r.Priority,
@@ -78,6 +79,14 @@ func newTraceAgent(reqs []Ask) *traceAgent {
 		t.at = append(t.at, r.Arrival)
 	}
 	return t
+}
+
+// fresh is a new agent over t's trace: the sorted asks are shared (no run
+// changes them), so Build sorts the trace once, alongside validation,
+// and neither run spends its budget on it (0.3 s each for 100,000
+// requests under load, six times a 50 ms budget).
+func (t *traceAgent) fresh() *traceAgent {
+	return &traceAgent{asks: t.asks, at: t.at, holds: map[string]traceHold{}}
 }
 
 func (t *traceAgent) wake() float64 {

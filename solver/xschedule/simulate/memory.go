@@ -9,8 +9,14 @@ import "github.com/xflex/xflex/solver"
 // 10^6 containers took 570 MB, of which about 600 bytes a container; the
 // events and series recorded while they run add up to a plateau of about
 // 220 MB, reached already by 40 asks of up to 100 containers on 32.
+// Each request of the trace also costs its decoded forms (document,
+// request, the assign model's ask, the sorted trace) whatever it asks
+// for: issue 28's 100,000 requests (13.4 MB, 200,000 containers) peaked
+// at 761 MB above idle in 10 s against 446 estimated, about 3.2 kB a
+// request more; memPerRequest charges 4 kB.
 const (
 	memBase         = 4 << 20
+	memPerRequest   = 4 << 10
 	memPerContainer = 640
 	memRecordPerAsk = 128 << 10
 	memRecordCap    = 320 << 20
@@ -32,5 +38,5 @@ func memory(b solver.Built[Request, *Instance]) int64 {
 	}
 	asked = min(asked, maxAsked)
 	record := min(memRecordPerAsk*asked, memRecordCap)
-	return memBase + record + memPerContainer*asked
+	return memBase + record + memPerContainer*asked + memPerRequest*int64(len(b.Req.Requests))
 }

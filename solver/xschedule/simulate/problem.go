@@ -49,6 +49,9 @@ type Instance struct {
 	horizon  float64
 	maxEv    int
 	maxPts   int
+	// trace is the request trace sorted by arrival, each run's trace
+	// agent a fresh copy of it.
+	trace *traceAgent
 }
 
 // Build checks the request with xschedule/assign's checks (the trace's
@@ -85,6 +88,7 @@ func Build(req *Request) (*Instance, error) {
 		return nil, err
 	}
 	in.model, in.conts = m, len(m.Containers())
+	in.trace = newTraceAgent(req.Requests)
 	return in, nil
 }
 
@@ -98,7 +102,7 @@ func deref[T any](p *T, def T) T {
 // agents are the demand of a run, each run its own: the trace, then the
 // masters (b: as baseline b's run sees them; nil for X-Schedule).
 func (in *Instance) agents(b *baseline) []agent {
-	return append([]agent{newTraceAgent(in.req.Requests)}, in.masterAgents(b)...)
+	return append([]agent{in.trace.fresh()}, in.masterAgents(b)...)
 }
 
 func (in *Instance) newSim(ctx context.Context, sched scheduler, pairs pairSource, b *baseline, base int) *sim {
