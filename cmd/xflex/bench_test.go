@@ -20,7 +20,10 @@ func TestBenchUnknownReport(t *testing.T) {
 	if got := unknownReport("tetris", nil); !strings.Contains(got, "-tags nobench") {
 		t.Errorf("nobench: %q", got)
 	}
-	if got := unknownReport("x", []benchmarks.Report{{Problem: "a"}, {Problem: "b"}}); got != "xflex bench: no report for \"x\"; have: a, b\n" {
+	if got := unknownReport("x", []benchmarks.Report{{Problem: "cmmf"}, {Problem: "tetris"}}); got != "xflex bench: no report for \"x\"; have: cmmf, tetris\n" {
 		t.Errorf("listed: %q", got)
+	}
+	if got := unknownReport("tetrs", []benchmarks.Report{{Problem: "cmmf"}, {Problem: "tetris"}}); !strings.Contains(got, "did you mean tetris?") {
+		t.Errorf("misspelt: %q", got)
 	}
 }
