@@ -69,6 +69,11 @@ type Config struct {
 	// CORSOrigins are the origins browsers may call the API from
 	// (`--cors-origin`); none (the default): no CORS headers at all.
 	CORSOrigins []string
+	// AllowedHosts are the Host names served besides the loopback ones
+	// (`--allowed-host`, hosts.go). Without Auth only loopback names and
+	// these are served (421 otherwise); with Auth the list applies only
+	// when given.
+	AllowedHosts []string
 }
 
 func (c Config) withDefaults() Config {
@@ -129,6 +134,7 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	// CORS answers preflights before auth too: a browser sends them
 	// without the token.
 	r.Use(requestID, traceContext, accessLog(log), s.metrics.instrument, recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
+		hostAllowList(cfg.AllowedHosts, cfg.Auth != nil),
 		allowCORS(cfg.CORSOrigins), authenticate(cfg.Auth, s.policy), compression())
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
