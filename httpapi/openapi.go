@@ -345,7 +345,8 @@ var problemStatuses = map[int]string{
 		"solution exists; meta.status never says infeasible) or ran out of budget before any answer (type .../budget_exhausted).",
 	429: "A job quota of the tenant is reached; retry after the seconds in Retry-After.",
 	500: "The server failed; request_id locates its log entry.",
-	503: "The memory for requests in flight, or then a solve slot, stayed taken for --queue-wait; retry after the seconds in Retry-After.",
+	503: "The memory for requests in flight, or then a solve slot, stayed taken for --queue-wait; or (a job submission) the job store " +
+		"cannot write (type .../store_full: no space; .../store_unavailable: read-only, I/O error, lost connection); retry after the seconds in Retry-After.",
 }
 
 // problemResponses are components/responses: one problem+json answer per

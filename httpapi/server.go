@@ -112,6 +112,7 @@ type Server struct {
 	// the OpenAPI document states it as each operation's security.
 	policy  policy
 	metrics *metrics
+	ready   readiness // checks added by other front ends (readiness.go)
 
 	openapiOnce sync.Once
 	openapiDoc  []byte
@@ -218,9 +219,12 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if s.draining.Load() {
 		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
+	if s.notReady(w, r) {
 		return
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "solve_slots": s.adm.slots.capacity, "solves_in_flight": s.adm.slots.inUse()})

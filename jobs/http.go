@@ -88,6 +88,7 @@ type handlers struct {
 func (s *Service) Mount(api *httpapi.Server) {
 	h := &handlers{svc: s, api: api}
 	api.Metrics().MustRegister(s.metrics)
+	api.AddReadinessCheck("job_store", s.health.check)
 	api.Router().Group(func(r chi.Router) {
 		r.Use(privateHeaders)
 		r.Post("/v1/jobs", h.submit)
@@ -169,6 +170,8 @@ func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
 		httpapi.SimpleProblem(w, r, http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency-Key reused",
 			"Idempotency-Key "+strconv.Quote(reused.Key)+" was used within the last 24 h for a different request (job "+
 				reused.JobID+"); send a new key for a new job")
+	case storeFault(err) != "":
+		h.writeStoreFault(w, r, storeFault(err), err)
 	case err != nil:
 		h.internal(w, r, err)
 	default:

@@ -66,6 +66,12 @@ type Config struct {
 	// together: each reserves its problem's estimate before it starts and
 	// waits, running, while that is not free (jobMemory, docs/MEMORY.md).
 	MemoryBytes int64
+	// StoreMinFree is the free space a SQLite store's file system must
+	// have for /readyz to say ready (storefault.go).
+	StoreMinFree int64
+	// AllowEmptyStore lets a SQLite store path name an existing 0-byte
+	// file, initialised as a new store; otherwise it is refused.
+	AllowEmptyStore bool
 }
 
 // Defaults.
@@ -137,6 +143,9 @@ func (c Config) WithDefaults() Config {
 	if c.MemoryBytes <= 0 {
 		c.MemoryBytes = DefaultMemoryBytes
 	}
+	if c.StoreMinFree <= 0 {
+		c.StoreMinFree = DefaultStoreMinFree
+	}
 	return c
 }
 
@@ -159,6 +168,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.DurationVar(&c.RescueGrace, "job-rescue-grace", DefaultRescueGrace, "added to --max-budget before River requeues a job fetched by a process that died before starting it")
 	fs.DurationVar(&c.PollInterval, "job-poll", DefaultPollInterval, "how often workers poll for jobs and cancellations")
 	fs.Int64Var(&c.MemoryBytes, "job-memory-bytes", 0, "memory budget of this replica's job solves together; each reserves its estimate before it starts and waits while that is not free (0: the value of --max-inflight-bytes; docs/MEMORY.md)")
+	storeFlags(fs, c)
 	return c
 }
 
@@ -189,6 +199,8 @@ type Service struct {
 	metrics *metrics
 	// memory is the workers' memory budget (memory.go).
 	memory *jobMemory
+	// health is whether the store can write, for /readyz (storefault.go).
+	health *storeHealth
 	// changed wakes the GET ?wait= requests when this replica changes a
 	// job's state (wait.go).
 	changed changes
@@ -221,7 +233,8 @@ type solveWorker struct {
 func (w *solveWorker) Timeout(*river.Job[solveArgs]) time.Duration { return -1 }
 
 func (w *solveWorker) Work(ctx context.Context, job *river.Job[solveArgs]) error {
-	return w.svc.work(ctx, job.Args.JobID, job.ID, job.Attempt >= job.MaxAttempts)
+	err := w.svc.work(ctx, job.Args.JobID, job.ID, job.Attempt >= job.MaxAttempts)
+	return w.svc.snoozeOnStoreFault(job.Args.JobID, err)
 }
 
 // retryPolicy retries a job whose attempt failed for an infrastructure
