@@ -136,7 +136,7 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	// without the token.
 	r.Use(requestID, traceContext, accessLog(log), s.metrics.instrument, recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
 		hostAllowList(cfg.AllowedHosts, cfg.Auth != nil),
-		allowCORS(cfg.CORSOrigins), authenticate(cfg.Auth, s.policy), compression())
+		allowCORS(cfg.CORSOrigins), authenticate(cfg.Auth, s.policy), compression(), middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
@@ -177,7 +177,9 @@ var routeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, ht
 func allowedMethods(routes chi.Routes, path string) []string {
 	var out []string
 	for _, m := range routeMethods {
-		if routes.Match(chi.NewRouteContext(), m, path) {
+		// HEAD is served wherever GET is (middleware.GetHead).
+		if routes.Match(chi.NewRouteContext(), m, path) ||
+			m == http.MethodHead && routes.Match(chi.NewRouteContext(), http.MethodGet, path) {
 			out = append(out, m)
 		}
 	}
@@ -300,6 +302,7 @@ func (s *Server) getSchema(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown schema", "no schema named "+chi.URLParam(r, "name"))
 		return
 	}
+	setAnswerHeaders(w.Header(), "application/schema+json")
 	w.Header().Set("Content-Type", "application/schema+json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	_, _ = w.Write(b)
@@ -492,6 +495,7 @@ func (s *Server) solve(w http.ResponseWriter, r *http.Request, p solver.Problem,
 // WriteMedia writes an encoded body of the given media type (a JSON
 // response or an SVG picture).
 func WriteMedia(w http.ResponseWriter, status int, media string, b []byte) {
+	setAnswerHeaders(w.Header(), media)
 	w.Header().Set("Content-Type", media)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)

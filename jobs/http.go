@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/xflex/xflex/httpapi"
 	"github.com/xflex/xflex/schemas"
@@ -81,6 +82,9 @@ func toJob(r record) Job {
 type handlers struct {
 	svc *Service
 	api *httpapi.Server
+	// pictures shares one draw among concurrent requests for a job's
+	// picture (picturecache.go).
+	pictures singleflight.Group
 }
 
 // Mount adds the job routes to the API server's router and the job
@@ -217,6 +221,9 @@ func (s *Service) maxStored() int {
 // fail on semantics the solver checks. It returns the problem, the inputs
 // to solve and, for a scenario, the spec to store.
 func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, *solver.Error) {
+	if xe := solver.CheckUTF8(body); xe != nil {
+		return solver.Problem{}, nil, nil, xe
+	}
 	doc, err := solver.DecodeAny(body)
 	if err != nil {
 		return solver.Problem{}, nil, nil, &solver.Error{Kind: solver.KindMalformed, Detail: err.Error(), Err: err}

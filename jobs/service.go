@@ -279,6 +279,11 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 	if err != nil {
 		return err
 	}
+	if rec.State.Terminal() && rec.ParentID != "" && rec.RiverID == riverID {
+		// A retry after the variant's finish committed but its scenario's
+		// update failed: finish the scenario, or it stays running.
+		return s.finalizeScenario(ctx, rec.ParentID)
+	}
 	if rec.State.Terminal() || rec.RiverID != riverID {
 		// Finished, or rescued under a new River job (this one is the dead
 		// worker's, rescued late by River's own rescuer).

@@ -278,6 +278,9 @@ func (s *store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, s.d.createKeysTable()); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, s.d.createPicturesTable()); err != nil {
+			return err
+		}
 		have, err := s.columns(ctx, tx)
 		if err != nil {
 			return err

@@ -52,7 +52,8 @@ const storeFaultSnooze = 5 * time.Second
 // EDQUOT, SQLITE_FULL, PostgreSQL's class 53 "insufficient resources"),
 // faultUnavailable (EROFS, EIO, SQLite's I/O, read-only and cannot-open
 // errors, PostgreSQL's read-only transaction and I/O errors, a lost
-// connection), or "" for any other error (a bug, not the store's state).
+// connection), or "" for any other error (a bug, not the store's state,
+// or a context's end).
 func storeFault(err error) string {
 	if err == nil {
 		return ""
@@ -62,6 +63,10 @@ func storeFault(err error) string {
 	var ne net.Error
 	var ce *pgconn.ConnectError
 	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		// A wait that ran out (a busy pool) or a caller that left; a
+		// context error is also a net.Error, so it is told apart first.
+		return ""
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return faultFull
 	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EIO):

@@ -150,11 +150,12 @@ func TestStoreFaultSnoozes(t *testing.T) {
 		t.Fatalf("other error: %v, want it unchanged", err)
 	}
 	for err, want := range map[error]string{
-		fmt.Errorf("x: %w", syscall.ENOSPC): faultFull,
-		fmt.Errorf("x: %w", syscall.EDQUOT): faultFull,
-		fmt.Errorf("x: %w", syscall.EROFS):  faultUnavailable,
-		errors.New("syntax error"):          "",
-		nil:                                 "",
+		fmt.Errorf("x: %w", syscall.ENOSPC):               faultFull,
+		fmt.Errorf("x: %w", syscall.EDQUOT):               faultFull,
+		fmt.Errorf("x: %w", syscall.EROFS):                faultUnavailable,
+		errors.New("syntax error"):                        "",
+		fmt.Errorf("begin: %w", context.DeadlineExceeded): "",
+		nil: "",
 	} {
 		if got := storeFault(err); got != want {
 			t.Errorf("storeFault(%v) = %q, want %q", err, got, want)
