@@ -333,7 +333,7 @@ func TestInfoEndpoints(t *testing.T) {
 	} else if p := decodeProblem(t, rec); p.Type != TypeBase+"method_not_allowed" {
 		t.Errorf("405 problem type %q", p.Type)
 	}
-	if rec := post(t, h.srv.Handler(), "/healthz", "application/json", "{}"); rec.Code != 405 || rec.Header().Get("Allow") != "GET" {
+	if rec := post(t, h.srv.Handler(), "/healthz", "application/json", "{}"); rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST on /healthz: %d, Allow %q", rec.Code, rec.Header().Get("Allow"))
 	}
 	var list struct {
