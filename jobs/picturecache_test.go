@@ -16,7 +16,7 @@ import (
 )
 
 // countingHarness serves the sleep problem with its picture counted.
-func countingHarness(t *testing.T, apiCfg httpapi.Config) (*harness, *atomic.Int64) {
+func countingHarness(t *testing.T, store string, apiCfg httpapi.Config) (*harness, *atomic.Int64) {
 	t.Helper()
 	var draws atomic.Int64
 	p := jobtest.Problem()
@@ -34,14 +34,18 @@ func countingHarness(t *testing.T, apiCfg httpapi.Config) (*harness, *atomic.Int
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newHarnessWith(t, storeURL(t, "sqlite"), Config{}, runner, apiCfg), &draws
+	return newHarnessWith(t, store, Config{}, runner, apiCfg), &draws
 }
 
 // TestJobPictureDrawnOnce: 8 concurrent picture requests for one finished
 // scenario, then 8 more, draw each variant once in all (the first draw
 // is shared and stored), and every answer is the same picture.
 func TestJobPictureDrawnOnce(t *testing.T) {
-	h, draws := countingHarness(t, httpapi.Config{})
+	forEachStore(t, testJobPictureDrawnOnce)
+}
+
+func testJobPictureDrawnOnce(t *testing.T, store string) {
+	h, draws := countingHarness(t, store, httpapi.Config{})
 	id := h.submit(map[string]any{"problem": jobtest.Name, "input": map[string]any{"ms": 0, "value": 2},
 		"variants": []map[string]any{{"name": "three", "patch": map[string]any{"value": 3}}}})
 	if j := h.waitTerminal(id); j.State != StateSucceeded {
@@ -77,7 +81,7 @@ func TestJobPictureDrawnOnce(t *testing.T) {
 // wait and gets 503 with Retry-After, drawing nothing; once the slot is
 // free it is drawn.
 func TestJobPictureAdmitted(t *testing.T) {
-	h, draws := countingHarness(t, httpapi.Config{MaxConcurrent: 1, QueueWait: 50 * time.Millisecond})
+	h, draws := countingHarness(t, storeURL(t, "sqlite"), httpapi.Config{MaxConcurrent: 1, QueueWait: 50 * time.Millisecond})
 	id := h.submit(map[string]any{"problem": jobtest.Name, "input": map[string]any{"ms": 0, "value": 2}})
 	if j := h.waitTerminal(id); j.State != StateSucceeded {
 		t.Fatalf("job %s", j.State)

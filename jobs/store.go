@@ -278,8 +278,10 @@ func (s *store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, s.d.createKeysTable()); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.d.createPicturesTable()); err != nil {
-			return err
+		for _, q := range []string{s.d.createPicturesTable(), s.d.createProbeTable()} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
 		}
 		have, err := s.columns(ctx, tx)
 		if err != nil {

@@ -167,9 +167,6 @@ func (s *Service) probeStore(ctx context.Context) error {
 		}
 	}
 	err := s.st.withTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS xflex_probe (id INTEGER PRIMARY KEY, pad `+s.st.d.blob()+`)`); err != nil {
-			return err
-		}
 		if _, err := tx.ExecContext(ctx, s.st.d.rebind(`INSERT INTO xflex_probe (id, pad) VALUES (1, ?)`), make([]byte, probeBytes)); err != nil {
 			return err
 		}
@@ -184,6 +181,12 @@ func (s *Service) probeStore(ctx context.Context) error {
 		return fmt.Errorf("%s: a %d-byte write failed: %w", kind, probeBytes, err)
 	}
 	return nil
+}
+
+// createProbeTable is the table probeStore writes to (and empties in the
+// same transaction), made with the store's other tables by migrate.
+func (d dialect) createProbeTable() string {
+	return `CREATE TABLE IF NOT EXISTS xflex_probe (id INTEGER PRIMARY KEY, pad ` + d.blob() + `)`
 }
 
 // storeFlags registers the store's fault flags of `xflex serve`.

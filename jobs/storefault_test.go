@@ -136,6 +136,18 @@ func TestFullDiskRefusesAndRecovers(t *testing.T) {
 	}
 }
 
+// TestReadyProbe: on either store the write probe passes on a healthy
+// store, so /readyz says ready.
+func TestReadyProbe(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store string) {
+		h := newHarness(t, store, Config{})
+		if err := h.svc.probeStore(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		h.ready(http.StatusOK)
+	})
+}
+
 // TestStoreFaultSnoozes: a worker attempt that failed for a store fault
 // is snoozed (not counted, tried again), any other error passes through.
 func TestStoreFaultSnoozes(t *testing.T) {
