@@ -22,3 +22,17 @@ func TestSubmitInvalidUTF8(t *testing.T) {
 		t.Fatalf("invalid UTF-8 submission: %d %s; want 400 at byte offset %d", r.status, r.body, off)
 	}
 }
+
+// TestHeadOnJobRoutes: the job routes answer HEAD like GET, without a
+// body.
+func TestHeadOnJobRoutes(t *testing.T) {
+	h := newHarness(t, storeURL(t, "sqlite"), Config{})
+	id := h.submit(map[string]any{"problem": jobtest.Name, "input": map[string]any{"ms": 0, "value": 1}})
+	h.waitTerminal(id)
+	for _, path := range []string{"/v1/jobs", "/v1/jobs/" + id, "/v1/jobs/" + id + "/result"} {
+		r := h.do("HEAD", path, nil)
+		if r.status != http.StatusOK || len(r.body) != 0 || r.header.Get("Content-Type") != "application/json" {
+			t.Errorf("HEAD %s: %d %q, %d bytes", path, r.status, r.header.Get("Content-Type"), len(r.body))
+		}
+	}
+}

@@ -124,6 +124,10 @@ func visible(r *http.Request, rec record) bool {
 }
 
 func (h *handlers) internal(w http.ResponseWriter, r *http.Request, err error) {
+	if kind := storeFault(err); kind != "" {
+		h.writeStoreFault(w, r, kind, err)
+		return
+	}
 	h.api.WriteError(w, r, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err})
 }
 
@@ -174,8 +178,6 @@ func (h *handlers) submit(w http.ResponseWriter, r *http.Request) {
 		httpapi.SimpleProblem(w, r, http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency-Key reused",
 			"Idempotency-Key "+strconv.Quote(reused.Key)+" was used within the last 24 h for a different request (job "+
 				reused.JobID+"); send a new key for a new job")
-	case storeFault(err) != "":
-		h.writeStoreFault(w, r, storeFault(err), err)
 	case err != nil:
 		h.internal(w, r, err)
 	default:

@@ -91,17 +91,18 @@ func storeFault(err error) string {
 	return ""
 }
 
-// writeStoreFault answers a submission the store could not take (kind
-// from storeFault) with 503, Retry-After and a problem document of that
-// type, logs it, and has /readyz probe the store afresh.
+// writeStoreFault answers a request the store could not serve (kind from
+// storeFault; a submission it could not write, most often) with 503,
+// Retry-After and a problem document of that type, logs it, and has
+// /readyz probe the store afresh.
 func (h *handlers) writeStoreFault(w http.ResponseWriter, r *http.Request, kind string, err error) {
-	h.svc.log.Error().Err(err).Str("fault", kind).Msg("job store cannot write: submission refused")
+	h.svc.log.Error().Err(err).Str("fault", kind).Str("method", r.Method).Str("path", r.URL.Path).Msg("job store cannot write: request refused")
 	h.svc.health.invalidate()
 	retry, title := unavailableRetry, "Job store unavailable"
-	detail := "the job store could not write this submission (" + h.svc.st.d.String() + "); nothing was stored: retry after the number of seconds in Retry-After"
+	detail := "the job store could not complete this request (" + h.svc.st.d.String() + "); nothing was changed: retry after the number of seconds in Retry-After"
 	if kind == faultFull {
 		retry, title = fullRetry, "Job store full"
-		detail = "the job store has no space left (" + h.svc.st.d.String() + "); nothing was stored: retry after the number of seconds in Retry-After, once the operator or retention has freed space"
+		detail = "the job store has no space left (" + h.svc.st.d.String() + "); nothing was changed: retry after the number of seconds in Retry-After, once the operator or retention has freed space"
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(int(retry.Seconds())))
 	httpapi.SimpleProblem(w, r, http.StatusServiceUnavailable, kind, title, detail)
