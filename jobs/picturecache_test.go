@@ -3,6 +3,7 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -51,6 +52,7 @@ func testJobPictureDrawnOnce(t *testing.T, store string) {
 	if j := h.waitTerminal(id); j.State != StateSucceeded {
 		t.Fatalf("job %s", j.State)
 	}
+	before := tenantBytes(t, h)
 	var first []byte
 	for round := range 2 {
 		var wg sync.WaitGroup
@@ -74,6 +76,24 @@ func testJobPictureDrawnOnce(t *testing.T, store string) {
 	if n := draws.Load(); n != 2 { // the base and the variant, once each
 		t.Fatalf("%d variant pictures drawn for 16 requests, want 2 (one scenario draw)", n)
 	}
+	if after := tenantBytes(t, h); after-before != int64(len(first)) {
+		t.Fatalf("tenant bytes %d -> %d, want the stored picture's %d more", before, after, len(first))
+	}
+}
+
+// tenantBytes is what the local tenant's byte quota counts now.
+func tenantBytes(t *testing.T, h *harness) int64 {
+	t.Helper()
+	var u usage
+	ctx := context.Background()
+	if err := h.svc.st.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		u, err = h.svc.st.usageTx(ctx, tx, httpapi.LocalTenant)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return u.TenantBytes
 }
 
 // TestJobPictureAdmitted: drawing a picture takes a solve slot like a

@@ -434,6 +434,9 @@ func (s *store) usageTx(ctx context.Context, tx *sql.Tx, tenant string) (usage, 
 			CAST(COALESCE(SUM(CASE WHEN parent_id IS NULL AND state IN ('queued', 'running') THEN 1 ELSE 0 END), 0) AS BIGINT),
 			CAST(COALESCE(SUM(LENGTH(input) + COALESCE(LENGTH(result), 0)), 0) AS BIGINT)
 		FROM xflex_job WHERE tenant = ?`), tenant).Scan(&u.TenantJobs, &u.TenantBytes)
+	if err == nil {
+		err = s.addPictureBytes(ctx, tx, tenant, &u.TenantBytes)
+	}
 	if err != nil {
 		return u, fmt.Errorf("tenant usage: %w", err)
 	}

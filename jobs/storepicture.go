@@ -54,3 +54,13 @@ func (s *store) drawnBytes(ctx context.Context, id string) (int64, error) {
 		FROM xflex_job WHERE id = ? OR parent_id = ?`), id, id).Scan(&n)
 	return n, err
 }
+
+// addPictureBytes adds the bytes of the tenant's stored pictures to n: they
+// count in its byte quota (--job-tenant-bytes) like its inputs and results.
+func (s *store) addPictureBytes(ctx context.Context, q querier, tenant string, n *int64) error {
+	var b int64
+	err := q.QueryRowContext(ctx, s.d.rebind(`SELECT CAST(COALESCE(SUM(LENGTH(p.svg)), 0) AS BIGINT)
+		FROM xflex_picture p JOIN xflex_job j ON j.id = p.job_id WHERE j.tenant = ?`), tenant).Scan(&b)
+	*n += b
+	return err
+}
