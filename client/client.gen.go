@@ -10676,7 +10676,13 @@ type ReadyzResponse struct {
 	}
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *struct {
-		// Status draining
+		// Check The check that failed (job_store), when not_ready.
+		Check *string `json:"check,omitempty"`
+
+		// Detail Why it failed, when not_ready.
+		Detail *string `json:"detail,omitempty"`
+
+		// Status draining, or not_ready.
 		Status string `json:"status"`
 	}
 }
@@ -10697,7 +10703,13 @@ func (r ReadyzResponse) GetJSON200() *struct {
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ReadyzResponse) GetJSON503() *struct {
-	// Status draining
+	// Check The check that failed (job_store), when not_ready.
+	Check *string `json:"check,omitempty"`
+
+	// Detail Why it failed, when not_ready.
+	Detail *string `json:"detail,omitempty"`
+
+	// Status draining, or not_ready.
 	Status string `json:"status"`
 } {
 	return r.JSON503
@@ -15619,7 +15631,13 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest struct {
-			// Status draining
+			// Check The check that failed (job_store), when not_ready.
+			Check *string `json:"check,omitempty"`
+
+			// Detail Why it failed, when not_ready.
+			Detail *string `json:"detail,omitempty"`
+
+			// Status draining, or not_ready.
 			Status string `json:"status"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

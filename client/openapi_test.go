@@ -52,7 +52,7 @@ func newServer(t *testing.T) *httpapi.Server {
 func servedDocument(t *testing.T, api *httpapi.Server) []byte {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	api.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/openapi.json", nil))
+	api.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost/v1/openapi.json", nil))
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
 		_, err := api.OpenAPI()
 		t.Fatalf("GET /v1/openapi.json: %d %s (%v): %s", rec.Code, rec.Header().Get("Content-Type"), err, rec.Body)

@@ -46,7 +46,7 @@ func padded(mode string, n int) string {
 // returns the answer and whether the body was read.
 func postBody(h http.Handler, body string, contentLength int64) (*httptest.ResponseRecorder, bool) {
 	spy := &spyBody{r: strings.NewReader(body)}
-	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", spy)
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", spy)
 	req.ContentLength = contentLength
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
@@ -141,7 +141,7 @@ func TestChunkedBodyReservesAsRead(t *testing.T) {
 	// Memory free after the queue wait is still taken: a chunked body
 	// that takes longer than QueueWait to arrive is read.
 	slow := &slowReader{r: strings.NewReader(padded("ok", 3*chunkedStep)), delay: 50 * time.Millisecond}
-	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", slow)
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", slow)
 	req.ContentLength = -1
 	req.Header.Set("Content-Type", "application/json")
 	rec = httptest.NewRecorder()
@@ -270,8 +270,8 @@ func TestTricklingClientIsCutOff(t *testing.T) {
 		name, request string
 		status        int
 	}{
-		{"solve", "POST /v1/selftest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"mode\":", 408},
-		{"route without body", "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n0123456789", 405},
+		{"solve", "POST /v1/selftest HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"mode\":", 408},
+		{"route without body", "POST /healthz HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n0123456789", 405},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
@@ -320,7 +320,7 @@ func TestNonReadingClientIsCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(conn, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -341,7 +341,7 @@ func padTo(obj string, n int) string {
 // postAs is postBody for a request of tenant's, as the auth middleware
 // would mark it; it returns the status.
 func postAs(h *harness, tenant, body string) int {
-	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", strings.NewReader(body))
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", strings.NewReader(body))
 	req = req.WithContext(WithPrincipal(req.Context(), Principal{Tenant: tenant, Scopes: AllScopes}))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
@@ -471,7 +471,7 @@ func TestSlotCapPerTenant(t *testing.T) {
 	l := &tenantLoad{h: h, codes: map[string][]int{}}
 	l.send("A", `{"mode":"block"}`)
 	<-h.started
-	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", strings.NewReader(`{"mode":"ok"}`))
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", strings.NewReader(`{"mode":"ok"}`))
 	req = req.WithContext(WithPrincipal(req.Context(), Principal{Tenant: "A"}))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()

@@ -66,7 +66,7 @@ func sendAuth(h http.Handler, method, path, authorization string) *httptest.Resp
 	} else {
 		body = strings.NewReader("")
 	}
-	req := httptest.NewRequest(method, path, body)
+	req := httptest.NewRequest(method, "http://localhost"+path, body)
 	req.Header.Set("Content-Type", "application/json")
 	if authorization != "" {
 		req.Header.Set("Authorization", authorization)
@@ -265,7 +265,7 @@ func TestAuthRefusalBoundsBody(t *testing.T) {
 	defer conn.Close()
 	// Far beyond ReadBodyTimeout; the connection must be closed long before.
 	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprint(conn, "POST /v1/selftest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"mode\"")
+	fmt.Fprint(conn, "POST /v1/selftest HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"mode\"")
 	rd := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(rd, nil)
 	if err != nil {

@@ -30,6 +30,16 @@ import (
 // to log, to store and to use as a label.
 var validTenant = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
+// CheckTenant refuses a tenant name validTenant does not match, saying
+// which names are allowed.
+func CheckTenant(name string) error {
+	if validTenant.MatchString(name) {
+		return nil
+	}
+	return fmt.Errorf("tenant name %q is not allowed: a tenant name is 1 to 64 characters from A-Z a-z 0-9 . _ - "+
+		"(no spaces or other characters), e.g. team-a or acme.prod", name)
+}
+
 // TokenPrefix starts every token `xflex token new` makes, so a leaked one
 // is easy to recognise (secret scanners, logs).
 const TokenPrefix = "xf_"
@@ -68,6 +78,9 @@ func HashToken(token string) string {
 // AuthLine returns the auth-file line granting token to tenant with
 // scopes. It checks the tenant and the scopes as the file's parser does.
 func AuthLine(tenant string, scopes []Scope, token string) (string, error) {
+	if err := CheckTenant(tenant); err != nil {
+		return "", err // before the line is built: a space would split it into other fields
+	}
 	names := make([]string, len(scopes))
 	for i, s := range scopes {
 		names[i] = string(s)
@@ -136,8 +149,8 @@ func parseTokenLine(text string) (tokenEntry, error) {
 	if len(f) != 3 {
 		return tokenEntry{}, fmt.Errorf("want TENANT SCOPES SHA256HEX, got %d fields", len(f))
 	}
-	if !validTenant.MatchString(f[0]) {
-		return tokenEntry{}, fmt.Errorf("tenant %q must be 1 to 64 characters from A-Z a-z 0-9 . _ -", f[0])
+	if err := CheckTenant(f[0]); err != nil {
+		return tokenEntry{}, err
 	}
 	scopes, err := ParseScopes(f[1])
 	if err != nil {

@@ -60,8 +60,8 @@ func TestParseAuthFileErrors(t *testing.T) {
 		{"scope twice", "team jobs,jobs " + hashA, `scope "jobs" listed twice`},
 		{"short hash", "team solve " + hashA[:63], "hash must be 64 hex digits"},
 		{"bad hex", "team solve " + "zz" + hashA[2:], "hash is not hex"},
-		{"tenant chars", "team/a solve " + hashA, `tenant "team/a" must be`},
-		{"tenant too long", strings.Repeat("t", 65) + " solve " + hashA, "must be 1 to 64 characters"},
+		{"tenant chars", "team/a solve " + hashA, `tenant name "team/a" is not allowed`},
+		{"tenant too long", strings.Repeat("t", 65) + " solve " + hashA, "is 1 to 64 characters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := "ok solve " + hashB + "\n# comment\n" + tc.line + "\n"

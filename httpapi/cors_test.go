@@ -9,7 +9,7 @@ import (
 
 // preflight sends a browser's CORS preflight for POST /v1/selftest.
 func preflight(h http.Handler, origin string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodOptions, "/v1/selftest", nil)
+	req := httptest.NewRequest(http.MethodOptions, "http://localhost/v1/selftest", nil)
 	req.Header.Set("Origin", origin)
 	req.Header.Set("Access-Control-Request-Method", http.MethodPost)
 	req.Header.Set("Access-Control-Request-Headers", "content-type, authorization")
@@ -36,7 +36,7 @@ func TestCORSOffByDefault(t *testing.T) {
 	if got := corsHeadersOf(preflight(h, "https://app.example")); len(got) != 0 {
 		t.Errorf("preflight answered with %v", got)
 	}
-	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", strings.NewReader(`{"mode":"ok"}`))
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", strings.NewReader(`{"mode":"ok"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Origin", "https://app.example")
 	rec := httptest.NewRecorder()
@@ -74,7 +74,7 @@ func TestCORSAllowedOrigin(t *testing.T) {
 		{"https://app.example", "", 401, true},
 		{"https://evil.example", "Bearer t-solve", 200, false},
 	} {
-		req := httptest.NewRequest(http.MethodPost, "/v1/selftest", strings.NewReader(`{"mode":"ok"}`))
+		req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", strings.NewReader(`{"mode":"ok"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Origin", tc.origin)
 		if tc.auth != "" {

@@ -33,7 +33,7 @@ func (b *slowBody) Read(p []byte) (int, error) {
 // client waits for).
 func TestElapsedCoversReadingTheBody(t *testing.T) {
 	h := newHarness(t, Config{})
-	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", &slowBody{r: strings.NewReader(`{"mode":"ok","n":1}`)})
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", &slowBody{r: strings.NewReader(`{"mode":"ok","n":1}`)})
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	h.srv.Handler().ServeHTTP(rec, req)

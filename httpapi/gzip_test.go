@@ -32,7 +32,7 @@ func gzipped(t *testing.T, b []byte) []byte {
 
 // postEncoded posts body with the given Content-Encoding.
 func postEncoded(h http.Handler, encoding string, body io.Reader, length int64) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", body)
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", body)
 	req.ContentLength = length
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Content-Encoding", encoding)
@@ -140,7 +140,7 @@ func TestUnsupportedContentEncodingIs415(t *testing.T) {
 }
 
 func get(h http.Handler, path, acceptEncoding string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req := httptest.NewRequest(http.MethodGet, "http://localhost"+path, nil)
 	if acceptEncoding != "" {
 		req.Header.Set("Accept-Encoding", acceptEncoding)
 	}
@@ -195,7 +195,7 @@ func TestTricklingGzipClientIsCutOff(t *testing.T) {
 	}
 	defer conn.Close()
 	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second)) // bounds the test
-	head := "POST /v1/selftest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+	head := "POST /v1/selftest HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n" +
 		"Content-Encoding: gzip\r\nContent-Length: 1000\r\n\r\n"
 	if _, err := io.WriteString(conn, head+string(part)); err != nil {
 		t.Fatal(err)

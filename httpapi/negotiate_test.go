@@ -92,7 +92,7 @@ func pictureServer(t *testing.T) http.Handler {
 }
 
 func postAccept(h http.Handler, path, accept, body string, gz bool) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req := httptest.NewRequest(http.MethodPost, "http://localhost"+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	if accept != "" {
 		req.Header.Set("Accept", accept)

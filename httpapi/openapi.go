@@ -137,7 +137,9 @@ func openAPIInfo() map[string]any {
 			"{\"result\": ..., \"meta\": ...} (its response schema); asynchronous jobs run the same solves. " +
 			"Errors are RFC 9457 application/problem+json documents (components/schemas/common.problem) " +
 			"whose `errors` locate each violation by JSON pointer. A method a path does not serve gets 405 " +
-			"with an Allow header; a path the server does not serve gets 404. With an auth file, every " +
+			"with an Allow header; a path the server does not serve gets 404; HEAD is served wherever GET is. " +
+			"Without an auth file only requests whose Host is a loopback name or address (or an --allowed-host) " +
+			"are served, any other gets 421 (type .../misdirected_host). With an auth file, every " +
 			"operation but the open ones needs `Authorization: Bearer TOKEN` (401 without a known token) " +
 			"and the scope its security requirement names (403 without it). Request bodies may be sent " +
 			"with Content-Encoding: gzip, and responses of 1 KB or more are gzipped for clients that send " +
@@ -359,7 +361,7 @@ func nestedName(file, ptr string) (string, error) {
 // problemStatuses are the problem+json answers the operations refer to
 // (components/responses/ problemN), with what each means here.
 var problemStatuses = map[int]string{
-	400: "Malformed JSON, an unreadable body or a malformed header (type .../malformed).",
+	400: "Malformed JSON, a body that is not valid UTF-8 (the detail gives the byte offset), an unreadable body or a malformed header (type .../malformed).",
 	401: "The server has an auth file and the request carries no known Bearer token (WWW-Authenticate says which).",
 	403: "The token lacks the scope the operation needs.",
 	404: "No such problem, schema, job or variant (another tenant's job is not found either).",
@@ -374,7 +376,8 @@ var problemStatuses = map[int]string{
 		"solution exists; meta.status never says infeasible) or ran out of budget before any answer (type .../budget_exhausted).",
 	429: "A job quota of the tenant is reached; retry after the seconds in Retry-After.",
 	500: "The server failed; request_id locates its log entry.",
-	503: "The memory for requests in flight, or then a solve slot, stayed taken for --queue-wait; retry after the seconds in Retry-After.",
+	503: "The memory for requests in flight, or then a solve slot, stayed taken for --queue-wait; or (a job submission) the job store " +
+		"cannot write (type .../store_full: no space; .../store_unavailable: read-only, I/O error, lost connection); retry after the seconds in Retry-After.",
 }
 
 // problemResponses are components/responses: one problem+json answer per

@@ -15,7 +15,7 @@ import (
 func TestOpenAPIServedRoutesOnly(t *testing.T) {
 	h := newHarness(t, Config{})
 	rec := httptest.NewRecorder()
-	h.srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/openapi.json", nil))
+	h.srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost/v1/openapi.json", nil))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("%d: %s", rec.Code, rec.Body)
 	}

@@ -92,6 +92,7 @@ func (p ProblemDetails) Encode() []byte {
 
 // WriteProblem writes a problem document with its status.
 func WriteProblem(w http.ResponseWriter, p ProblemDetails) {
+	setAnswerHeaders(w.Header(), "application/problem+json")
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(p.Encode())))
 	w.WriteHeader(p.Status)

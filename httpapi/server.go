@@ -75,6 +75,11 @@ type Config struct {
 	// finish and read the 503 instead of a reset (drain.go). Default
 	// 16 MiB; negative: none beyond net/http's own 256 KiB.
 	DiscardRefused int64
+	// AllowedHosts are the Host names served besides the loopback ones
+	// (`--allowed-host`, hosts.go). Without Auth only loopback names and
+	// these are served (421 otherwise); with Auth the list applies only
+	// when given.
+	AllowedHosts []string
 }
 
 func (c Config) withDefaults() Config {
@@ -116,6 +121,7 @@ type Server struct {
 	// the OpenAPI document states it as each operation's security.
 	policy  policy
 	metrics *metrics
+	ready   readiness // checks added by other front ends (readiness.go)
 
 	openapiOnce sync.Once
 	openapiDoc  []byte
@@ -138,7 +144,8 @@ func New(cfg Config, runner *solver.Runner, log zerolog.Logger) *Server {
 	// CORS answers preflights before auth too: a browser sends them
 	// without the token.
 	r.Use(requestID, traceContext, accessLog(log), s.metrics.instrument, recoverer(log), deadlines(cfg.ReadBodyTimeout, cfg.WriteTimeout),
-		allowCORS(cfg.CORSOrigins), authenticate(cfg.Auth, s.policy), compression())
+		hostAllowList(cfg.AllowedHosts, cfg.Auth != nil),
+		allowCORS(cfg.CORSOrigins), authenticate(cfg.Auth, s.policy), compression(), middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Not found", "no route for "+r.URL.Path)
 	})
@@ -182,7 +189,9 @@ var routeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, ht
 func allowedMethods(routes chi.Routes, path string) []string {
 	var out []string
 	for _, m := range routeMethods {
-		if routes.Match(chi.NewRouteContext(), m, path) {
+		// HEAD is served wherever GET is (middleware.GetHead).
+		if routes.Match(chi.NewRouteContext(), m, path) ||
+			m == http.MethodHead && routes.Match(chi.NewRouteContext(), http.MethodGet, path) {
 			out = append(out, m)
 		}
 	}
@@ -224,9 +233,12 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if s.draining.Load() {
 		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
+	if s.notReady(w, r) {
 		return
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "solve_slots": s.adm.slots.capacity, "solves_in_flight": s.adm.slots.inUse()})
@@ -302,6 +314,7 @@ func (s *Server) getSchema(w http.ResponseWriter, r *http.Request) {
 		SimpleProblem(w, r, http.StatusNotFound, "not_found", "Unknown schema", "no schema named "+chi.URLParam(r, "name"))
 		return
 	}
+	setAnswerHeaders(w.Header(), "application/schema+json")
 	w.Header().Set("Content-Type", "application/schema+json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	_, _ = w.Write(b)
@@ -494,6 +507,7 @@ func (s *Server) solve(w http.ResponseWriter, r *http.Request, p solver.Problem,
 // WriteMedia writes an encoded body of the given media type (a JSON
 // response or an SVG picture).
 func WriteMedia(w http.ResponseWriter, status int, media string, b []byte) {
+	setAnswerHeaders(w.Header(), media)
 	w.Header().Set("Content-Type", media)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)

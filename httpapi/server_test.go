@@ -108,7 +108,7 @@ func newLoggingHarness(t *testing.T, cfg Config, log zerolog.Logger) *harness {
 
 func post(t *testing.T, h http.Handler, path, ctype, body string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req := httptest.NewRequest(http.MethodPost, "http://localhost"+path, strings.NewReader(body))
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
@@ -235,7 +235,7 @@ func TestBudgetCapped(t *testing.T) {
 
 func TestRequestIDEchoed(t *testing.T) {
 	h := newHarness(t, Config{})
-	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", strings.NewReader(`{"mode":"infeasible"}`))
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", strings.NewReader(`{"mode":"infeasible"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Request-Id", "abc-123")
 	rec := httptest.NewRecorder()
@@ -279,7 +279,7 @@ func TestOverloadGets503(t *testing.T) {
 func TestClientDisconnectCancelsSolve(t *testing.T) {
 	h := newHarness(t, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
-	req := httptest.NewRequest(http.MethodPost, "/v1/selftest", strings.NewReader(`{"mode":"block","budget_ms":60000}`)).WithContext(ctx)
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", strings.NewReader(`{"mode":"block","budget_ms":60000}`)).WithContext(ctx)
 	req.Header.Set("Content-Type", "application/json")
 	done := make(chan struct{})
 	go func() {
@@ -313,7 +313,7 @@ func TestInfoEndpoints(t *testing.T) {
 	h := newHarness(t, Config{})
 	get := func(path string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
-		h.srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		h.srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost"+path, nil))
 		return rec
 	}
 	for _, path := range []string{"/healthz", "/readyz", "/version", "/v1/schemas", "/v1/problems",
@@ -333,7 +333,7 @@ func TestInfoEndpoints(t *testing.T) {
 	} else if p := decodeProblem(t, rec); p.Type != TypeBase+"method_not_allowed" {
 		t.Errorf("405 problem type %q", p.Type)
 	}
-	if rec := post(t, h.srv.Handler(), "/healthz", "application/json", "{}"); rec.Code != 405 || rec.Header().Get("Allow") != "GET" {
+	if rec := post(t, h.srv.Handler(), "/healthz", "application/json", "{}"); rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST on /healthz: %d, Allow %q", rec.Code, rec.Header().Get("Allow"))
 	}
 	var list struct {

@@ -59,7 +59,7 @@ func TestTraceparentLogged(t *testing.T) {
 		{"absent", nil, ""},
 	} {
 		logs.Reset()
-		req := httptest.NewRequest(http.MethodPost, "/v1/selftest", strings.NewReader(`{"mode":"ok"}`))
+		req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/selftest", strings.NewReader(`{"mode":"ok"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Request-Id", "req-"+tc.name)
 		for _, v := range tc.headers {

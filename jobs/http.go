@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/xflex/xflex/httpapi"
 	"github.com/xflex/xflex/schemas"
@@ -81,6 +82,9 @@ func toJob(r record) Job {
 type handlers struct {
 	svc *Service
 	api *httpapi.Server
+	// pictures shares one draw among concurrent requests for a job's
+	// picture (picturecache.go).
+	pictures singleflight.Group
 }
 
 // Mount adds the job routes to the API server's router and the job
@@ -88,6 +92,7 @@ type handlers struct {
 func (s *Service) Mount(api *httpapi.Server) {
 	h := &handlers{svc: s, api: api}
 	api.Metrics().MustRegister(s.metrics)
+	api.AddReadinessCheck("job_store", s.health.check)
 	api.Router().Group(func(r chi.Router) {
 		r.Use(privateHeaders)
 		r.Post("/v1/jobs", h.submit)
@@ -120,6 +125,10 @@ func visible(r *http.Request, rec record) bool {
 }
 
 func (h *handlers) internal(w http.ResponseWriter, r *http.Request, err error) {
+	if kind := storeFault(err); kind != "" {
+		h.writeStoreFault(w, r, kind, err)
+		return
+	}
 	h.api.WriteError(w, r, &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err})
 }
 
@@ -215,6 +224,9 @@ func (s *Service) maxStored() int {
 // fail on semantics the solver checks. It returns the problem, the inputs
 // to solve and, for a scenario, the spec to store.
 func (s *Service) prepare(body []byte) (solver.Problem, []variantInput, []byte, *solver.Error) {
+	if xe := solver.CheckUTF8(body); xe != nil {
+		return solver.Problem{}, nil, nil, xe
+	}
 	doc, err := solver.DecodeAny(body)
 	if err != nil {
 		return solver.Problem{}, nil, nil, solver.MalformedAt(body, err)

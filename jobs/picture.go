@@ -9,7 +9,6 @@ import (
 
 	"github.com/xflex/xflex/httpapi"
 	"github.com/xflex/xflex/sight"
-	"github.com/xflex/xflex/solver"
 )
 
 // resultMedia negotiates the media type of a job's result from the
@@ -111,15 +110,12 @@ func noResultPanel(k record) []byte {
 	return d.Bytes()
 }
 
-// writePicture answers a finished job's result as its picture.
+// writePicture answers a finished job's result as its picture, drawn at
+// most once and through admission (drawOnce).
 func (h *handlers) writePicture(w http.ResponseWriter, r *http.Request, rec record, result []byte) {
-	svg, err := h.picture(r.Context(), rec, result)
+	svg, err := h.drawOnce(r, rec, result)
 	if err != nil {
-		var xe *solver.Error
-		if !errors.As(err, &xe) {
-			xe = &solver.Error{Kind: solver.KindInternal, Detail: err.Error(), Err: err}
-		}
-		h.api.WriteError(w, r, xe)
+		h.writeDrawError(w, r, err)
 		return
 	}
 	httpapi.WriteMedia(w, http.StatusOK, httpapi.MediaSVG, svg)

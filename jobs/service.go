@@ -66,6 +66,12 @@ type Config struct {
 	// together: each reserves its problem's estimate before it starts and
 	// waits, running, while that is not free (jobMemory, docs/MEMORY.md).
 	MemoryBytes int64
+	// StoreMinFree is the free space a SQLite store's file system must
+	// have for /readyz to say ready (storefault.go).
+	StoreMinFree int64
+	// AllowEmptyStore lets a SQLite store path name an existing 0-byte
+	// file, initialised as a new store; otherwise it is refused.
+	AllowEmptyStore bool
 }
 
 // Defaults.
@@ -115,6 +121,7 @@ func (c Config) WithDefaults() Config {
 	orDefault(&c.HeartbeatTimeout, DefaultHeartbeatTimeout)
 	orDefault(&c.PollInterval, DefaultPollInterval)
 	orDefault(&c.MemoryBytes, DefaultMemoryBytes)
+	orDefault(&c.StoreMinFree, DefaultStoreMinFree)
 	return c
 }
 
@@ -144,6 +151,7 @@ func Flags(fs *flag.FlagSet) *Config {
 	fs.DurationVar(&c.RescueGrace, "job-rescue-grace", DefaultRescueGrace, "added to --max-budget before River requeues a job fetched by a process that died before starting it")
 	fs.DurationVar(&c.PollInterval, "job-poll", DefaultPollInterval, "how often workers poll for jobs and cancellations")
 	fs.Int64Var(&c.MemoryBytes, "job-memory-bytes", 0, "memory budget of this replica's job solves together; each reserves its estimate before it starts and waits while that is not free (0: the value of --max-inflight-bytes; docs/MEMORY.md)")
+	storeFlags(fs, c)
 	return c
 }
 
@@ -174,6 +182,8 @@ type Service struct {
 	metrics *metrics
 	// memory is the workers' memory budget (memory.go).
 	memory *jobMemory
+	// health is whether the store can write, for /readyz (storefault.go).
+	health *storeHealth
 	// changed wakes the GET ?wait= requests when this replica changes a
 	// job's state (wait.go).
 	changed changes
@@ -206,7 +216,8 @@ type solveWorker struct {
 func (w *solveWorker) Timeout(*river.Job[solveArgs]) time.Duration { return -1 }
 
 func (w *solveWorker) Work(ctx context.Context, job *river.Job[solveArgs]) error {
-	return w.svc.work(ctx, job.Args.JobID, job.ID, job.Attempt >= job.MaxAttempts)
+	err := w.svc.work(ctx, job.Args.JobID, job.ID, job.Attempt >= job.MaxAttempts)
+	return w.svc.snoozeOnStoreFault(job.Args.JobID, err)
 }
 
 // retryPolicy retries a job whose attempt failed for an infrastructure
@@ -250,6 +261,11 @@ func (s *Service) work(ctx context.Context, id string, riverID int64, lastAttemp
 	}
 	if err != nil {
 		return err
+	}
+	if rec.State.Terminal() && rec.ParentID != "" && rec.RiverID == riverID {
+		// A retry after the variant's finish committed but its scenario's
+		// update failed: finish the scenario, or it stays running.
+		return s.finalizeScenario(ctx, rec.ParentID)
 	}
 	if rec.State.Terminal() || rec.RiverID != riverID {
 		// Finished, or rescued under a new River job (this one is the dead

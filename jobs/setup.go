@@ -138,6 +138,9 @@ func Open(ctx context.Context, cfg Config, runner *solver.Runner, log zerolog.Lo
 		return nil, fmt.Errorf("heartbeat timeout %s is too short: at least %s (the worker renews it every %s)",
 			cfg.HeartbeatTimeout, minHeartbeatTimeout, progressEvery)
 	}
+	if err := refuseEmptyStore(cfg); err != nil {
+		return nil, err
+	}
 	db, d, err := openStore(cfg.Store, log)
 	if err != nil {
 		return nil, err
@@ -165,6 +168,7 @@ func Open(ctx context.Context, cfg Config, runner *solver.Runner, log zerolog.Lo
 	}
 	svc := &Service{cfg: cfg, st: st, runner: runner, log: log, now: func() time.Time { return time.Now().UTC() },
 		running: map[string]*runningJob{}, memory: newJobMemory(cfg.MemoryBytes)}
+	svc.health = &storeHealth{svc: svc}
 	svc.metrics = newMetrics(st, svc.memory)
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &solveWorker{svc: svc}); err != nil {

@@ -278,6 +278,11 @@ func (s *store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, s.d.createKeysTable()); err != nil {
 			return err
 		}
+		for _, q := range []string{s.d.createPicturesTable(), s.d.createProbeTable()} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
 		have, err := s.columns(ctx, tx)
 		if err != nil {
 			return err
@@ -429,6 +434,9 @@ func (s *store) usageTx(ctx context.Context, tx *sql.Tx, tenant string) (usage, 
 			CAST(COALESCE(SUM(CASE WHEN parent_id IS NULL AND state IN ('queued', 'running') THEN 1 ELSE 0 END), 0) AS BIGINT),
 			CAST(COALESCE(SUM(LENGTH(input) + COALESCE(LENGTH(result), 0)), 0) AS BIGINT)
 		FROM xflex_job WHERE tenant = ?`), tenant).Scan(&u.TenantJobs, &u.TenantBytes)
+	if err == nil {
+		err = s.addPictureBytes(ctx, tx, tenant, &u.TenantBytes)
+	}
 	if err != nil {
 		return u, fmt.Errorf("tenant usage: %w", err)
 	}

@@ -93,3 +93,31 @@ func (s *Service) checkFile(ctx context.Context) error {
 	}
 	return nil
 }
+
+// refuseEmptyStore refuses a sqlite: store path naming an existing 0-byte
+// file with no write-ahead log beside it, unless cfg.AllowEmptyStore. An
+// xflex store is never that once opened (its tables are written on the
+// first start), so such a file was truncated (a full disk, a failed copy
+// or restore) or made by hand: opening it silently as a new empty store
+// would hide that every job it held is gone. A missing file is created
+// with a warning as before (openStore). A 0-byte file whose -wal holds the
+// data (a crash before SQLite's first checkpoint) is a store.
+func refuseEmptyStore(cfg Config) error {
+	if cfg.AllowEmptyStore || !strings.HasPrefix(cfg.Store, "sqlite:") {
+		return nil
+	}
+	path, err := sqlitePath(cfg.Store)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() || info.Size() > 0 {
+		return nil
+	}
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		return nil
+	}
+	return fmt.Errorf("store %s is an empty (0-byte) file, which an xflex store never is once opened: it was truncated "+
+		"(a full disk, a failed copy) or made by hand, and any jobs it held are gone; point --store at the right file, "+
+		"or give --store-allow-empty to start a new store in it", path)
+}

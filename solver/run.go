@@ -157,6 +157,9 @@ func intField(doc any, key string) (*int64, error) {
 // bodies with the same violations. It returns the decoded document
 // (json.Number numbers) or a KindMalformed or KindSchema error.
 func (r *Runner) CheckRequest(p Problem, raw []byte) (any, *Error) {
+	if xe := CheckUTF8(raw); xe != nil {
+		return nil, xe
+	}
 	doc, err := DecodeAny(raw)
 	if err != nil {
 		return nil, MalformedAt(raw, err)
@@ -238,6 +241,9 @@ func (r *Runner) Run(ctx context.Context, name string, raw []byte) (*Response, e
 // It is CheckRequest and CanonicalHash, with the hash taken in the same
 // pass as the parse where it can (decodeHashed).
 func (r *Runner) prepare(p Problem, raw []byte) (Options, Settings, string, error) {
+	if xe := CheckUTF8(raw); xe != nil {
+		return Options{}, Settings{}, "", xe
+	}
 	decoded := startDecode(p, raw)
 	doc, sum, err := decodeHashed(raw)
 	if err != nil {

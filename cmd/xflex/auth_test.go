@@ -376,7 +376,7 @@ func mustRunner(t *testing.T) *solver.Runner {
 // authRequest serves one request through h, with a Bearer token if given,
 // and returns the status.
 func authRequest(h http.Handler, method, path, token string) int {
-	req := httptest.NewRequest(method, path, strings.NewReader("{}"))
+	req := httptest.NewRequest(method, "http://localhost"+path, strings.NewReader("{}"))
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)

@@ -61,7 +61,7 @@ func TestSolveMatchesHTTP(t *testing.T) {
 					t.Fatal(err)
 				}
 				stdout, stderr, code := runCLI(t, "solve", p.Command(), file)
-				req := httptest.NewRequest(http.MethodPost, "/v1/"+p.Name, bytes.NewReader(body))
+				req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/"+p.Name, bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				rec := httptest.NewRecorder()
 				srv.Handler().ServeHTTP(rec, req)

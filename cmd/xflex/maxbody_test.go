@@ -56,7 +56,7 @@ func TestSolveMaxBody(t *testing.T) {
 			}
 			stdout, stderr, code := runCLI(t, args...)
 			srv := httpapi.New(httpapi.Config{MaxBodyBytes: c.maxBody}, runner, zerolog.Nop())
-			req := httptest.NewRequest(http.MethodPost, "/v1/xsize", bytes.NewReader(c.body))
+			req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/xsize", bytes.NewReader(c.body))
 			req.Header.Set("Content-Type", "application/json")
 			rec := httptest.NewRecorder()
 			srv.Handler().ServeHTTP(rec, req)

@@ -42,6 +42,7 @@ type serveConfig struct {
 	corsOrigins     []string
 	memoryLimit     string
 	discardRefused  int64
+	allowedHosts    []string
 	jobs            *jobs.Config
 }
 
@@ -87,6 +88,14 @@ func parseServeEnv(args []string, stderr io.Writer, lookup func(string) (string,
 				}
 				c.corsOrigins = append(c.corsOrigins, o)
 			}
+			return nil
+		})
+	fs.Func("allowed-host", "`HOST[:PORT]` served besides localhost, 127.0.0.0/8 and [::1] (421 for any other Host: a guard against DNS rebinding); repeat it. Without --auth-file only those are served; with it, any Host unless this is given",
+		func(v string) error {
+			if _, err := httpapi.NewHostAllowList([]string{v}); err != nil {
+				return err
+			}
+			c.allowedHosts = append(c.allowedHosts, v)
 			return nil
 		})
 	c.jobs = jobs.Flags(fs)
@@ -199,7 +208,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	api := httpapi.New(httpapi.Config{
 		MaxBodyBytes: c.maxBody, MaxConcurrent: c.maxConcurrent, MaxConcurrentPerTenant: c.maxPerTenant, QueueWait: c.queueWait,
 		MaxInflightBytes: c.maxInflight, ReadBodyTimeout: c.readBody, WriteTimeout: c.write, Auth: auth,
-		CORSOrigins: c.corsOrigins, DiscardRefused: c.discardRefused,
+		CORSOrigins: c.corsOrigins, DiscardRefused: c.discardRefused, AllowedHosts: c.allowedHosts,
 	}, runner, log)
 	stopJobs, err := jobs.Setup(ctx, *c.jobs, runner, api, log)
 	if err != nil {
@@ -276,6 +285,9 @@ func serveAccess(c serveConfig, log zerolog.Logger) (*net.TCPAddr, *httpapi.Auth
 			"or --insecure to serve it without tokens", c.addr)
 	}
 	log.Warn().Str("addr", c.addr).Msg("--insecure: serving a non-loopback address without an auth file; anyone who can reach it may use it")
+	if len(c.allowedHosts) == 0 {
+		log.Warn().Str("addr", c.addr).Msg("no --allowed-host: only requests naming this server localhost, 127.0.0.1 or [::1] are served (421 otherwise); add the names clients use")
+	}
 	return addr, nil, nil
 }
 

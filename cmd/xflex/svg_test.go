@@ -46,7 +46,7 @@ func TestSolveSVGMatchesHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := httptest.NewRequest(http.MethodPost, "/v1/"+p.Name, bytes.NewReader(example))
+			req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/"+p.Name, bytes.NewReader(example))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "image/svg+xml")
 			rec := httptest.NewRecorder()

@@ -14,6 +14,7 @@ import (
 
 const tokenUsage = `usage: xflex token new TENANT [--scopes solve,jobs,admin] [--auth-file PATH]
 Prints a fresh random token and its auth-file line (TENANT SCOPES SHA256HEX).
+TENANT is 1 to 64 characters from A-Z a-z 0-9 . _ - (no spaces).
 With --auth-file it appends the line to PATH (created 0600 if missing, checked
 first) and prints only the token; send the server SIGHUP to load it.
 The token is shown once: the file stores only its hash.

@@ -164,7 +164,7 @@ type badInputResult struct {
 func runBadInput(h http.Handler, r *solver.Runner, m badMutation) badInputResult {
 	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
 	defer cancel()
-	req := httptest.NewRequest(http.MethodPost, "/v1/"+m.problem.Name, bytes.NewReader(m.body)).WithContext(ctx)
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/v1/"+m.problem.Name, bytes.NewReader(m.body)).WithContext(ctx)
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
