@@ -48,7 +48,7 @@ func TestRefusedBodyWithoutExpectReads503(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = conn.SetDeadline(time.Now().Add(time.Minute))
-		head := fmt.Sprintf("POST /v1/selftest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+		head := fmt.Sprintf("POST /v1/selftest HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
 		if _, err := conn.Write(append([]byte(head), body...)); err != nil {
 			t.Fatalf("sequential client %d: writing the body: %v, want the server to take it", i, err)
 		}
