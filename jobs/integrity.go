@@ -2,10 +2,12 @@ package jobs
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/xflex/xflex/httpapi"
 )
@@ -58,4 +60,29 @@ func corruptProblem(rec record, part string) httpapi.ProblemDetails {
 			"so it is not used; the job is marked failed; submit it again and check the store's disk", part, rec.ID),
 		Instance: "/v1/" + rec.Problem,
 	}
+}
+
+// logCorrupt logs that part of job rec failed its checksum and returns
+// the error the job gets.
+func (s *Service) logCorrupt(rec record, part string) httpapi.ProblemDetails {
+	s.log.Error().Str("job", rec.ID).Str("part", part).
+		Msg("stored job data fails its SHA-256 checksum: not used, job marked failed")
+	return corruptProblem(rec, part)
+}
+
+// quarantine marks rec failed because its stored part fails its checksum
+// (found while serving it) and returns the record as it now reads.
+func (s *Service) quarantine(ctx context.Context, rec record, part string) record {
+	pd := s.logCorrupt(rec, part)
+	now := s.now()
+	var exp *time.Time
+	if rec.ParentID == "" {
+		e := now.Add(s.cfg.Retention)
+		exp = &e
+	}
+	if err := s.st.markCorrupt(ctx, s.st.db, rec.ID, pd, now, exp); err != nil {
+		s.log.Error().Err(err).Str("job", rec.ID).Msg("mark corrupt job failed")
+	}
+	rec.State, rec.Error, rec.HasResult, rec.Corrupt = StateFailed, &pd, false, ""
+	return rec
 }
