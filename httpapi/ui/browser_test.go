@@ -946,8 +946,23 @@ func compare(t *testing.T, ctx context.Context) {
 	if n := js[int](t, ctx, `document.querySelectorAll("#compare-pictures figure svg").length`); n != 2 {
 		t.Fatalf("%d pictures compared, want 2", n)
 	}
+	var fits [2]fit
 	for i := range 2 {
-		checkFits(t, ctx, "compared picture", fmt.Sprintf("#compare-pictures figure:nth-child(%d) > svg", i+1))
+		fits[i] = checkFits(t, ctx, "compared picture", fmt.Sprintf("#compare-pictures figure:nth-child(%d) > svg", i+1))
+	}
+	// The two pictures are drawn on shared scales (?with=): every scale
+	// both draw tops at the same tick in both.
+	shared := 0
+	for name, tops := range fits[0].Scales {
+		if other, ok := fits[1].Scales[name]; ok && len(tops) > 0 && len(other) > 0 {
+			shared++
+			if tops[0] != other[0] {
+				t.Errorf("compared pictures top scale %q at %v and %v, want one value", name, tops, other)
+			}
+		}
+	}
+	if shared == 0 {
+		t.Errorf("the compared pictures share no scale: %v and %v", fits[0].Scales, fits[1].Scales)
 	}
 	saveScreenshot(t, ctx, "#compare", "ui-compare")
 }

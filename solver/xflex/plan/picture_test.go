@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/xflex/xflex/sight/sighttest"
+	"github.com/xflex/xflex/solver"
 )
 
 // TestPictureStored draws every stored answer (the example and the
@@ -125,5 +127,34 @@ func TestPictureShared(t *testing.T) {
 	}
 	if got := topTick(t, wide, "utilisation"); got != 1 {
 		t.Errorf("utilisation scale tops at %g under shared scales, want 1", got)
+	}
+}
+
+// TestPicturesShared draws three stored plans of different lengths and
+// sizes side by side through the Runner (a scenario's variants): every
+// picture's time and container axes top at the same tick, the longest
+// plan's, and utilisation stays on 0–1.
+func TestPicturesShared(t *testing.T) {
+	r, err := solver.NewRunner([]solver.Problem{Problem()}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs, resps [][]byte
+	for _, c := range sighttest.Stored(t, "../../..", "xflex-plan", ".") {
+		reqs, resps = append(reqs, c.Request), append(resps, c.Response)
+	}
+	svgs, err := r.Pictures("xflex/plan", reqs, resps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []string{timeScale, containersScale, "utilisation"} {
+		var tops []float64
+		for _, svg := range svgs {
+			sighttest.Check(t, svg)
+			tops = append(tops, topTick(t, svg, sc))
+		}
+		if slices.Min(tops) != slices.Max(tops) {
+			t.Errorf("scale %s tops at %v across the plans, want one value", sc, tops)
+		}
 	}
 }
