@@ -538,7 +538,7 @@ func pipeline(t *testing.T, ctx context.Context, width string, rerun bool) {
 		{"optimal", "xflex-plan-xsize-request.json", []string{"3 of K 3", "ε", "% over exact fit"}},
 		{"done", "", []string{"applications3", "containers asked"}},
 		{"optimal", "xflex-plan-xselect-request.json", []string{"λ1.333", "bound1.333", "gap0"}},
-		{"feasible", "xflex-plan-simulate-request.json", []string{"X-Flex 104 · drf 104", "ratio X-Flex / DRF1", "ceiling1"}},
+		{"feasible", "xflex-plan-simulate-request.json", []string{"X-Flex 104 · DRF 104", "ratio X-Flex / DRF1", "ceiling1"}},
 	}
 	for i, w := range want {
 		s := stages[i]

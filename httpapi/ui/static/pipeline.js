@@ -34,11 +34,15 @@ const STAGES = [
   ] },
   { id: "simulate", key: "simulate", name: "4. X-Schedule: simulation", figures: (s) => [
     ["successes", [["X-Flex", s.xflex], ...Object.entries(s.baselines ?? {})]
-      .map(([n, r]) => n + " " + (r?.successes ?? "–")).join(" · ")],
+      .map(([n, r]) => (BASELINES[n] ?? n) + " " + (r?.successes ?? "–")).join(" · ")],
     ["ratio X-Flex / DRF", num(s.success_ratio)],
     ["ceiling", num(s.ceiling) + (s.common_time !== undefined ? " (up to t = " + num(s.common_time) + ")" : "")],
   ] },
 ];
+
+// BASELINES name the simulator's baselines (summary.baselines keys) as
+// the picture does.
+const BASELINES = { drf: "DRF", yarn_fair: "YARN Fair", yarn_capacity: "YARN Capacity" };
 
 function num(v) { return v === undefined || v === null ? "–" : String(formatNumber(v)); }
 

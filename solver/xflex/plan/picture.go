@@ -294,7 +294,7 @@ func successChart(s *Summary) sight.BarChart {
 		Colours: []string{sight.Colour(2), sight.Red, sight.Other}}
 	panel := sight.BarPanel{Title: "Containers asked, by outcome"}
 	if s.SuccessRatio != nil {
-		panel.Note = fmt.Sprintf("X-Flex / DRF successes %s (ceiling %s)", sight.Value(*s.SuccessRatio), sight.Value(*s.Ceiling))
+		panel.Note = fmt.Sprintf("X-Flex / DRF %s, ceiling %s", sight.Value(*s.SuccessRatio), sight.Value(*s.Ceiling))
 	}
 	add := func(name string, r RunSummary) {
 		panel.Bars = append(panel.Bars, sight.Bar{Label: name, Parts: []float64{float64(r.Successes), float64(r.Expired), float64(r.Waiting)}})
