@@ -443,6 +443,7 @@ func TestUIEndToEnd(t *testing.T) {
 	}
 	t.Run("one solve", func(t *testing.T) { oneSolve(t, ctx, counted) })
 	t.Run("scenario file", func(t *testing.T) { scenarioFile(t, ctx, "1280") })
+	t.Run("plan scenario", func(t *testing.T) { planScenario(t, ctx) })
 	t.Run("form", func(t *testing.T) { schemaForm(t, ctx) })
 	t.Run("compare", func(t *testing.T) { compare(t, ctx) })
 	t.Run("no picture", func(t *testing.T) { withoutPicture(t, ctx) })
@@ -880,6 +881,39 @@ func scenarioFile(t *testing.T, ctx context.Context, width string) {
 		t.Errorf("the JSON Patch variant's answer: %.300s", answer)
 	}
 	checkPicture(t, ctx, "scenario.json at "+width)
+}
+
+// planScenario loads examples/scenarios/xflex-plan.json (a scenario of
+// X-Flex plans: K = 4, 6, 8 under two bound settings) as a file and runs
+// it: a comparison column per variant, and one picture whose variants'
+// panels fit the page and share their time, container and utilisation
+// scales (checkFits fails panels of one scale that top apart).
+func planScenario(t *testing.T, ctx context.Context) {
+	path, err := filepath.Abs(filepath.Join("..", "..", "examples", "scenarios", "xflex-plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js[any](t, ctx, `document.getElementById("file").value = ""`)
+	before := js[string](t, ctx, `document.body.dataset.finished`)
+	do(t, ctx, "choose xflex-plan.json", chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{path}),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.dataset.finished !== %q`, before),
+			chromedp.WithPollingTimeout(20*time.Second)))
+	if p := js[string](t, ctx, `document.getElementById("problem").value`); p != "xflex/plan" {
+		t.Fatalf("the plan scenario loaded as problem %q", p)
+	}
+	if st, msg := act(t, ctx, "#run-scenario", ""); st != "done" {
+		t.Fatalf("plan scenario: status %s: %s", st, msg)
+	}
+	heads := js[[]string](t, ctx, `[...document.querySelectorAll("#comparison thead th")].map(e => e.textContent)`)
+	if want := []string{"figure", "base", "k6", "k8", "k4-bound5", "k6-bound5", "k8-bound5"}; fmt.Sprint(heads) != fmt.Sprint(want) {
+		t.Errorf("comparison columns %v, want %v", heads, want)
+	}
+	f := checkPicture(t, ctx, "plan scenario")
+	for _, sc := range []string{"time", "utilisation", "containers"} {
+		if len(f.Scales[sc]) < 6 {
+			t.Errorf("plan scenario: scale %q drawn by %d panels, want one or more per variant (6): %v", sc, len(f.Scales[sc]), f.Scales)
+		}
+	}
 }
 
 // schemaForm checks the fields generated from xsize's request schema (k,
