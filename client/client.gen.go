@@ -4616,6 +4616,9 @@ type GetJobParams struct {
 type GetJobPictureParams struct {
 	// Partial true: the picture of a running job's best answer so far.
 	Partial *bool `form:"partial,omitempty" json:"partial,omitempty"`
+
+	// With Comma-separated ids of up to 8 other finished jobs of the same problem (single solves): the picture is drawn on the scales it shares with theirs (time axes, bar lengths), as a scenario's variants are, so pictures of past jobs compare at a glance. 422 at /query/with for a job that is unknown, of another problem, unfinished or a scenario.
+	With *string `form:"with,omitempty" json:"with,omitempty"`
 }
 
 // GetJobResultParams defines parameters for GetJobResult.
@@ -9123,6 +9126,18 @@ func NewGetJobPictureRequest(server string, id string, params *GetJobPicturePara
 		if params.Partial != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "partial", *params.Partial, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.With != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "with", *params.With, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

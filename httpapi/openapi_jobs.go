@@ -98,7 +98,11 @@ func jobOperations(ps []solver.Problem) []operation {
 				"a scenario's variants side by side. 406 when the job's problem draws no picture.",
 			params: []map[string]any{jobID, {"name": "partial", "in": "query",
 				"description": "true: the picture of a running job's best answer so far.",
-				"schema":      map[string]any{"type": "boolean", "default": false}}},
+				"schema":      map[string]any{"type": "boolean", "default": false}},
+				queryParam("with", "Comma-separated ids of up to 8 other finished jobs of the same problem (single solves): "+
+					"the picture is drawn on the scales it shares with theirs (time axes, bar lengths), as a scenario's variants are, "+
+					"so pictures of past jobs compare at a glance. 422 at /query/with for a job that is unknown, of another problem, "+
+					"unfinished or a scenario.")},
 			ok: map[int]map[string]any{200: withHeaders(map[string]any{"description": "The picture.", "content": map[string]any{
 				"image/svg+xml": svgContent,
 			}}, partialHeaders())},

@@ -110,10 +110,94 @@ func noResultPanel(k record) []byte {
 	return d.Bytes()
 }
 
-// writePicture answers a finished job's result as its picture, drawn at
-// most once and through admission (drawOnce).
+// maxWith bounds ?with=: the jobs a picture shares its scales with (each
+// request draws every one of them twice, Runner.Pictures).
+const maxWith = 8
+
+// withJobs reads ?with=ID,ID,...: the finished solve jobs of rec's
+// problem, visible to the caller, whose answers the picture of rec shares
+// its scales with, as their inputs and results; nil for none. Anything
+// else there is a solver error pointing at /query/with (a job the caller
+// may not see is "no job", as for GET /v1/jobs/{id}).
+func (h *handlers) withJobs(r *http.Request, rec record) (inputs, answers [][]byte, err error) {
+	q := r.URL.Query().Get("with")
+	if q == "" {
+		return nil, nil, nil
+	}
+	ids := strings.Split(q, ",")
+	if len(ids) > maxWith {
+		return nil, nil, solver.Invalid("/query/with", "%d jobs; at most %d share a picture's scales", len(ids), maxWith)
+	}
+	if rec.Kind == kindScenario {
+		return nil, nil, solver.Invalid("/query/with", "job %s is a scenario, whose variants already share their scales", rec.ID)
+	}
+	for _, id := range ids {
+		o, err := h.svc.st.get(r.Context(), id)
+		if errors.Is(err, errNotFound) || (err == nil && (o.ParentID != "" || !visible(r, o))) {
+			return nil, nil, solver.Invalid("/query/with", "no job %q", id)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if o.Problem != rec.Problem || o.Kind == kindScenario || !o.State.Terminal() || !o.HasResult || o.Corrupt != "" {
+			return nil, nil, solver.Invalid("/query/with", "job %s is not a finished %s solve with an answer", id, rec.Problem)
+		}
+		in, err := h.inputOf(r.Context(), o)
+		if err != nil {
+			return nil, nil, err
+		}
+		res, err := h.svc.st.result(r.Context(), o.ID)
+		if errors.Is(err, errCorrupt) {
+			h.svc.quarantine(r.Context(), o, partResult)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		inputs, answers = append(inputs, in), append(answers, res)
+	}
+	return inputs, answers, nil
+}
+
+// sharedPicture draws rec's answer on the scales it shares with the
+// answers of ?with= (Runner.Pictures, as a scenario's variants): the
+// page's comparison of past jobs asks for each job's picture this way.
+// Without ?with= it is the job's own picture, drawn once and stored
+// (drawOnce); with it, the draw depends on the jobs named, so it is
+// not stored, but it goes through the same admission as a solve,
+// charged for every answer it draws twice.
+func (h *handlers) sharedPicture(r *http.Request, rec record, result []byte) ([]byte, error) {
+	inputs, answers, err := h.withJobs(r, rec)
+	if err != nil || inputs == nil {
+		if err == nil {
+			return h.drawOnce(r, rec, result)
+		}
+		return nil, err
+	}
+	input, err := h.inputOf(r.Context(), rec)
+	if err != nil {
+		return nil, err
+	}
+	inputs, answers = append([][]byte{input}, inputs...), append([][]byte{result}, answers...)
+	var n int64
+	for i := range inputs {
+		n += int64(len(inputs[i]) + len(answers[i]))
+	}
+	release, err := h.api.Admit(r.Context(), 2*n*drawBytesPerByte)
+	if err != nil {
+		return nil, &refusedError{err}
+	}
+	defer release()
+	svgs, err := h.svc.runner.Pictures(rec.Problem, inputs, answers)
+	if err != nil {
+		return nil, err
+	}
+	return svgs[0], nil
+}
+
+// writePicture answers a finished job's result as its picture (on scales
+// shared with ?with='s jobs, if any).
 func (h *handlers) writePicture(w http.ResponseWriter, r *http.Request, rec record, result []byte) {
-	svg, err := h.drawOnce(r, rec, result)
+	svg, err := h.sharedPicture(r, rec, result)
 	if err != nil {
 		h.writeDrawError(w, r, err)
 		return

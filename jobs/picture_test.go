@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -68,4 +69,46 @@ func TestResultPicture(t *testing.T) {
 			t.Errorf("variant picture %d %s\nsynchronous %s", vr.status, vr.body, vsync.body)
 		}
 	})
+}
+
+// TestPictureWith: GET /v1/jobs/{id}/picture?with=ID,... draws the job's
+// answer on the scales it shares with the other jobs' answers (the
+// page's comparison of past jobs): a 3-node answer drawn with a 5-node
+// one is as wide as 5 nodes, alone as 3; jobs of another problem,
+// unknown, or too many are 422 at /query/with.
+func TestPictureWith(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, storeURL(t, "sqlite"), Config{})
+	node := func(n int) string {
+		var parts []string
+		for i := range n {
+			parts = append(parts, fmt.Sprintf(`{"name":"n%d","cap":%d}`, i, i+1))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	small := h.submit(job(sleepInput(1, 3, "nodes", node(3))))
+	big := h.submit(job(sleepInput(1, 3, "nodes", node(5))))
+	h.waitTerminal(small)
+	h.waitTerminal(big)
+	width := func(path string) float64 {
+		t.Helper()
+		r := h.do("GET", path, nil)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", path, r.status, r.body)
+		}
+		return sighttest.Check(t, r.body).Width
+	}
+	alone, shared := width("/v1/jobs/"+small+"/picture"), width("/v1/jobs/"+small+"/picture?with="+big)
+	if alone != 20*3+20 || shared != 20*5+20 {
+		t.Errorf("3-node picture %g wide alone, %g with the 5-node job; want 80 and 120", alone, shared)
+	}
+	if w := width("/v1/jobs/" + big + "/picture?with=" + small); w != 20*5+20 {
+		t.Errorf("5-node picture %g wide with the 3-node job, want its own 120", w)
+	}
+	for _, with := range []string{"nope", big + ",nope", strings.Repeat(big+",", maxWith) + big} {
+		r := h.do("GET", "/v1/jobs/"+small+"/picture?with="+with, nil)
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), `"/query/with"`) {
+			t.Errorf("with=%s: %d %s", with, r.status, r.body)
+		}
+	}
 }

@@ -50,6 +50,17 @@ type BarChart struct {
 	// charts of several answers drawn side by side share one scale this
 	// way (Max gives each chart's own).
 	Top float64
+	// Marks are reference values drawn across every panel (a ceiling, a
+	// demand): a dashed line each, named in the legend.
+	Marks []Mark
+}
+
+// Mark is a reference value of a BarChart: a dashed vertical line at
+// Value across each panel's bars (class "mark"), listed in the legend
+// with its Label.
+type Mark struct {
+	Value float64
+	Label string
 }
 
 // Max is the longest bar's length, the top of the chart's own scale.
@@ -59,6 +70,9 @@ func (c BarChart) Max() float64 {
 		for _, b := range p.Bars {
 			top = math.Max(top, b.total())
 		}
+	}
+	for _, m := range c.Marks {
+		top = math.Max(top, m.Value)
 	}
 	return top
 }
@@ -113,7 +127,7 @@ func (c BarChart) Doc(title, desc string) *Doc {
 	panelH := float64(barTop-24+rows*barRow) + 12 + barAxisH
 	w := min(math.Max(panelW*float64(perRow), TextWidth(title, 14)+16), PageWidth)
 	legendY := 24 + panelH*math.Ceil(float64(len(c.Panels))/float64(max(perRow, 1))) + 30
-	d := New(w, legendY+float64(len(c.Segments))*legendRow+8, title, desc)
+	d := New(w, legendY+float64(len(c.Segments)+len(c.Marks))*legendRow+8, title, desc)
 	d.Text(8, 18, title, Style{Fill: Ink, Size: 14})
 	for i, p := range c.Panels {
 		d.Group(float64(i%perRow)*panelW, float64(i/perRow)*panelH, Style{})
@@ -129,8 +143,16 @@ func (c BarChart) Doc(title, desc string) *Doc {
 		d.Rect(barLabelW, y, legendRow*1.6, legendRow*0.75, st)
 		d.Text(barLabelW+legendRow*2, y+legendRow*0.7, name, Style{Fill: Ink, Size: MinText})
 	}
+	for k, m := range c.Marks {
+		y := legendY + float64(len(c.Segments)+k)*legendRow
+		d.Line(barLabelW, y+legendRow*0.4, barLabelW+legendRow*1.6, y+legendRow*0.4, Style{Class: "legend", Stroke: Ink, StrokeWidth: 1.5, Dash: markDash})
+		d.Text(barLabelW+legendRow*2, y+legendRow*0.7, m.Label, Style{Fill: Ink, Size: MinText})
+	}
 	return d
 }
+
+// markDash is the dash of a Mark's line.
+const markDash = "5 3"
 
 // drawPanel draws one panel at x: its title and note, then a row per bar
 // with its label, its segments and its total at the end.
@@ -154,6 +176,10 @@ func (c BarChart) drawPanel(d *Doc, x float64, p BarPanel, scale float64) {
 		}
 		d.End()
 		d.Text(x+barLabelW+at*per+3, y+barRow*0.7, Value(at), Style{Fill: Ink, Size: MinText})
+	}
+	for _, m := range c.Marks {
+		mx := x + barLabelW + m.Value*per
+		d.Line(mx, barTop-2, mx, float64(barTop+len(p.Bars)*barRow)+2, Style{Class: "mark", Stroke: Ink, StrokeWidth: 1.5, Dash: markDash, Tip: m.Label})
 	}
 }
 

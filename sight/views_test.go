@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xflex/xflex/sight/sighttest"
 )
 
 func TestTicks(t *testing.T) {
@@ -147,5 +149,23 @@ func TestLegendFlow(t *testing.T) {
 	dx, row, rows := legendFlow([]string{"cpu", "mem", "a name long enough to need its own row"}, 300)
 	if rows != 2 || !slices.Equal(row, []int{0, 0, 1}) || dx[0] != 0 || dx[1] <= 0 || dx[2] != 0 {
 		t.Errorf("legendFlow = %v %v %d", dx, row, rows)
+	}
+}
+
+// A mark past the longest bar widens the scale to reach it and is drawn
+// once per panel (class "mark") and named in the legend.
+func TestBarMarks(t *testing.T) {
+	c := BarChart{Unit: "containers", Segments: []string{"granted"}, Colours: []string{Colour(0)},
+		Panels: []BarPanel{{Bars: []Bar{{"a", []float64{40}}}}, {Bars: []Bar{{"a", []float64{30}}}}},
+		Marks:  []Mark{{Value: 100, Label: "asked: 100"}}}
+	if c.Max() != 100 {
+		t.Fatalf("Max %g, want the mark's 100", c.Max())
+	}
+	s := sighttest.Check(t, c.Doc("t", "d").Bytes())
+	if s.Classes["mark"] != 2 {
+		t.Errorf("%d marks, want one per panel (2)", s.Classes["mark"])
+	}
+	if !strings.Contains(s.Text, "asked: 100") {
+		t.Errorf("legend lacks the mark's label:\n%s", s.Text)
 	}
 }

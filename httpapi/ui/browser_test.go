@@ -277,6 +277,9 @@ func checkPicture(t *testing.T, ctx context.Context, what string) fit {
 	if strings.HasPrefix(what, "xschedule/simulate") && len(fit.Scales["utilisation"]) != 2 {
 		t.Errorf("%s: utilisation panels on the shared scale: %v, want X-Schedule's and DRF's", what, fit.Scales)
 	}
+	if strings.HasPrefix(what, "xflex/plan") && (len(fit.Scales["utilisation"]) != 2 || len(fit.Scales["time"]) != 2) {
+		t.Errorf("%s: utilisation panels on the shared scales: %v, want X-Flex's and DRF's on utilisation and time", what, fit.Scales)
+	}
 	if strings.HasPrefix(what, "flex") && len(fit.Scales["time"]) != 3 {
 		t.Errorf("%s: schedules on the shared time scale: %v, want Flex's, FIFO's and Fair's", what, fit.Scales)
 	}
@@ -440,6 +443,7 @@ func TestUIEndToEnd(t *testing.T) {
 	}
 	t.Run("one solve", func(t *testing.T) { oneSolve(t, ctx, counted) })
 	t.Run("scenario file", func(t *testing.T) { scenarioFile(t, ctx, "1280") })
+	t.Run("plan scenario", func(t *testing.T) { planScenario(t, ctx) })
 	t.Run("form", func(t *testing.T) { schemaForm(t, ctx) })
 	t.Run("compare", func(t *testing.T) { compare(t, ctx) })
 	t.Run("no picture", func(t *testing.T) { withoutPicture(t, ctx) })
@@ -463,6 +467,9 @@ func TestUIEndToEnd(t *testing.T) {
 				t.Fatalf("%s: status %s: %s", name, st, msg)
 			}
 			checkPicture(t, ctx, name+" at 800 px")
+			if name == "xflex/plan" {
+				pipeline(t, ctx, "800", false)
+			}
 		})
 	}
 	t.Run("800/scenario file", func(t *testing.T) { scenarioFile(t, ctx, "800") })
@@ -490,6 +497,77 @@ func solveExample(t *testing.T, ctx context.Context, runner *solver.Runner, name
 		t.Errorf("%s: downloads offered %q, want %q", name, downloads, want)
 	}
 	saveScreenshot(t, ctx, "#picture", "ui-"+p.Command())
+	if name == "xflex/plan" {
+		pipeline(t, ctx, "1280", true)
+	} else if n := js[int](t, ctx, `document.querySelectorAll("#pipeline .stage").length`); n != 0 || !js[bool](t, ctx, `document.getElementById("pipeline").hidden`) {
+		t.Errorf("%s: a pipeline of %d stages shown for an answer that is not a plan", name, n)
+	}
+}
+
+// pipeline checks the X-Flex plan's pipeline view above the picture: its
+// four stages in order, each with its status and the summary's figures,
+// the three endpoint stages with their request to download; with rerun,
+// it sends X-Select's request to /v1/xselect from the page and checks the
+// answer is the plan's, then saves a screenshot of the view.
+func pipeline(t *testing.T, ctx context.Context, width string, rerun bool) {
+	t.Helper()
+	type stage struct {
+		ID, Status, Text, Download string
+	}
+	stages := js[[]stage](t, ctx, `[...document.querySelectorAll("#pipeline .stage")].map(e => ({ID: e.dataset.stage,
+		Status: e.dataset.status, Text: e.textContent, Download: e.querySelector("a.stage-request")?.download ?? ""}))`)
+	var ids []string
+	for _, s := range stages {
+		ids = append(ids, s.ID)
+	}
+	if fmt.Sprint(ids) != "[xsize mix xselect simulate]" {
+		t.Fatalf("%s px: pipeline stages %v, want xsize, mix, xselect, simulate", width, ids)
+	}
+	if js[bool](t, ctx, `document.getElementById("pipeline").hidden`) {
+		t.Fatalf("%s px: the pipeline is hidden", width)
+	}
+	below := js[bool](t, ctx, `document.getElementById("pipeline").getBoundingClientRect().bottom <= document.getElementById("picture").getBoundingClientRect().top + 0.5`)
+	if !below {
+		t.Errorf("%s px: the pipeline is not above the picture", width)
+	}
+	// The example's stages all finish: X-Size and X-Select prove their
+	// optimum, the simulation runs to its horizon.
+	want := []struct {
+		status, download string
+		figures          []string
+	}{
+		{"optimal", "xflex-plan-xsize-request.json", []string{"3 of K 3", "ε", "% over exact fit"}},
+		{"done", "", []string{"applications3", "containers asked"}},
+		{"optimal", "xflex-plan-xselect-request.json", []string{"λ1.333", "bound1.333", "gap0"}},
+		{"feasible", "xflex-plan-simulate-request.json", []string{"X-Flex 104 · DRF 104", "ratio X-Flex / DRF1", "ceiling1"}},
+	}
+	for i, w := range want {
+		s := stages[i]
+		if s.Status != w.status || s.Download != w.download {
+			t.Errorf("%s px: stage %s status %q download %q, want %q and %q", width, s.ID, s.Status, s.Download, w.status, w.download)
+		}
+		for _, f := range w.figures {
+			if !strings.Contains(s.Text, f) {
+				t.Errorf("%s px: stage %s lacks %q: %q", width, s.ID, f, s.Text)
+			}
+		}
+	}
+	outside := js[int](t, ctx, `[...document.querySelectorAll("#pipeline .stage")].filter(e => {
+		const r = e.getBoundingClientRect(); return r.left < -0.5 || r.right > document.documentElement.clientWidth + 0.5; }).length`)
+	if outside > 0 {
+		t.Errorf("%s px: %d stage(s) pass the viewport's edge", width, outside)
+	}
+	if !rerun {
+		return
+	}
+	js[any](t, ctx, `document.querySelector('#pipeline .stage[data-stage="xselect"] button.stage-rerun').click()`)
+	do(t, ctx, "stage re-run", chromedp.Poll[chromedp.Void](
+		`["same", "different", "error"].includes(document.querySelector('#pipeline .stage[data-stage="xselect"] output').dataset.state)`,
+		chromedp.WithPollingTimeout(30*time.Second)))
+	if got := text(t, ctx, `#pipeline .stage[data-stage="xselect"] output`); !strings.Contains(got, "the same result as in the plan") {
+		t.Errorf("X-Select re-run at its endpoint: %q", got)
+	}
+	saveScreenshot(t, ctx, "#pipeline", "ui-xflex-plan-pipeline")
 }
 
 // schemaError breaks one nested field of cmmf's example and checks the
@@ -805,6 +883,39 @@ func scenarioFile(t *testing.T, ctx context.Context, width string) {
 	checkPicture(t, ctx, "scenario.json at "+width)
 }
 
+// planScenario loads examples/scenarios/xflex-plan.json (a scenario of
+// X-Flex plans: K = 4, 6, 8 under two bound settings) as a file and runs
+// it: a comparison column per variant, and one picture whose variants'
+// panels fit the page and share their time, container and utilisation
+// scales (checkFits fails panels of one scale that top apart).
+func planScenario(t *testing.T, ctx context.Context) {
+	path, err := filepath.Abs(filepath.Join("..", "..", "examples", "scenarios", "xflex-plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js[any](t, ctx, `document.getElementById("file").value = ""`)
+	before := js[string](t, ctx, `document.body.dataset.finished`)
+	do(t, ctx, "choose xflex-plan.json", chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{path}),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.dataset.finished !== %q`, before),
+			chromedp.WithPollingTimeout(20*time.Second)))
+	if p := js[string](t, ctx, `document.getElementById("problem").value`); p != "xflex/plan" {
+		t.Fatalf("the plan scenario loaded as problem %q", p)
+	}
+	if st, msg := act(t, ctx, "#run-scenario", ""); st != "done" {
+		t.Fatalf("plan scenario: status %s: %s", st, msg)
+	}
+	heads := js[[]string](t, ctx, `[...document.querySelectorAll("#comparison thead th")].map(e => e.textContent)`)
+	if want := []string{"figure", "base", "k6", "k8", "k4-bound5", "k6-bound5", "k8-bound5"}; fmt.Sprint(heads) != fmt.Sprint(want) {
+		t.Errorf("comparison columns %v, want %v", heads, want)
+	}
+	f := checkPicture(t, ctx, "plan scenario")
+	for _, sc := range []string{"time", "utilisation", "containers"} {
+		if len(f.Scales[sc]) < 6 {
+			t.Errorf("plan scenario: scale %q drawn by %d panels, want one or more per variant (6): %v", sc, len(f.Scales[sc]), f.Scales)
+		}
+	}
+}
+
 // schemaForm checks the fields generated from xsize's request schema (k,
 // epsilon, budget_ms, seed) follow the editor, and that a field's change
 // rewrites only its value in the editor's text.
@@ -869,8 +980,23 @@ func compare(t *testing.T, ctx context.Context) {
 	if n := js[int](t, ctx, `document.querySelectorAll("#compare-pictures figure svg").length`); n != 2 {
 		t.Fatalf("%d pictures compared, want 2", n)
 	}
+	var fits [2]fit
 	for i := range 2 {
-		checkFits(t, ctx, "compared picture", fmt.Sprintf("#compare-pictures figure:nth-child(%d) > svg", i+1))
+		fits[i] = checkFits(t, ctx, "compared picture", fmt.Sprintf("#compare-pictures figure:nth-child(%d) > svg", i+1))
+	}
+	// The two pictures are drawn on shared scales (?with=): every scale
+	// both draw tops at the same tick in both.
+	shared := 0
+	for name, tops := range fits[0].Scales {
+		if other, ok := fits[1].Scales[name]; ok && len(tops) > 0 && len(other) > 0 {
+			shared++
+			if tops[0] != other[0] {
+				t.Errorf("compared pictures top scale %q at %v and %v, want one value", name, tops, other)
+			}
+		}
+	}
+	if shared == 0 {
+		t.Errorf("the compared pictures share no scale: %v and %v", fits[0].Scales, fits[1].Scales)
 	}
 	saveScreenshot(t, ctx, "#compare", "ui-compare")
 }

@@ -83,25 +83,38 @@ const tick = 5 * time.Millisecond
 func Problem() solver.Problem {
 	return solver.Problem{
 		Name: Name, RequestSchema: "test-sleep.request.json", ResponseSchema: "test-sleep.response.json",
-		Summary: "test only: sleeps ms milliseconds",
-		Solve:   solve,
-		Picture: picture,
+		Summary:       "test only: sleeps ms milliseconds",
+		Solve:         solve,
+		Picture:       picture,
+		PictureShared: pictureShared,
 	}
 }
 
-// picture draws an answer as one square per node (class "node"), orange
+// NodesScale is the sleep problem's one shared scale: its pictures are
+// as wide as the most nodes of the answers drawn together.
+const NodesScale = "nodes"
+
+// picture is pictureShared on its own scale.
+func picture(request, response json.RawMessage) ([]byte, error) {
+	svg, _, err := pictureShared(request, response, nil)
+	return svg, err
+}
+
+// pictureShared draws an answer as one square per node (class "node"), orange
 // for big and blue for small, under a title naming lambda: enough for the
-// job tests to count what a picture shows.
-func picture(_, response json.RawMessage) ([]byte, error) {
+// job tests to count what a picture shows. It is as wide as
+// shared[NodesScale] nodes at least (a picture drawn beside others,
+// Runner.Pictures) and returns its own count there.
+func pictureShared(_, response json.RawMessage, shared map[string]float64) ([]byte, map[string]float64, error) {
 	var resp struct {
 		Result Result `json:"result"`
 	}
 	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	n := len(resp.Result.Assign)
 	title := fmt.Sprintf("sleep: lambda %g", resp.Result.Lambda)
-	d := sight.New(float64(20*n+20), 40, title, fmt.Sprintf("%s, %d nodes", title, n))
+	d := sight.New(20*max(float64(n), shared[NodesScale])+20, 40, title, fmt.Sprintf("%s, %d nodes", title, n))
 	for i, a := range resp.Result.Assign {
 		fill := sight.Colour(1)
 		if a.Class == "big" {
@@ -109,7 +122,7 @@ func picture(_, response json.RawMessage) ([]byte, error) {
 		}
 		d.Rect(float64(10+20*i), 10, 16, 16, sight.Style{Class: "node", Fill: fill, Tip: a.Name})
 	}
-	return d.Bytes(), nil
+	return d.Bytes(), map[string]float64{NodesScale: float64(n)}, nil
 }
 
 // Schemas returns the embedded schema set plus the sleep problem's.

@@ -8,6 +8,7 @@ import { compareJobs } from "./compare.js";
 import { Editor } from "./editor.js";
 import { SchemaForm } from "./form.js";
 import { memberTexts } from "./jsonpos.js";
+import { isPlan, showPipeline } from "./pipeline.js";
 import { clearAnswer, showComparison, showJSON, showPicture } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
@@ -179,6 +180,7 @@ async function isRequestError(resp) {
 async function solveWithoutJobs(p) {
   const { doc } = await json("POST", p.path, { body: request.value });
   showJSON(doc, p.command + "-answer");
+  if (isPlan(p.name, doc)) showPipeline(doc, editStage);
   $("picture-caption").textContent = "No picture: pictures are drawn from a job's stored answer, and this server or token has no jobs API.";
   setStatus("done", p.name + ": " + (doc.meta?.status ?? "answered") + summaryOf(doc.meta));
 }
@@ -264,8 +266,22 @@ async function showJobAnswer(job, status, name) {
   }
   showJSON(doc, files[0]);
   if (job.kind === "scenario") showComparison(doc);
+  else if (isPlan(job.problem, doc)) showPipeline(doc, editStage);
   await showPicture(await call("GET", path, { accept: SVG }), files[1]);
   if (status) setStatus("done", "Job " + job.id + " " + job.state + (doc.meta ? summaryOf(doc.meta) : ""));
+}
+
+// editStage puts a plan's stage request in the editor, with its problem
+// chosen, to edit and run alone.
+function editStage(problem, text) {
+  guarded(async () => {
+    if (!state.problems.has(problem)) throw new Error("This server does not offer " + problem + ".");
+    $("problem").value = problem;
+    state.loaded = "";
+    request.value = text;
+    await problemChanged();
+    setStatus("idle", "Loaded the plan's " + problem + " request: Run now solves it alone.");
+  });
 }
 
 async function cancelJob() {

@@ -1,13 +1,18 @@
 // Compare finished jobs of one problem side by side: a table with a
 // column per job (its status, objective, bound, gap, time and the
-// numeric figures of its result) and the jobs' pictures in a row that
-// wraps, with the table offered as CSV and each picture as SVG and PNG.
+// numeric figures of its result) and the jobs' pictures, drawn on shared
+// scales, in a row that wraps, with the table offered as CSV and each
+// picture as SVG and PNG.
 import { SVG, call, json } from "./api.js";
 import { elementText, formatNumber, inlineSVG, pictureOf, pngOf } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
 let csvURL = null;
 const pictureURLs = [];
+
+// MAX_JOBS is the most jobs compared at once: a picture shares its
+// scales with at most 8 others (GET /v1/jobs/{id}/picture?with=).
+const MAX_JOBS = 9;
 
 // META are the leading rows of every comparison: meta's figures.
 const META = ["status", "objective", "bound", "gap", "elapsed_ms"];
@@ -53,16 +58,21 @@ export function toCSV(header, rows) {
 // must be finished jobs of one problem. It returns a status line.
 export async function compareJobs(ids) {
   if (ids.length < 2) throw new Error("Choose two or more jobs to compare.");
+  if (ids.length > MAX_JOBS) throw new Error("Choose at most " + MAX_JOBS + " jobs to compare.");
   const jobs = await Promise.all(ids.map(async (id) => (await json("GET", "/v1/jobs/" + encodeURIComponent(id))).doc));
   // Oldest first, as they were run (ties by id).
   jobs.sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? "") || a.id.localeCompare(b.id));
   const problems = new Set(jobs.map((j) => j.problem));
   if (problems.size > 1) throw new Error("Only jobs of one problem compare: these are of " + [...problems].join(", ") + ".");
   if (jobs.some((j) => j.kind === "scenario")) throw new Error("A scenario already compares its variants: choose single jobs.");
+  // Each picture is drawn on the scales it shares with the others'
+  // (GET /v1/jobs/{id}/picture?with=the other ids), so the same time or
+  // length reads the same in every one, as in a scenario's picture.
   const answers = await Promise.all(jobs.map(async (j) => {
-    const path = "/v1/jobs/" + encodeURIComponent(j.id) + "/result";
-    const { doc } = await json("GET", path);
-    const pic = await pictureOf(await call("GET", path, { accept: SVG }));
+    const path = "/v1/jobs/" + encodeURIComponent(j.id);
+    const { doc } = await json("GET", path + "/result");
+    const others = jobs.filter((o) => o.id !== j.id).map((o) => o.id).join(",");
+    const pic = await pictureOf(await call("GET", path + "/picture?with=" + encodeURIComponent(others), { accept: SVG }));
     return { job: j, doc, pic };
   }));
   const header = ["figure", ...jobs.map((j) => j.id)];

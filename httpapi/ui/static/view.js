@@ -1,6 +1,7 @@
 // The answer panes: the picture, the JSON, a scenario's comparison
 // table, and the download links for the JSON and the picture.
 import { SVG, problemOf } from "./api.js";
+import { clearPipeline } from "./pipeline.js";
 
 const $ = (id) => document.getElementById(id);
 const urls = { json: null, svg: null, png: null };
@@ -22,6 +23,7 @@ function setDownload(kind, text, type, filename) {
 export function clearAnswer(caption) {
   $("response").textContent = "";
   $("comparison").hidden = true;
+  clearPipeline();
   setDownload("json", null);
   setDownload("svg", null);
   setDownload("png", null);

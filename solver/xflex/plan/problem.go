@@ -27,8 +27,9 @@ func Problem() solver.Problem {
 		Solve: func(ctx context.Context, b solver.Built[Request, *checked], opts solver.Options) (any, solver.Meta, error) {
 			return solve(ctx, b.In, opts)
 		},
-		Picture: picture,
-		Memory:  memory,
+		Picture:       picture,
+		PictureShared: pictureShared,
+		Memory:        memory,
 	}.Problem()
 }
 
