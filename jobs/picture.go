@@ -9,6 +9,7 @@ import (
 
 	"github.com/xflex/xflex/httpapi"
 	"github.com/xflex/xflex/sight"
+	"github.com/xflex/xflex/solver"
 )
 
 // resultMedia negotiates the media type of a job's result from the

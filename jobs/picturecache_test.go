@@ -27,6 +27,13 @@ func countingHarness(t *testing.T, store string, apiCfg httpapi.Config) (*harnes
 		time.Sleep(20 * time.Millisecond) // let concurrent requests overlap the draw
 		return draw(request, response)
 	}
+	if shared := p.PictureShared; shared != nil { // a scenario's variants draw here, twice each
+		p.PictureShared = func(request, response json.RawMessage, tops map[string]float64) ([]byte, map[string]float64, error) {
+			draws.Add(1)
+			time.Sleep(20 * time.Millisecond)
+			return shared(request, response, tops)
+		}
+	}
 	set, err := jobtest.Schemas()
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +80,8 @@ func testJobPictureDrawnOnce(t *testing.T, store string) {
 			}
 		}
 	}
-	if n := draws.Load(); n != 2 { // the base and the variant, once each
-		t.Fatalf("%d variant pictures drawn for 16 requests, want 2 (one scenario draw)", n)
+	if n := draws.Load(); n != 4 { // the base and the variant, each in both passes of one shared-scale draw
+		t.Fatalf("%d variant pictures drawn for 16 requests, want 4 (one scenario draw: 2 variants x 2 passes)", n)
 	}
 	if after := tenantBytes(t, h); after-before != int64(len(first)) {
 		t.Fatalf("tenant bytes %d -> %d, want the stored picture's %d more", before, after, len(first))
