@@ -31,6 +31,12 @@ type drf struct {
 	// used is each user's allocation; users their order of first ask.
 	used  map[string][]float64
 	users map[string]int
+	// gen counts the releases: between two, free capacity only shrinks,
+	// so an ask that fit no node still fits none (pending.noFit), and
+	// firstFit skips it without scanning the nodes again. remember is
+	// false only in the test that checks the skip changes nothing.
+	gen      int
+	remember bool
 }
 
 type drfCont struct {
@@ -43,7 +49,7 @@ type drfCont struct {
 
 func newDRF(nodes []assign.NodeInfo, totals []float64) *drf {
 	d := &drf{nodes: nodes, totals: totals, conts: map[string]*drfCont{}, live: map[string]bool{}, tag: "drf",
-		used: map[string][]float64{}, users: map[string]int{}}
+		used: map[string][]float64{}, users: map[string]int{}, remember: true}
 	for _, n := range nodes {
 		d.free = append(d.free, slices.Clone(n.Capacity))
 		d.racks = append(d.racks, n.Rack)
@@ -124,8 +130,13 @@ func (d *drf) firstFit(queue []*pending, left map[*pending]int, u string) (*pend
 		if left[p] == 0 || p.a.drfUser() != u || (best != nil && p.a.prio <= best.a.prio) {
 			continue
 		}
+		if d.remember && p.noFit == d.gen+1 {
+			continue
+		}
 		if n := d.bestFit(&p.a); n >= 0 {
 			best, bestNode = p, n
+		} else {
+			p.noFit = d.gen + 1
 		}
 	}
 	return best, bestNode
@@ -169,6 +180,7 @@ func (d *drf) place(p *pending, n int) string {
 func (d *drf) release(_ float64, id string) {
 	c := d.conts[id]
 	delete(d.live, id)
+	d.gen++
 	u := d.used[c.user]
 	for r, x := range c.size {
 		d.free[c.node][r] += x

@@ -63,6 +63,9 @@ type pending struct {
 	agent    int
 	times    askTimes
 	promised askTimes
+	// noFit is DRF's: 1 + its release count when the ask fit no node
+	// (0: not known), valid until the next release (drf.firstFit).
+	noFit int
 }
 
 // hold is a granted container: the agent and ask holding it.
