@@ -108,6 +108,14 @@ type sim struct {
 	// ask or a release came after the last round.
 	lastRound, roundAt float64
 	dirty              bool
+	// oldest, once known, is at most every ask time still waiting in
+	// the queue (+Inf when none): expire scans the queue only when the
+	// patience cut passes it.
+	oldest      float64
+	oldestKnown bool
+	// scanAll makes expire scan the queue at every step: only the test
+	// that checks the bound changes nothing sets it.
+	scanAll bool
 }
 
 // run simulates until nothing is left to happen, the horizon or ctx's
@@ -237,6 +245,7 @@ func (s *sim) enqueue(agent int, a ask) error {
 		return fmt.Errorf("simulate: request id %q asked by two agents", a.id)
 	}
 	p.times.add(s.now, a.count)
+	s.oldest = min(s.oldest, s.now)
 	s.dirty = true
 	s.rec.ask(s.now, a)
 	return nil
@@ -247,14 +256,26 @@ func (s *sim) expire() {
 	if math.IsInf(s.patience, 1) {
 		return
 	}
+	cut := s.now - s.patience
+	if s.oldestKnown && s.oldest >= cut && !s.scanAll {
+		// Nothing waited longer than patience: the scan would expire
+		// nothing.
+		s.compact()
+		return
+	}
+	oldest := math.Inf(1)
 	for _, p := range s.queue {
-		if k := p.times.expire(s.now - s.patience); k > 0 {
+		if k := p.times.expire(cut); k > 0 {
 			s.rec.expire(p.a, k)
 			if e, ok := s.agents[p.agent].(expirer); ok {
 				e.expired(s.now, p.a, k)
 			}
 		}
+		if len(p.times.runs) > 0 {
+			oldest = min(oldest, p.times.runs[0].t)
+		}
 	}
+	s.oldest, s.oldestKnown = oldest, true
 	s.compact()
 }
 
@@ -284,7 +305,9 @@ func (s *sim) apply(d decision) {
 	switch d.kind {
 	case kindWithdraw:
 		p := s.byID[d.request]
-		p.times.insert(p.promised.pop())
+		back := p.promised.pop()
+		p.times.insert(back)
+		s.oldest = min(s.oldest, back)
 		s.dirty = true
 	case KindNotice:
 		p := s.byID[d.request]
