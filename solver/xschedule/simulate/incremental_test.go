@@ -8,7 +8,8 @@ import (
 )
 
 // TestIncrementalSameRuns: the simulator's shortcuts (expire scanning
-// the queue only when the patience cut passes the oldest ask, a
+// the queue only when the patience cut passes the oldest ask, compact
+// only after a grant or an expiry, a
 // utilization point updated for the one application that changed, DRF
 // skipping asks that fit no node until a release) give runs byte for
 // byte equal to the reference that scans and rebuilds everything every

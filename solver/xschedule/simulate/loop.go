@@ -113,8 +113,12 @@ type sim struct {
 	// patience cut passes it.
 	oldest      float64
 	oldestKnown bool
-	// scanAll makes expire scan the queue at every step: only the test
-	// that checks the bound changes nothing sets it.
+	// emptied says an ask may have nothing left to wait for (a grant or
+	// an expiry took its last container) since the last compact, which
+	// scans the queue only then.
+	emptied bool
+	// scanAll makes expire and compact scan the queue at every step:
+	// only the test that checks the shortcuts change nothing sets it.
 	scanAll bool
 }
 
@@ -266,6 +270,7 @@ func (s *sim) expire() {
 	oldest := math.Inf(1)
 	for _, p := range s.queue {
 		if k := p.times.expire(cut); k > 0 {
+			s.emptied = true
 			s.rec.expire(p.a, k)
 			if e, ok := s.agents[p.agent].(expirer); ok {
 				e.expired(s.now, p.a, k)
@@ -330,6 +335,7 @@ func (s *sim) apply(d decision) {
 		} else {
 			asked = p.times.pop()
 		}
+		s.emptied = true
 		h := hold{agent: p.agent, a: p.a, since: s.now}
 		s.holds[d.container] = h
 		s.rec.grant(s.now, d.container, h, asked)
@@ -337,8 +343,14 @@ func (s *sim) apply(d decision) {
 	}
 }
 
-// compact drops the asks with nothing left to wait for, keeping order.
+// compact drops the asks with nothing left to wait for, keeping order;
+// only a grant or an expiry empties one (a notice or a withdrawal moves
+// a container between times and promised), so it scans only after one.
 func (s *sim) compact() {
+	if !s.emptied && !s.scanAll {
+		return
+	}
+	s.emptied = false
 	s.queue = slices.DeleteFunc(s.queue, func(p *pending) bool {
 		if p.times.len() == 0 && p.promised.len() == 0 {
 			delete(s.byID, p.a.id)
