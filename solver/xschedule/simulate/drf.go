@@ -31,13 +31,27 @@ type drf struct {
 	// used is each user's allocation; users their order of first ask.
 	used  map[string][]float64
 	users map[string]int
-	// gen counts the releases: between two, free capacity only shrinks,
-	// so an ask that fit no node still fits none (pending.noFit), and
-	// firstFit skips it without scanning the nodes again. remember is
-	// false only in the test that checks the skip changes nothing.
-	gen      int
+	// changed lists the nodes whose free capacity changed (a placement
+	// or a release), in order: an ask's best-fit node, once found, is
+	// kept (pending.fit) and brought up to date from the nodes changed
+	// since, not from a scan of every node. remember is false only in
+	// the test that checks keeping it changes nothing.
+	changed  []int
 	remember bool
 }
+
+// bestFitMemo is an ask's best-fit node (-1: none fits) and its
+// leftover as of the first seen entries of drf.changed.
+type bestFitMemo struct {
+	known bool
+	node  int
+	left  float64
+	seen  int
+}
+
+// rescanAfter is how many node changes an ask's kept best fit follows
+// before a scan of every node is cheaper.
+const rescanAfter = 256
 
 type drfCont struct {
 	seq                int
@@ -130,37 +144,65 @@ func (d *drf) firstFit(queue []*pending, left map[*pending]int, u string) (*pend
 		if left[p] == 0 || p.a.drfUser() != u || (best != nil && p.a.prio <= best.a.prio) {
 			continue
 		}
-		if d.remember && p.noFit == d.gen+1 {
-			continue
-		}
-		if n := d.bestFit(&p.a); n >= 0 {
+		if n := d.bestFitOf(p); n >= 0 {
 			best, bestNode = p, n
-		} else {
-			p.noFit = d.gen + 1
 		}
 	}
 	return best, bestNode
 }
 
 // bestFit is the node the ask fits leaving the least normalised free
-// capacity, ties by node order; -1 when none.
-func (d *drf) bestFit(a *ask) int {
+// capacity, ties by node order, and that leftover; -1 when none.
+func (d *drf) bestFit(a *ask) (int, float64) {
 	best, bestLeft := -1, 0.0
 	for n := range d.nodes {
-		if (a.host != "" && d.nodes[n].Name != a.host) || (a.rack != "" && d.racks[n] != a.rack) || !assign.FitsDims(d.free[n], a.size) {
-			continue
-		}
-		l := 0.0
-		for r, x := range d.free[n] {
-			if d.totals[r] > 0 {
-				l += (x - a.size[r]) / d.totals[r]
-			}
-		}
-		if best < 0 || l < bestLeft {
+		if l, ok := d.leftOn(a, n); ok && (best < 0 || l < bestLeft) {
 			best, bestLeft = n, l
 		}
 	}
-	return best
+	return best, bestLeft
+}
+
+// leftOn is the normalised free capacity node n would have left after
+// placing the ask; false when it does not fit there.
+func (d *drf) leftOn(a *ask, n int) (float64, bool) {
+	if (a.host != "" && d.nodes[n].Name != a.host) || (a.rack != "" && d.racks[n] != a.rack) || !assign.FitsDims(d.free[n], a.size) {
+		return 0, false
+	}
+	l := 0.0
+	for r, x := range d.free[n] {
+		if d.totals[r] > 0 {
+			l += (x - a.size[r]) / d.totals[r]
+		}
+	}
+	return l, true
+}
+
+// bestFitOf is bestFit(&p.a), kept in p.fit: only the nodes changed
+// since can change the answer. A changed node that now beats the kept
+// one (less left, or as much and earlier) takes its place; the kept
+// node changed for the worse (or no longer fitting) means a scan.
+func (d *drf) bestFitOf(p *pending) int {
+	f := &p.fit
+	if !d.remember || !f.known || len(d.changed)-f.seen > rescanAfter {
+		f.node, f.left = d.bestFit(&p.a)
+		f.known, f.seen = true, len(d.changed)
+		return f.node
+	}
+	for _, m := range d.changed[f.seen:] {
+		l, ok := d.leftOn(&p.a, m)
+		if m == f.node {
+			if !ok || l > f.left {
+				f.node, f.left = d.bestFit(&p.a)
+				break
+			}
+			f.left = l
+		} else if ok && (f.node < 0 || l < f.left || (l == f.left && m < f.node)) {
+			f.node, f.left = m, l
+		}
+	}
+	f.seen = len(d.changed)
+	return f.node
 }
 
 // place makes a container of the ask's size on node n.
@@ -169,6 +211,7 @@ func (d *drf) place(p *pending, n int) string {
 	id := fmt.Sprintf("%s/%s%d", d.nodes[n].Name, d.tag, d.seq)
 	c := &drfCont{seq: d.seq, node: n, size: p.a.size, app: p.a.app, user: p.a.drfUser(), request: p.a.id, norm: normalized(p.a.size, d.totals)}
 	d.conts[id], d.live[id] = c, true
+	d.changed = append(d.changed, n)
 	u := d.used[p.a.drfUser()]
 	for r, x := range p.a.size {
 		d.free[n][r] -= x
@@ -180,7 +223,7 @@ func (d *drf) place(p *pending, n int) string {
 func (d *drf) release(_ float64, id string) {
 	c := d.conts[id]
 	delete(d.live, id)
-	d.gen++
+	d.changed = append(d.changed, c.node)
 	u := d.used[c.user]
 	for r, x := range c.size {
 		d.free[c.node][r] += x

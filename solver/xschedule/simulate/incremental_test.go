@@ -11,7 +11,7 @@ import (
 // the queue only when the patience cut passes the oldest ask, compact
 // only after a grant or an expiry, a
 // utilization point updated for the one application that changed, DRF
-// skipping asks that fit no node until a release) give runs byte for
+// keeping each ask's best-fit node up to date) give runs byte for
 // byte equal to the reference that scans and rebuilds everything every
 // time, under X-Schedule, DRF and YARN on random traces with patience.
 func TestIncrementalSameRuns(t *testing.T) {

@@ -63,9 +63,8 @@ type pending struct {
 	agent    int
 	times    askTimes
 	promised askTimes
-	// noFit is DRF's: 1 + its release count when the ask fit no node
-	// (0: not known), valid until the next release (drf.firstFit).
-	noFit int
+	// fit is DRF's kept best-fit node for the ask (drf.bestFitOf).
+	fit bestFitMemo
 }
 
 // hold is a granted container: the agent and ask holding it.
