@@ -2,7 +2,9 @@ package simulate
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/xflex/xflex/solver/xschedule/assign"
@@ -38,6 +40,10 @@ type drf struct {
 	// the test that checks keeping it changes nothing.
 	changed  []int
 	remember bool
+	// fits holds the kept best fits by ask shape (size, host, rack):
+	// asks of one shape share one, so a new ask of a shape seen before
+	// needs no scan either.
+	fits map[string]*bestFitMemo
 }
 
 // bestFitMemo is an ask's best-fit node (-1: none fits) and its
@@ -49,10 +55,6 @@ type bestFitMemo struct {
 	seen  int
 }
 
-// rescanAfter is how many node changes an ask's kept best fit follows
-// before a scan of every node is cheaper.
-const rescanAfter = 256
-
 type drfCont struct {
 	seq                int
 	node               int
@@ -63,7 +65,7 @@ type drfCont struct {
 
 func newDRF(nodes []assign.NodeInfo, totals []float64) *drf {
 	d := &drf{nodes: nodes, totals: totals, conts: map[string]*drfCont{}, live: map[string]bool{}, tag: "drf",
-		used: map[string][]float64{}, users: map[string]int{}, remember: true}
+		used: map[string][]float64{}, users: map[string]int{}, remember: true, fits: map[string]*bestFitMemo{}}
 	for _, n := range nodes {
 		d.free = append(d.free, slices.Clone(n.Capacity))
 		d.racks = append(d.racks, n.Rack)
@@ -178,13 +180,19 @@ func (d *drf) leftOn(a *ask, n int) (float64, bool) {
 	return l, true
 }
 
-// bestFitOf is bestFit(&p.a), kept in p.fit: only the nodes changed
-// since can change the answer. A changed node that now beats the kept
-// one (less left, or as much and earlier) takes its place; the kept
-// node changed for the worse (or no longer fitting) means a scan.
+// bestFitOf is bestFit(&p.a), kept for the ask's shape (p.fit): only
+// the nodes changed since can change the answer. A changed node that
+// now beats the kept one (less left, or as much and earlier) takes its
+// place; the kept node changed for the worse (or no longer fitting)
+// means a scan.
 func (d *drf) bestFitOf(p *pending) int {
-	f := &p.fit
-	if !d.remember || !f.known || len(d.changed)-f.seen > rescanAfter {
+	if p.fit == nil {
+		p.fit = d.shapeFit(&p.a)
+	}
+	f := p.fit
+	// Following a change costs about what scanning a node does: past as
+	// many changes as nodes, a scan is cheaper.
+	if !d.remember || !f.known || len(d.changed)-f.seen > len(d.nodes) {
 		f.node, f.left = d.bestFit(&p.a)
 		f.known, f.seen = true, len(d.changed)
 		return f.node
@@ -203,6 +211,22 @@ func (d *drf) bestFitOf(p *pending) int {
 	}
 	f.seen = len(d.changed)
 	return f.node
+}
+
+// shapeFit is the kept best fit of the ask's shape, made unknown when
+// new.
+func (d *drf) shapeFit(a *ask) *bestFitMemo {
+	b := make([]byte, 0, 8*len(a.size)+len(a.host)+len(a.rack)+2)
+	for _, x := range a.size {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	b = append(append(append(append(b, 0), a.host...), 0), a.rack...)
+	f := d.fits[string(b)]
+	if f == nil {
+		f = &bestFitMemo{}
+		d.fits[string(b)] = f
+	}
+	return f
 }
 
 // place makes a container of the ask's size on node n.

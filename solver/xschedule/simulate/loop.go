@@ -63,8 +63,9 @@ type pending struct {
 	agent    int
 	times    askTimes
 	promised askTimes
-	// fit is DRF's kept best-fit node for the ask (drf.bestFitOf).
-	fit bestFitMemo
+	// fit is DRF's kept best-fit node for the ask's shape
+	// (drf.bestFitOf).
+	fit *bestFitMemo
 }
 
 // hold is a granted container: the agent and ask holding it.
