@@ -34,3 +34,22 @@ func TestReportSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkPlanFull times the full plan (1,000 nodes, 20 applications,
+// K = 8 in 3-D, a 20,000-request trace) end to end with a budget no
+// stage reaches: the run to profile for issue 27's speed item.
+func BenchmarkPlanFull(b *testing.B) {
+	r, err := solver.NewRunner(problems.All(), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := Instance("full", 1, uncutMS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := r.Run(context.Background(), "xflex/plan", raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package plan
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // AppendJSON writes the plan's result as json.Marshal does (solver.
 // JSONAppender), but copies the stages' requests and answers as they
@@ -12,6 +15,7 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 	if err := r.marshalErr(); err != nil {
 		return dst, err
 	}
+	dst = slices.Grow(dst, r.stageBytes()+planSlack)
 	dst = append(dst, `{"stages":{`...)
 	n := 0
 	for _, st := range []struct {
@@ -43,6 +47,23 @@ func (r *Result) AppendJSON(dst []byte) ([]byte, error) {
 	dst = appendField(dst, `,"trace":`, r.Trace)
 	dst = appendField(dst, `,"summary":`, r.Summary)
 	return append(dst, '}'), nil
+}
+
+// planSlack is room for what the plan writes beside its stages' bytes
+// (the mix, the trace's figures, the summary: kilobytes).
+const planSlack = 64 << 10
+
+// stageBytes is the length of the stages' requests and answers, which
+// AppendJSON copies: dst is grown once for them rather than by copying
+// the megabytes written so far at each growth.
+func (r *Result) stageBytes() int {
+	n := 0
+	for _, st := range []*StageRun{r.Stages.XSize, r.Stages.XSelect, r.Stages.Simulate} {
+		if st != nil {
+			n += len(st.Request) + len(st.Response) + len(st.Incumbent)
+		}
+	}
+	return n
 }
 
 // appendJSON writes one stage, its request and answer verbatim.

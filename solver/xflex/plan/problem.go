@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bytedance/sonic"
 	"github.com/xflex/xflex/solver"
 	"github.com/xflex/xflex/solver/xselect"
 	"github.com/xflex/xflex/solver/xsize"
@@ -244,6 +245,25 @@ func (p *checked) shares() [3]*float64 {
 	}
 	return out
 }
+
+// answerSonic is answerOf with bytedance/sonic, several times faster on
+// the simulation's answer (megabytes of events and utilization points
+// the summary reads, 90 ms of encoding/json's time on a 20,000-request
+// plan); on any error it decodes again with answerOf, whose errors are
+// the ones reported. TestAnswerSonic checks both give the same value.
+func answerSonic[T any](run *StageRun) (*T, error) {
+	var env struct {
+		Result T `json:"result"`
+	}
+	if err := answerDecoder.Unmarshal(run.Response, &env); err != nil {
+		return answerOf[T](run)
+	}
+	return &env.Result, nil
+}
+
+// answerDecoder decodes as encoding/json does for a stage's answer:
+// unknown fields skipped, strings copied and checked to be UTF-8.
+var answerDecoder = sonic.Config{CopyString: true, ValidateString: true}.Froze()
 
 // answerOf decodes a stage's result from the bytes its endpoint wrote,
 // the form a client re-running the stage would read.

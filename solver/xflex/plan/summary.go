@@ -154,7 +154,7 @@ type simAnswer struct {
 // times (a budget cut one) are compared up to the earlier: grants and
 // asks counted from the events and the trace up to CommonTime.
 func (s *Summary) addSimulation(run *StageRun) {
-	ans, err := answerOf[simAnswer](run)
+	ans, err := answerSonic[simAnswer](run)
 	if err != nil {
 		return
 	}

@@ -355,7 +355,7 @@ func (m *Model) readAsks(asks []Ask, vs *solver.Violations) {
 // ptr gives its fields' pointers. It is false when the size cannot be
 // read.
 func (m *Model) readAsk(a Ask, ptr func(field string) string, vs *solver.Violations) (ask, bool) {
-	k := ask{id: a.ID, count: a.Count, size: a.Size, prio: a.Priority, pprio: a.PreemptionPriority, rack: a.Rack, host: -1, typ: a.Type}
+	k := ask{id: a.ID, count: a.Count, size: a.Size, prio: a.Priority, pprio: a.PreemptionPriority, rack: a.Rack, host: -1, typ: a.Type, fit: &fitList{}}
 	if k.typ == "" {
 		k.typ = OwnedFirst
 	}

@@ -86,9 +86,9 @@ type ranked struct {
 func (m *Model) rank(a *ask, scope func(owner int) bool, ttl bool) []ranked {
 	out := m.rankBuf[:0]
 	m.cache.pairNow++
-	for j := range m.classes {
+	for _, j := range m.fitting(a) {
 		k := &m.classes[j]
-		if !scope(k.owner) || !m.fits(a, k) {
+		if !scope(k.owner) {
 			continue
 		}
 		s := a.norm / k.norm
@@ -100,6 +100,24 @@ func (m *Model) rank(a *ask, scope func(owner int) bool, ttl bool) []ranked {
 	slices.SortStableFunc(out, func(x, y ranked) int { return cmp.Compare(y.score, x.score) })
 	m.rankBuf = out
 	return out
+}
+
+// fitting lists the classes whose size serves a (fits), ascending. A
+// prepared request keeps its list (a.fit) for later rounds; the model's
+// classes and the request's size never change, so the list stays true.
+func (m *Model) fitting(a *ask) []int {
+	if a.fit == nil || m.rescan {
+		a.fit = &fitList{}
+	}
+	if !a.fit.done {
+		for j := range m.classes {
+			if m.fits(a, &m.classes[j]) {
+				a.fit.classes = append(a.fit.classes, j)
+			}
+		}
+		a.fit.done = true
+	}
+	return a.fit.classes
 }
 
 // fits says whether the class's size serves a: every dimension at least

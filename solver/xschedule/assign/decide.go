@@ -124,8 +124,8 @@ func (m *Model) claim(a *ask, d int) {
 	}
 	if d > 0 {
 		a.claimed, a.wanted = a.claimed[:0], a.wanted[:0]
-		for j := range m.classes {
-			if k := &m.classes[j]; k.owner == a.app && m.fits(a, k) {
+		for _, j := range m.fitting(a) {
+			if k := &m.classes[j]; k.owner == a.app {
 				a.wanted = append(a.wanted, j)
 				if m.freeFor(a, k) {
 					a.claimed = append(a.claimed, j)

@@ -29,6 +29,10 @@ type Model struct {
 	// rankBuf is rank's reused buffer.
 	classes []class
 	rankBuf []ranked
+	// rescan lists the classes fitting a request at every scan instead
+	// of keeping the list (ask.fit): only the test that checks keeping
+	// it changes nothing sets it.
+	rescan bool
 	// index keeps the name lookups and totals for asks made after
 	// Build (Prepare).
 	index index
@@ -127,6 +131,18 @@ type ask struct {
 	// claimed and wanted list the classes the request claims in the
 	// round (Model.claim).
 	claimed, wanted []int
+	// fit, shared by the copies of one prepared request (a simulator's
+	// rounds copy it), holds the classes whose size serves it once a
+	// round has listed them (Model.fitting): classes and sizes never
+	// change, so later rounds scan only those.
+	fit *fitList
+}
+
+// fitList is the classes, ascending, whose size serves a request (every
+// dimension and fitness, Model.fits); done once they are listed.
+type fitList struct {
+	done    bool
+	classes []int
 }
 
 // pairCtx is the pair (a, b) context, a < b: share is how far b is in

@@ -2,7 +2,9 @@ package simulate
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/xflex/xflex/solver/xschedule/assign"
@@ -31,6 +33,26 @@ type drf struct {
 	// used is each user's allocation; users their order of first ask.
 	used  map[string][]float64
 	users map[string]int
+	// changed lists the nodes whose free capacity changed (a placement
+	// or a release), in order: an ask's best-fit node, once found, is
+	// kept (pending.fit) and brought up to date from the nodes changed
+	// since, not from a scan of every node. remember is false only in
+	// the test that checks keeping it changes nothing.
+	changed  []int
+	remember bool
+	// fits holds the kept best fits by ask shape (size, host, rack):
+	// asks of one shape share one, so a new ask of a shape seen before
+	// needs no scan either.
+	fits map[string]*bestFitMemo
+}
+
+// bestFitMemo is an ask's best-fit node (-1: none fits) and its
+// leftover as of the first seen entries of drf.changed.
+type bestFitMemo struct {
+	known bool
+	node  int
+	left  float64
+	seen  int
 }
 
 type drfCont struct {
@@ -43,7 +65,7 @@ type drfCont struct {
 
 func newDRF(nodes []assign.NodeInfo, totals []float64) *drf {
 	d := &drf{nodes: nodes, totals: totals, conts: map[string]*drfCont{}, live: map[string]bool{}, tag: "drf",
-		used: map[string][]float64{}, users: map[string]int{}}
+		used: map[string][]float64{}, users: map[string]int{}, remember: true, fits: map[string]*bestFitMemo{}}
 	for _, n := range nodes {
 		d.free = append(d.free, slices.Clone(n.Capacity))
 		d.racks = append(d.racks, n.Rack)
@@ -124,7 +146,7 @@ func (d *drf) firstFit(queue []*pending, left map[*pending]int, u string) (*pend
 		if left[p] == 0 || p.a.drfUser() != u || (best != nil && p.a.prio <= best.a.prio) {
 			continue
 		}
-		if n := d.bestFit(&p.a); n >= 0 {
+		if n := d.bestFitOf(p); n >= 0 {
 			best, bestNode = p, n
 		}
 	}
@@ -132,24 +154,79 @@ func (d *drf) firstFit(queue []*pending, left map[*pending]int, u string) (*pend
 }
 
 // bestFit is the node the ask fits leaving the least normalised free
-// capacity, ties by node order; -1 when none.
-func (d *drf) bestFit(a *ask) int {
+// capacity, ties by node order, and that leftover; -1 when none.
+func (d *drf) bestFit(a *ask) (int, float64) {
 	best, bestLeft := -1, 0.0
 	for n := range d.nodes {
-		if (a.host != "" && d.nodes[n].Name != a.host) || (a.rack != "" && d.racks[n] != a.rack) || !assign.FitsDims(d.free[n], a.size) {
-			continue
-		}
-		l := 0.0
-		for r, x := range d.free[n] {
-			if d.totals[r] > 0 {
-				l += (x - a.size[r]) / d.totals[r]
-			}
-		}
-		if best < 0 || l < bestLeft {
+		if l, ok := d.leftOn(a, n); ok && (best < 0 || l < bestLeft) {
 			best, bestLeft = n, l
 		}
 	}
-	return best
+	return best, bestLeft
+}
+
+// leftOn is the normalised free capacity node n would have left after
+// placing the ask; false when it does not fit there.
+func (d *drf) leftOn(a *ask, n int) (float64, bool) {
+	if (a.host != "" && d.nodes[n].Name != a.host) || (a.rack != "" && d.racks[n] != a.rack) || !assign.FitsDims(d.free[n], a.size) {
+		return 0, false
+	}
+	l := 0.0
+	for r, x := range d.free[n] {
+		if d.totals[r] > 0 {
+			l += (x - a.size[r]) / d.totals[r]
+		}
+	}
+	return l, true
+}
+
+// bestFitOf is bestFit(&p.a), kept for the ask's shape (p.fit): only
+// the nodes changed since can change the answer. A changed node that
+// now beats the kept one (less left, or as much and earlier) takes its
+// place; the kept node changed for the worse (or no longer fitting)
+// means a scan.
+func (d *drf) bestFitOf(p *pending) int {
+	if p.fit == nil {
+		p.fit = d.shapeFit(&p.a)
+	}
+	f := p.fit
+	// Following a change costs about what scanning a node does: past as
+	// many changes as nodes, a scan is cheaper.
+	if !d.remember || !f.known || len(d.changed)-f.seen > len(d.nodes) {
+		f.node, f.left = d.bestFit(&p.a)
+		f.known, f.seen = true, len(d.changed)
+		return f.node
+	}
+	for _, m := range d.changed[f.seen:] {
+		l, ok := d.leftOn(&p.a, m)
+		if m == f.node {
+			if !ok || l > f.left {
+				f.node, f.left = d.bestFit(&p.a)
+				break
+			}
+			f.left = l
+		} else if ok && (f.node < 0 || l < f.left || (l == f.left && m < f.node)) {
+			f.node, f.left = m, l
+		}
+	}
+	f.seen = len(d.changed)
+	return f.node
+}
+
+// shapeFit is the kept best fit of the ask's shape, made unknown when
+// new.
+func (d *drf) shapeFit(a *ask) *bestFitMemo {
+	b := make([]byte, 0, 8*len(a.size)+len(a.host)+len(a.rack)+2)
+	for _, x := range a.size {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	b = append(append(append(append(b, 0), a.host...), 0), a.rack...)
+	f := d.fits[string(b)]
+	if f == nil {
+		f = &bestFitMemo{}
+		d.fits[string(b)] = f
+	}
+	return f
 }
 
 // place makes a container of the ask's size on node n.
@@ -158,6 +235,7 @@ func (d *drf) place(p *pending, n int) string {
 	id := fmt.Sprintf("%s/%s%d", d.nodes[n].Name, d.tag, d.seq)
 	c := &drfCont{seq: d.seq, node: n, size: p.a.size, app: p.a.app, user: p.a.drfUser(), request: p.a.id, norm: normalized(p.a.size, d.totals)}
 	d.conts[id], d.live[id] = c, true
+	d.changed = append(d.changed, n)
 	u := d.used[p.a.drfUser()]
 	for r, x := range p.a.size {
 		d.free[n][r] -= x
@@ -169,6 +247,7 @@ func (d *drf) place(p *pending, n int) string {
 func (d *drf) release(_ float64, id string) {
 	c := d.conts[id]
 	delete(d.live, id)
+	d.changed = append(d.changed, c.node)
 	u := d.used[c.user]
 	for r, x := range c.size {
 		d.free[c.node][r] += x
