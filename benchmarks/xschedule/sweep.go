@@ -237,11 +237,15 @@ func printAgainstPaper(w io.Writer, rows []Table1Row) {
 	}
 }
 
-// table1Fields are Table 1's rows.
-var table1Fields = []struct {
+// table1Field is one of Table 1's rows: its name and how a column's
+// figure is read.
+type table1Field struct {
 	name string
 	get  func(Table1Row) float64
-}{
+}
+
+// table1Fields are Table 1's rows.
+var table1Fields = []table1Field{
 	{"small ART", func(r Table1Row) float64 { return r.Small }},
 	{"medium ART", func(r Table1Row) float64 { return r.Medium }},
 	{"large ART", func(r Table1Row) float64 { return r.Large }},

@@ -248,17 +248,7 @@ func Table1Report(w io.Writer, scale string) error {
 // printTable1 prints one table in the paper's layout.
 func printTable1(w io.Writer, rows []Table1Row) {
 	fmt.Fprintf(w, "| | flex | fair | fifo | drf |\n|---|---|---|---|---|\n")
-	for _, f := range []struct {
-		name string
-		get  func(Table1Row) float64
-	}{
-		{"small ART", func(r Table1Row) float64 { return r.Small }},
-		{"medium ART", func(r Table1Row) float64 { return r.Medium }},
-		{"large ART", func(r Table1Row) float64 { return r.Large }},
-		{"overall ART", func(r Table1Row) float64 { return r.Overall }},
-		{"makespan", func(r Table1Row) float64 { return r.Makespan }},
-		{"utilisation", func(r Table1Row) float64 { return r.Utilisation }},
-	} {
+	for _, f := range append(slices.Clip(table1Fields), table1Field{"utilisation", func(r Table1Row) float64 { return r.Utilisation }}) {
 		fmt.Fprintf(w, "| %s | %.3g | %.3g | %.3g | %.3g |\n", f.name, f.get(rows[0]), f.get(rows[1]), f.get(rows[2]), f.get(rows[3]))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -172,10 +173,10 @@ func utilArea(run *drawnRun, apps []string) (sight.StackedArea, []string) {
 		if i+1 < len(pts) {
 			end[i] = pts[i+1].T
 		}
-		other := 0.0
-		for app, v := range p.ByApp {
+		other := 0.0 // summed in name order: the same bits on every run
+		for _, app := range slices.Sorted(maps.Keys(p.ByApp)) {
 			if !slices.Contains(named, app) {
-				other += v
+				other += p.ByApp[app]
 			}
 		}
 		for k, app := range named {
