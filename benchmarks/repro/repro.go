@@ -50,14 +50,14 @@ type Doc struct {
 	Figures []Figure
 }
 
-// Papers are the papers in the document's order, with their files in
-// /work/shared/papers.
+// Papers are the papers in the document's order, cited by authors,
+// title and venue.
 var Papers = []struct{ Name, Title string }{
-	{"X-Flex", "X-Flex: cross-platform scheduler (xflex-cross-platform-scheduler.txt)"},
-	{"CMMF/Choosy", "Constrained max-min fairness and Choosy (choosy-constrained-max-min-fairness.txt)"},
-	{"Flex", "Flex: MapReduce slot allocation (flex-mapreduce-allocation.txt)"},
-	{"Kesidis", "Fair scheduling on heterogeneous servers (fair-scheduling-heterogeneous-clouds.txt)"},
-	{"Tetris", "Tetris: multi-resource packing (tetris-multi-resource-packing.txt)"},
+	{"X-Flex", "Wolf et al., \"The X-Flex Cross-Platform Scheduler: Who's the Fairest of Them All?\", Middleware 2014"},
+	{"CMMF/Choosy", "Ghodsi et al., \"Choosy: Max-Min Fair Sharing for Datacenter Jobs with Constraints\", EuroSys 2013"},
+	{"Flex", "Wolf et al., \"FLEX: A Slot Allocation Scheduling Optimizer for MapReduce Workloads\", Middleware 2010"},
+	{"Kesidis", "Kesidis et al., \"Scheduling Distributed Resources in Heterogeneous Private Clouds\", IEEE MASCOTS 2018"},
+	{"Tetris", "Grandl et al., \"Multi-Resource Packing for Cluster Schedulers\", SIGCOMM 2014"},
 }
 
 // section builds one paper's claims and figures.

@@ -1,6 +1,7 @@
 // Package plan is the X-Flex plan (POST /v1/xflex/plan, `xflex solve
-// xflex-plan`): the offline pipeline of xflex-cross-platform-scheduler.txt
-// §2 run as one what-if, from the applications' demand forecasts to "how
+// xflex-plan`): the offline pipeline of the X-Flex paper (Wolf et al.,
+// "The X-Flex Cross-Platform Scheduler: Who's the Fairest of Them All?",
+// Middleware 2014, §2) run as one what-if, from the applications' demand forecasts to "how
 // would X-Flex do against DRF on this cluster". Each stage is the
 // service's own endpoint, called through a Runner exactly as its
 // endpoint calls it, so the plan reports every stage's request and the

@@ -8,7 +8,7 @@ import (
 )
 
 // Table1Request is the X-Flex paper's Table 1 experiment as a simulation
-// (xflex-cross-platform-scheduler.txt, §3): 6 nodes on one rack holding
+// (Middleware 2014, §3): 6 nodes on one rack holding
 // 78 containers of 1 cpu and 2 memory, 26 owned by each of three
 // applications (25 for tasks, one for the AM), whose masters are flex
 // (sharing bound 0, asks of type flexType), fair and fifo (sharing bound
