@@ -1,8 +1,10 @@
 package xselect
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/xflex/xflex/vecpack"
@@ -114,5 +116,56 @@ func TestStrandedByShape(t *testing.T) {
 	}
 	if !some {
 		t.Fatal("no filling stranded anything: the test compares nothing")
+	}
+}
+
+// TestClassesOnDistinctRows: node classes keyed on the distinct allowed
+// rows (the bound's and the configuration LP's) put two nodes together
+// exactly when their type (bound) or capacity (configuration LP) and
+// every group's allowed bit agree, and there are fewer rows than groups.
+func TestClassesOnDistinctRows(t *testing.T) {
+	req := GenerateWith(5, GenParams{Nodes: 300, Resources: 2, Apps: 30, Shapes: 4, Types: 3, MaxCount: 20, Require: 0.3})
+	m, err := build(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := m.allowedRows(); len(rows) >= len(m.groups) {
+		t.Fatalf("%d rows for %d groups: none shared", len(rows), len(m.groups))
+	}
+	sameBits := func(a, b int) bool {
+		for g := range m.groups {
+			if m.allowed[g][a] != m.allowed[g][b] {
+				return false
+			}
+		}
+		return true
+	}
+	cls, err := m.classes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &configLP{}
+	cfg.nodeClasses(m)
+	boundOf, cfgOf := make([]int, m.N), make([]int, m.N)
+	for k, cl := range cls {
+		for _, n := range cl.nodes {
+			boundOf[n] = k
+		}
+	}
+	for k, cl := range cfg.classes {
+		for _, n := range cl.nodes {
+			cfgOf[n] = k
+		}
+	}
+	for a := range m.N {
+		for b := range m.N {
+			bits := sameBits(a, b)
+			if want := bits && req.Nodes[a].Type == req.Nodes[b].Type; (boundOf[a] == boundOf[b]) != want {
+				t.Fatalf("bound classes: nodes %d and %d together %v, want %v", a, b, !want, want)
+			}
+			if want := bits && slices.Equal(m.caps[a], m.caps[b]); (cfgOf[a] == cfgOf[b]) != want {
+				t.Fatalf("configuration classes: nodes %d and %d together %v, want %v", a, b, !want, want)
+			}
+		}
 	}
 }
