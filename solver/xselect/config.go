@@ -108,18 +108,20 @@ func (m *model) newConfigLP() *configLP {
 	return c
 }
 
-// nodeClasses groups the nodes by capacity and allowed groups.
+// nodeClasses groups the nodes by capacity and allowed groups (keyed on
+// the distinct allowed rows, which tell the same classes: allowedRows).
 func (c *configLP) nodeClasses(m *model) {
 	idx := map[string]int{}
 	var sb strings.Builder
+	rows := m.allowedRows()
 	for n := 0; n < m.N; n++ {
 		sb.Reset()
 		for _, x := range m.caps[n] {
 			sb.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
 			sb.WriteByte(',')
 		}
-		for g := range m.groups {
-			if m.allowed[g][n] {
+		for _, row := range rows {
+			if row[n] {
 				sb.WriteByte('1')
 			} else {
 				sb.WriteByte('0')
