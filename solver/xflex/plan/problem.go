@@ -3,7 +3,6 @@ package plan
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -107,6 +106,9 @@ func solve(ctx context.Context, p *checked, opts solver.Options) (any, solver.Me
 		meta.SetObjective(float64(x.Successes))
 	}
 	meta.Notes = append(meta.Notes, pl.res.Summary.notes()...)
+	if n := pl.res.Stages.cutNote(); n != "" {
+		meta.Notes = append(meta.Notes, n)
+	}
 	return pl.res, meta, nil
 }
 
@@ -180,10 +182,9 @@ func (pl *pipeline) stage(ctx context.Context, c stageCall, slot **StageRun, tr 
 	run, resp, err := c.run(ctx, pl.r)
 	if err != nil {
 		if noAnswer(err) {
+			// Even the first stage: a cut plan is a timeout with what
+			// finished (issue 27), possibly nothing, never a refusal.
 			pl.cut(c.name)
-			if pl.res.Stages.XSize == nil {
-				return nil, nil, budgetError(err)
-			}
 			return nil, nil, nil
 		}
 		return nil, nil, refused(c.name, err, tr)
@@ -209,14 +210,24 @@ func (pl *pipeline) cut(name string) {
 	}
 }
 
-// budgetError is the error of a plan whose first stage had no answer:
-// the stage's own error, or the budget's when the stage could not start.
-func budgetError(err error) error {
-	var xe *solver.Error
-	if errors.As(err, &xe) {
-		return xe
+// cutNote says, for meta.notes, which stage the budget (or the caller)
+// cut and whether it had an answer yet; empty when no stage was cut.
+func (st *Stages) cutNote() string {
+	var run *StageRun
+	switch st.Cut {
+	case "":
+		return ""
+	case stageXSize:
+		run = st.XSize
+	case stageXSelect:
+		run = st.XSelect
+	case stageSimulate:
+		run = st.Simulate
 	}
-	return &solver.Error{Kind: solver.KindBudget, Detail: "budget ran out before xflex/plan's first stage could start; raise budget_ms", Err: err}
+	if run == nil {
+		return fmt.Sprintf("stage %s was cut before it had an answer; the plan holds the stages before it", st.Cut)
+	}
+	return fmt.Sprintf("stage %s was cut short; its answer is its best so far", st.Cut)
 }
 
 // setSlot puts run in the stage's slot of st.
