@@ -3,7 +3,6 @@ package plan
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -61,7 +60,13 @@ type pipeline struct {
 	// start and budget are the plan's; deadline is the solve's (the
 	// budget less the Runner's reserve for encoding, or the caller's);
 	// spans are the stages' budgets over the plan's.
-	start    time.Time
+	start time.Time
+	// traced is when the trace was ready: X-Size's span counts from
+	// there (drawing 50,000 requests took more than X-Size's 30 ms of a
+	// 200 ms budget, so the plan was cut with no stage at all); the
+	// later stages' spans count from start, so the time the trace took
+	// comes out of theirs, not out of the 10% kept for the answer.
+	traced   time.Time
 	budget   time.Duration
 	deadline time.Time
 	spans    [3]float64
@@ -107,6 +112,9 @@ func solve(ctx context.Context, p *checked, opts solver.Options) (any, solver.Me
 		meta.SetObjective(float64(x.Successes))
 	}
 	meta.Notes = append(meta.Notes, pl.res.Summary.notes()...)
+	if n := pl.res.Stages.cutNote(); n != "" {
+		meta.Notes = append(meta.Notes, n)
+	}
 	return pl.res, meta, nil
 }
 
@@ -120,6 +128,7 @@ func (pl *pipeline) run(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	pl.res.Trace = info
+	pl.traced = time.Now()
 	xsReq := p.xsizeRequest()
 	run, _, err := pl.stage(ctx, stageCall{name: stageXSize, req: xsReq, budgetMS: &xsReq.BudgetMS, index: 0},
 		&pl.res.Stages.XSize, p.xsizePtr)
@@ -168,7 +177,11 @@ func (pl *pipeline) stage(ctx context.Context, c stageCall, slot **StageRun, tr 
 	c.count = 3
 	span := time.Duration(float64(pl.budget) * pl.spans[c.index])
 	c.budget = max(1, span.Milliseconds())
-	c.deadline = pl.start.Add(span)
+	from := pl.start
+	if c.index == 0 && !pl.traced.IsZero() {
+		from = pl.traced
+	}
+	c.deadline = from.Add(span)
 	if !pl.deadline.IsZero() && pl.deadline.Before(c.deadline) {
 		c.deadline = pl.deadline
 	}
@@ -180,10 +193,9 @@ func (pl *pipeline) stage(ctx context.Context, c stageCall, slot **StageRun, tr 
 	run, resp, err := c.run(ctx, pl.r)
 	if err != nil {
 		if noAnswer(err) {
+			// Even the first stage: a cut plan is a timeout with what
+			// finished (issue 27), possibly nothing, never a refusal.
 			pl.cut(c.name)
-			if pl.res.Stages.XSize == nil {
-				return nil, nil, budgetError(err)
-			}
 			return nil, nil, nil
 		}
 		return nil, nil, refused(c.name, err, tr)
@@ -209,14 +221,24 @@ func (pl *pipeline) cut(name string) {
 	}
 }
 
-// budgetError is the error of a plan whose first stage had no answer:
-// the stage's own error, or the budget's when the stage could not start.
-func budgetError(err error) error {
-	var xe *solver.Error
-	if errors.As(err, &xe) {
-		return xe
+// cutNote says, for meta.notes, which stage the budget (or the caller)
+// cut and whether it had an answer yet; empty when no stage was cut.
+func (st *Stages) cutNote() string {
+	var run *StageRun
+	switch st.Cut {
+	case "":
+		return ""
+	case stageXSize:
+		run = st.XSize
+	case stageXSelect:
+		run = st.XSelect
+	case stageSimulate:
+		run = st.Simulate
 	}
-	return &solver.Error{Kind: solver.KindBudget, Detail: "budget ran out before xflex/plan's first stage could start; raise budget_ms", Err: err}
+	if run == nil {
+		return fmt.Sprintf("stage %s was cut before it had an answer; the plan holds the stages before it", st.Cut)
+	}
+	return fmt.Sprintf("stage %s was cut short; its answer is its best so far", st.Cut)
 }
 
 // setSlot puts run in the stage's slot of st.
