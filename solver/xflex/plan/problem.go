@@ -60,13 +60,7 @@ type pipeline struct {
 	// start and budget are the plan's; deadline is the solve's (the
 	// budget less the Runner's reserve for encoding, or the caller's);
 	// spans are the stages' budgets over the plan's.
-	start time.Time
-	// traced is when the trace was ready: X-Size's span counts from
-	// there (drawing 50,000 requests took more than X-Size's 30 ms of a
-	// 200 ms budget, so the plan was cut with no stage at all); the
-	// later stages' spans count from start, so the time the trace took
-	// comes out of theirs, not out of the 10% kept for the answer.
-	traced   time.Time
+	start    time.Time
 	budget   time.Duration
 	deadline time.Time
 	spans    [3]float64
@@ -128,7 +122,6 @@ func (pl *pipeline) run(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	pl.res.Trace = info
-	pl.traced = time.Now()
 	xsReq := p.xsizeRequest()
 	run, _, err := pl.stage(ctx, stageCall{name: stageXSize, req: xsReq, budgetMS: &xsReq.BudgetMS, index: 0},
 		&pl.res.Stages.XSize, p.xsizePtr)
@@ -177,11 +170,7 @@ func (pl *pipeline) stage(ctx context.Context, c stageCall, slot **StageRun, tr 
 	c.count = 3
 	span := time.Duration(float64(pl.budget) * pl.spans[c.index])
 	c.budget = max(1, span.Milliseconds())
-	from := pl.start
-	if c.index == 0 && !pl.traced.IsZero() {
-		from = pl.traced
-	}
-	c.deadline = from.Add(span)
+	c.deadline = pl.start.Add(span)
 	if !pl.deadline.IsZero() && pl.deadline.Before(c.deadline) {
 		c.deadline = pl.deadline
 	}
