@@ -199,7 +199,14 @@ type alloc []map[int]float64
 
 func (in *instance) result(p params, a alloc) *Result {
 	R := len(in.resources)
-	res := &Result{Policy: p.policy, Criterion: p.criterion, Integer: p.integer || isFill(p.policy), Unused: map[string][]float64{}}
+	// Sized up front: growing 100,000 frameworks and servers one by one
+	// was a third of the 48 ms result of an empty allocation, all of it
+	// after a 50 ms budget (issue 28).
+	res := &Result{Policy: p.policy, Criterion: p.criterion, Integer: p.integer || isFill(p.policy),
+		Unused: make(map[string][]float64, len(in.servers))}
+	if len(in.fws) > 0 { // none stay nil: "frameworks": null on the wire
+		res.Frameworks = make([]FrameworkResult, 0, len(in.fws))
+	}
 	if isFill(p.policy) {
 		res.Criterion = ""
 		if p.policy != PolicyBFDRF {
@@ -247,8 +254,9 @@ func (in *instance) result(p params, a alloc) *Result {
 	if pfFinite {
 		res.PFObjective = &pf
 	}
+	unused := make([]float64, len(in.servers)*R)
 	for j, s := range in.servers {
-		u := make([]float64, R)
+		u := unused[j*R : (j+1)*R : (j+1)*R]
 		for r := range u {
 			u[r] = float64(s.count)*s.cap[r] - used[j*R+r]
 			// Round-off (≤ vecpack.FitTol relative) reads as fully booked.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +166,33 @@ func TestMemorySkippedLP(t *testing.T) {
 	}
 	if est(PolicyMMF, 0, true) != pf || est(PolicyMMF, 60*60*1000*1000, false) != pf {
 		t.Fatalf("compare or a budget long enough for the LP not charged the exact state")
+	}
+}
+
+// TestModelSpentBudgetBuildsNothing: on a budget already spent the exact
+// model gives up before sizing its columns (reserve counted and allocated
+// 5,000,000 of them at 100,000 × 100,000, 27 ms after mmf's 50 ms budget;
+// issue 28): it allocates next to nothing, not the columns' slices.
+func TestModelSpentBudgetBuildsNothing(t *testing.T) {
+	v, err := Generate(5, map[string]string{"frameworks": "2000", "servers": "400", "types": "10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := build(v.(*Request))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m := newModelCtx(expiredAtOnce{context.Background()}, in, CriterionTasks)
+	runtime.ReadMemStats(&after)
+	if m != nil {
+		t.Fatal("a model was built on a spent budget")
+	}
+	// The columns' slices are 33 bytes per usable pair, up to
+	// 2,000 × 10 pairs here (660 KB), and the per-framework slices 50 KB;
+	// the bare check allocates nothing.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+		t.Fatalf("%d bytes allocated on a spent budget, want at most 64 KiB", got)
 	}
 }

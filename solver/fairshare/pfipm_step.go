@@ -1,6 +1,9 @@
 package fairshare
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // Step control of the PF interior-point method (pfipm.go): step lengths to
 // the boundary, the wide neighbourhood and its centring fallback, and
@@ -111,16 +114,23 @@ func (s *pfIPM) mu() float64 {
 }
 
 // step takes one predictor–corrector step and returns its primal and dual
-// lengths; ok is false when Newton's system cannot be factorised.
-func (s *pfIPM) step() (ap, ad float64, ok bool) {
+// lengths; ok is false when Newton's system cannot be factorised. It
+// returns ctx's error, with the iterate unchanged, when ctx ends before
+// the step is taken (checked between the factorisation's frameworks and
+// between its phases).
+func (s *pfIPM) step(ctx context.Context) (ap, ad float64, ok bool, err error) {
 	s.prepareObjective()
-	if !s.factor() {
-		return 0, 0, false
+	ok, err = s.factor(ctx)
+	if err != nil || !ok {
+		return 0, 0, false, err
 	}
 	mu := s.mu()
 	zero := func(int) float64 { return 0 }
 	// Predictor (affine scaling): targets 0.
 	s.direction(zero, zero, zero)
+	if err := ctx.Err(); err != nil {
+		return 0, 0, false, err
+	}
 	pap, pad := s.stepLengths()
 	muAff, cnt := 0.0, 0
 	for k := range s.X {
@@ -155,6 +165,9 @@ func (s *pfIPM) step() (ap, ad float64, ok bool) {
 		cq[f] = sm - s.dsq[f]*s.dz[f]
 	}
 	s.direction(func(k int) float64 { return cx[k] }, func(i int) float64 { return cs[i] }, func(f int) float64 { return cq[f] })
+	if err := ctx.Err(); err != nil {
+		return 0, 0, false, err
+	}
 	ap, ad = s.stepLengths()
 	// Stay in the wide neighbourhood: every complementarity product at
 	// least ipmGamma times their mean. Mehrotra's steps aim at μ → 0 along
@@ -186,5 +199,5 @@ func (s *pfIPM) step() (ap, ad float64, ok bool) {
 		}
 		s.pi[f] += ad * s.dpi[f]
 	}
-	return ap, ad, true
+	return ap, ad, true, nil
 }
